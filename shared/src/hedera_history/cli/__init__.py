@@ -1,0 +1,1 @@
+"""The ``hedera-history`` command line: one module per command, all thin."""

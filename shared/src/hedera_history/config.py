@@ -1,0 +1,112 @@
+"""The one configuration module.
+
+Every setting is a field of :class:`Settings` with the environment variable that sets it and a
+line of documentation; ``docs/configuration.md`` is generated from these fields
+(``hedera-history config docs``) and a test keeps it current. CLI flags mirror the variables.
+Nothing is read from the environment at import time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields, replace
+from typing import Any
+
+from hedera_history.errors import ConfigError
+
+PREFIX = "HEDERA_HISTORY_"
+
+
+def setting(default: Any, doc: str, env: str | None = None) -> Any:
+    """A settings field; ``env`` defaults to ``HEDERA_HISTORY_<FIELD NAME>``."""
+    return field(default=default, metadata={"doc": doc, "env": env})
+
+
+@dataclass(frozen=True)
+class Settings:
+    # --- Google Cloud ---------------------------------------------------------------------------
+    project: str = setting("local-project", "Google Cloud project id.", env="GOOGLE_CLOUD_PROJECT")
+    bigtable_instance: str = setting("hedera-history", "Bigtable instance id.")
+    bigtable_emulator_host: str = setting(
+        "", "host:port of a Bigtable emulator; when set, no credentials are used.", env="BIGTABLE_EMULATOR_HOST"
+    )
+    pubsub_emulator_host: str = setting(
+        "", "host:port of a Pub/Sub emulator; when set, no credentials are used.", env="PUBSUB_EMULATOR_HOST"
+    )
+    storage_emulator_host: str = setting(
+        "", "http://host:port of a GCS emulator; when set, no credentials are used.", env="STORAGE_EMULATOR_HOST"
+    )
+    table_prefix: str = setting("", "Prefix for every Bigtable table id (several deployments in one instance).")
+
+    # --- Stream and verification ---------------------------------------------------------------
+    stream_bucket: str = setting("hedera-streams", "Bucket (or local directory) the nodes upload into.")
+    stream_prefix: str = setting("", "Folder inside the bucket above the node folders.")
+    address_book: str = setting("", "Path or gs:// URL of the bootstrap address book (NodeAddressBook bytes).")
+    consensus_ratio: float = setting(1 / 3, "Share of total stake that must sign one file hash.")
+    start_block: int = setting(0, "Block number of the first record file before V6.")
+    max_decompressed_bytes: int = setting(
+        256 * 1024 * 1024, "Largest decompressed record or sidecar file accepted (a gzip bomb is an error)."
+    )
+    sidecars_enabled: bool = setting(True, "Fetch, verify and store sidecar files.")
+
+    # --- Logging --------------------------------------------------------------------------------
+    log_level: str = setting("INFO", "Log level: DEBUG, INFO, WARNING or ERROR.")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``environ`` (default ``os.environ``), then ``overrides`` (e.g. CLI flags)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            name = env_name(f.name)
+            if name in env:
+                values[f.name] = _convert(f.name, env[name], f.default)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+
+def env_name(field_name: str) -> str:
+    for f in fields(Settings):
+        if f.name == field_name:
+            return f.metadata.get("env") or PREFIX + field_name.upper()
+    raise KeyError(field_name)
+
+
+def _convert(name: str, raw: str, default: Any) -> Any:
+    try:
+        if isinstance(default, bool):
+            lowered = raw.strip().lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return True
+            if lowered in ("0", "false", "no", "off", ""):
+                return False
+            raise ValueError(raw)
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+        return raw
+    except ValueError as e:
+        raise ConfigError(f"{env_name(name)}={raw!r} is not a valid {type(default).__name__}") from e
+
+
+def docs_markdown() -> str:
+    """The text of ``docs/configuration.md``."""
+    lines = [
+        "# Configuration",
+        "",
+        "Every setting is an environment variable; every CLI flag of the same name overrides it.",
+        "This page is generated from `hedera_history/config.py` by `hedera-history config docs`.",
+        "",
+        "| variable | default | meaning |",
+        "| --- | --- | --- |",
+    ]
+    for f in fields(Settings):
+        default = f.default if f.default is not MISSING else ""
+        shown = f"`{default}`" if default != "" else "(empty)"
+        lines.append(f"| `{env_name(f.name)}` | {shown} | {f.metadata['doc']} |")
+    return "\n".join(lines) + "\n"

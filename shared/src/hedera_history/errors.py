@@ -1,0 +1,167 @@
+"""The project's one error tree.
+
+Every failure the library reports is a subclass of :class:`HistoryError`, grouped in families
+(format, verification, source, store, transport, config, errata). Callers decide on retries by
+type (:class:`Transient`), never by message text. Low-level errors are wrapped at each boundary
+with ``raise ... from e``.
+"""
+
+from __future__ import annotations
+
+
+class HistoryError(Exception):
+    """Base of every error this project raises on purpose."""
+
+    def __init__(self, message: str, *, file: str | None = None, node: str | None = None) -> None:
+        self.file = file
+        self.node = node
+        where = ", ".join(part for part in (f"file {file}" if file else "", f"node {node}" if node else "") if part)
+        super().__init__(f"{message} ({where})" if where else message)
+        self.reason = message
+
+    @property
+    def kind(self) -> str:
+        """A short stable name for reports and quarantine records, e.g. ``hash_mismatch``."""
+        return _snake(type(self).__name__.removesuffix("Error"))
+
+
+class Transient:
+    """Mixin: the operation may succeed if tried again (later, or against another node's copy)."""
+
+
+# ---- formats -------------------------------------------------------------------------------------
+
+
+class FormatError(HistoryError):
+    """The bytes are not a valid file of the kind expected."""
+
+
+class UnsupportedVersionError(FormatError):
+    """The leading version marker names a format this project does not read."""
+
+
+class TruncatedFileError(FormatError):
+    """The file ends before a field it must contain."""
+
+
+class CorruptFileError(FormatError):
+    """A field holds a value that cannot be right (bad marker, length out of range, bad protobuf)."""
+
+
+class DecompressionError(FormatError):
+    """The gzip stream is broken, or decompresses to more than the configured limit."""
+
+
+class FileNameError(FormatError):
+    """A path is not a stream file name in a known bucket layout."""
+
+
+# ---- verification --------------------------------------------------------------------------------
+
+
+class VerificationError(HistoryError):
+    """The file parsed, but what it says cannot be trusted."""
+
+
+class HashMismatchError(VerificationError):
+    """A computed hash differs from the one the file or a signature vouches for."""
+
+
+class RunningHashMismatchError(HashMismatchError):
+    """The running hash recomputed over the items differs from the file's end running hash."""
+
+
+class SidecarMismatchError(HashMismatchError):
+    """A sidecar file is missing, or its hash or types differ from its ``SidecarMetadata``."""
+
+
+class BadSignatureError(VerificationError):
+    """A node's RSA signature does not verify against its key in the address book."""
+
+
+class UnknownNodeError(VerificationError):
+    """A signature comes from a node the address book in force does not list."""
+
+
+class NoConsensusError(VerificationError, Transient):
+    """The nodes agreeing on one file hash hold less than the required share of stake.
+
+    Transient: more signature files may still arrive for the period.
+    """
+
+
+class BrokenChainError(VerificationError):
+    """A file's start running hash (or previous file hash) differs from its predecessor's end."""
+
+
+class AddressBookError(VerificationError):
+    """An address book cannot be parsed, or names no usable node key."""
+
+
+# ---- sources, store, transport, config -----------------------------------------------------------
+
+
+class SourceError(HistoryError):
+    """Reading from a bucket or directory failed."""
+
+
+class SourceUnavailableError(SourceError, Transient):
+    """The object store did not answer, or answered with a retryable error."""
+
+
+class ObjectNotFoundError(SourceError):
+    """The object does not exist (yet)."""
+
+
+class StoreError(HistoryError):
+    """Writing to or reading from Bigtable failed."""
+
+
+class StoreUnavailableError(StoreError, Transient):
+    """Bigtable answered with a retryable error, or did not answer in time."""
+
+
+class RowDecodeError(StoreError):
+    """One stored cell cannot be decoded; the rest of a read goes on."""
+
+
+class RetentionWindowError(StoreError):
+    """A write falls outside the configured chain-time retention window."""
+
+
+class TransportError(HistoryError):
+    """Publishing or receiving a message failed."""
+
+
+class TransportUnavailableError(TransportError, Transient):
+    """The broker did not answer, or answered with a retryable error."""
+
+
+class MessageFormatError(TransportError):
+    """A message's key or value is not a valid Cardinal Streams message."""
+
+
+class ConflictingProducersError(TransportError):
+    """Two producers sent different content under one block hash."""
+
+
+class ConfigError(HistoryError):
+    """A configuration value is missing or invalid."""
+
+
+class ErrataError(HistoryError):
+    """An errata file is malformed, unauthorised or cannot be applied."""
+
+
+def is_transient(error: BaseException) -> bool:
+    """True when trying again may succeed."""
+    return isinstance(error, Transient)
+
+
+def _snake(name: str) -> str:
+    out: list[str] = []
+    for i, ch in enumerate(name):
+        if ch.isupper() and i and not name[i - 1].isupper():
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)

@@ -1,0 +1,1 @@
+"""Verification: address books, node signatures, stake consensus, hash chain. Pure functions."""
