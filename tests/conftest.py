@@ -6,6 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
+from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
+
+pytest_plugins = ["tests.fixtures.emulators"]
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "hedera"
 
@@ -25,3 +28,18 @@ def hedera_data() -> Path:
             "holding v5/, v6/, signature/ and addressbook/"
         )
     return path
+
+
+@pytest.fixture(scope="session")
+def generated_stream() -> GeneratedStream:
+    """A small signed V6 stream with ground truth (docs/generator.md): 4 nodes, blocks 0-5 of 24
+    items, node 0.0.3's key rotated by a 0.0.102 update in block 3 (new book from block 4)."""
+    return generate_stream(GeneratorConfig(nodes=4, periods=6, transactions=24, seed=0))
+
+
+@pytest.fixture(scope="session")
+def generated_stream_dir(generated_stream: GeneratedStream, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``generated_stream`` written out: recordstreams/, address-book.bin, keys/, ground-truth.json."""
+    out = tmp_path_factory.mktemp("generated-stream")
+    write_stream(generated_stream, out)
+    return out

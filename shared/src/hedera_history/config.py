@@ -29,26 +29,73 @@ class Settings:
     project: str = setting("local-project", "Google Cloud project id.", env="GOOGLE_CLOUD_PROJECT")
     bigtable_instance: str = setting("hedera-history", "Bigtable instance id.")
     bigtable_emulator_host: str = setting(
-        "", "host:port of a Bigtable emulator; when set, no credentials are used.", env="BIGTABLE_EMULATOR_HOST"
+        "",
+        "host:port of a Bigtable emulator; when set, no credentials are used.",
+        env="BIGTABLE_EMULATOR_HOST",
     )
     pubsub_emulator_host: str = setting(
         "", "host:port of a Pub/Sub emulator; when set, no credentials are used.", env="PUBSUB_EMULATOR_HOST"
     )
     storage_emulator_host: str = setting(
-        "", "http://host:port of a GCS emulator; when set, no credentials are used.", env="STORAGE_EMULATOR_HOST"
+        "",
+        "http://host:port of a GCS emulator; when set, no credentials are used.",
+        env="STORAGE_EMULATOR_HOST",
     )
-    table_prefix: str = setting("", "Prefix for every Bigtable table id (several deployments in one instance).")
+    table_prefix: str = setting(
+        "", "Prefix for every Bigtable table id (several deployments in one instance)."
+    )
+    retention_days: int = setting(
+        0,
+        "Keep the last N days of history, in chain (consensus) time; 0 keeps everything (see docs/schema.md).",
+    )
+    sidecar_retention_days: int = setting(
+        0, "Own chain-time window of the sidecars table in days; 0 follows HEDERA_HISTORY_RETENTION_DAYS."
+    )
+    bigtable_timeout_seconds: float = setting(
+        30.0, "Longest time one Bigtable call (with its retries) may take before it counts as unavailable."
+    )
 
     # --- Stream and verification ---------------------------------------------------------------
     stream_bucket: str = setting("hedera-streams", "Bucket (or local directory) the nodes upload into.")
     stream_prefix: str = setting("", "Folder inside the bucket above the node folders.")
-    address_book: str = setting("", "Path or gs:// URL of the bootstrap address book (NodeAddressBook bytes).")
+    address_book: str = setting(
+        "", "Path or gs:// URL of the bootstrap address book (NodeAddressBook bytes)."
+    )
     consensus_ratio: float = setting(1 / 3, "Share of total stake that must sign one file hash.")
     start_block: int = setting(0, "Block number of the first record file before V6.")
     max_decompressed_bytes: int = setting(
         256 * 1024 * 1024, "Largest decompressed record or sidecar file accepted (a gzip bomb is an error)."
     )
     sidecars_enabled: bool = setting(True, "Fetch, verify and store sidecar files.")
+
+    # --- Object sources (gs://, s3://, local) --------------------------------------------------
+    requester_pays_project: str = setting(
+        "", "Project billed for reads from requester-pays GCS buckets (empty: the bucket owner pays)."
+    )
+    s3_endpoint_url: str = setting("", "Endpoint URL of an S3-compatible server (empty: AWS).")
+    s3_region: str = setting("us-east-1", "AWS region of the S3 buckets read.")
+    s3_requester_pays: bool = setting(False, "Send RequestPayer=requester with every S3 request.")
+    s3_anonymous: bool = setting(False, "Read S3 without credentials (unsigned requests, public buckets).")
+    source_timeout_seconds: float = setting(
+        60.0, "Longest time one object-store call (retries included) may take before it counts as failed."
+    )
+    quarantine_url: str = setting(
+        "", "gs://bucket/prefix or local directory that receives copies of files that can never verify."
+    )
+
+    # --- Pub/Sub --------------------------------------------------------------------------------
+    pubsub_topic_prefix: str = setting(
+        "", "Prefix for every Pub/Sub topic and subscription id (several deployments in one project)."
+    )
+    publish_timeout_seconds: float = setting(
+        60.0, "Longest time a publish (retries included) may take before it counts as failed."
+    )
+
+    # --- Stream generator -----------------------------------------------------------------------
+    key_cache_dir: str = setting(
+        "",
+        "Folder caching the generator's deterministic RSA node keys (empty: ~/.cache/hedera-history/keys).",
+    )
 
     # --- Logging --------------------------------------------------------------------------------
     log_level: str = setting("INFO", "Log level: DEBUG, INFO, WARNING or ERROR.")

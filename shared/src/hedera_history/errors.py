@@ -15,7 +15,9 @@ class HistoryError(Exception):
     def __init__(self, message: str, *, file: str | None = None, node: str | None = None) -> None:
         self.file = file
         self.node = node
-        where = ", ".join(part for part in (f"file {file}" if file else "", f"node {node}" if node else "") if part)
+        where = ", ".join(
+            part for part in (f"file {file}" if file else "", f"node {node}" if node else "") if part
+        )
         super().__init__(f"{message} ({where})" if where else message)
         self.reason = message
 
@@ -113,6 +115,10 @@ class ObjectNotFoundError(SourceError):
     """The object does not exist (yet)."""
 
 
+class ObjectTooLargeError(SourceError):
+    """The object is larger than the caller's read limit."""
+
+
 class StoreError(HistoryError):
     """Writing to or reading from Bigtable failed."""
 
@@ -151,6 +157,22 @@ class ConfigError(HistoryError):
 
 class ErrataError(HistoryError):
     """An errata file is malformed, unauthorised or cannot be applied."""
+
+
+class GeneratorError(HistoryError):
+    """The stream generator cannot produce what was asked (or its ledger would go negative)."""
+
+
+class EmulatorError(HistoryError):
+    """A local emulator could not be started, did not become ready in time, or would not stop."""
+
+
+class PrerequisiteError(EmulatorError):
+    """A tool the local stack needs (Java, the Cloud CLI, an emulator component) is missing."""
+
+
+class PortInUseError(EmulatorError):
+    """Another process listens on the port an emulator was given."""
 
 
 def is_transient(error: BaseException) -> bool:

@@ -29,12 +29,12 @@ def _register_bare_sdk_package() -> None:
 _register_bare_sdk_package()
 
 from hiero_sdk_python.hapi.services import basic_types_pb2 as basic_types  # noqa: E402
+from hiero_sdk_python.hapi.services import response_code_pb2 as response_code  # noqa: E402
 from hiero_sdk_python.hapi.services import timestamp_pb2 as timestamp  # noqa: E402
-from hiero_sdk_python.hapi.services import transaction_pb2 as transaction  # noqa: E402
 from hiero_sdk_python.hapi.services import transaction_contents_pb2 as transaction_contents  # noqa: E402
+from hiero_sdk_python.hapi.services import transaction_pb2 as transaction  # noqa: E402
 from hiero_sdk_python.hapi.services import transaction_receipt_pb2 as transaction_receipt  # noqa: E402
 from hiero_sdk_python.hapi.services import transaction_record_pb2 as transaction_record  # noqa: E402
-from hiero_sdk_python.hapi.services import response_code_pb2 as response_code  # noqa: E402
 from hiero_sdk_python.hapi.streams import contract_action_pb2 as contract_action  # noqa: E402
 from hiero_sdk_python.hapi.streams import contract_bytecode_pb2 as contract_bytecode  # noqa: E402
 from hiero_sdk_python.hapi.streams import contract_state_change_pb2 as contract_state_change  # noqa: E402

@@ -19,6 +19,9 @@ COMMANDS: dict[str, str] = {
     "verify": "hedera_history.cli.verify_cmd:verify",
     "inspect": "hedera_history.cli.inspect_cmd:inspect",
     "generate": "hedera_history.cli.generate_cmd:generate",
+    "config": "hedera_history.cli.config_cmd:config",
+    "doctor": "hedera_history.cli.doctor_cmd:doctor",
+    "load": "hedera_history.cli.load_cmd:load",
 }
 
 
@@ -44,7 +47,10 @@ def cli() -> None:
 
 def main() -> None:
     try:
-        cli(standalone_mode=False)
+        # Without standalone mode click returns (not raises) the code of a command's ctx.exit(n).
+        code = cli(standalone_mode=False)
+        if isinstance(code, int) and code != 0:
+            sys.exit(code)
     except click.exceptions.Exit as stop:
         sys.exit(stop.exit_code)
     except click.ClickException as error:

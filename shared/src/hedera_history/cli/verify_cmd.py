@@ -1,0 +1,189 @@
+"""``hedera-history verify DIR``: verify the periods under a directory, one result per period."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hedera_history.config import Settings
+from hedera_history.errors import ConfigError
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.verify.address_book import AddressBook, parse_address_book
+from hedera_history.verify.consensus import parse_consensus_ratio
+from hedera_history.verify.stream import PeriodResult, verify_stream
+
+
+@click.command("verify")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--address-book",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="NodeAddressBook file (0.0.102) in force at the first period [HEDERA_HISTORY_ADDRESS_BOOK].",
+)
+@click.option(
+    "--consensus-ratio",
+    default=None,
+    help="Share of total stake that must sign one file hash, e.g. 1/3. [HEDERA_HISTORY_CONSENSUS_RATIO]",
+)
+@click.option(
+    "--start-block",
+    type=int,
+    default=None,
+    help="Block number of the first file before V6. [HEDERA_HISTORY_START_BLOCK]",
+)
+@click.option(
+    "--sidecars/--no-sidecars",
+    default=None,
+    help="Fetch and verify sidecar files. [HEDERA_HISTORY_SIDECARS_ENABLED]",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
+@click.pass_context
+def verify(
+    ctx: click.Context,
+    *,
+    directory: Path,
+    address_book: Path | None,
+    consensus_ratio: str | None,
+    start_block: int | None,
+    sidecars: bool | None,
+    as_json: bool,
+) -> None:
+    """Verify every period under DIR (either bucket layout, any level of it) in order.
+
+    Exits 0 only when every period verified.
+    """
+    settings = Settings.from_env(
+        address_book=str(address_book) if address_book else None,
+        start_block=start_block,
+        sidecars_enabled=sidecars,
+    )
+    ratio = _ratio(consensus_ratio, settings)
+    book = _load_book(settings.address_book)
+    periods = find_local_periods(directory)
+    if not periods:
+        raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
+    all_ok = True
+    for result in verify_stream(
+        periods,
+        book,
+        ratio=ratio,
+        start_block=settings.start_block,
+        sidecars=settings.sidecars_enabled,
+        max_decompressed=settings.max_decompressed_bytes,
+    ):
+        all_ok &= result.ok
+        if as_json:
+            click.echo(
+                json.dumps(result_to_json(result, sidecars=settings.sidecars_enabled), separators=(",", ":"))
+            )
+        else:
+            click.echo(result_to_text(result))
+    if not all_ok:
+        ctx.exit(1)
+
+
+def result_to_json(result: PeriodResult, *, sidecars: bool = True) -> dict[str, Any]:
+    """One period's result as a JSON-ready dict (hashes as lowercase hex, times as ns integers)."""
+    report = result.report
+    record = report.record
+    block = report.block
+    fetched = {s.id: s for s in block.sidecars} if block else {}
+    consensus = report.consensus
+    return {
+        "name": record.name if record else report.period_key,
+        "period": report.period_key,
+        "version": record.version if record else None,
+        "block_number": result.block_number if record else None,
+        "item_count": len(record.items) if record else None,
+        "consensus_start": record.consensus_start if record else None,
+        "consensus_end": record.consensus_end if record else None,
+        "hapi_version": ".".join(str(part) for part in record.hapi_version) if record else None,
+        "start_running_hash": _hex(record.start_running_hash if record else None),
+        "end_running_hash": _hex(record.end_running_hash if record else None),
+        "previous_file_hash": _hex(record.previous_file_hash if record else None),
+        "file_hash": _hex(record.file_hash if record else None),
+        "metadata_hash": _hex(record.metadata_hash if record else None),
+        "sidecars": [
+            {
+                "id": meta.id,
+                "types": sorted(meta.types),
+                "hash": meta.hash.hex(),
+                "record_count": len(fetched[meta.id].records) if meta.id in fetched else None,
+            }
+            for meta in (record.sidecars if record else ())
+        ],
+        "sidecars_checked": sidecars and block is not None,
+        "nodes": dict(consensus.outcomes) if consensus else {},
+        "consensus": {
+            "file_hash": _hex(consensus.file_hash),
+            "stake": consensus.stake,
+            "total_stake": consensus.total_stake,
+            "ratio": str(consensus.ratio),
+            "reached": consensus.reached,
+        }
+        if consensus
+        else None,
+        "link": {
+            "previous": result.link.previous,
+            "status": result.link.status.value,
+            "reason": result.link.reason or None,
+        }
+        if result.link
+        else None,
+        "address_book_changed": result.new_book is not None,
+        "ok": result.ok,
+        "error": str(result.error) if result.error else None,
+        "error_kind": result.error.kind if result.error else None,
+    }
+
+
+def result_to_text(result: PeriodResult) -> str:
+    """One period's result as a few readable lines."""
+    report = result.report
+    record = report.record
+    name = record.name if record else report.period_key
+    head = f"{'OK  ' if result.ok else 'FAIL'} {name}"
+    if record:
+        head += f"  V{record.version}  block {result.block_number}  {len(record.items)} items"
+    if report.consensus and report.consensus.file_hash is not None:
+        c = report.consensus
+        head += f"  stake {c.stake}/{c.total_stake}"
+    lines = [head]
+    if result.link and not result.link.ok:
+        lines.append(f"     chain: {result.link.status.value}: {result.link.reason}")
+    if result.new_book is not None:
+        lines.append(f"     address book changes: {len(result.new_book.nodes)} nodes from the next period")
+    if result.error:
+        lines.append(f"     error ({result.error.kind}): {result.error}")
+    if report.consensus:
+        bad = {node: outcome for node, outcome in report.consensus.outcomes.items() if outcome != "ok"}
+        lines.extend(f"     node {node}: {outcome}" for node, outcome in bad.items())
+    return "\n".join(lines)
+
+
+def _ratio(option: str | None, settings: Settings) -> Fraction:
+    return parse_consensus_ratio(option if option is not None else settings.consensus_ratio)
+
+
+def _load_book(location: str) -> AddressBook:
+    if not location:
+        raise click.UsageError(
+            "an address book is needed: --address-book FILE or HEDERA_HISTORY_ADDRESS_BOOK"
+        )
+    if "://" in location:
+        raise ConfigError(f"verify reads a local address book file, got {location}")
+    path = Path(location)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"cannot read the address book: {e}", file=location) from e
+    return parse_address_book(data, path.name)
+
+
+def _hex(value: bytes | None) -> str | None:
+    return value.hex() if value is not None else None

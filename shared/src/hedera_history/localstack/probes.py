@@ -1,0 +1,113 @@
+"""Readiness probes: one real, cheap client call per service, answered within a short timeout.
+
+A listening socket is not enough (the JVM of the Pub/Sub emulator accepts connections before its
+services answer), so each probe makes the call a client would make, with retries disabled so the
+caller's own polling loop decides how long to wait. Each probe returns False while the service
+does not answer yet and never raises for that. Client libraries are imported inside each probe,
+so a caller pays only for the services it starts.
+"""
+
+# ruff: noqa: PLC0415  (imports inside the probes on purpose, see above)
+
+from __future__ import annotations
+
+from hedera_history.localstack.ports import accepts_connections
+
+PROBE_TIMEOUT_SECONDS = 2.0
+PROBE_PROJECT = "readiness-probe"
+
+
+def bigtable_answers(host: str, port: int) -> bool:
+    """The emulator lists the tables of an (empty) instance."""
+    if not accepts_connections(host, port):
+        return False
+    import grpc
+    from google.api_core.exceptions import GoogleAPIError
+    from google.cloud.bigtable_admin_v2 import BigtableTableAdminClient
+    from google.cloud.bigtable_admin_v2.services.bigtable_table_admin.transports import (
+        BigtableTableAdminGrpcTransport,
+    )
+
+    channel = grpc.insecure_channel(f"{host}:{port}")
+    try:
+        client = BigtableTableAdminClient(transport=BigtableTableAdminGrpcTransport(channel=channel))
+        parent = f"projects/{PROBE_PROJECT}/instances/{PROBE_PROJECT}"
+        list(client.list_tables(parent=parent, retry=None, timeout=PROBE_TIMEOUT_SECONDS))
+    except GoogleAPIError:
+        return False
+    finally:
+        channel.close()
+    return True
+
+
+def pubsub_answers(host: str, port: int) -> bool:
+    """The emulator lists the topics of a project."""
+    if not accepts_connections(host, port):
+        return False
+    import grpc
+    from google.api_core.exceptions import GoogleAPIError
+    from google.pubsub_v1 import PublisherClient
+    from google.pubsub_v1.services.publisher.transports import PublisherGrpcTransport
+
+    channel = grpc.insecure_channel(f"{host}:{port}")
+    try:
+        client = PublisherClient(transport=PublisherGrpcTransport(channel=channel))
+        project = f"projects/{PROBE_PROJECT}"
+        list(client.list_topics(project=project, retry=None, timeout=PROBE_TIMEOUT_SECONDS))
+    except GoogleAPIError:
+        return False
+    finally:
+        channel.close()
+    return True
+
+
+def gcs_answers(endpoint: str, host: str, port: int) -> bool:
+    """The emulator lists buckets through the official storage client."""
+    if not accepts_connections(host, port):
+        return False
+    from google.api_core.exceptions import GoogleAPIError
+    from google.auth.credentials import AnonymousCredentials
+    from google.cloud import storage
+    from requests.exceptions import RequestException
+
+    client = storage.Client(
+        project=PROBE_PROJECT,
+        credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
+        client_options={"api_endpoint": endpoint},
+    )
+    try:
+        list(client.list_buckets(retry=None, timeout=PROBE_TIMEOUT_SECONDS))
+    except (GoogleAPIError, RequestException):
+        return False
+    finally:
+        client.close()
+    return True
+
+
+def s3_answers(endpoint_url: str, host: str, port: int) -> bool:
+    """The moto server lists buckets through boto3."""
+    if not accepts_connections(host, port):
+        return False
+    import boto3
+    from botocore.config import Config as BotoConfig
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    client = boto3.client(
+        "s3",
+        endpoint_url=endpoint_url,
+        region_name="us-east-1",
+        aws_access_key_id="probe",
+        aws_secret_access_key="probe",
+        config=BotoConfig(
+            retries={"max_attempts": 1, "mode": "standard"},
+            connect_timeout=PROBE_TIMEOUT_SECONDS,
+            read_timeout=PROBE_TIMEOUT_SECONDS,
+        ),
+    )
+    try:
+        client.list_buckets()
+    except (BotoCoreError, ClientError):
+        return False
+    finally:
+        client.close()
+    return True

@@ -1,0 +1,216 @@
+"""A push subscription for places that have none: pull from a subscription, POST to an endpoint.
+
+The local stack uses it in front of the store function. Each message goes out as a real push
+delivery would: by default as the binary-mode CloudEvent Eventarc sends to a Pub/Sub-triggered
+function, or as the push JSON envelope. A 2xx answer acks the message; anything else (or no
+answer) nacks it, so the subscription's dead-letter policy applies as it would in the cloud.
+At most ``max_concurrency`` messages are in flight at once.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import enum
+import json
+import logging
+import threading
+from typing import Any
+
+import requests
+from google.cloud.pubsub_v1 import types
+from google.cloud.pubsub_v1.subscriber.scheduler import ThreadScheduler
+
+from hedera_history.logs import event
+from hedera_history.transport._clients import subscriber_client
+from hedera_history.transport._errors import CLIENT_ERRORS, transport_error
+from hedera_history.transport.push_format import cloud_event_request, push_envelope
+
+logger = logging.getLogger(__name__)
+
+
+class PushMode(enum.StrEnum):
+    CLOUD_EVENT = "cloudevent"
+    """Binary-mode CloudEvent (``ce-*`` headers), what a gen2 function with a Pub/Sub trigger gets."""
+    ENVELOPE = "envelope"
+    """The push subscription's JSON envelope."""
+
+
+class PushBridge:
+    """Forwards the messages of one subscription to an HTTP endpoint until stopped."""
+
+    def __init__(
+        self,
+        subscription: str,
+        endpoint: str,
+        *,
+        mode: PushMode = PushMode.CLOUD_EVENT,
+        max_concurrency: int = 4,
+        request_timeout_seconds: float = 60.0,
+        redelivery_delay_seconds: int = 0,
+        emulator_host: str = "",
+        subscriber: Any = None,
+    ) -> None:
+        """``subscription``: full path ``projects/<p>/subscriptions/<s>``. ``redelivery_delay_seconds``:
+        after a rejection, hide the message this long (0: redeliver at once, as a nack does)."""
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.subscription = subscription
+        self.endpoint = endpoint
+        self.mode = mode
+        self.max_concurrency = max_concurrency
+        self.request_timeout_seconds = request_timeout_seconds
+        self.redelivery_delay_seconds = redelivery_delay_seconds
+        self._emulator_host = emulator_host
+        self._subscriber = subscriber
+        self._own_subscriber = subscriber is None
+        self._topic = ""
+        self._future: Any = None
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._local = threading.local()
+        self._sessions: list[requests.Session] = []
+        self._lock = threading.Lock()
+        self.acked = 0
+        self.nacked = 0
+
+    def start(self) -> PushBridge:
+        """Start pulling in background threads; returns at once."""
+        if self._future is not None:
+            raise RuntimeError("the bridge is already running")
+        if self._subscriber is None:
+            self._subscriber = subscriber_client(self._emulator_host)
+        try:
+            self._topic = str(self._subscriber.get_subscription(subscription=self.subscription).topic)
+        except CLIENT_ERRORS as e:
+            if self._own_subscriber:
+                self._subscriber.close()
+                self._subscriber = None
+            raise transport_error(e, f"look up subscription {self.subscription}") from e
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=self.max_concurrency, thread_name_prefix="push-bridge"
+        )
+        self._future = self._subscriber.subscribe(
+            self.subscription,
+            callback=self._deliver,
+            flow_control=types.FlowControl(max_messages=self.max_concurrency),
+            scheduler=ThreadScheduler(self._executor),
+            await_callbacks_on_shutdown=True,
+        )
+        event(logger, "push bridge started", subscription=self.subscription, endpoint=self.endpoint)
+        return self
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until :meth:`stop` is called (from another thread) or the stream fails."""
+        if self._future is None:
+            return
+        try:
+            self._future.result(timeout=timeout)
+        except concurrent.futures.CancelledError:
+            return
+        except CLIENT_ERRORS as e:
+            raise transport_error(e, f"pull from {self.subscription}") from e
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop pulling and wait for the deliveries in flight; messages not yet delivered go back
+        to the subscription."""
+        future, self._future = self._future, None
+        if future is not None:
+            future.cancel()
+            try:
+                future.result(timeout=timeout)
+            except (concurrent.futures.CancelledError, *CLIENT_ERRORS):
+                pass  # the stream is being shut down; what it failed with no longer matters
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        with self._lock:
+            sessions, self._sessions = self._sessions, []
+        for session in sessions:
+            session.close()
+        if self._own_subscriber and self._subscriber is not None:
+            self._subscriber.close()
+            self._subscriber = None
+        event(
+            logger,
+            "push bridge stopped",
+            subscription=self.subscription,
+            acked=self.acked,
+            nacked=self.nacked,
+        )
+
+    def __enter__(self) -> PushBridge:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    def _deliver(self, message: Any) -> None:
+        headers, body = self._request(message)
+        status: int | None = None
+        try:
+            response = self._session().post(
+                self.endpoint, data=body, headers=headers, timeout=self.request_timeout_seconds
+            )
+            status = response.status_code
+            response.close()
+        except requests.RequestException as e:
+            event(
+                logger, "push delivery failed", logging.WARNING, message_id=message.message_id, error=repr(e)
+            )
+        if status is not None and 200 <= status < 300:
+            message.ack()
+            with self._lock:
+                self.acked += 1
+            return
+        if status is not None:
+            event(
+                logger,
+                "push delivery rejected",
+                logging.WARNING,
+                message_id=message.message_id,
+                status=status,
+                delivery_attempt=message.delivery_attempt,
+            )
+        self._reject(message)
+        with self._lock:
+            self.nacked += 1
+
+    def _reject(self, message: Any) -> None:
+        if self.redelivery_delay_seconds <= 0:
+            message.nack()
+            return
+        # A nack is a zero deadline; a longer one hides the message for that long, like push backoff.
+        message.modify_ack_deadline(min(self.redelivery_delay_seconds, 600))
+        message.drop()
+
+    def _request(self, message: Any) -> tuple[dict[str, str], bytes]:
+        data = bytes(message.data)
+        attributes = dict(message.attributes)
+        if self.mode is PushMode.CLOUD_EVENT:
+            return cloud_event_request(
+                data=data,
+                attributes=attributes,
+                message_id=str(message.message_id),
+                publish_time=message.publish_time,
+                subscription=self.subscription,
+                topic=self._topic,
+                ordering_key=message.ordering_key or "",
+            )
+        envelope = push_envelope(
+            data=data,
+            attributes=attributes,
+            message_id=str(message.message_id),
+            publish_time=message.publish_time,
+            subscription=self.subscription,
+            delivery_attempt=message.delivery_attempt,
+            ordering_key=message.ordering_key or "",
+        )
+        return {"Content-Type": "application/json"}, json.dumps(envelope, separators=(",", ":")).encode()
+
+    def _session(self) -> requests.Session:
+        session: requests.Session | None = getattr(self._local, "session", None)
+        if session is None:
+            session = requests.Session()
+            self._local.session = session
+            with self._lock:
+                self._sessions.append(session)
+        return session

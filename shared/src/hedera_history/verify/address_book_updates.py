@@ -1,0 +1,128 @@
+"""Address book changes carried in the stream.
+
+The books live in files 0.0.101 and 0.0.102. A successful FileUpdate with contents replaces a
+file's contents, a successful FileAppend appends to them; a large book arrives as one update
+followed by appends, possibly spread over several blocks. After each block, the contents known
+for a file are parsed; when they parse as a usable NodeAddressBook, that book takes effect for
+the periods after the block.
+
+Which file is authoritative for keys: 0.0.102, as in the mirror node. Its entries carry the
+RSA keys that sign the stream; 0.0.101 carries keys too but exists for clients (endpoints and
+certificate hashes). Both are tracked, only 0.0.102 changes the book in force; the latest parsed
+0.0.101 book is kept in :attr:`AddressBookTracker.endpoint_book` for reference.
+
+Caveat (shared with the mirror node): contents cut exactly between two entries also parse; such a
+book is in force until the next append completes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from google.protobuf.message import DecodeError
+
+from hedera_history import hapi
+from hedera_history.errors import AddressBookError, CorruptFileError
+from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.verify.address_book import AddressBook, parse_address_book
+
+NODE_DETAILS_FILE = 102
+"""0.0.102: node keys and stakes; authoritative for verification."""
+ADDRESS_BOOK_FILE = 101
+"""0.0.101: the client address book."""
+BOOK_FILES = (ADDRESS_BOOK_FILE, NODE_DETAILS_FILE)
+_SUCCESS = hapi.ResponseCodeEnum.Value("SUCCESS")
+
+
+class AddressBookTracker:
+    """The book in force and the known contents of the book files, advanced block by block."""
+
+    def __init__(
+        self,
+        book: AddressBook,
+        *,
+        contents: Mapping[int, bytes] | None = None,
+        shard: int = 0,
+        realm: int = 0,
+    ) -> None:
+        self.book = book
+        self.endpoint_book: AddressBook | None = None
+        self.contents: dict[int, bytes] = dict(contents or {})
+        """File number -> its contents as far as the stream has shown them (state to persist)."""
+        self.shard = shard
+        self.realm = realm
+
+    def apply_block(self, record_file: RecordFile) -> AddressBook | None:
+        """Apply the block's book-file transactions; return the new book in force, if it changed."""
+        touched: set[int] = set()
+        for item in record_file.items:
+            change = self._file_change(item, record_file.name)
+            if change is None:
+                continue
+            file_num, contents, is_append = change
+            if is_append:
+                if file_num not in self.contents:
+                    continue  # an append to contents we never saw cannot give a whole book
+                self.contents[file_num] += contents
+            else:
+                self.contents[file_num] = contents
+            touched.add(file_num)
+        changed: AddressBook | None = None
+        for file_num in sorted(touched):
+            book = _try_parse(self.contents[file_num], f"0.0.{file_num} after {record_file.name}")
+            if book is None:
+                continue
+            if file_num == NODE_DETAILS_FILE and book != self.book:
+                self.book = changed = book
+            elif file_num == ADDRESS_BOOK_FILE:
+                self.endpoint_book = book
+        return changed
+
+    def _file_change(self, item: RecordItem, name: str) -> tuple[int, bytes, bool] | None:
+        body = transaction_body(item.transaction_bytes, name)
+        kind = body.WhichOneof("data")
+        if kind not in ("fileUpdate", "fileAppend"):
+            return None
+        operation = body.fileUpdate if kind == "fileUpdate" else body.fileAppend
+        file_id = operation.fileID
+        if (file_id.shardNum, file_id.realmNum) != (
+            self.shard,
+            self.realm,
+        ) or file_id.fileNum not in BOOK_FILES:
+            return None
+        if kind == "fileUpdate" and not operation.contents:
+            return None  # an update of expiry, keys or memo only
+        if not _succeeded(item, name):
+            return None
+        return file_id.fileNum, bytes(operation.contents), kind == "fileAppend"
+
+
+def transaction_body(transaction_bytes: bytes, name: str = "") -> hapi.TransactionBody:
+    """The body of a serialised Transaction: signedTransactionBytes, else bodyBytes, else body."""
+    try:
+        transaction = hapi.Transaction.FromString(transaction_bytes)
+        if transaction.signedTransactionBytes:
+            signed = hapi.SignedTransaction.FromString(transaction.signedTransactionBytes)
+            return hapi.TransactionBody.FromString(signed.bodyBytes)
+        if transaction.bodyBytes:
+            return hapi.TransactionBody.FromString(transaction.bodyBytes)
+    except DecodeError as e:
+        raise CorruptFileError(f"transaction body does not decode: {e}", file=name or None) from e
+    body = hapi.TransactionBody()
+    body.CopyFrom(transaction.body)
+    return body
+
+
+def _succeeded(item: RecordItem, name: str) -> bool:
+    try:
+        record = hapi.TransactionRecord.FromString(item.record_bytes)
+    except DecodeError as e:
+        raise CorruptFileError(f"transaction record does not decode: {e}", file=name) from e
+    return bool(record.receipt.status == _SUCCESS)
+
+
+def _try_parse(contents: bytes, name: str) -> AddressBook | None:
+    try:
+        return parse_address_book(contents, name)
+    except AddressBookError:
+        return None

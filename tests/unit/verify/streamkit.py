@@ -1,0 +1,214 @@
+"""Small builders for verification tests: V6 and V2 record files, sidecars, signatures, periods."""
+
+from __future__ import annotations
+
+import gzip
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+from hedera_history import hapi
+from hedera_history.formats.hashing import HASH_SIZE, running_hash, sha384, v6_metadata_hash
+from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.names import format_timestamp
+from hedera_history.verify.period import FetchedFile
+from hedera_history.verify.signatures import sign_hash
+
+HAPI = (0, 28, 0)
+SUCCESS = hapi.ResponseCodeEnum.Value("SUCCESS")
+
+
+def transaction_bytes(body: hapi.TransactionBody | None = None, *, how: str = "signed") -> bytes:
+    body = body or hapi.TransactionBody(memo="test")
+    if how == "signed":
+        signed = hapi.SignedTransaction(bodyBytes=body.SerializeToString())
+        return bytes(hapi.Transaction(signedTransactionBytes=signed.SerializeToString()).SerializeToString())
+    if how == "body_bytes":
+        return bytes(hapi.Transaction(bodyBytes=body.SerializeToString()).SerializeToString())
+    transaction = hapi.Transaction()
+    transaction.body.CopyFrom(body)
+    return bytes(transaction.SerializeToString())
+
+
+def record_bytes(consensus_ns: int, status: int = SUCCESS) -> bytes:
+    record = hapi.TransactionRecord()
+    record.receipt.status = status
+    record.consensusTimestamp.seconds, record.consensusTimestamp.nanos = divmod(consensus_ns, 1_000_000_000)
+    return bytes(record.SerializeToString())
+
+
+def file_transaction(kind: str, file_num: int, contents: bytes) -> bytes:
+    body = hapi.TransactionBody()
+    operation = body.fileUpdate if kind == "update" else body.fileAppend
+    operation.fileID.fileNum = file_num
+    operation.contents = contents
+    return transaction_bytes(body)
+
+
+def _hash_object(value: bytes) -> hapi.HashObject:
+    return hapi.HashObject(algorithm=1, length=HASH_SIZE, hash=value)
+
+
+@dataclass(frozen=True)
+class SidecarSpec:
+    id: int
+    data: bytes
+    """Compressed bytes as stored."""
+    hash: bytes
+    types: tuple[int, ...]
+
+
+def sidecar(sidecar_id: int, consensus_ns: int, types: Sequence[int] = (1,)) -> SidecarSpec:
+    message = hapi.SidecarFile()
+    for offset, kind in enumerate(types):
+        record = message.sidecar_records.add()
+        record.consensus_timestamp.seconds, record.consensus_timestamp.nanos = divmod(
+            consensus_ns + offset, 1_000_000_000
+        )
+        if kind == 1:
+            record.state_changes.contract_state_changes.add()
+        elif kind == 2:
+            record.actions.contract_actions.add()
+        else:
+            record.bytecode.initcode = b"\x60\x00"
+    raw = bytes(message.SerializeToString())
+    return SidecarSpec(sidecar_id, gzip.compress(raw), sha384(raw), tuple(types))
+
+
+@dataclass(frozen=True)
+class V6File:
+    name: str
+    data: bytes
+    file_hash: bytes
+    metadata_hash: bytes
+    start: bytes
+    end: bytes
+    block_number: int
+
+
+def v6_record(
+    consensus_ns: int,
+    *,
+    start: bytes,
+    block_number: int,
+    items: Sequence[tuple[bytes, bytes]] | None = None,
+    sidecars: Sequence[SidecarSpec] = (),
+    claimed_end: bytes | None = None,
+    sidecar_types: dict[int, tuple[int, ...]] | None = None,
+) -> V6File:
+    """A gzip V6 record file; ``items`` are (transaction, record) bytes; ``claimed_end`` lies."""
+    items = list(items) if items is not None else [(transaction_bytes(), record_bytes(consensus_ns))]
+    end = running_hash(start, [(rec, tx) for tx, rec in items])
+    stated_end = claimed_end if claimed_end is not None else end
+    message = hapi.RecordStreamFile()
+    message.hapi_proto_version.major, message.hapi_proto_version.minor, message.hapi_proto_version.patch = (
+        HAPI
+    )
+    message.start_object_running_hash.CopyFrom(_hash_object(start))
+    message.end_object_running_hash.CopyFrom(_hash_object(stated_end))
+    message.block_number = block_number
+    for tx, rec in items:
+        item = message.record_stream_items.add()
+        item.transaction.ParseFromString(tx)
+        item.record.ParseFromString(rec)
+    for spec in sidecars:
+        meta = message.sidecars.add()
+        meta.id = spec.id
+        meta.hash.CopyFrom(_hash_object(spec.hash))
+        meta.types.extend((sidecar_types or {}).get(spec.id, spec.types))
+    content = struct.pack(">i", 6) + message.SerializeToString()
+    return V6File(
+        name=f"{format_timestamp(consensus_ns)}.rcd.gz",
+        data=gzip.compress(content),
+        file_hash=sha384(content),
+        metadata_hash=v6_metadata_hash(HAPI, start, stated_end, block_number),
+        start=start,
+        end=stated_end,
+        block_number=block_number,
+    )
+
+
+def v2_record(consensus_ns: int, *, previous_file_hash: bytes) -> tuple[str, bytes, bytes]:
+    """A V2 record file: (name, bytes, file hash)."""
+    header = struct.pack(">ii", 2, 28) + b"\x01" + previous_file_hash
+    tx, rec = transaction_bytes(), record_bytes(consensus_ns)
+    body = b"\x02" + struct.pack(">i", len(tx)) + tx + struct.pack(">i", len(rec)) + rec
+    return f"{format_timestamp(consensus_ns)}.rcd", header + body, sha384(header + sha384(body))
+
+
+def v6_signature(key: RSAPrivateKey, file_hash: bytes, metadata_hash: bytes) -> bytes:
+    def signature_object(digest: bytes) -> hapi.SignatureObject:
+        signature = sign_hash(key, digest)
+        return hapi.SignatureObject(
+            type=1,
+            length=len(signature),
+            checksum=101 - len(signature),
+            signature=signature,
+            hash_object=_hash_object(digest),
+        )
+
+    message = hapi.SignatureFile()
+    message.file_signature.CopyFrom(signature_object(file_hash))
+    message.metadata_signature.CopyFrom(signature_object(metadata_hash))
+    return b"\x06" + bytes(message.SerializeToString())
+
+
+def v2_signature(key: RSAPrivateKey, file_hash: bytes) -> bytes:
+    signature = sign_hash(key, file_hash)
+    return b"\x04" + file_hash + b"\x03" + struct.pack(">i", len(signature)) + signature
+
+
+@dataclass
+class MemoryPeriod:
+    """A PeriodFiles over dicts, counting fetches."""
+
+    period_key: str
+    signatures: dict[NodeIdentity, FetchedFile] = field(default_factory=dict)
+    records: dict[NodeIdentity, FetchedFile] = field(default_factory=dict)
+    sidecars: dict[tuple[NodeIdentity, int], FetchedFile] = field(default_factory=dict)
+    fetches: list[tuple[str, NodeIdentity]] = field(default_factory=list)
+
+    def nodes(self) -> list[NodeIdentity]:
+        found = {*self.signatures, *self.records, *(node for node, _ in self.sidecars)}
+        return sorted(found, key=str)
+
+    def signature(self, node: NodeIdentity) -> FetchedFile | None:
+        self.fetches.append(("signature", node))
+        return self.signatures.get(node)
+
+    def record(self, node: NodeIdentity) -> FetchedFile | None:
+        self.fetches.append(("record", node))
+        return self.records.get(node)
+
+    def sidecar(self, node: NodeIdentity, sidecar_id: int) -> FetchedFile | None:
+        self.fetches.append(("sidecar", node))
+        return self.sidecars.get((node, sidecar_id))
+
+
+def account(num: int) -> NodeIdentity:
+    return NodeIdentity(account=f"0.0.{num}")
+
+
+def v6_period(
+    keys: dict[int, RSAPrivateKey],
+    record: V6File,
+    *,
+    sidecars: Sequence[SidecarSpec] = (),
+    signers: Sequence[int] | None = None,
+    record_holders: Sequence[int] | None = None,
+) -> MemoryPeriod:
+    """Every node (account num -> key) uploads the record, its sidecars and a signature."""
+    key = record.name.removesuffix(".rcd.gz")
+    period = MemoryPeriod(key)
+    for num, private in keys.items():
+        node = account(num)
+        if signers is None or num in signers:
+            period.signatures[node] = FetchedFile(
+                f"{key}.rcd_sig", v6_signature(private, record.file_hash, record.metadata_hash)
+            )
+        if record_holders is None or num in record_holders:
+            period.records[node] = FetchedFile(record.name, record.data)
+            for spec in sidecars:
+                period.sidecars[(node, spec.id)] = FetchedFile(f"{key}_{spec.id:02d}.rcd.gz", spec.data)
+    return period
