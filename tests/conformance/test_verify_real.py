@@ -34,8 +34,7 @@ V6_EXPECTED = [
         "3143e4d785e04fc0c461945a03e85178",
         "end_running_hash": "a6c241fad2c636f68a6aa0da9293245a5ef0ebef345cd139858068ff7998716c"
         "efe0fd3afa0d21304725507061975279",
-        "file_hash": "69a4354de5aeb12fbc989ae086fc291cfc1b61415391b4a46915b32aef722a51"
-        "1c4ceba60ecda72d527cc4866a4d235b",
+        "file_hash": "69a4354de5aeb12fbc989ae086fc291cfc1b61415391b4a46915b32aef722a511c4ceba60ecda72d527cc4866a4d235b",
         "metadata_hash": "361c0176ba28cc55525c50e7e75e58618b451f3dca402d9be19626159d939e7a"
         "569534658125732c1af31ff6f4a8e283",
         "sidecars": [],
@@ -52,8 +51,7 @@ V6_EXPECTED = [
         "efe0fd3afa0d21304725507061975279",
         "end_running_hash": "3064b824b8b9f9ece011f88a26c030c9f6b822f30fbcabcc7240a220ea42bbdb"
         "f305db415a4e41307d0630d5cefe4550",
-        "file_hash": "ed518c8d05f470d4540db35ea8665ab158f9aeb0bcaa3332d171c1efba119da5"
-        "2c1ee510df599269b022d963d4d1e474",
+        "file_hash": "ed518c8d05f470d4540db35ea8665ab158f9aeb0bcaa3332d171c1efba119da52c1ee510df599269b022d963d4d1e474",
         "metadata_hash": "b13a2b638c5688dbec43b97dbee8ad637d2d42376fc313c628a990ac65aefdbd"
         "39832cf5ece42b925a520ed2d2bf8eac",
         "sidecars": [
@@ -79,8 +77,7 @@ V5_EXPECTED = [
         "start_running_hash": "00" * 48,
         "end_running_hash": "151bd3358db59fc7936eff15f1cb6734354e444cf85549a5643e55c9c929cb50"
         "0be712abccd588cd8d20eb92ca55ff49",
-        "file_hash": "e8adaac05a62a655a3c476b43f1383f6c5f5bba4bfa6c7b087dc4ee3a9089e23"
-        "2b5d5977bde7fba858fd56987792ece3",
+        "file_hash": "e8adaac05a62a655a3c476b43f1383f6c5f5bba4bfa6c7b087dc4ee3a9089e232b5d5977bde7fba858fd56987792ece3",
         "metadata_hash": "ffe56840b99145f7b3370367fa5784cbe225278afd1c4c078dfe5b950fee22e2"
         "b9e9a04bde32023c3ba07c057cb54406",
     },
@@ -95,8 +92,7 @@ V5_EXPECTED = [
         "0be712abccd588cd8d20eb92ca55ff49",
         "end_running_hash": "514e361089074cb06f984e5a943a20fba2a0d601b766f8adb432d03214c48c3f"
         "f14898e6b78292520340f484e820ea84",
-        "file_hash": "06fb76873dcdc3a4fdb67202e64ed735feaf6a6bb80d4f57fd3511df49ef61fc"
-        "69d7a2414315028b7d77e168169fad22",
+        "file_hash": "06fb76873dcdc3a4fdb67202e64ed735feaf6a6bb80d4f57fd3511df49ef61fc69d7a2414315028b7d77e168169fad22",
         "metadata_hash": "912869b5204ffbb7e437aaa6e7a09e9d53da98ead27942fdf7017e850827e857"
         "fadb1167e8877cfb8175883adcd74f7d",
     },
@@ -145,9 +141,7 @@ def test_v6_stream_verifies_with_the_readme_values(hedera_data: Path):
 
 
 def test_v5_stream_verifies_and_numbers_from_start_block(hedera_data: Path):
-    results = list(
-        verify_stream(find_local_periods(hedera_data / "v5"), _book(hedera_data, "v5"), start_block=40)
-    )
+    results = list(verify_stream(find_local_periods(hedera_data / "v5"), _book(hedera_data, "v5"), start_block=40))
     assert [r.ok for r in results] == [True, True]
     assert [r.block_number for r in results] == [40, 41]
 
@@ -172,9 +166,7 @@ def test_one_node_of_four_is_not(hedera_data: Path, tmp_path: Path, version: str
 def _staked(book: AddressBook, stakes: dict[str, int]) -> AddressBook:
     return AddressBook(
         tuple(
-            node_entry(n.account, n.node_id, n.public_key, stakes[n.account])
-            for n in book.nodes
-            if n.account in stakes
+            node_entry(n.account, n.node_id, n.public_key, stakes[n.account]) for n in book.nodes if n.account in stakes
         )
     )
 

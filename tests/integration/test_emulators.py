@@ -93,9 +93,7 @@ def test_pubsub_publish_and_pull(pubsub_emulator: Any, pubsub_resources: PubSubR
     pubsub_resources.publisher.publish(topic, b"rows", key="blocks/0000000000000042").result(timeout=30)
 
     received = _pull_until_some(pubsub_resources, subscription)
-    assert [(m.message.data, m.message.attributes["key"]) for m in received] == [
-        (b"rows", "blocks/0000000000000042")
-    ]
+    assert [(m.message.data, m.message.attributes["key"]) for m in received] == [(b"rows", "blocks/0000000000000042")]
     pubsub_resources.subscriber.acknowledge(subscription=subscription, ack_ids=[received[0].ack_id])
 
 
@@ -103,9 +101,7 @@ def test_pubsub_dead_letter_after_max_delivery_attempts(pubsub_resources: PubSub
     topic = pubsub_resources.topic("history")
     dead_letters = pubsub_resources.topic("history-dead")
     dead_letter_subscription = pubsub_resources.subscription(dead_letters, "dead")
-    subscription = pubsub_resources.subscription(
-        topic, dead_letter_topic=dead_letters, max_delivery_attempts=5
-    )
+    subscription = pubsub_resources.subscription(topic, dead_letter_topic=dead_letters, max_delivery_attempts=5)
 
     pubsub_resources.publisher.publish(topic, b"poison").result(timeout=30)
 

@@ -55,9 +55,7 @@ def _message(topic: str, n: int, size: int = 100) -> OutgoingMessage:
     )
 
 
-def _collect(
-    subscription: str, until: Callable[[dict[bytes, ReceivedMessage]], bool]
-) -> dict[bytes, ReceivedMessage]:
+def _collect(subscription: str, until: Callable[[dict[bytes, ReceivedMessage]], bool]) -> dict[bytes, ReceivedMessage]:
     """Streaming-pull ``subscription``, acking everything, until ``until(received by key)``."""
     received: dict[bytes, ReceivedMessage] = {}
     done = threading.Event()
@@ -84,9 +82,7 @@ def _collect(
 
 def _pull_once(resources: PubSubResources, subscription: str, timeout: float = 3.0) -> list[Any]:
     """What one synchronous pull returns (acking it)."""
-    response = resources.subscriber.pull(
-        request={"subscription": subscription, "max_messages": 100}, timeout=timeout
-    )
+    response = resources.subscriber.pull(request={"subscription": subscription, "max_messages": 100}, timeout=timeout)
     messages = list(response.received_messages)
     if messages:
         resources.subscriber.acknowledge(
@@ -164,18 +160,12 @@ def deployment_prefix(pubsub_emulator: Any) -> Iterator[str]:
     subscriber.close()
 
 
-def test_ensure_topics_is_idempotent_and_converges(
-    pubsub_resources: PubSubResources, deployment_prefix: str
-) -> None:
+def test_ensure_topics_is_idempotent_and_converges(pubsub_resources: PubSubResources, deployment_prefix: str) -> None:
     host = Settings.from_env().pubsub_emulator_host
     ensure_topics(PROJECT, [], topics.pipeline_subscriptions(), prefix=deployment_prefix, emulator_host=host)
-    ensure_topics(
-        PROJECT, topics.TOPICS, topics.pipeline_subscriptions(), prefix=deployment_prefix, emulator_host=host
-    )
+    ensure_topics(PROJECT, topics.TOPICS, topics.pipeline_subscriptions(), prefix=deployment_prefix, emulator_host=host)
 
-    existing = {
-        _topic_id(t.name) for t in pubsub_resources.publisher.list_topics(project=f"projects/{PROJECT}")
-    }
+    existing = {_topic_id(t.name) for t in pubsub_resources.publisher.list_topics(project=f"projects/{PROJECT}")}
     assert {deployment_prefix + t for t in topics.TOPICS} <= existing  # dead-letter topics included
 
     path = f"projects/{PROJECT}/subscriptions/{deployment_prefix}{topics.STORE_HISTORY}"
@@ -227,9 +217,7 @@ def test_bridge_posts_cloud_events_and_acks_on_2xx(pubsub_resources: PubSubResou
 
     with RecordingServer(status(204)) as server:
         with _bridge(subscription, server.url + "/store") as bridge:
-            assert server.wait_for(
-                lambda got: len({r.headers["ce-id"] for r in got}) >= len(sent), WAIT_SECONDS
-            )
+            assert server.wait_for(lambda got: len({r.headers["ce-id"] for r in got}) >= len(sent), WAIT_SECONDS)
         assert bridge.acked >= len(sent)
         assert bridge.nacked == 0
         requests = list(server.requests)
@@ -256,9 +244,7 @@ def test_bridge_on_a_missing_subscription_fails_to_start(pubsub_emulator: Any) -
 def test_bridge_redelivers_after_an_error_answer(pubsub_resources: PubSubResources) -> None:
     topic = pubsub_resources.topic("history")
     dead_letter = pubsub_resources.topic("dead")
-    subscription = pubsub_resources.subscription(
-        topic, dead_letter_topic=dead_letter, max_delivery_attempts=5
-    )
+    subscription = pubsub_resources.subscription(topic, dead_letter_topic=dead_letter, max_delivery_attempts=5)
     sent = [_message(_topic_id(topic), n) for n in range(3)]
     attempts: dict[str, int] = {}
     lock = threading.Lock()
@@ -289,9 +275,7 @@ def test_always_rejected_message_lands_on_the_dead_letter_topic(pubsub_resources
     topic = pubsub_resources.topic("history")
     dead_letter = pubsub_resources.topic("dead")
     parked = pubsub_resources.subscription(dead_letter, "parked")
-    subscription = pubsub_resources.subscription(
-        topic, dead_letter_topic=dead_letter, max_delivery_attempts=5
-    )
+    subscription = pubsub_resources.subscription(topic, dead_letter_topic=dead_letter, max_delivery_attempts=5)
     message = _message(_topic_id(topic), 7)
     with _publisher() as publisher:
         publisher.publish_all([message])
@@ -303,9 +287,7 @@ def test_always_rejected_message_lands_on_the_dead_letter_topic(pubsub_resources
     # Pub/Sub adds where the message came from; the message's own attributes stay as they were.
     parked_attributes = dict(dead[message.key].attributes)
     assert parked_attributes.pop("CloudPubSubDeadLetterSourceDeliveryCount") == "5"
-    assert {
-        k: v for k, v in parked_attributes.items() if not k.startswith("CloudPubSub")
-    } == message.attributes
+    assert {k: v for k, v in parked_attributes.items() if not k.startswith("CloudPubSub")} == message.attributes
     assert attempts == [1, 2, 3, 4, 5]
 
 
@@ -351,9 +333,7 @@ def test_function_gets_good_messages_and_poison_goes_to_dead_letters(
     topic = pubsub_resources.topic("history")
     dead_letter = pubsub_resources.topic("dead")
     parked = pubsub_resources.subscription(dead_letter, "parked")
-    subscription = pubsub_resources.subscription(
-        topic, dead_letter_topic=dead_letter, max_delivery_attempts=5
-    )
+    subscription = pubsub_resources.subscription(topic, dead_letter_topic=dead_letter, max_delivery_attempts=5)
     good = _message(_topic_id(topic), 1)
     with _publisher() as publisher:
         publisher.publish_all([good])

@@ -30,9 +30,7 @@ def _headers_sent(source: S3Source) -> list[dict[str, str]]:
     sent: list[dict[str, str]] = []
 
     def record(request: Any, **_: Any) -> None:
-        sent.append(
-            {k.lower(): v.decode() if isinstance(v, bytes) else v for k, v in request.headers.items()}
-        )
+        sent.append({k.lower(): v.decode() if isinstance(v, bytes) else v for k, v in request.headers.items()})
 
     source.client.meta.events.register("before-send.s3", record)
     return sent

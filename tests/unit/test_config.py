@@ -3,7 +3,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from hedera_history.config import Settings, docs_markdown, env_name
 from hedera_history.errors import ConfigError
 

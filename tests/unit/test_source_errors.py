@@ -77,9 +77,7 @@ def test_gcs_unreachable_is_transient() -> None:
         _gcs(f"http://127.0.0.1:{free_port()}").read("x.rcd.gz")
 
 
-@pytest.mark.parametrize(
-    ("code", "name"), [(503, "SlowDown"), (500, "InternalError"), (400, "RequestTimeout")]
-)
+@pytest.mark.parametrize(("code", "name"), [(503, "SlowDown"), (500, "InternalError"), (400, "RequestTimeout")])
 def test_s3_retryable_answers_are_transient(code: int, name: str) -> None:
     with _s3_error(code, name) as server:
         with pytest.raises(SourceUnavailableError):

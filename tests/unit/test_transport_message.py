@@ -187,9 +187,7 @@ def test_cloud_event_of_another_type_is_refused() -> None:
 
 
 def test_cloud_event_with_poison_data_is_refused() -> None:
-    event = CloudEvent(
-        {"type": MESSAGE_PUBLISHED, "source": "//x"}, {"message": {"messageId": "1", "data": ""}}
-    )
+    event = CloudEvent({"type": MESSAGE_PUBLISHED, "source": "//x"}, {"message": {"messageId": "1", "data": ""}})
     with pytest.raises(MessageFormatError):
         decode_cloud_event(event)
 

@@ -31,9 +31,7 @@ def test_an_unreachable_broker_is_transient_and_bounded_in_time() -> None:
     with _unreachable(timeout=1.0) as publisher:
         started = time.monotonic()
         with pytest.raises(TransportUnavailableError, match="2 of 2 messages"):
-            publisher.publish_all(
-                [OutgoingMessage("history", b"k1", b"v"), OutgoingMessage("history", b"k2", b"v")]
-            )
+            publisher.publish_all([OutgoingMessage("history", b"k1", b"v"), OutgoingMessage("history", b"k2", b"v")])
         assert time.monotonic() - started < 8.0
 
 

@@ -41,9 +41,7 @@ class Settings:
         "http://host:port of a GCS emulator; when set, no credentials are used.",
         env="STORAGE_EMULATOR_HOST",
     )
-    table_prefix: str = setting(
-        "", "Prefix for every Bigtable table id (several deployments in one instance)."
-    )
+    table_prefix: str = setting("", "Prefix for every Bigtable table id (several deployments in one instance).")
     retention_days: int = setting(
         0,
         "Keep the last N days of history, in chain (consensus) time; 0 keeps everything (see docs/schema.md).",
@@ -58,9 +56,7 @@ class Settings:
     # --- Stream and verification ---------------------------------------------------------------
     stream_bucket: str = setting("hedera-streams", "Bucket (or local directory) the nodes upload into.")
     stream_prefix: str = setting("", "Folder inside the bucket above the node folders.")
-    address_book: str = setting(
-        "", "Path or gs:// URL of the bootstrap address book (NodeAddressBook bytes)."
-    )
+    address_book: str = setting("", "Path or gs:// URL of the bootstrap address book (NodeAddressBook bytes).")
     consensus_ratio: float = setting(1 / 3, "Share of total stake that must sign one file hash.")
     start_block: int = setting(0, "Block number of the first record file before V6.")
     max_decompressed_bytes: int = setting(

@@ -15,9 +15,7 @@ class HistoryError(Exception):
     def __init__(self, message: str, *, file: str | None = None, node: str | None = None) -> None:
         self.file = file
         self.node = node
-        where = ", ".join(
-            part for part in (f"file {file}" if file else "", f"node {node}" if node else "") if part
-        )
+        where = ", ".join(part for part in (f"file {file}" if file else "", f"node {node}" if node else "") if part)
         super().__init__(f"{message} ({where})" if where else message)
         self.reason = message
 

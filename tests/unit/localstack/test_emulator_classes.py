@@ -71,9 +71,7 @@ def test_a_missing_bigtable_component_fails_at_once_with_its_fix(tmp_path: Path)
     assert list(tmp_path.iterdir()) == [], "nothing was started, so nothing was logged"
 
 
-def test_a_missing_java_fails_the_pubsub_emulator_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_missing_java_fails_the_pubsub_emulator_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
     emulator = PubSubEmulator(sdk=CloudSdk(tmp_path), log_dir=tmp_path)
     with pytest.raises(PrerequisiteError) as raised:

@@ -102,9 +102,7 @@ def v6_record(
     end = running_hash(start, [(rec, tx) for tx, rec in items])
     stated_end = claimed_end if claimed_end is not None else end
     message = hapi.RecordStreamFile()
-    message.hapi_proto_version.major, message.hapi_proto_version.minor, message.hapi_proto_version.patch = (
-        HAPI
-    )
+    message.hapi_proto_version.major, message.hapi_proto_version.minor, message.hapi_proto_version.patch = HAPI
     message.start_object_running_hash.CopyFrom(_hash_object(start))
     message.end_object_running_hash.CopyFrom(_hash_object(stated_end))
     message.block_number = block_number

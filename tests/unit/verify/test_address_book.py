@@ -19,9 +19,7 @@ from hedera_history.verify.address_book import (
 
 def _der(key: rsa.RSAPrivateKey) -> str:
     return (
-        key.public_key()
-        .public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
-        .hex()
+        key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo).hex()
     )
 
 
@@ -120,9 +118,7 @@ def test_bad_entries_fail(entry, message):
 
 def test_a_non_rsa_key_fails():
     ec_key = ec.generate_private_key(ec.SECP256R1()).public_key()
-    der = ec_key.public_bytes(
-        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
-    ).hex()
+    der = ec_key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo).hex()
     with pytest.raises(AddressBookError, match="expected an RSA key"):
         parse_address_book(_book({"memo": b"0.0.3", "key": der}))
 
@@ -135,9 +131,7 @@ def test_empty_and_garbage_books_fail():
 
 
 def test_books_built_from_keys(node_keys):
-    built = address_book_from_keys(
-        [("0.0.3", node_keys[3].public_key()), ("0.0.7", node_keys[4].public_key())], [3, 1]
-    )
+    built = address_book_from_keys([("0.0.3", node_keys[3].public_key()), ("0.0.7", node_keys[4].public_key())], [3, 1])
     assert [(n.account, n.node_id, n.stake) for n in built.nodes] == [("0.0.3", 0, 3), ("0.0.7", 4, 1)]
     assert built.total_stake == 4
     with pytest.raises(AddressBookError):

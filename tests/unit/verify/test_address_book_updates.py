@@ -14,9 +14,7 @@ FAIL = hapi.ResponseCodeEnum.Value("INVALID_SIGNATURE")
 
 
 def _block(*items: tuple[bytes] | tuple[bytes, int], name: str = "b.rcd.gz") -> RecordFile:
-    built = tuple(
-        RecordItem(tx, record_bytes(1000 + i, *extra), 1000 + i) for i, (tx, *extra) in enumerate(items)
-    )
+    built = tuple(RecordItem(tx, record_bytes(1000 + i, *extra), 1000 + i) for i, (tx, *extra) in enumerate(items))
     return RecordFile(name, 6, (0, 28, 0), built, sha384(b""), None, None, None, None, None, 1)
 
 
@@ -33,10 +31,7 @@ def test_a_whole_book_in_one_update(book, new_book):
     changed = tracker.apply_block(_block((file_transaction("update", 102, address_book_to_bytes(new_book)),)))
     assert changed == new_book and tracker.book == new_book
     # the same contents again change nothing
-    assert (
-        tracker.apply_block(_block((file_transaction("update", 102, address_book_to_bytes(new_book)),)))
-        is None
-    )
+    assert tracker.apply_block(_block((file_transaction("update", 102, address_book_to_bytes(new_book)),))) is None
 
 
 def test_an_update_and_appends_across_blocks(book, new_book):
@@ -66,18 +61,13 @@ def test_failed_transactions_and_other_files_are_ignored(book, new_book):
     tracker = AddressBookTracker(book)
     assert tracker.apply_block(_block((file_transaction("update", 102, data), FAIL))) is None
     assert tracker.apply_block(_block((file_transaction("update", 150, data),))) is None
-    assert (
-        tracker.apply_block(_block((file_transaction("append", 102, data),))) is None
-    )  # nothing to append to
+    assert tracker.apply_block(_block((file_transaction("append", 102, data),))) is None  # nothing to append to
     assert tracker.book == book and tracker.contents == {}
 
 
 def test_0_0_101_is_tracked_but_not_authoritative(book, new_book):
     tracker = AddressBookTracker(book)
-    assert (
-        tracker.apply_block(_block((file_transaction("update", 101, address_book_to_bytes(new_book)),)))
-        is None
-    )
+    assert tracker.apply_block(_block((file_transaction("update", 101, address_book_to_bytes(new_book)),))) is None
     assert tracker.book == book and tracker.endpoint_book == new_book
 
 
@@ -90,10 +80,7 @@ def test_an_update_without_contents_keeps_them(book, new_book):
 
 def test_other_shards_files_are_not_the_book(book, new_book):
     tracker = AddressBookTracker(book, shard=1)
-    assert (
-        tracker.apply_block(_block((file_transaction("update", 102, address_book_to_bytes(new_book)),)))
-        is None
-    )
+    assert tracker.apply_block(_block((file_transaction("update", 102, address_book_to_bytes(new_book)),))) is None
 
 
 @pytest.mark.parametrize("how", ["signed", "body_bytes", "deprecated_body"])

@@ -9,9 +9,7 @@ from hedera_history.verify.chain import LinkStatus, block_number_for, check_link
 H = [sha384(bytes([i])) for i in range(6)]
 
 
-def _file(
-    name: str, version: int, *, previous: bytes, this: bytes, block_number: int | None = None
-) -> RecordFile:
+def _file(name: str, version: int, *, previous: bytes, this: bytes, block_number: int | None = None) -> RecordFile:
     running = version >= 5
     return RecordFile(
         name=name,

@@ -34,10 +34,7 @@ def _acct(num: int) -> NodeIdentity:
 
 def _staked_book(node_keys, stakes: dict[int, int]) -> AddressBook:
     return AddressBook(
-        tuple(
-            node_entry(f"0.0.{num}", num - 3, node_keys[num].public_key(), stake)
-            for num, stake in stakes.items()
-        )
+        tuple(node_entry(f"0.0.{num}", num - 3, node_keys[num].public_key(), stake) for num, stake in stakes.items())
     )
 
 

@@ -74,9 +74,7 @@ def test_build_needs_a_mapping_it_can_use(book: AddressBook):
     with pytest.raises(FileNameError):
         object_path(BucketLayout.ACCOUNT, NodeIdentity(node_id=99), f"{TS}.rcd", directory=book)
     with pytest.raises(FileNameError):
-        object_path(
-            BucketLayout.NODE_ID, NodeIdentity(account="0.0.99"), f"{TS}.rcd", network="n", directory=book
-        )
+        object_path(BucketLayout.NODE_ID, NodeIdentity(account="0.0.99"), f"{TS}.rcd", network="n", directory=book)
     with pytest.raises(FileNameError):
         object_path(BucketLayout.NODE_ID, NodeIdentity(node_id=1), f"{TS}.rcd")  # no network
 
@@ -107,9 +105,7 @@ def test_account_paths_round_trip(prefix, shard, realm, num, file):
     assert parsed.path == path
 
 
-@given(
-    _prefixes, st.sampled_from(["mainnet", "testnet", "demo"]), st.integers(0, 3), st.integers(0, 500), _files
-)
+@given(_prefixes, st.sampled_from(["mainnet", "testnet", "demo"]), st.integers(0, 3), st.integers(0, 500), _files)
 def test_node_id_paths_round_trip(prefix, network, shard, node_id, file):
     node = NodeIdentity(node_id=node_id)
     path = object_path(BucketLayout.NODE_ID, node, file, prefix=prefix, network=network, shard=shard)

@@ -80,9 +80,7 @@ def test_not_a_directory(tmp_path: Path):
 
 def test_files_on_disk_verify(tmp_path: Path, node_keys, book):
     car = sidecar(1, NS)
-    memory = v6_period(
-        node_keys, v6_record(NS, start=bytes(48), block_number=1, sidecars=[car]), sidecars=[car]
-    )
+    memory = v6_period(node_keys, v6_record(NS, start=bytes(48), block_number=1, sidecars=[car]), sidecars=[car])
     for node, fetched in memory.signatures.items():
         _touch(tmp_path, f"recordstreams/record{node.account}/{fetched.name}", fetched.data)
     for node, fetched in memory.records.items():

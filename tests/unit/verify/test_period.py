@@ -198,9 +198,7 @@ def test_v2_periods_need_a_block_number(node_keys, book):
     name, data, file_hash = v2_record(NS, previous_file_hash=EMPTY_HASH)
     period = MemoryPeriod(name.removesuffix(".rcd"))
     for num, key in node_keys.items():
-        period.signatures[account(num)] = FetchedFile(
-            f"{period.period_key}.rcd_sig", v2_signature(key, file_hash)
-        )
+        period.signatures[account(num)] = FetchedFile(f"{period.period_key}.rcd_sig", v2_signature(key, file_hash))
         period.records[account(num)] = FetchedFile(name, data)
     with pytest.raises(ConfigError):
         verify_period(period, book)

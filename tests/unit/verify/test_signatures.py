@@ -65,9 +65,7 @@ def test_a_signature_over_another_hash_fails(node_keys, book: AddressBook):
 
 def test_truncated_signature_fails(node_keys, book: AddressBook):
     good = _signature(node_keys[3])
-    short = SignatureFile(
-        good.name, 6, FILE_HASH, good.file_signature[:-1], METADATA_HASH, good.metadata_signature
-    )
+    short = SignatureFile(good.name, 6, FILE_HASH, good.file_signature[:-1], METADATA_HASH, good.metadata_signature)
     with pytest.raises(BadSignatureError):
         verify_node_signature(short, _node(book, "0.0.3"))
 

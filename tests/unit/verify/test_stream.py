@@ -91,9 +91,7 @@ def test_v2_blocks_are_numbered_from_start_block(node_keys, book):
         name, data, file_hash = v2_record(NS + i * STEP, previous_file_hash=previous)
         period = MemoryPeriod(name.removesuffix(".rcd"))
         for num, key in node_keys.items():
-            period.signatures[account(num)] = FetchedFile(
-                f"{period.period_key}.rcd_sig", v2_signature(key, file_hash)
-            )
+            period.signatures[account(num)] = FetchedFile(f"{period.period_key}.rcd_sig", v2_signature(key, file_hash))
             period.records[account(num)] = FetchedFile(name, data)
         periods.append(period)
         previous = file_hash

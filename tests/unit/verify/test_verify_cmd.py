@@ -32,9 +32,7 @@ def stream(tmp_path: Path, node_keys, book) -> Path:
 
 
 def test_one_bad_period_exits_1_and_says_why(stream: Path):
-    result = CliRunner().invoke(
-        verify, [str(stream / "bucket"), "--address-book", str(stream / "book.bin")], env={}
-    )
+    result = CliRunner().invoke(verify, [str(stream / "bucket"), "--address-book", str(stream / "book.bin")], env={})
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert lines[0].startswith("OK ") and "block 1" in lines[0]
@@ -61,10 +59,7 @@ def test_json_lines_for_good_and_bad_periods(stream: Path):
 
 def test_ratio_and_book_come_from_the_environment_or_flags(stream: Path):
     env = {"HEDERA_HISTORY_ADDRESS_BOOK": str(stream / "book.bin")}
-    assert (
-        CliRunner().invoke(verify, [str(stream / "bucket"), "--consensus-ratio", "1/4"], env=env).exit_code
-        == 0
-    )
+    assert CliRunner().invoke(verify, [str(stream / "bucket"), "--consensus-ratio", "1/4"], env=env).exit_code == 0
     env["HEDERA_HISTORY_CONSENSUS_RATIO"] = "0.25"
     assert CliRunner().invoke(verify, [str(stream / "bucket")], env=env).exit_code == 0
     result = CliRunner().invoke(verify, [str(stream / "bucket"), "--consensus-ratio", "2"], env=env)

@@ -78,9 +78,7 @@ def verify(
     ):
         all_ok &= result.ok
         if as_json:
-            click.echo(
-                json.dumps(result_to_json(result, sidecars=settings.sidecars_enabled), separators=(",", ":"))
-            )
+            click.echo(json.dumps(result_to_json(result, sidecars=settings.sidecars_enabled), separators=(",", ":")))
         else:
             click.echo(result_to_text(result))
     if not all_ok:
@@ -172,9 +170,7 @@ def _ratio(option: str | None, settings: Settings) -> Fraction:
 
 def _load_book(location: str) -> AddressBook:
     if not location:
-        raise click.UsageError(
-            "an address book is needed: --address-book FILE or HEDERA_HISTORY_ADDRESS_BOOK"
-        )
+        raise click.UsageError("an address book is needed: --address-book FILE or HEDERA_HISTORY_ADDRESS_BOOK")
     if "://" in location:
         raise ConfigError(f"verify reads a local address book file, got {location}")
     path = Path(location)

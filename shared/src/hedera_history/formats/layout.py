@@ -19,9 +19,7 @@ from typing import Protocol
 from hedera_history.errors import FileNameError
 from hedera_history.formats.names import StreamFileKind, StreamFileName, parse_stream_file_name
 
-_ACCOUNT = re.compile(
-    r"(?P<prefix>(?:.*/)?)recordstreams/record(?P<account>\d+\.\d+\.\d+)/(?P<sidecar>sidecar/)?"
-)
+_ACCOUNT = re.compile(r"(?P<prefix>(?:.*/)?)recordstreams/record(?P<account>\d+\.\d+\.\d+)/(?P<sidecar>sidecar/)?")
 _NODE_ID = re.compile(
     r"(?P<prefix>(?:.*/)?)(?P<network>[^/]+)/(?P<shard>\d+)/(?P<node_id>\d+)/record/(?P<sidecar>sidecar/)?"
 )
@@ -43,9 +41,7 @@ class NodeIdentity:
 
     def __post_init__(self) -> None:
         if (self.account is None) == (self.node_id is None):
-            raise FileNameError(
-                f"a node is named by account or by node id, got {self.account!r}, {self.node_id!r}"
-            )
+            raise FileNameError(f"a node is named by account or by node id, got {self.account!r}, {self.node_id!r}")
 
     def __str__(self) -> str:
         return self.account if self.account is not None else f"node {self.node_id}"
@@ -144,9 +140,7 @@ def object_path(
         account = node_account(node, directory)
         return f"{prefix}recordstreams/record{account}/{sidecar}{name}"
     if not network or "/" in network:
-        raise FileNameError(
-            f"the node-id layout needs a network name without '/', got {network!r}", file=str(name)
-        )
+        raise FileNameError(f"the node-id layout needs a network name without '/', got {network!r}", file=str(name))
     return f"{prefix}{network}/{shard}/{node_id_of(node, directory)}/record/{sidecar}{name}"
 
 

@@ -19,12 +19,9 @@ from hedera_history.errors import FileNameError
 
 _NS_PER_SECOND = 1_000_000_000
 
-_TIMESTAMP = (
-    r"(?P<ts>(?P<date>\d{4}-\d{2}-\d{2})T(?P<h>\d{2})_(?P<m>\d{2})_(?P<s>\d{2})(?:\.(?P<frac>\d{1,9}))?Z)"
-)
+_TIMESTAMP = r"(?P<ts>(?P<date>\d{4}-\d{2}-\d{2})T(?P<h>\d{2})_(?P<m>\d{2})_(?P<s>\d{2})(?:\.(?P<frac>\d{1,9}))?Z)"
 _NAME = re.compile(
-    _TIMESTAMP
-    + r"(?:(?P<sig>\.rcd_sig)|_(?P<sidecar>\d{2,})(?P<sc_ext>\.rcd(?:\.gz)?)|(?P<rec_ext>\.rcd(?:\.gz)?))"
+    _TIMESTAMP + r"(?:(?P<sig>\.rcd_sig)|_(?P<sidecar>\d{2,})(?P<sc_ext>\.rcd(?:\.gz)?)|(?P<rec_ext>\.rcd(?:\.gz)?))"
 )
 _TIMESTAMP_ONLY = re.compile(_TIMESTAMP)
 
@@ -64,9 +61,7 @@ class StreamFileName:
 
     def record(self, *, compressed: bool) -> StreamFileName:
         """The name of this period's record file (V6 files are compressed, earlier ones not)."""
-        return StreamFileName(
-            self.period_key, self.consensus_ns, StreamFileKind.RECORD, compressed=compressed
-        )
+        return StreamFileName(self.period_key, self.consensus_ns, StreamFileKind.RECORD, compressed=compressed)
 
     def sidecar(self, sidecar_id: int, *, compressed: bool = True) -> StreamFileName:
         """The name of this period's sidecar file number ``sidecar_id``."""

@@ -1,1 +1,24 @@
-"""gen"""
+"""The stream generator: valid, signed V6 record streams with their ground truth.
+
+``generate_stream(GeneratorConfig(...))`` builds everything in memory; ``write_stream`` puts it on
+disk; ``tamper``, ``drop_signatures`` and ``only_nodes`` make the broken variants tests need.
+See docs/generator.md.
+"""
+
+from hedera_history.gen.model import GeneratedPeriod, GeneratedStream, GeneratorConfig, NodeInfo
+from hedera_history.gen.stream import generate_stream
+from hedera_history.gen.tamper import TamperTarget, drop_signatures, only_nodes, tamper
+from hedera_history.gen.writer import write_stream
+
+__all__ = [
+    "GeneratedPeriod",
+    "GeneratedStream",
+    "GeneratorConfig",
+    "NodeInfo",
+    "TamperTarget",
+    "drop_signatures",
+    "generate_stream",
+    "only_nodes",
+    "tamper",
+    "write_stream",
+]

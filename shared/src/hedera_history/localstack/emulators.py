@@ -200,8 +200,7 @@ class Emulator(ABC):
             return False
         if self.pid is not None and group_listens_on(self.pid, self.port) is False:
             raise PortInUseError(
-                f"another process listens on port {self.port}; {self.name} could not bind it "
-                f"(log {self.log_path})"
+                f"another process listens on port {self.port}; {self.name} could not bind it (log {self.log_path})"
             )
         return self.answers()
 
@@ -251,9 +250,7 @@ class CloudCliEmulator(Emulator):
         stop_with_parent: bool = True,
     ) -> None:
         """``sdk``: the Cloud CLI to take the emulator from (default: the one ``gcloud`` belongs to)."""
-        super().__init__(
-            port=port, log_dir=log_dir, startup_timeout=startup_timeout, stop_with_parent=stop_with_parent
-        )
+        super().__init__(port=port, log_dir=log_dir, startup_timeout=startup_timeout, stop_with_parent=stop_with_parent)
         self._sdk = sdk
 
     @property

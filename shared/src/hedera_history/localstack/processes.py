@@ -142,9 +142,7 @@ def wait_until_ready(
         time.sleep(poll_seconds)
 
 
-def stop_process_group(
-    group_id: int, grace_seconds: float = 10.0, reap: Callable[[], object] | None = None
-) -> None:
+def stop_process_group(group_id: int, grace_seconds: float = 10.0, reap: Callable[[], object] | None = None) -> None:
     """Stop every process in group ``group_id``: SIGTERM, then SIGKILL after ``grace_seconds``.
 
     Works from any process (e.g. ``stack down`` reading a recorded pid). ``reap`` collects the exit

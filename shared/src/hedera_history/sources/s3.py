@@ -95,9 +95,7 @@ class S3Source:
                     retries={"mode": "standard", "max_attempts": 3},
                     signature_version=UNSIGNED if self.anonymous else None,
                 )
-                self._client = boto3.session.Session().client(
-                    "s3", endpoint_url=self.endpoint_url, config=config
-                )
+                self._client = boto3.session.Session().client("s3", endpoint_url=self.endpoint_url, config=config)
             return self._client
 
     def list(self, prefix: str = "", *, delimiter: str | None = None) -> Iterator[ObjectInfo]:

@@ -99,8 +99,7 @@ def _ensure_subscription(subscriber: Any, desired: Any) -> None:
         existing = subscriber.get_subscription(subscription=desired.name)
         if existing.topic != desired.topic:
             raise TransportError(
-                f"subscription {desired.name} belongs to {existing.topic}, not {desired.topic}; "
-                "delete it to move it"
+                f"subscription {desired.name} belongs to {existing.topic}, not {desired.topic}; delete it to move it"
             )
         new, old = type(desired).pb(desired), type(existing).pb(existing)
         stale = [f for f in _MANAGED_FIELDS if getattr(new, f) != getattr(old, f)]

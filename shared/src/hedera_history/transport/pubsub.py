@@ -139,8 +139,7 @@ class PubSubPublisher:
         publish the whole batch again: consumers are idempotent), else :class:`TransportError`.
         """
         pending: list[tuple[OutgoingMessage, concurrent.futures.Future[str]]] = [
-            (m, self.publish(m.topic, m.key, m.value, m.attributes, ordering_key=m.ordering_key))
-            for m in messages
+            (m, self.publish(m.topic, m.key, m.value, m.attributes, ordering_key=m.ordering_key)) for m in messages
         ]
         # Every publish already carries its own retry deadline; the margin covers queueing.
         done, not_done = concurrent.futures.wait(

@@ -153,9 +153,7 @@ class PushBridge:
             status = response.status_code
             response.close()
         except requests.RequestException as e:
-            event(
-                logger, "push delivery failed", logging.WARNING, message_id=message.message_id, error=repr(e)
-            )
+            event(logger, "push delivery failed", logging.WARNING, message_id=message.message_id, error=repr(e))
         if status is not None and 200 <= status < 300:
             message.ack()
             with self._lock:

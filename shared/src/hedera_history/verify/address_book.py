@@ -47,9 +47,7 @@ class AddressBook:
             values = [getattr(node, attribute) for node in self.nodes]
             duplicates = sorted({str(v) for v in values if values.count(v) > 1})
             if duplicates:
-                raise AddressBookError(
-                    f"address book lists {attribute} {', '.join(duplicates)} more than once"
-                )
+                raise AddressBookError(f"address book lists {attribute} {', '.join(duplicates)} more than once")
         if any(node.stake < 0 for node in self.nodes):
             raise AddressBookError("address book holds a negative stake")
         if self.total_stake == 0:
@@ -118,9 +116,7 @@ def node_entry(account: str, node_id: int, public_key: RSAPublicKey | bytes, sta
         loaded = _load_rsa_key(der, account, "address book")
     else:
         loaded = public_key
-        der = public_key.public_bytes(
-            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
+        der = public_key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     _account_num(account)
     return NodeEntry(node_id=node_id, account=account, public_key=loaded, stake=stake, public_key_der=der)
 
@@ -164,8 +160,7 @@ def _entry_account(address: hapi.NodeAddress, index: int, name: str) -> str:
     memo: str = address.memo.decode("utf-8", errors="replace").strip()
     if not _ACCOUNT.fullmatch(memo):
         raise AddressBookError(
-            f"entry {index}: no nodeAccountId, and the memo is not an account: "
-            f"expected shard.realm.num, got {memo!r}",
+            f"entry {index}: no nodeAccountId, and the memo is not an account: expected shard.realm.num, got {memo!r}",
             file=name,
         )
     return memo
@@ -192,11 +187,7 @@ def _load_rsa_key(der: bytes, account: str, name: str) -> RSAPublicKey:
     try:
         key = serialization.load_der_public_key(der)
     except ValueError as e:
-        raise AddressBookError(
-            f"RSA_PubKey is not an X.509 DER public key: {e}", file=name, node=account
-        ) from e
+        raise AddressBookError(f"RSA_PubKey is not an X.509 DER public key: {e}", file=name, node=account) from e
     if not isinstance(key, RSAPublicKey):
-        raise AddressBookError(
-            f"RSA_PubKey: expected an RSA key, got {type(key).__name__}", file=name, node=account
-        )
+        raise AddressBookError(f"RSA_PubKey: expected an RSA key, got {type(key).__name__}", file=name, node=account)
     return key

@@ -45,11 +45,7 @@ class ConsensusResult:
 
     @property
     def reached(self) -> bool:
-        return (
-            self.file_hash is not None
-            and not self.fork
-            and meets_ratio(self.stake, self.total_stake, self.ratio)
-        )
+        return self.file_hash is not None and not self.fork and meets_ratio(self.stake, self.total_stake, self.ratio)
 
     def summary(self) -> ConsensusSummary:
         assert self.file_hash is not None
@@ -175,6 +171,4 @@ def _identity_order(identity: NodeIdentity) -> tuple[int, str, int]:
 
 def _by_node(outcomes: dict[str, str], book: AddressBook) -> dict[str, str]:
     order = {node.account: node.node_id for node in book.nodes}
-    return dict(
-        sorted(outcomes.items(), key=lambda item: (item[0] not in order, order.get(item[0], 0), item[0]))
-    )
+    return dict(sorted(outcomes.items(), key=lambda item: (item[0] not in order, order.get(item[0], 0), item[0])))

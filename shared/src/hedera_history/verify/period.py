@@ -126,9 +126,7 @@ def check_period(
         check_running_hash(record)
         number = record.block_number if record.block_number is not None else block_number
         if number is None:
-            raise ConfigError(
-                f"V{record.version} files carry no block number and none was given", file=record.name
-            )
+            raise ConfigError(f"V{record.version} files carry no block number and none was given", file=record.name)
         sidecar_files = (
             fetch_sidecars(files, record, [source, *consensus_nodes(consensus, identities)], max_decompressed)
             if sidecars
@@ -153,9 +151,7 @@ def collect_signatures(files: PeriodFiles) -> dict[NodeIdentity, SignatureFile |
     return found
 
 
-def consensus_nodes(
-    consensus: ConsensusResult, identities: dict[int, list[NodeIdentity]]
-) -> list[NodeIdentity]:
+def consensus_nodes(consensus: ConsensusResult, identities: dict[int, list[NodeIdentity]]) -> list[NodeIdentity]:
     """The identities of the agreeing nodes, in node-id order."""
     return [identity for node, _ in consensus.agreeing for identity in identities.get(node.node_id, [])]
 
@@ -198,8 +194,7 @@ def check_signed_hashes(record: RecordFile, consensus: ConsensusResult, node: No
         )
     if consensus.metadata_hash is not None and record.metadata_hash != consensus.metadata_hash:
         raise HashMismatchError(
-            f"metadata hash: expected the signed {consensus.metadata_hash.hex()}, "
-            f"got {_hex(record.metadata_hash)}",
+            f"metadata hash: expected the signed {consensus.metadata_hash.hex()}, got {_hex(record.metadata_hash)}",
             file=record.name,
             node=node.account,
         )
@@ -231,14 +226,12 @@ def check_sidecar(sidecar: SidecarFile, meta: SidecarMetadata, record_name: str)
     """The sidecar's hash and types equal its SidecarMetadata."""
     if sidecar.hash != meta.hash:
         raise SidecarMismatchError(
-            f"sidecar {meta.id} hash: expected {meta.hash.hex()} (from {record_name}), "
-            f"got {sidecar.hash.hex()}",
+            f"sidecar {meta.id} hash: expected {meta.hash.hex()} (from {record_name}), got {sidecar.hash.hex()}",
             file=sidecar.name,
         )
     if set(meta.types) != sidecar.types:
         raise SidecarMismatchError(
-            f"sidecar {meta.id} types: expected {sorted(meta.types)} (from {record_name}), "
-            f"got {sorted(sidecar.types)}",
+            f"sidecar {meta.id} types: expected {sorted(meta.types)} (from {record_name}), got {sorted(sidecar.types)}",
             file=sidecar.name,
         )
 
