@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "inspect": "hedera_history.cli.inspect_cmd:inspect",
     "generate": "hedera_history.cli.generate_cmd:generate",
     "config": "hedera_history.cli.config_cmd:config",
+    "demo": "hedera_history.cli.demo_cmd:demo",
     "doctor": "hedera_history.cli.doctor_cmd:doctor",
     "load": "hedera_history.cli.load_cmd:load",
 }

@@ -1,0 +1,65 @@
+"""What the generator knows about each item it wrote: the ground truth of one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ItemFacts:
+    """One record stream item as the generator meant it (accounts are ``0.0.<num>`` by ``num``)."""
+
+    consensus_ns: int
+    transaction_hash: bytes
+    payer: int
+    valid_start_ns: int
+    nonce: int
+    scheduled: bool
+    type: str
+    """The ``TransactionBody`` oneof name, e.g. ``cryptoTransfer``."""
+    status: str
+    """``ResponseCodeEnum`` name of the receipt status."""
+    fee: int
+    """The record's ``transactionFee`` (tinybar charged)."""
+    memo: str
+    node: int | None
+    """The body's ``nodeAccountID``; None for child and scheduled records."""
+    hbar_transfers: tuple[tuple[int, int], ...]
+    """The record's transfer list: (account, tinybar), by account."""
+    token_transfers: tuple[tuple[int, int, int], ...] = ()
+    """(token, account, amount) of fungible token transfers."""
+    nft_transfers: tuple[tuple[int, int, int, int], ...] = ()
+    """(token, sender, receiver, serial number)."""
+    created: tuple[int, ...] = ()
+    """Accounts and contracts the record names as created (receipt, or ``createdContractIDs``)."""
+    contract: int | None = None
+    """The contract a contract call or create targets."""
+    parent_consensus_ns: int | None = None
+    sidecar_types: tuple[int, ...] = ()
+
+    def accounts_touched(self) -> tuple[int, ...]:
+        """The accounts whose history lists this item (docs/generator.md defines the rule).
+
+        The payer, every account in the hbar and token transfer lists, NFT senders and receivers,
+        accounts and contracts created, and the contract a call or create targets; sorted by number.
+        """
+        touched = {self.payer}
+        touched.update(account for account, _ in self.hbar_transfers)
+        touched.update(account for _, account, _ in self.token_transfers)
+        for _, sender, receiver, _ in self.nft_transfers:
+            touched.update((sender, receiver))
+        touched.update(self.created)
+        if self.contract is not None:
+            touched.add(self.contract)
+        return tuple(sorted(touched))
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratedItem:
+    """One record stream item: the exact bytes of its two fields, its sidecar records, its facts."""
+
+    transaction_bytes: bytes
+    record_bytes: bytes
+    sidecar_records: tuple[bytes, ...]
+    """Serialised ``TransactionSidecarRecord`` messages, in the order they go into the sidecar file."""
+    facts: ItemFacts

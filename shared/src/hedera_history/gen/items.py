@@ -1,0 +1,195 @@
+"""From a drafted transaction body to a record stream item: sign it, charge the fee through the
+ledger, write the ``TransactionRecord`` and the facts the ground truth is made of.
+
+Conventions (synthetic, but shaped like mainnet records): the fee goes one twelfth to the
+submitting node's account and the rest to the fee collector 0.0.98; receipts of user
+transactions carry an exchange rate; child and scheduled-execution records carry no signature.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import ed25519
+
+from hedera_history import hapi
+from hedera_history.errors import GeneratorError
+from hedera_history.gen.facts import GeneratedItem, ItemFacts
+from hedera_history.gen.keys import account_key, ed25519_public_bytes
+from hedera_history.gen.ledger import FEE_COLLECTOR, Ledger
+from hedera_history.gen.model import NS_PER_SECOND
+
+_NODE_SHARE = 12
+"""The submitting node receives fee // 12."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Signer:
+    key: ed25519.Ed25519PrivateKey
+    public: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A transaction body and who and when it is for, before it is signed and recorded."""
+
+    body: hapi.TransactionBody
+    payer: int
+    valid_start: int
+    consensus_ns: int
+    node: int | None
+    """The submitting node; None for child and scheduled-execution records, which nobody signs."""
+    nonce: int = 0
+    scheduled: bool = False
+
+
+def set_timestamp(target: hapi.Timestamp, ns: int) -> None:
+    target.seconds, target.nanos = divmod(ns, NS_PER_SECOND)
+
+
+def set_transaction_id(
+    target: hapi.TransactionID, payer: int, valid_start_ns: int, nonce: int = 0, scheduled: bool = False
+) -> None:
+    target.accountID.accountNum = payer
+    set_timestamp(target.transactionValidStart, valid_start_ns)
+    if nonce:
+        target.nonce = nonce
+    if scheduled:
+        target.scheduled = True
+
+
+def fill_amounts(target: Any, changes: dict[int, int]) -> tuple[tuple[int, int], ...]:
+    """Append ``AccountAmount``s to the repeated field ``target``, by account, zeros left out."""
+    pairs = tuple((account, amount) for account, amount in sorted(changes.items()) if amount)
+    for account, amount in pairs:
+        entry = target.add()
+        entry.accountID.accountNum = account
+        entry.amount = amount
+    return pairs
+
+
+class ItemWriter:
+    """Signs, charges and records drafted transactions against one ledger."""
+
+    def __init__(self, seed: int, ledger: Ledger) -> None:
+        self.seed = seed
+        self.ledger = ledger
+        self._signers: dict[int, _Signer] = {}
+        self._rates: dict[int, Any] = {}
+
+    def finish(
+        self,
+        draft: Draft,
+        fee: int,
+        moves: dict[int, int],
+        *,
+        status: str = "SUCCESS",
+        created: tuple[int, ...] = (),
+        contract: int | None = None,
+        token_moves: tuple[tuple[int, int, int], ...] = (),
+        nft_moves: tuple[tuple[int, int, int, int], ...] = (),
+        fill: Callable[[hapi.TransactionRecord], None] | None = None,
+        sidecars: tuple[tuple[int, bytes], ...] = (),
+        parent_ns: int | None = None,
+        fee_node: int | None = None,
+    ) -> GeneratedItem:
+        """Sign (when a node submitted it), charge the fee, move ``moves`` through the ledger and
+        write the record; ``fee_node`` takes the node's share when the draft has no node."""
+        body, payer, consensus_ns = draft.body, draft.payer, draft.consensus_ns
+        body_bytes = body.SerializeToString()
+        signed_transaction = hapi.SignedTransaction(bodyBytes=body_bytes)
+        if draft.node is not None:
+            signer = self.signer(payer)
+            pair = signed_transaction.sigMap.sigPair.add()
+            pair.pubKeyPrefix = signer.public
+            pair.ed25519 = signer.key.sign(body_bytes)
+        signed_bytes = signed_transaction.SerializeToString()
+        transaction_bytes = hapi.Transaction(signedTransactionBytes=signed_bytes).SerializeToString()
+        transaction_hash = hashlib.sha384(signed_bytes).digest()
+
+        changes = dict(moves)
+        if fee:
+            collector = draft.node if draft.node is not None else fee_node
+            if collector is None:
+                raise GeneratorError("a fee needs a node account to go to")
+            node_share = fee // _NODE_SHARE
+            changes[payer] = changes.get(payer, 0) - fee
+            changes[collector] = changes.get(collector, 0) + node_share
+            changes[FEE_COLLECTOR] = changes.get(FEE_COLLECTOR, 0) + fee - node_share
+        self.ledger.transfer_hbar(changes.items())
+
+        record = hapi.TransactionRecord()
+        record.receipt.status = hapi.ResponseCodeEnum.Value(status)
+        if draft.node is not None:
+            record.receipt.exchangeRate.CopyFrom(self._exchange_rates(consensus_ns))
+        record.transactionHash = transaction_hash
+        set_timestamp(record.consensusTimestamp, consensus_ns)
+        set_transaction_id(record.transactionID, payer, draft.valid_start, draft.nonce, draft.scheduled)
+        record.memo = body.memo
+        record.transactionFee = fee
+        hbar_transfers = fill_amounts(record.transferList.accountAmounts, changes)
+        if token_moves or nft_moves:
+            token_list = record.tokenTransferLists.add()
+            token_list.token.tokenNum = (token_moves or nft_moves)[0][0]
+            fill_amounts(token_list.transfers, {account: amount for _, account, amount in token_moves})
+            for _, sender, receiver, serial in nft_moves:
+                nft = token_list.nftTransfers.add()
+                nft.senderAccountID.accountNum = sender
+                nft.receiverAccountID.accountNum = receiver
+                nft.serialNumber = serial
+        if fill is not None:
+            fill(record)
+
+        facts = ItemFacts(
+            consensus_ns=consensus_ns,
+            transaction_hash=transaction_hash,
+            payer=payer,
+            valid_start_ns=draft.valid_start,
+            nonce=draft.nonce,
+            scheduled=draft.scheduled,
+            type=body.WhichOneof("data") or "",
+            status=status,
+            fee=fee,
+            memo=body.memo,
+            node=draft.node,
+            hbar_transfers=hbar_transfers,
+            token_transfers=token_moves,
+            nft_transfers=nft_moves,
+            created=created,
+            contract=contract,
+            parent_consensus_ns=parent_ns,
+            sidecar_types=tuple(sorted({kind for kind, _ in sidecars})),
+        )
+        return GeneratedItem(
+            transaction_bytes=transaction_bytes,
+            record_bytes=record.SerializeToString(),
+            sidecar_records=tuple(data for _, data in sidecars),
+            facts=facts,
+        )
+
+    def _exchange_rates(self, consensus_ns: int) -> Any:
+        """The ``ExchangeRateSet`` receipts carry, changing on the hour as mainnet's does."""
+        expiry = (consensus_ns // NS_PER_SECOND // 3600 + 1) * 3600
+        rates = self._rates.get(expiry)
+        if rates is None:
+            holder = hapi.TransactionReceipt()
+            rates = holder.exchangeRate
+            rates.currentRate.hbarEquiv = 30_000
+            rates.currentRate.centEquiv = 180_000
+            rates.currentRate.expirationTime.seconds = expiry
+            rates.nextRate.hbarEquiv = 30_000
+            rates.nextRate.centEquiv = 181_000
+            rates.nextRate.expirationTime.seconds = expiry + 3600
+            self._rates = {expiry: rates}
+        return rates
+
+    def signer(self, account: int) -> _Signer:
+        """The Ed25519 key (and its raw public bytes) of account ``0.0.<account>``."""
+        signer = self._signers.get(account)
+        if signer is None:
+            key = account_key(self.seed, account)
+            signer = self._signers[account] = _Signer(key, ed25519_public_bytes(key))
+        return signer

@@ -1,0 +1,102 @@
+"""Which transactions a period holds, and in what order.
+
+A period is a list of groups; a group is one kind of transaction and fills one or more record
+stream items (a call with its child record, an original with its duplicate, a schedule with its
+execution, an address-book update with its appends). Every kind appears early in the stream when
+the periods have room (the coverage list), the rest is a weighted random mix.
+"""
+
+from __future__ import annotations
+
+import random
+from enum import Enum
+
+
+class TxKind(Enum):
+    HBAR_TRANSFER = "hbar_transfer"
+    TOKEN_TRANSFER = "token_transfer"
+    NFT_TRANSFER = "nft_transfer"
+    CRYPTO_CREATE = "crypto_create"
+    CONTRACT_CREATE = "contract_create"
+    CONTRACT_CALL = "contract_call"
+    CONTRACT_CALL_WITH_CHILD = "contract_call_with_child"
+    FAILED_TRANSFER = "failed_transfer"
+    DUPLICATE = "duplicate"
+    SCHEDULED_TRANSFER = "scheduled_transfer"
+    ADDRESS_BOOK_UPDATE = "address_book_update"
+
+
+GROUP_SIZE = {
+    TxKind.CONTRACT_CALL_WITH_CHILD: 2,
+    TxKind.DUPLICATE: 2,
+    TxKind.SCHEDULED_TRANSFER: 2,
+}
+"""Items per group; 1 when not listed. An address-book update takes one item per file chunk."""
+
+COVERAGE = (
+    TxKind.HBAR_TRANSFER,
+    TxKind.CONTRACT_CREATE,
+    TxKind.TOKEN_TRANSFER,
+    TxKind.NFT_TRANSFER,
+    TxKind.CRYPTO_CREATE,
+    TxKind.CONTRACT_CALL,
+    TxKind.CONTRACT_CALL_WITH_CHILD,
+    TxKind.FAILED_TRANSFER,
+    TxKind.DUPLICATE,
+    TxKind.SCHEDULED_TRANSFER,
+)
+
+_MIX = {
+    TxKind.HBAR_TRANSFER: 50,
+    TxKind.TOKEN_TRANSFER: 14,
+    TxKind.NFT_TRANSFER: 8,
+    TxKind.CRYPTO_CREATE: 3,
+    TxKind.CONTRACT_CREATE: 2,
+    TxKind.CONTRACT_CALL: 10,
+    TxKind.CONTRACT_CALL_WITH_CHILD: 3,
+    TxKind.FAILED_TRANSFER: 4,
+    TxKind.DUPLICATE: 3,
+    TxKind.SCHEDULED_TRANSFER: 3,
+}
+_MIX_KINDS = tuple(_MIX)
+_MIX_WEIGHTS = tuple(_MIX.values())
+
+
+def group_size(kind: TxKind, book_chunks: int) -> int:
+    if kind is TxKind.ADDRESS_BOOK_UPDATE:
+        return book_chunks
+    return GROUP_SIZE.get(kind, 1)
+
+
+def plan_period(
+    rng: random.Random,
+    capacity: int,
+    pending_coverage: list[TxKind],
+    *,
+    address_book_update: bool = False,
+    book_chunks: int = 2,
+) -> list[TxKind]:
+    """The groups of one period, filling exactly ``capacity`` items.
+
+    Kinds of ``pending_coverage`` that fit are placed and removed from it; the rest of the
+    period is drawn from the mix. The address-book update, when asked for, must fit.
+    """
+    groups: list[TxKind] = []
+    left = capacity
+    if address_book_update:
+        groups.append(TxKind.ADDRESS_BOOK_UPDATE)
+        left -= book_chunks
+    for kind in list(pending_coverage):
+        size = group_size(kind, book_chunks)
+        if size <= left:
+            groups.append(kind)
+            pending_coverage.remove(kind)
+            left -= size
+    while left > 0:
+        kind = rng.choices(_MIX_KINDS, _MIX_WEIGHTS)[0]
+        if group_size(kind, book_chunks) > left:
+            kind = TxKind.HBAR_TRANSFER
+        groups.append(kind)
+        left -= group_size(kind, book_chunks)
+    rng.shuffle(groups)
+    return groups

@@ -1,0 +1,261 @@
+"""``generate_stream``: a whole signed V6 stream, in memory, with its ground truth.
+
+Per period: plan the transactions, build them through the ledger, chain the running hash, write
+the record file and (when there are contract sidecar records) one sidecar file, then give every
+node its own gzip copies and a signature file signed with the key its address book entry holds
+for that block. A 0.0.102 update halfway rotates one node's key; the new book is in force from
+the block after the one that carried it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hedera_history.errors import GeneratorError
+from hedera_history.formats.hashing import item_hash, next_running_hash, sha384, v6_metadata_hash
+from hedera_history.formats.names import StreamFileName, record_file_name
+from hedera_history.gen import keys as keygen
+from hedera_history.gen.books import address_book_bytes, file_chunks
+from hedera_history.gen.facts import GeneratedItem
+from hedera_history.gen.gzipped import deflate, gzip_member
+from hedera_history.gen.ledger import Ledger, genesis_state
+from hedera_history.gen.model import (
+    FIRST_NODE_ACCOUNT,
+    NS_PER_SECOND,
+    BookEpoch,
+    GeneratedPeriod,
+    GeneratedSidecar,
+    GeneratedStream,
+    GeneratorConfig,
+    NodeInfo,
+    StreamKeys,
+    node_object_path,
+)
+from hedera_history.gen.plan import COVERAGE, TxKind, group_size, plan_period
+from hedera_history.gen.record_file import (
+    SidecarPromise,
+    record_file_bytes,
+    record_stream_item,
+    sidecar_file_bytes,
+)
+from hedera_history.gen.signing import signed_signature_file
+from hedera_history.gen.transactions import TransactionFactory
+from hedera_history.gen.truth import TruthCollector
+
+_DERIVATION = "hedera-history/gen/v1"
+_SIDECAR_ID = 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Rotation:
+    period: int
+    """Index of the period whose block carries the new book."""
+    node_id: int
+    chunks: tuple[bytes, ...]
+
+
+def start_running_hash(seed: int) -> bytes:
+    """The running hash before the first generated block."""
+    return sha384(f"{_DERIVATION}/start-running-hash/{seed}".encode())
+
+
+def generate_stream(
+    config: GeneratorConfig, on_period: Callable[[GeneratedPeriod], None] | None = None
+) -> GeneratedStream:
+    """Generate the stream ``config`` describes; ``on_period`` is called after each period."""
+    return _Generator(config).run(on_period)
+
+
+class _Generator:
+    def __init__(self, config: GeneratorConfig) -> None:
+        self.config = config
+        self.rng = random.Random(f"{_DERIVATION}/{config.seed}")
+        self.nodes = tuple(
+            NodeInfo(
+                node_id=i,
+                account=f"0.0.{FIRST_NODE_ACCOUNT + i}",
+                stake=config.stakes[i] if config.stakes is not None else 1,
+            )
+            for i in range(config.nodes)
+        )
+        self.node_keys = {(n.node_id, 0): keygen.node_rsa_key(config.seed, n.node_id) for n in self.nodes}
+        self.council = tuple(keygen.council_key(config.seed, i) for i in range(config.council_keys))
+        self.genesis = genesis_state(config.nodes, config.accounts)
+        self.ledger = Ledger(self.genesis)
+        self.factory = TransactionFactory(
+            config.seed,
+            self.rng,
+            self.ledger,
+            node_accounts=self.genesis.node_accounts,
+            fungible_token=self.genesis.fungible_token,
+            nft_token=self.genesis.nft_token,
+            sidecars=config.sidecars,
+        )
+        self.generations = [0] * config.nodes
+        self.bootstrap_book = address_book_bytes(self.nodes, self.node_keys, self.generations)
+        self.rotation = self._plan_rotation()
+
+    def _plan_rotation(self) -> _Rotation | None:
+        config = self.config
+        # RSA-3072 keys have one DER size, so the new book splits like the bootstrap one.
+        if not config.rotate_key or config.periods < 4 or len(file_chunks(self.bootstrap_book)) > config.transactions:
+            return None
+        node_id = config.seed % config.nodes
+        self.node_keys[(node_id, 1)] = keygen.node_rsa_key(config.seed, node_id, 1)
+        generations = list(self.generations)
+        generations[node_id] = 1
+        chunks = tuple(file_chunks(address_book_bytes(self.nodes, self.node_keys, generations)))
+        if len(chunks) > config.transactions:
+            raise GeneratorError(
+                f"the new address book needs {len(chunks)} items, a period holds {config.transactions}"
+            )
+        return _Rotation(period=config.periods // 2, node_id=node_id, chunks=chunks)
+
+    def run(self, on_period: Callable[[GeneratedPeriod], None] | None) -> GeneratedStream:
+        config = self.config
+        truth = TruthCollector(config, self.nodes, self.genesis, start_running_hash(config.seed))
+        objects: dict[str, bytes] = {}
+        periods: list[GeneratedPeriod] = []
+        books: list[tuple[int, tuple[int, ...], bytes, int | None]] = [
+            (config.start_block, tuple(self.generations), self.bootstrap_book, None)
+        ]
+        coverage = list(COVERAGE)
+        running = truth.start_running_hash
+        for index in range(config.periods):
+            block_number = config.start_block + index
+            rotating = self.rotation is not None and index == self.rotation.period
+            items = self._period_items(index, coverage, rotating)
+            period = self._assemble(index, block_number, running, items)
+            self._upload(period, objects)
+            truth.add_block(period, items, len(books) - 1, self.ledger.take_changed())
+            periods.append(period)
+            running = period.end_running_hash
+            if rotating and self.rotation is not None:
+                self.generations[self.rotation.node_id] = 1
+                books.append((block_number + 1, tuple(self.generations), b"".join(self.rotation.chunks), block_number))
+            if on_period is not None:
+                on_period(period)
+        epochs = tuple(
+            BookEpoch(
+                first_block=first,
+                last_block=books[i + 1][0] - 1 if i + 1 < len(books) else config.end_block,
+                book=book,
+                key_generations=generations,
+                updated_in_block=updated,
+            )
+            for i, (first, generations, book, updated) in enumerate(books)
+        )
+        document = truth.document(
+            self.ledger,
+            epochs,
+            self.council,
+            self.rotation.node_id + FIRST_NODE_ACCOUNT if self.rotation else None,
+        )
+        return GeneratedStream(
+            config=config,
+            nodes=self.nodes,
+            objects=objects,
+            address_book=self.bootstrap_book,
+            address_books=epochs,
+            keys=StreamKeys(node_keys=dict(self.node_keys), council=self.council),
+            periods=tuple(periods),
+            truth=document,
+        )
+
+    def _period_items(self, index: int, coverage: list[TxKind], rotating: bool) -> list[GeneratedItem]:
+        config = self.config
+        chunks = self.rotation.chunks if self.rotation is not None else ()
+        groups = plan_period(
+            self.rng, config.transactions, coverage, address_book_update=rotating, book_chunks=len(chunks)
+        )
+        slots = self._slots(config.start_time_ns + index * config.period_ns)
+        items: list[GeneratedItem] = []
+        position = 0
+        for kind in groups:
+            size = group_size(kind, len(chunks))
+            group_slots = slots[position : position + size]
+            position += size
+            if kind is TxKind.ADDRESS_BOOK_UPDATE:
+                items.extend(self.factory.address_book_update(group_slots, chunks))
+            else:
+                items.extend(self.factory.build(kind, group_slots))
+        if len(items) != config.transactions:
+            raise GeneratorError(f"period {index}: planned {config.transactions} items, built {len(items)}")
+        return items
+
+    def _slots(self, period_start_ns: int) -> list[int]:
+        """One consensus time per item: evenly spread over the period with jitter, at least 2 ns
+        apart, so a child record at its parent + 1 ns still precedes the next slot."""
+        count = self.config.transactions
+        gap = self.config.period_ns // (count + 1)
+        jitter = max(1, gap // 2)
+        return [period_start_ns + j * gap + self.rng.randrange(jitter) for j in range(count)]
+
+    def _assemble(
+        self, index: int, block_number: int, start_hash: bytes, items: list[GeneratedItem]
+    ) -> GeneratedPeriod:
+        config = self.config
+        running = start_hash
+        serialised = []
+        for item in items:
+            running = next_running_hash(running, item_hash(item.record_bytes, item.transaction_bytes))
+            serialised.append(record_stream_item(item.transaction_bytes, item.record_bytes))
+        name = record_file_name(items[0].facts.consensus_ns, compressed=True)
+        sidecars: tuple[GeneratedSidecar, ...] = ()
+        sidecar_records = [record for item in items for record in item.sidecar_records]
+        if sidecar_records:
+            types = tuple(sorted({t for item in items for t in item.facts.sidecar_types}))
+            sidecars = (
+                GeneratedSidecar(
+                    name=name.sidecar(_SIDECAR_ID),
+                    data=sidecar_file_bytes(sidecar_records),
+                    types=types,
+                    record_count=len(sidecar_records),
+                ),
+            )
+        promises = [SidecarPromise(s.name.sidecar_id or _SIDECAR_ID, sha384(s.data), s.types) for s in sidecars]
+        record_bytes = record_file_bytes(
+            config.hapi_version,
+            start_hash,
+            serialised,
+            end_running_hash=running,
+            block_number=block_number,
+            sidecars=promises,
+        )
+        return GeneratedPeriod(
+            index=index,
+            block_number=block_number,
+            record_name=name,
+            record_bytes=record_bytes,
+            file_hash=sha384(record_bytes),
+            metadata_hash=v6_metadata_hash(config.hapi_version, start_hash, running, block_number),
+            start_running_hash=start_hash,
+            end_running_hash=running,
+            consensus_start_ns=items[0].facts.consensus_ns,
+            consensus_end_ns=items[-1].facts.consensus_ns,
+            item_count=len(items),
+            sidecars=sidecars,
+        )
+
+    def _upload(self, period: GeneratedPeriod, objects: dict[str, bytes]) -> None:
+        """Every node's copies: its own gzip headers (upload time, name), its own signature."""
+        compressed = [(period.record_name, deflate(period.record_bytes))]
+        compressed += [(sidecar.name, deflate(sidecar.data)) for sidecar in period.sidecars]
+        upload_second = (period.consensus_start_ns + self.config.period_ns) // NS_PER_SECOND
+        signature_name = period.record_name.signature()
+        for node in self.nodes:
+            for file_name, deflated in compressed:
+                objects[node_object_path(self.config, node, file_name)] = gzip_member(
+                    deflated, mtime=upload_second + node.node_id, file_name=_inner_name(file_name)
+                )
+            key = self.node_keys[(node.node_id, self.generations[node.node_id])]
+            objects[node_object_path(self.config, node, signature_name)] = signed_signature_file(
+                key, period.file_hash, period.metadata_hash
+            )
+
+
+def _inner_name(name: StreamFileName) -> str:
+    """The gzip ``FNAME`` nodes write: the file name without ``.gz``."""
+    return name.name.removesuffix(".gz")

@@ -1,0 +1,216 @@
+"""The ground-truth document: what every later test compares the pipeline's output against.
+
+docs/generator.md describes each field. Accounts are ``shard.realm.num`` strings, hashes lowercase
+hex, times integer nanoseconds since the epoch, amounts integer tinybar (or token units).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import ed25519
+
+from hedera_history.formats.hashing import sha384
+from hedera_history.gen.facts import GeneratedItem, ItemFacts
+from hedera_history.gen.keys import ed25519_public_bytes
+from hedera_history.gen.ledger import FUNGIBLE_DECIMALS, Genesis, Ledger
+from hedera_history.gen.model import (
+    NS_PER_SECOND,
+    BookEpoch,
+    GeneratedPeriod,
+    GeneratorConfig,
+    NodeInfo,
+    address_book_file,
+    layout_name,
+)
+
+TRUTH_FORMAT = 1
+
+
+def account(num: int) -> str:
+    return f"0.0.{num}"
+
+
+def transaction_id_string(payer: int, valid_start_ns: int) -> str:
+    """The mirror node's form, e.g. ``0.0.1001-1657701968-041986003``."""
+    seconds, nanos = divmod(valid_start_ns, NS_PER_SECOND)
+    return f"{account(payer)}-{seconds}-{nanos:09d}"
+
+
+def transaction_truth(
+    facts: ItemFacts, block_number: int, index: int, touched: tuple[int, ...] | None = None
+) -> dict[str, Any]:
+    if touched is None:
+        touched = facts.accounts_touched()
+    return {
+        "consensus_ns": facts.consensus_ns,
+        "hash": facts.transaction_hash.hex(),
+        "transaction_id": {
+            "payer": account(facts.payer),
+            "valid_start_ns": facts.valid_start_ns,
+            "nonce": facts.nonce,
+            "scheduled": facts.scheduled,
+        },
+        "transaction_id_string": transaction_id_string(facts.payer, facts.valid_start_ns),
+        "block_number": block_number,
+        "index": index,
+        "type": facts.type,
+        "status": facts.status,
+        "payer": account(facts.payer),
+        "node": account(facts.node) if facts.node is not None else None,
+        "fee": facts.fee,
+        "memo": facts.memo,
+        "hbar_transfers": [{"account": account(a), "amount": amount} for a, amount in facts.hbar_transfers],
+        "token_transfers": [
+            {"token": account(token), "account": account(a), "amount": amount}
+            for token, a, amount in facts.token_transfers
+        ],
+        "nft_transfers": [
+            {
+                "token": account(token),
+                "sender": account(sender),
+                "receiver": account(receiver),
+                "serial": serial,
+            }
+            for token, sender, receiver, serial in facts.nft_transfers
+        ],
+        "created": [account(a) for a in facts.created],
+        "contract": account(facts.contract) if facts.contract is not None else None,
+        "parent_consensus_ns": facts.parent_consensus_ns,
+        "accounts_touched": [account(a) for a in touched],
+        "sidecar_types": list(facts.sidecar_types),
+    }
+
+
+def block_truth(period: GeneratedPeriod, hapi_version: str, book_index: int) -> dict[str, Any]:
+    return {
+        "number": period.block_number,
+        "period": period.index,
+        "name": str(period.record_name),
+        "file_hash": period.file_hash.hex(),
+        "metadata_hash": period.metadata_hash.hex(),
+        "start_running_hash": period.start_running_hash.hex(),
+        "end_running_hash": period.end_running_hash.hex(),
+        "consensus_start_ns": period.consensus_start_ns,
+        "consensus_end_ns": period.consensus_end_ns,
+        "item_count": period.item_count,
+        "hapi_version": hapi_version,
+        "address_book": book_index,
+        "sidecars": [
+            {
+                "id": sidecar.name.sidecar_id,
+                "name": str(sidecar.name),
+                "types": list(sidecar.types),
+                "hash": sha384(sidecar.data).hex(),
+                "record_count": sidecar.record_count,
+            }
+            for sidecar in period.sidecars
+        ],
+    }
+
+
+def _by_account(balances: Mapping[int, int]) -> dict[str, int]:
+    return {account(a): amount for a, amount in sorted(balances.items())}
+
+
+@dataclass
+class TruthCollector:
+    """Gathers blocks and transactions as periods are generated, then writes the document."""
+
+    config: GeneratorConfig
+    nodes: Sequence[NodeInfo]
+    genesis: Genesis
+    start_running_hash: bytes
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    transactions: list[dict[str, Any]] = field(default_factory=list)
+    balances_by_block: dict[str, dict[str, int]] = field(default_factory=dict)
+    _history: dict[int, list[int]] = field(default_factory=dict)
+
+    def add_block(
+        self,
+        period: GeneratedPeriod,
+        items: Sequence[GeneratedItem],
+        book_index: int,
+        changed: Mapping[int, int],
+    ) -> None:
+        self.blocks.append(block_truth(period, self.config.hapi_version_text, book_index))
+        for index, item in enumerate(items):
+            facts = item.facts
+            touched = facts.accounts_touched()
+            self.transactions.append(transaction_truth(facts, period.block_number, index, touched))
+            for num in touched:
+                self._history.setdefault(num, []).append(facts.consensus_ns)
+        self.balances_by_block[str(period.block_number)] = _by_account(changed)
+
+    def document(
+        self,
+        ledger: Ledger,
+        books: Sequence[BookEpoch],
+        council: Sequence[ed25519.Ed25519PrivateKey],
+        rotated_node: int | None,
+    ) -> dict[str, Any]:
+        config, genesis = self.config, self.genesis
+        return {
+            "format": TRUTH_FORMAT,
+            "config": {
+                "nodes": config.nodes,
+                "periods": config.periods,
+                "transactions": config.transactions,
+                "sidecars": config.sidecars,
+                "seed": config.seed,
+                "layout": layout_name(config.layout),
+                "network": config.network,
+                "start_block": config.start_block,
+                "hapi_version": config.hapi_version_text,
+                "period_seconds": config.period_seconds,
+                "start_time_ns": config.start_time_ns,
+                "accounts": config.accounts,
+                "council_keys": config.council_keys,
+                "rotate_key": config.rotate_key,
+            },
+            "nodes": [{"account": n.account, "node_id": n.node_id, "stake": n.stake} for n in self.nodes],
+            "address_books": [
+                {
+                    "index": index,
+                    "first_block": epoch.first_block,
+                    "last_block": epoch.last_block,
+                    "updated_in_block": epoch.updated_in_block,
+                    "file": address_book_file(epoch),
+                    "sha384": sha384(epoch.book).hex(),
+                    "key_generations": {node.account: epoch.key_generations[node.node_id] for node in self.nodes},
+                }
+                for index, epoch in enumerate(books)
+            ],
+            "rotated_node": account(rotated_node) if rotated_node is not None else None,
+            "council_keys": [ed25519_public_bytes(key).hex() for key in council],
+            "start_running_hash": self.start_running_hash.hex(),
+            "blocks": self.blocks,
+            "transactions": self.transactions,
+            "accounts": {account(a): list(reversed(times)) for a, times in sorted(self._history.items())},
+            "balances": {
+                "genesis": _by_account(genesis.hbar),
+                "final": _by_account(ledger.hbar),
+                "by_block": self.balances_by_block,
+            },
+            "tokens": {
+                account(genesis.fungible_token): {
+                    "type": "FUNGIBLE_COMMON",
+                    "decimals": FUNGIBLE_DECIMALS,
+                    "genesis": _by_account(genesis.fungible),
+                    "final": _by_account({a: units for a, units in ledger.fungible.items() if units}),
+                },
+                account(genesis.nft_token): {
+                    "type": "NON_FUNGIBLE_UNIQUE",
+                    "genesis_owners": {str(s): account(o) for s, o in sorted(genesis.nft_owners.items())},
+                    "final_owners": {str(s): account(o) for s, o in sorted(ledger.nft_owners.items())},
+                },
+            },
+            "contracts": [account(c) for c in ledger.contracts],
+            "counts": {
+                "blocks": len(self.blocks),
+                "transactions": len(self.transactions),
+                "sidecar_files": sum(len(b["sidecars"]) for b in self.blocks),
+            },
+        }

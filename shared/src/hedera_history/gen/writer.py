@@ -1,0 +1,61 @@
+"""``write_stream``: a generated stream on disk, in the bucket layout, with its book, keys and truth.
+
+::
+
+    OUT/<layout folders>/...           every node's record, signature and sidecar files
+    OUT/address-book.bin               the bootstrap NodeAddressBook
+    OUT/address-books/from-block-N.bin every book, from the first block it is in force for
+    OUT/keys/node-0.0.3.pem            node private keys (PKCS#8), ``.pub.pem`` public;
+                                       a rotated key is ``node-0.0.3-gen1.pem``
+    OUT/keys/council-0.pem             Ed25519 council keys, same naming
+    OUT/ground-truth.json
+
+Existing files are overwritten; nothing else in OUT is removed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+
+from hedera_history.errors import GeneratorError
+from hedera_history.gen.keys import private_pem, public_pem
+from hedera_history.gen.model import GeneratedStream, address_book_file
+
+GROUND_TRUTH_FILE = "ground-truth.json"
+ADDRESS_BOOK_FILE = "address-book.bin"
+KEYS_FOLDER = "keys"
+_PRETTY_LIMIT = 20_000
+"""Up to this many transactions the truth file is indented for reading; above, compact."""
+
+
+def write_stream(stream: GeneratedStream, out_dir: Path | str) -> None:
+    out = Path(out_dir)
+    try:
+        for relative, data in stream.objects.items():
+            _write(out / relative, data)
+        _write(out / ADDRESS_BOOK_FILE, stream.address_book)
+        for epoch in stream.address_books:
+            _write(out / address_book_file(epoch), epoch.book)
+        for (node_id, generation), key in sorted(stream.keys.node_keys.items()):
+            suffix = f"-gen{generation}" if generation else ""
+            _write_key(out / KEYS_FOLDER, f"node-{stream.node(node_id).account}{suffix}", key)
+        for index, council_key in enumerate(stream.keys.council):
+            _write_key(out / KEYS_FOLDER, f"council-{index}", council_key)
+        pretty = len(stream.truth.get("transactions", ())) <= _PRETTY_LIMIT
+        text = json.dumps(stream.truth, indent=1 if pretty else None, separators=None if pretty else (",", ":"))
+        _write(out / GROUND_TRUTH_FILE, text.encode() + b"\n")
+    except OSError as e:
+        raise GeneratorError(f"cannot write the generated stream: {e}", file=str(out)) from e
+
+
+def _write_key(folder: Path, stem: str, key: rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey) -> None:
+    _write(folder / f"{stem}.pem", private_pem(key))
+    _write(folder / f"{stem}.pub.pem", public_pem(key))
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
