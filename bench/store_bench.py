@@ -1,0 +1,324 @@
+"""Store throughput and read latency on the Bigtable emulator, against the plain client in the same run.
+
+Writes: ``BlockWriter`` (batching, per-entry retry bookkeeping, completion cells last) against
+plain ``bulk_mutate_rows`` calls carrying the same rows in the same number of cells per call.
+Goal: writer rows/s / plain rows/s >= 0.9.
+
+Reads: p50 and p99 of each ``HistoryReader`` method against plain ``read_row`` / ``read_rows``
+calls doing the same lookups (the reader adds decoding and the completion check, cached as in a
+long-running query function). Goal: reader p50 / plain p50 <= 1.5.
+
+The emulator is started through ``hedera_history.localstack`` and stopped at the end. Nothing is
+asserted: the ratios are printed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from google.cloud.bigtable.data import (
+    BigtableDataClient,
+    ReadRowsQuery,
+    RowMutationEntry,
+    RowRange,
+    SetCell,
+    row_filters,
+)
+from hedera_history import hapi
+from hedera_history.block import ConsensusSummary, NodeSignature, VerifiedBlock
+from hedera_history.config import Settings
+from hedera_history.formats.hashing import running_hash, v6_metadata_hash
+from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.formats.names import record_file_name
+from hedera_history.localstack.emulators import BigtableEmulator
+from hedera_history.store import schema as s
+from hedera_history.store.bigtable_client import BigtableDataGateway, open_admin_instance
+from hedera_history.store.keys import (
+    account_history_range,
+    row_key_for_block,
+    row_key_for_transaction,
+    row_key_for_tx_hash,
+    row_key_for_tx_id,
+)
+from hedera_history.store.model import BlockRows, Row
+from hedera_history.store.originals import file_hash_of, rebuild_file_bytes
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.rows import block_to_rows
+from hedera_history.store.schema import ensure_tables
+from hedera_history.store.writer import MAX_BATCH_CELLS, BlockWriter
+
+BLOCKS = 30
+TRANSACTIONS_PER_BLOCK = 200
+ACCOUNTS = 50
+ROUNDS = 6
+LOOKUPS = 200
+WRITE_GOAL = 0.9
+READ_GOAL = 1.5
+NS = 1_000_000_000
+START_NS = 1_700_000_000 * NS
+INSTANCE = "bench"
+
+
+def _account(num: int) -> Any:
+    return hapi.AccountID(shardNum=0, realmNum=0, accountNum=num)
+
+
+def _transfer(rng: random.Random, consensus_ns: int) -> RecordItem:
+    payer, receiver = rng.sample(range(1001, 1001 + ACCOUNTS), 2)
+    body = hapi.TransactionBody(nodeAccountID=_account(3), transactionFee=100_000, memo="bench")
+    body.transactionID.accountID.CopyFrom(_account(payer))
+    body.transactionID.transactionValidStart.seconds = (consensus_ns - 5 * NS) // NS
+    for account, amount in ((payer, -10), (receiver, 10)):
+        body.cryptoTransfer.transfers.accountAmounts.add(accountID=_account(account), amount=amount)
+    signed = hapi.SignedTransaction(bodyBytes=body.SerializeToString())
+    signed.sigMap.sigPair.add(pubKeyPrefix=b"\x01" * 32, ed25519=rng.randbytes(64))
+    transaction = hapi.Transaction(signedTransactionBytes=signed.SerializeToString()).SerializeToString()
+    record = hapi.TransactionRecord(transactionHash=hashlib.sha384(transaction).digest(), memo="bench")
+    record.receipt.status = 22
+    record.transactionID.CopyFrom(body.transactionID)
+    record.consensusTimestamp.seconds, record.consensusTimestamp.nanos = divmod(consensus_ns, NS)
+    for account, amount in ((payer, -15), (receiver, 10), (3, 1), (98, 4)):
+        record.transferList.accountAmounts.add(accountID=_account(account), amount=amount)
+    return RecordItem(transaction, record.SerializeToString(), consensus_ns)
+
+
+def build_blocks() -> list[VerifiedBlock]:
+    rng = random.Random(7)
+    blocks = []
+    for number in range(BLOCKS):
+        first = START_NS + number * 2 * NS
+        items = tuple(_transfer(rng, first + i * 1000) for i in range(TRANSACTIONS_PER_BLOCK))
+        start = hashlib.sha384(b"%d" % number).digest()
+        end = running_hash(start, ((i.record_bytes, i.transaction_bytes) for i in items))
+        record = RecordFile(
+            name=record_file_name(first, compressed=True).name,
+            version=6,
+            hapi_version=(0, 47, 0),
+            items=items,
+            file_hash=b"",
+            metadata_hash=v6_metadata_hash((0, 47, 0), start, end, number),
+            start_running_hash=start,
+            end_running_hash=end,
+            computed_end_running_hash=end,
+            previous_file_hash=None,
+            block_number=number,
+        )
+        rebuilt = rebuild_file_bytes(record)
+        assert rebuilt is not None
+        record = replace(record, file_hash=file_hash_of(6, rebuilt))
+        signatures = tuple(
+            NodeSignature(f"0.0.{n}", n - 3, rng.randbytes(384), rng.randbytes(384)) for n in range(3, 7)
+        )
+        summary = ConsensusSummary(record.file_hash, record.metadata_hash, 4, 4)
+        blocks.append(VerifiedBlock(record, number, (), signatures, summary))
+    return blocks
+
+
+def _entries(rows: Sequence[Row]) -> list[Any]:
+    return [
+        RowMutationEntry(
+            r.key, [SetCell(c.family, c.qualifier, c.value, timestamp_micros=c.timestamp_micros) for c in r.cells]
+        )
+        for r in rows
+    ]
+
+
+def plain_write(client: BigtableDataClient, settings: Settings, built: Sequence[BlockRows]) -> int:
+    """The same rows (completion cells included) through bare ``bulk_mutate_rows``."""
+    by_table: dict[str, list[Row]] = {}
+    for block in built:
+        for row in (*block.rows, block.completion):
+            by_table.setdefault(row.table, []).append(row)
+    count = 0
+    for table, rows in by_table.items():
+        handle = client.get_table(INSTANCE, s.table_id(table, settings))
+        batch: list[Row] = []
+        cells = 0
+        for row in rows:
+            if batch and cells + len(row.cells) > MAX_BATCH_CELLS:
+                handle.bulk_mutate_rows(_entries(batch))
+                batch, cells = [], 0
+            batch.append(row)
+            cells += len(row.cells)
+        if batch:
+            handle.bulk_mutate_rows(_entries(batch))
+        count += len(rows)
+    return count
+
+
+def _timed(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p99
+
+
+def bench_writes(
+    client: BigtableDataClient,
+    gateway: BigtableDataGateway,
+    settings: Settings,
+    base: Settings,
+    blocks: list[VerifiedBlock],
+) -> None:
+    built = [block_to_rows(b, settings) for b in blocks]
+    rows = sum(len(b.rows) + 1 for b in built)
+    writer = BlockWriter(gateway, settings)
+    ours, plain = [], []
+    for round_number in range(ROUNDS):
+        # Alternate who goes first: the emulator shares two cores with everything else.
+        if round_number % 2:
+            ours.append(_timed(lambda: all(r.complete for r in writer.iter_write_rows(built))))
+            plain.append(_timed(lambda: plain_write(client, base, built)))
+        else:
+            plain.append(_timed(lambda: plain_write(client, base, built)))
+            ours.append(_timed(lambda: all(r.complete for r in writer.iter_write_rows(built))))
+    ours_rate, plain_rate = rows / min(ours), rows / min(plain)
+    ratio = ours_rate / plain_rate
+    print(f"write: {rows} rows; writer {ours_rate:,.0f} rows/s, plain bulk_mutate_rows {plain_rate:,.0f} rows/s")
+    print(
+        f"write ratio writer/plain = {ratio:.2f} (goal >= {WRITE_GOAL}) {'ok' if ratio >= WRITE_GOAL else 'BELOW GOAL'}"
+    )
+
+
+def bench_reads(
+    client: BigtableDataClient, gateway: BigtableDataGateway, settings: Settings, blocks: list[VerifiedBlock]
+) -> None:
+    rng = random.Random(11)
+    reader = HistoryReader(gateway)
+    table = {name: client.get_table(INSTANCE, s.table_id(name, settings)) for name in s.HISTORY_TABLES}
+    items = [(b.block_number, i) for b in blocks for i in b.record.items]
+    records = {i.consensus_ns: hapi.TransactionRecord.FromString(i.record_bytes) for _, i in items}
+    done = row_filters.FamilyNameRegexFilter(f"^{s.BLOCK_COMPLETION_FAMILY}$")
+
+    def pick() -> tuple[int, RecordItem, Any]:
+        number, item = rng.choice(items)
+        return number, item, records[item.consensus_ns]
+
+    def tx_id(record: Any) -> tuple[str, int]:
+        tid = record.transactionID
+        start = tid.transactionValidStart
+        return f"0.0.{tid.accountID.accountNum}", start.seconds * NS + start.nanos
+
+    def history_range(account: str) -> Any:
+        start, end = account_history_range(account, None, None)
+        return ReadRowsQuery(row_ranges=[RowRange(start, end)], limit=100)
+
+    cases: list[tuple[str, Callable[[], tuple[Callable[[], object], Callable[[], object]]]]] = []
+
+    def case_get_block() -> tuple[Callable[[], object], Callable[[], object]]:
+        n = rng.randrange(BLOCKS)
+        return (lambda: reader.get_block(n)), (lambda: table[s.BLOCKS].read_row(row_key_for_block(n)))
+
+    def case_get_blocks() -> tuple[Callable[[], object], Callable[[], object]]:
+        n = rng.randrange(BLOCKS - 10)
+        query = ReadRowsQuery(row_ranges=[RowRange(row_key_for_block(n), row_key_for_block(n + 10))], row_filter=done)
+        return (lambda: reader.get_blocks(n, n + 9)), (lambda: table[s.BLOCKS].read_rows(query))
+
+    def case_first() -> tuple[Callable[[], object], Callable[[], object]]:
+        query = ReadRowsQuery(limit=1, row_filter=done)
+        return reader.first_available_block, (lambda: table[s.BLOCKS].read_rows(query))
+
+    def case_block_time() -> tuple[Callable[[], object], Callable[[], object]]:
+        n = rng.randrange(BLOCKS)
+        return (lambda: reader.block_time(n)), (lambda: table[s.BLOCKS].read_row(row_key_for_block(n)))
+
+    def case_transaction() -> tuple[Callable[[], object], Callable[[], object]]:
+        _, item, _ = pick()
+        key = row_key_for_transaction(item.consensus_ns)
+        return (lambda: reader.transaction(item.consensus_ns)), (lambda: table[s.TRANSACTIONS].read_row(key))
+
+    def case_by_hash() -> tuple[Callable[[], object], Callable[[], object]]:
+        _, item, record = pick()
+        key = row_key_for_tx_hash(record.transactionHash)
+        tx_key = row_key_for_transaction(item.consensus_ns)
+
+        def plain() -> None:
+            table[s.TX_BY_HASH].read_row(key)
+            table[s.TRANSACTIONS].read_row(tx_key)
+
+        return (lambda: reader.transaction_by_hash(record.transactionHash)), plain
+
+    def case_by_id() -> tuple[Callable[[], object], Callable[[], object]]:
+        _, _, record = pick()
+        payer, start = tx_id(record)
+        key = row_key_for_tx_id(payer, start)
+        return (lambda: reader.transactions_by_id(payer, start)), (lambda: table[s.TX_BY_ID].read_row(key))
+
+    def case_statuses() -> tuple[Callable[[], object], Callable[[], object]]:
+        hashes = [pick()[2].transactionHash for _ in range(100)]
+        query = ReadRowsQuery(row_keys=[row_key_for_tx_hash(h) for h in hashes])
+        return (lambda: reader.transaction_statuses(hashes)), (lambda: table[s.TX_BY_HASH].read_rows(query))
+
+    def case_history() -> tuple[Callable[[], object], Callable[[], object]]:
+        account = f"0.0.{rng.randrange(1001, 1001 + ACCOUNTS)}"
+        query = history_range(account)
+        return (lambda: reader.account_history(account, limit=100)), (lambda: table[s.ACCOUNT_HISTORY].read_rows(query))
+
+    cases = [
+        ("get_block", case_get_block),
+        ("get_blocks(10)", case_get_blocks),
+        ("first_available_block", case_first),
+        ("block_time", case_block_time),
+        ("transaction", case_transaction),
+        ("transaction_by_hash", case_by_hash),
+        ("transactions_by_id", case_by_id),
+        ("transaction_statuses(100)", case_statuses),
+        ("account_history(100)", case_history),
+    ]
+    print(f"{'read':28} {'reader p50/p99 ms':>20} {'plain p50/p99 ms':>20} {'p50 ratio':>10}")
+    for name, make in cases:
+        ours: list[float] = []
+        plain: list[float] = []
+        for _ in range(LOOKUPS):
+            our_call, plain_call = make()
+            if rng.random() < 0.5:
+                ours.append(_timed(our_call))
+                plain.append(_timed(plain_call))
+            else:
+                plain.append(_timed(plain_call))
+                ours.append(_timed(our_call))
+        (o50, o99), (p50, p99) = _percentiles(ours), _percentiles(plain)
+        ratio = o50 / p50
+        verdict = "ok" if ratio <= READ_GOAL else "ABOVE GOAL"
+        print(f"{name:28} {o50 * 1e3:9.2f}/{o99 * 1e3:<9.2f} {p50 * 1e3:9.2f}/{p99 * 1e3:<9.2f} {ratio:9.2f} {verdict}")
+
+
+def main() -> None:
+    emulator = BigtableEmulator()
+    print("starting the Bigtable emulator ...", flush=True)
+    emulator.start()
+    try:
+        os.environ.update(emulator.env())
+        settings = Settings(project="bench", bigtable_instance=INSTANCE, bigtable_emulator_host=emulator.host)
+        base = settings.with_(table_prefix="plain_")
+        instance = open_admin_instance(settings)
+        ensure_tables(instance, settings)
+        ensure_tables(instance, base)
+        print(f"building {BLOCKS} blocks x {TRANSACTIONS_PER_BLOCK} transfers ...", flush=True)
+        blocks = build_blocks()
+        client = BigtableDataClient(project=settings.project)
+        gateway = BigtableDataGateway(settings.project, INSTANCE, settings)
+        try:
+            bench_writes(client, gateway, settings, base, blocks)
+            bench_reads(client, gateway, settings, blocks)
+        finally:
+            gateway.close()
+            client.close()
+    finally:
+        emulator.stop()
+
+
+if __name__ == "__main__":
+    main()

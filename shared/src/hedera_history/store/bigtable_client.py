@@ -1,0 +1,309 @@
+"""The only module that imports the Bigtable client.
+
+Data calls go through the data client (``google.cloud.bigtable.data``), which takes an
+operation and an attempt timeout on every call; table administration through the classic admin
+``Instance``. Client errors become StoreUnavailableError (try again) or StoreError here, with
+``raise ... from e``. ``BIGTABLE_EMULATOR_HOST`` is honoured by both clients.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from datetime import timedelta
+from typing import Any
+
+from google.api_core import exceptions as core_exceptions
+from google.cloud import bigtable
+from google.cloud.bigtable import column_family
+from google.cloud.bigtable.data import (
+    BigtableDataClient,
+    ReadRowsQuery,
+    RowMutationEntry,
+    RowRange,
+    SetCell,
+    row_filters,
+)
+from google.cloud.bigtable.data.exceptions import (
+    FailedMutationEntryError,
+    MutationsExceptionGroup,
+    RetryExceptionGroup,
+)
+
+from hedera_history.config import Settings
+from hedera_history.errors import StoreError, StoreUnavailableError
+from hedera_history.store.gateway import (
+    DEADLINE_EXCEEDED,
+    MutationFailure,
+    RowQuery,
+    StoredCell,
+    StoredRow,
+)
+from hedera_history.store.model import Row
+from hedera_history.store.schema import GcRule, TableSpec, table_id
+
+_TRANSIENT = (
+    core_exceptions.DeadlineExceeded,
+    core_exceptions.ServiceUnavailable,
+    core_exceptions.Aborted,
+    core_exceptions.TooManyRequests,  # RESOURCE_EXHAUSTED
+    core_exceptions.RetryError,
+    RetryExceptionGroup,
+)
+_INSTANCE_NAME = re.compile(r"projects/(?P<project>[^/]+)/instances/(?P<instance>[^/]+)")
+_UNKNOWN = 2
+
+
+def translate(error: Exception, what: str) -> StoreError:
+    """The project error for a client error raised while doing ``what``."""
+    if isinstance(error, _TRANSIENT):
+        return StoreUnavailableError(f"{what}: Bigtable did not answer in time or is unavailable: {error}")
+    if isinstance(error, core_exceptions.NotFound):
+        return StoreError(f"{what}: not found (is the table created? run ensure_tables): {error}")
+    return StoreError(f"{what}: {error}")
+
+
+class BigtableDataGateway:
+    """``BigtableGateway`` over the Bigtable data client."""
+
+    def __init__(self, project: str, instance_id: str, settings: Settings) -> None:
+        with _emulator_warning_silenced():
+            self._client = BigtableDataClient(project=project)
+        self._instance_id = instance_id
+        self._settings = settings
+        self._timeout = settings.bigtable_timeout_seconds
+        self._tables: dict[str, Any] = {}
+
+    def _table(self, name: str) -> Any:
+        table = self._tables.get(name)
+        if table is None:
+            table = self._client.get_table(self._instance_id, table_id(name, self._settings))
+            self._tables[name] = table
+        return table
+
+    def mutate_rows(self, table: str, rows: Sequence[Row]) -> list[MutationFailure]:
+        if not rows:
+            return []
+        entries = [
+            RowMutationEntry(
+                row.key,
+                [SetCell(c.family, c.qualifier, c.value, timestamp_micros=c.timestamp_micros) for c in row.cells],
+            )
+            for row in rows
+        ]
+        try:
+            # No retries inside the client: the writer retries exactly the failed entries.
+            self._table(table).bulk_mutate_rows(
+                entries, operation_timeout=self._timeout, attempt_timeout=self._timeout, retryable_errors=()
+            )
+        except MutationsExceptionGroup as group:
+            return _failures(group, len(entries))
+        except core_exceptions.GoogleAPICallError as e:
+            raise translate(e, f"MutateRows on {table}") from e
+        return []
+
+    def read_rows(self, table: str, query: RowQuery) -> Iterator[StoredRow]:
+        if not query.keys and not query.ranges:
+            return
+        request = _to_read_query(query)
+        what = f"ReadRows on {table}"
+        try:
+            stream = self._table(table).read_rows_stream(
+                request, operation_timeout=self._timeout, attempt_timeout=self._timeout
+            )
+            for row in stream:
+                yield StoredRow(
+                    bytes(row.row_key),
+                    tuple(
+                        StoredCell(c.family, bytes(c.qualifier), bytes(c.value), int(c.timestamp_micros))
+                        for c in row.cells
+                    ),
+                )
+        except core_exceptions.GoogleAPICallError as e:
+            raise translate(e, what) from e
+        except RetryExceptionGroup as e:
+            raise translate(e, what) from e
+
+    def check_and_set(
+        self,
+        table: str,
+        key: bytes,
+        *,
+        family: str,
+        qualifier: bytes,
+        expected: bytes | None,
+        value: bytes,
+        timestamp_micros: int | None = None,
+    ) -> bool:
+        """Atomically set one cell if its latest value is ``expected`` (None: if it is absent).
+
+        For state tables (e.g. Cardinal tracking, watermarks). True when the cell was set.
+        ``timestamp_micros`` None stamps the cell with the client's clock.
+        """
+        column = row_filters.ColumnRangeFilter(family, qualifier, qualifier)
+        mutation = SetCell(family, qualifier, value, timestamp_micros=timestamp_micros)
+        what = f"CheckAndMutateRow on {table}"
+        try:
+            if expected is None:
+                matched = self._table(table).check_and_mutate_row(
+                    key, column, false_case_mutations=[mutation], operation_timeout=self._timeout
+                )
+                return not matched
+            predicate = row_filters.RowFilterChain(
+                [column, row_filters.CellsColumnLimitFilter(1), row_filters.ValueRangeFilter(expected, expected)]
+            )
+            return bool(
+                self._table(table).check_and_mutate_row(
+                    key, predicate, true_case_mutations=[mutation], operation_timeout=self._timeout
+                )
+            )
+        except core_exceptions.GoogleAPICallError as e:
+            raise translate(e, what) from e
+        except RetryExceptionGroup as e:
+            raise translate(e, what) from e
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def open_gateway(settings: Settings) -> BigtableDataGateway:
+    """A gateway to ``settings.project`` / ``settings.bigtable_instance``."""
+    _export_emulator_host(settings)
+    return BigtableDataGateway(settings.project, settings.bigtable_instance, settings)
+
+
+def gateway_for_instance(instance: Any, settings: Settings) -> BigtableDataGateway:
+    """A gateway to the instance a classic ``Instance`` handle names."""
+    project, instance_id = _split_instance_name(instance.name)
+    return BigtableDataGateway(project, instance_id, settings)
+
+
+def open_admin_instance(settings: Settings) -> Any:
+    """A classic admin ``Instance`` handle, for ``schema.ensure_tables``."""
+    _export_emulator_host(settings)
+    with _emulator_warning_silenced():
+        return bigtable.Client(project=settings.project, admin=True).instance(settings.bigtable_instance)
+
+
+def ensure_declared_tables(instance: Any, specs: Sequence[TableSpec]) -> None:
+    """Create missing tables and families; bring GC rules in line with ``specs``."""
+    for spec in specs:
+        what = f"creating table {spec.table_id}"
+        rules = {family: _gc_rule(rule) for family, rule in spec.families}
+        table = instance.table(spec.table_id)
+        try:
+            if not table.exists():
+                try:
+                    table.create(column_families=rules)
+                    continue
+                except core_exceptions.AlreadyExists:
+                    pass  # another process created it meanwhile; check its families below
+            existing = table.list_column_families()
+            for family, rule in rules.items():
+                if family not in existing:
+                    table.column_family(family, rule).create()
+                elif existing[family].gc_rule is None or existing[family].gc_rule.to_pb() != rule.to_pb():
+                    table.column_family(family, rule).update()
+        except core_exceptions.GoogleAPICallError as e:
+            raise translate(e, what) from e
+
+
+def read_gc_policies(instance: Any, table_ids: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The GC rules in force, in the plain-data shape of ``schema.gc_policy_data``."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for name in table_ids:
+        try:
+            families = instance.table(name).list_column_families()
+        except core_exceptions.GoogleAPICallError as e:
+            raise translate(e, f"reading column families of {name}") from e
+        out[name] = {family: _rule_data(cf.gc_rule.to_pb() if cf.gc_rule else None) for family, cf in families.items()}
+    return out
+
+
+def _gc_rule(rule: GcRule) -> Any:
+    versions = column_family.MaxVersionsGCRule(rule.max_versions)
+    if rule.max_age_days is None:
+        return versions
+    return column_family.GCRuleUnion([versions, column_family.MaxAgeGCRule(timedelta(days=rule.max_age_days))])
+
+
+def _rule_data(pb: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"max_versions": None, "max_age_days": None}
+    if pb is None:
+        return data
+    raw = type(pb).pb(pb)  # the admin client returns proto-plus wrappers
+    parts = list(raw.union.rules) if raw.WhichOneof("rule") == "union" else [raw]
+    for part in parts:
+        kind = part.WhichOneof("rule")
+        if kind == "max_num_versions":
+            data["max_versions"] = part.max_num_versions
+        elif kind == "max_age":
+            data["max_age_days"] = part.max_age.seconds // 86_400
+    return data
+
+
+def _failures(group: MutationsExceptionGroup, count: int) -> list[MutationFailure]:
+    failures: list[MutationFailure] = []
+    for error in group.exceptions:
+        if not isinstance(error, FailedMutationEntryError) or error.index is None:
+            # The whole request failed in a way not tied to an entry: fail every entry alike.
+            cause = error.__cause__ or error
+            return [MutationFailure(i, _code_of(cause), str(cause)) for i in range(count)]
+        cause = error.__cause__ or error
+        failures.append(MutationFailure(int(error.index), _code_of(cause), str(cause)))
+    return failures
+
+
+def _code_of(error: BaseException) -> int:
+    if isinstance(error, RetryExceptionGroup) and error.exceptions:
+        return _code_of(error.exceptions[-1])
+    if isinstance(error, core_exceptions.GoogleAPICallError):
+        status = error.grpc_status_code
+        if status is not None:
+            return int(status.value[0])
+        if isinstance(error, core_exceptions.DeadlineExceeded):
+            return DEADLINE_EXCEEDED
+    return _UNKNOWN
+
+
+def _to_read_query(query: RowQuery) -> Any:
+    # Only the latest version of each column: older ones linger until garbage collection.
+    filters: list[Any] = [row_filters.CellsColumnLimitFilter(1)]
+    if query.families:
+        alternatives = "|".join(re.escape(f) for f in query.families)
+        filters.append(row_filters.FamilyNameRegexFilter(f"^(?:{alternatives})$"))
+    if query.qualifier_regex is not None:
+        filters.append(row_filters.ColumnQualifierRegexFilter(query.qualifier_regex))
+    if query.cells_per_row is not None:
+        filters.append(row_filters.CellsRowLimitFilter(query.cells_per_row))
+    if query.key_only:
+        filters.append(row_filters.StripValueTransformerFilter(True))
+    row_filter = filters[0] if len(filters) == 1 else row_filters.RowFilterChain(filters)
+    ranges = [RowRange(start_key=r.start or None, end_key=r.end or None) for r in query.ranges]
+    return ReadRowsQuery(
+        row_keys=list(query.keys) or None, row_ranges=ranges or None, limit=query.limit, row_filter=row_filter
+    )
+
+
+def _split_instance_name(name: str) -> tuple[str, str]:
+    match = _INSTANCE_NAME.fullmatch(name)
+    if match is None:
+        raise StoreError(f"not a Bigtable instance name: {name!r}")
+    return match["project"], match["instance"]
+
+
+@contextlib.contextmanager
+def _emulator_warning_silenced() -> Iterator[None]:
+    # The clients warn on every emulator connection; using the emulator is deliberate here.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Connecting to Bigtable emulator", RuntimeWarning)
+        yield
+
+
+def _export_emulator_host(settings: Settings) -> None:
+    # Both clients read the emulator address from the environment only.
+    if settings.bigtable_emulator_host:
+        os.environ["BIGTABLE_EMULATOR_HOST"] = settings.bigtable_emulator_host

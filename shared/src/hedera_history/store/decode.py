@@ -1,0 +1,238 @@
+"""Stored rows back into values. Every ``decode_*`` raises RowDecodeError naming the row.
+
+Readers catch that error per row, so one corrupt row never fails a whole multi-row read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from hedera_history import hapi
+from hedera_history.block import NodeSignature
+from hedera_history.errors import RowDecodeError
+from hedera_history.formats.model import SidecarMetadata
+from hedera_history.store import schema as s
+from hedera_history.store.encoding import decode_value
+from hedera_history.store.gateway import StoredCell, StoredRow
+from hedera_history.store.keys import block_number_from_key, consensus_from_key, decode_account_history_key
+from hedera_history.store.values import (
+    CompletionValue,
+    HashEntry,
+    IdEntry,
+    decode_completion,
+    decode_hapi_version,
+    decode_hash_entry,
+    decode_id_entry,
+    decode_position,
+    decode_sidecar_metadata,
+    decode_signature,
+    decode_text,
+    decode_u32,
+    decode_u64,
+)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredBlock:
+    number: int
+    version: int
+    name: str
+    file_hash: bytes
+    metadata_hash: bytes | None
+    start_running_hash: bytes | None
+    end_running_hash: bytes | None
+    previous_hash: bytes
+    consensus_start: int
+    consensus_end: int
+    item_count: int
+    hapi_version: tuple[int, int, int]
+    sidecars: tuple[SidecarMetadata, ...]
+    signatures: tuple[NodeSignature, ...]
+    completion: CompletionValue
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTransaction:
+    consensus_ns: int
+    block_number: int
+    index: int
+    record_bytes: bytes
+    transaction_bytes: bytes
+
+    def record(self) -> Any:
+        """The ``TransactionRecord``."""
+        return hapi.TransactionRecord.FromString(self.record_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionIdResult:
+    """One consensus result of a transaction id."""
+
+    consensus_ns: int
+    block_number: int
+    nonce: int
+    scheduled: bool
+    status: int
+
+
+@dataclass(frozen=True, slots=True)
+class HashResult:
+    consensus_ns: int
+    block_number: int
+    status: int
+
+
+@dataclass(frozen=True, slots=True)
+class AccountHistoryEntry:
+    consensus_ns: int
+    block_number: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSidecarRecord:
+    consensus_ns: int
+    type: int
+    sidecar_id: int
+    index: int
+    raw: bytes
+    """A serialised ``TransactionSidecarRecord``."""
+
+
+@dataclass(frozen=True, slots=True)
+class SidecarRow:
+    block_number: int
+    records: tuple[StoredSidecarRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BlockFile:
+    kind: str
+    """``file``: the record file's signed bytes (V6 decompressed); ``items``: the item list."""
+    data: bytes
+
+
+def guarded(table: str, row: StoredRow, decode: Callable[[StoredRow], T]) -> T:
+    """``decode(row)``, with any shape error reported as RowDecodeError naming table and row."""
+    try:
+        return decode(row)
+    except RowDecodeError as e:
+        raise RowDecodeError(f"{table} row {row.key!r}: {e.reason}") from e
+    except (ValueError, IndexError, UnicodeDecodeError) as e:
+        raise RowDecodeError(f"{table} row {row.key!r}: {e}") from e
+
+
+def decode_block_row(row: StoredRow) -> StoredBlock:
+    def header(qualifier: bytes) -> bytes:
+        return _payload(_required(row, s.BLOCK_HEADER_FAMILY, qualifier))
+
+    def optional(qualifier: bytes) -> bytes | None:
+        cell = row.cell(s.BLOCK_HEADER_FAMILY, qualifier)
+        return None if cell is None else _payload(cell)
+
+    signatures = []
+    for cell in row.family(s.BLOCK_SIGNATURE_FAMILY):
+        value = decode_signature(_payload(cell))
+        signatures.append(
+            NodeSignature(cell.qualifier.decode("ascii"), value.node_id, value.file_signature, value.metadata_signature)
+        )
+    return StoredBlock(
+        number=block_number_from_key(row.key),
+        version=decode_u32(header(s.Q_VERSION)),
+        name=decode_text(header(s.Q_NAME)),
+        file_hash=header(s.Q_FILE_HASH),
+        metadata_hash=optional(s.Q_METADATA_HASH),
+        start_running_hash=optional(s.Q_START_RUNNING_HASH),
+        end_running_hash=optional(s.Q_END_RUNNING_HASH),
+        previous_hash=header(s.Q_PREVIOUS_HASH),
+        consensus_start=decode_u64(header(s.Q_CONSENSUS_START)),
+        consensus_end=decode_u64(header(s.Q_CONSENSUS_END)),
+        item_count=decode_u32(header(s.Q_ITEM_COUNT)),
+        hapi_version=decode_hapi_version(header(s.Q_HAPI_VERSION)),
+        sidecars=decode_sidecar_metadata(header(s.Q_SIDECARS)),
+        signatures=tuple(signatures),
+        completion=decode_completion(_payload(_required(row, s.BLOCK_COMPLETION_FAMILY, s.Q_COMPLETE))),
+    )
+
+
+def decode_transaction_row(row: StoredRow) -> StoredTransaction:
+    family = s.TRANSACTION_FAMILY
+    position = decode_position(_payload(_required(row, family, s.Q_POSITION)))
+    return StoredTransaction(
+        consensus_ns=consensus_from_key(row.key),
+        block_number=position.block_number,
+        index=position.index,
+        record_bytes=_payload(_required(row, family, s.Q_RECORD)),
+        transaction_bytes=_payload(_required(row, family, s.Q_TRANSACTION)),
+    )
+
+
+def decode_tx_hash_row(row: StoredRow) -> list[HashResult]:
+    """Every consensus result under one hash, oldest first."""
+    results = []
+    for cell in row.family(s.TX_BY_HASH_FAMILY):
+        entry: HashEntry = decode_hash_entry(_payload(cell))
+        results.append(HashResult(consensus_from_key(cell.qualifier), entry.block_number, entry.status))
+    return sorted(results, key=lambda r: r.consensus_ns)
+
+
+def decode_tx_id_row(row: StoredRow) -> list[TransactionIdResult]:
+    """Every consensus result of one transaction id, oldest first."""
+    results = []
+    for cell in row.family(s.TX_BY_ID_FAMILY):
+        entry: IdEntry = decode_id_entry(_payload(cell))
+        results.append(
+            TransactionIdResult(
+                consensus_from_key(cell.qualifier),
+                entry.block_number,
+                entry.nonce,
+                entry.scheduled,
+                entry.status,
+            )
+        )
+    return sorted(results, key=lambda r: r.consensus_ns)
+
+
+def decode_account_history_row(row: StoredRow) -> AccountHistoryEntry:
+    _, consensus = decode_account_history_key(row.key)
+    block = decode_u64(_payload(_required(row, s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)))
+    return AccountHistoryEntry(consensus, block)
+
+
+def decode_sidecar_row(row: StoredRow) -> SidecarRow:
+    consensus = consensus_from_key(row.key)
+    block = decode_u64(_payload(_required(row, s.SIDECAR_META_FAMILY, s.Q_BLOCK)))
+    records = []
+    for cell in row.family(s.SIDECAR_RECORD_FAMILY):
+        kind, sidecar_id, index = cell.qualifier.split(b"/")
+        records.append(StoredSidecarRecord(consensus, int(kind), int(sidecar_id), int(index), _payload(cell)))
+    return SidecarRow(block, tuple(records))
+
+
+def decode_items_row(row: StoredRow) -> BlockFile:
+    """The chunks of the items row joined in order."""
+    chunks: dict[bytes, list[tuple[int, bytes]]] = {}
+    for cell in row.family(s.ITEMS_FAMILY):
+        kind, _, number = cell.qualifier.partition(b"/")
+        chunks.setdefault(kind, []).append((int(number), _payload(cell)))
+    if len(chunks) != 1:
+        raise RowDecodeError(f"expected one kind of items cells, found {sorted(chunks)}")
+    ((kind, parts),) = chunks.items()
+    parts.sort()
+    if [n for n, _ in parts] != list(range(len(parts))):
+        raise RowDecodeError(f"items chunks are not contiguous: {[n for n, _ in parts]}")
+    return BlockFile(kind.decode("ascii"), b"".join(data for _, data in parts))
+
+
+def _required(row: StoredRow, family: str, qualifier: bytes) -> StoredCell:
+    cell = row.cell(family, qualifier)
+    if cell is None:
+        raise RowDecodeError(f"missing cell {family}:{qualifier.decode('ascii', 'replace')}")
+    return cell
+
+
+def _payload(cell: StoredCell) -> bytes:
+    return decode_value(cell.value)

@@ -1,0 +1,118 @@
+"""Every row key and consensus-time qualifier, in one place.
+
+Numbers are 16 lowercase hex digits, so byte order is numeric order. Account history inverts the
+consensus time (one's complement) so an ascending scan of one account's rows is newest first.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_U64 = (1 << 64) - 1
+_ENTITY = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
+_HEX16 = re.compile(rb"[0-9a-f]{16}")
+ACCOUNT_SEPARATOR = b"/"
+
+
+def hex16(value: int) -> bytes:
+    """``value`` as 16 lowercase hex digits; it must fit in an unsigned 64-bit integer."""
+    if not 0 <= value <= MAX_U64:
+        raise ValueError(f"{value} does not fit in 64 bits")
+    return b"%016x" % value
+
+
+def decode_hex16(text: bytes) -> int:
+    if _HEX16.fullmatch(text) is None:
+        raise ValueError(f"not 16 lowercase hex digits: {text!r}")
+    return int(text, 16)
+
+
+def ones_complement(value: int) -> int:
+    return MAX_U64 - value
+
+
+def row_key_for_block(block_number: int) -> bytes:
+    """``blocks`` and ``items``: e.g. block 42 -> ``000000000000002a``."""
+    return hex16(block_number)
+
+
+def block_number_from_key(key: bytes) -> int:
+    return decode_hex16(key)
+
+
+def row_key_for_transaction(consensus_ns: int) -> bytes:
+    """``transactions`` and ``sidecars``: the consensus time in nanoseconds."""
+    return hex16(consensus_ns)
+
+
+row_key_for_sidecar = row_key_for_transaction
+
+
+def consensus_from_key(key: bytes) -> int:
+    return decode_hex16(key)
+
+
+def qualifier_for_consensus(consensus_ns: int) -> bytes:
+    """The qualifier of a ``tx_by_hash`` or ``tx_by_id`` cell."""
+    return hex16(consensus_ns)
+
+
+def row_key_for_tx_hash(transaction_hash: bytes) -> bytes:
+    """``tx_by_hash``: the record's 48-byte ``transactionHash`` in lowercase hex."""
+    if not transaction_hash:
+        raise ValueError("empty transaction hash")
+    return transaction_hash.hex().encode()
+
+
+def row_key_for_tx_id(payer: str, valid_start_ns: int) -> bytes:
+    """``tx_by_id``: ``<payer>/<valid start ns as hex16>``."""
+    return check_entity_id(payer).encode() + ACCOUNT_SEPARATOR + hex16(valid_start_ns)
+
+
+def row_key_for_account_history(account: str, consensus_ns: int) -> bytes:
+    """``account_history``: ``<account>/<one's complement of the consensus ns as hex16>``."""
+    return account_prefix(account) + hex16(ones_complement(consensus_ns))
+
+
+def account_prefix(account: str) -> bytes:
+    """The prefix all of ``account``'s rows share (the separator stops ``0.0.1`` matching ``0.0.12``)."""
+    return check_entity_id(account).encode() + ACCOUNT_SEPARATOR
+
+
+def decode_account_history_key(key: bytes) -> tuple[str, int]:
+    """``(account, consensus ns)`` of an ``account_history`` row key."""
+    account, sep, inverted = key.rpartition(ACCOUNT_SEPARATOR)
+    if not sep:
+        raise ValueError(f"not an account history key: {key!r}")
+    return check_entity_id(account.decode("ascii", "replace")), ones_complement(decode_hex16(inverted))
+
+
+def account_history_range(account: str, before: int | None, until: int | None) -> tuple[bytes, bytes]:
+    """``[start, end)`` row keys of ``account``'s entries with ``until < consensus < before``.
+
+    Either bound may be None (open). Newest first: ``start`` is just older than ``before``.
+    """
+    prefix = account_prefix(account)
+    if before is None:
+        start = prefix
+    elif before <= 0:
+        start = end = prefix  # nothing is older than time zero
+        return start, end
+    else:
+        start = prefix + hex16(ones_complement(min(before - 1, MAX_U64)))
+    if until is None or until < 0:
+        end = prefix[:-1] + bytes([prefix[-1] + 1])
+    else:
+        end = prefix + hex16(ones_complement(min(until, MAX_U64)))
+    return start, end
+
+
+def entity_id(shard: int, realm: int, num: int) -> str:
+    return f"{shard}.{realm}.{num}"
+
+
+def check_entity_id(text: str) -> str:
+    """``text`` if it is ``shard.realm.num`` in canonical form, else ValueError."""
+    if _ENTITY.fullmatch(text) is None:
+        raise ValueError(f"not an entity id shard.realm.num: {text!r}")
+    return text

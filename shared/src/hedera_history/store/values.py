@@ -1,0 +1,203 @@
+"""Payload layouts of the small cells (inside the envelope of ``store.encoding``).
+
+All integers are big-endian and fixed width; variable parts are ``u32 length + bytes``. Each
+``decode_*`` raises RowDecodeError on a payload of the wrong shape.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from hedera_history.errors import RowDecodeError
+from hedera_history.formats.model import SidecarMetadata
+
+_U32 = struct.Struct(">I")
+_U64 = struct.Struct(">Q")
+_HAPI = struct.Struct(">III")
+_POSITION = struct.Struct(">QI")
+_HASH_ENTRY = struct.Struct(">Qi")
+_ID_ENTRY = struct.Struct(">QiBi")
+_COMPLETION = struct.Struct(">BII")
+COMPLETION_LAYOUT = 1
+
+
+def encode_u64(value: int) -> bytes:
+    return _U64.pack(value)
+
+
+def decode_u64(payload: bytes) -> int:
+    return int(_unpack(_U64, payload, "u64")[0])
+
+
+def encode_u32(value: int) -> bytes:
+    return _U32.pack(value)
+
+
+def decode_u32(payload: bytes) -> int:
+    return int(_unpack(_U32, payload, "u32")[0])
+
+
+def encode_hapi_version(version: tuple[int, int, int]) -> bytes:
+    return _HAPI.pack(*version)
+
+
+def decode_hapi_version(payload: bytes) -> tuple[int, int, int]:
+    major, minor, patch = _unpack(_HAPI, payload, "hapi version")
+    return int(major), int(minor), int(patch)
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a transaction stands: its block and its index among the block's items."""
+
+    block_number: int
+    index: int
+
+
+def encode_position(position: Position) -> bytes:
+    return _POSITION.pack(position.block_number, position.index)
+
+
+def decode_position(payload: bytes) -> Position:
+    block, index = _unpack(_POSITION, payload, "position")
+    return Position(int(block), int(index))
+
+
+@dataclass(frozen=True, slots=True)
+class HashEntry:
+    """A ``tx_by_hash`` cell: the block of the transaction and its receipt status."""
+
+    block_number: int
+    status: int
+
+
+def encode_hash_entry(entry: HashEntry) -> bytes:
+    return _HASH_ENTRY.pack(entry.block_number, entry.status)
+
+
+def decode_hash_entry(payload: bytes) -> HashEntry:
+    block, status = _unpack(_HASH_ENTRY, payload, "tx_by_hash entry")
+    return HashEntry(int(block), int(status))
+
+
+@dataclass(frozen=True, slots=True)
+class IdEntry:
+    """A ``tx_by_id`` cell: what tells results sharing one transaction id apart."""
+
+    block_number: int
+    nonce: int
+    scheduled: bool
+    status: int
+
+
+def encode_id_entry(entry: IdEntry) -> bytes:
+    return _ID_ENTRY.pack(entry.block_number, entry.nonce, int(entry.scheduled), entry.status)
+
+
+def decode_id_entry(payload: bytes) -> IdEntry:
+    block, nonce, scheduled, status = _unpack(_ID_ENTRY, payload, "tx_by_id entry")
+    if scheduled not in (0, 1):
+        raise RowDecodeError(f"tx_by_id entry: scheduled flag must be 0 or 1, got {scheduled}")
+    return IdEntry(int(block), int(nonce), bool(scheduled), int(status))
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureValue:
+    node_id: int
+    file_signature: bytes
+    metadata_signature: bytes | None
+
+
+def encode_signature(value: SignatureValue) -> bytes:
+    parts = [_U64.pack(value.node_id), _sized(value.file_signature)]
+    if value.metadata_signature is not None:
+        parts.append(_sized(value.metadata_signature))
+    return b"".join(parts)
+
+
+def decode_signature(payload: bytes) -> SignatureValue:
+    node_id = decode_u64(payload[:8])
+    file_signature, rest = _take_sized(payload[8:], "file signature")
+    metadata_signature = None
+    if rest:
+        metadata_signature, rest = _take_sized(rest, "metadata signature")
+    if rest:
+        raise RowDecodeError(f"signature cell: {len(rest)} bytes after the metadata signature")
+    return SignatureValue(node_id, file_signature, metadata_signature)
+
+
+def encode_sidecar_metadata(sidecars: tuple[SidecarMetadata, ...]) -> bytes:
+    """``u32 count``, then per sidecar ``u32 id, u32 type count, u32 types..., sized hash``."""
+    parts = [_U32.pack(len(sidecars))]
+    for sidecar in sidecars:
+        parts.append(_U32.pack(sidecar.id) + _U32.pack(len(sidecar.types)))
+        parts.extend(_U32.pack(t) for t in sidecar.types)
+        parts.append(_sized(sidecar.hash))
+    return b"".join(parts)
+
+
+def decode_sidecar_metadata(payload: bytes) -> tuple[SidecarMetadata, ...]:
+    count = decode_u32(payload[:4])
+    rest = payload[4:]
+    out: list[SidecarMetadata] = []
+    for _ in range(count):
+        sidecar_id, type_count = _unpack(struct.Struct(">II"), rest[:8], "sidecar header")
+        end = 8 + 4 * type_count
+        if len(rest) < end:
+            raise RowDecodeError("sidecar metadata: truncated type list")
+        types = tuple(int(t) for t in struct.unpack(f">{type_count}I", rest[8:end]))
+        digest, rest = _take_sized(rest[end:], "sidecar hash")
+        out.append(SidecarMetadata(int(sidecar_id), types, digest))
+    if rest:
+        raise RowDecodeError(f"sidecar metadata: {len(rest)} bytes after {count} entries")
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionValue:
+    """What the completion cell says about the finished block."""
+
+    item_count: int
+    sidecar_record_count: int
+
+
+def encode_completion(value: CompletionValue) -> bytes:
+    return _COMPLETION.pack(COMPLETION_LAYOUT, value.item_count, value.sidecar_record_count)
+
+
+def decode_completion(payload: bytes) -> CompletionValue:
+    layout, items, sidecar_records = _unpack(_COMPLETION, payload, "completion")
+    if layout != COMPLETION_LAYOUT:
+        raise RowDecodeError(f"completion cell: unknown layout {layout}")
+    return CompletionValue(int(items), int(sidecar_records))
+
+
+def encode_text(text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def decode_text(payload: bytes) -> str:
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RowDecodeError(f"text cell is not UTF-8: {e}") from e
+
+
+def _sized(data: bytes) -> bytes:
+    return _U32.pack(len(data)) + data
+
+
+def _take_sized(data: bytes, what: str) -> tuple[bytes, bytes]:
+    if len(data) < 4:
+        raise RowDecodeError(f"{what}: missing length")
+    (length,) = _U32.unpack_from(data)
+    if len(data) < 4 + length:
+        raise RowDecodeError(f"{what}: needs {length} bytes, {len(data) - 4} left")
+    return data[4 : 4 + length], data[4 + length :]
+
+
+def _unpack(layout: struct.Struct, payload: bytes, what: str) -> tuple[int, ...]:
+    if len(payload) != layout.size:
+        raise RowDecodeError(f"{what}: expected {layout.size} bytes, got {len(payload)}")
+    return tuple(layout.unpack(payload))

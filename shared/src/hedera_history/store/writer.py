@@ -1,0 +1,204 @@
+"""Writing blocks: size-bounded MutateRows batches, retries of exactly the failed entries, and each
+block's completion cell only after every other row of that block has landed.
+
+Rows of several small blocks share batches; at most about ``max_group_bytes`` of rows (or one
+larger block) are held at a time. A block whose rows did not all land gets no completion cell,
+so readers keep it invisible; writing it again later completes it (every cell is deterministic).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from hedera_history.block import VerifiedBlock
+from hedera_history.config import Settings
+from hedera_history.errors import RetentionWindowError, StoreError, StoreUnavailableError
+from hedera_history.store.chaintime import check_history_retention, sidecars_retained
+from hedera_history.store.gateway import UNAVAILABLE, BigtableGateway, MutationFailure
+from hedera_history.store.model import BlockRows, Row
+from hedera_history.store.rows import block_to_rows
+from hedera_history.store.schema import SIDECARS
+
+MAX_BATCH_BYTES = 4 * 1024 * 1024
+MAX_BATCH_CELLS = 20_000
+"""Bigtable allows 100,000 mutations per MutateRows; each cell is one."""
+MAX_GROUP_BYTES = 32 * 1024 * 1024
+MAX_ATTEMPTS = 8
+FIRST_BACKOFF_SECONDS = 0.05
+MAX_BACKOFF_SECONDS = 5.0
+
+_Entry = tuple[int, Row, int]
+"""(owner: the block's place in its group, row, approximate size in bytes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockWriteResult:
+    block_number: int
+    complete: bool
+    """True when every row and then the completion cell landed."""
+    rows: int
+    cells: int
+    sidecars_skipped: bool = False
+    """Sidecar rows left out because they were older than the sidecar retention window."""
+    error: StoreError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_attempts: int = MAX_ATTEMPTS
+    first_backoff_seconds: float = FIRST_BACKOFF_SECONDS
+    max_backoff_seconds: float = MAX_BACKOFF_SECONDS
+
+
+class BlockWriter:
+    """Writes rows through a ``BigtableGateway``."""
+
+    def __init__(
+        self,
+        gateway: BigtableGateway,
+        settings: Settings,
+        *,
+        retry: RetryPolicy = RetryPolicy(),
+        max_batch_bytes: int = MAX_BATCH_BYTES,
+        max_batch_cells: int = MAX_BATCH_CELLS,
+        max_group_bytes: int = MAX_GROUP_BYTES,
+        now_ns: Callable[[], int] = time.time_ns,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.gateway = gateway
+        self.settings = settings
+        self.retry = retry
+        self.max_batch_bytes = max_batch_bytes
+        self.max_batch_cells = max_batch_cells
+        self.max_group_bytes = max_group_bytes
+        self._now_ns = now_ns
+        self._sleep = sleep
+
+    # ---- blocks ----------------------------------------------------------------------------------
+
+    def write_blocks(self, blocks: Iterable[VerifiedBlock]) -> list[BlockWriteResult]:
+        """Write every block; one result per block, in order."""
+        return list(self.iter_write(blocks))
+
+    def iter_write(self, blocks: Iterable[VerifiedBlock]) -> Iterator[BlockWriteResult]:
+        """Like ``write_blocks``, yielding each result as soon as its group is done."""
+        return self.iter_write_rows(block_to_rows(block, self.settings) for block in blocks)
+
+    def iter_write_rows(self, blocks: Iterable[BlockRows]) -> Iterator[BlockWriteResult]:
+        """Write blocks already turned into rows (e.g. by a backfill stage)."""
+        group: list[BlockRows] = []
+        entries: list[_Entry] = []
+        skipped: set[int] = set()
+        size = 0
+        for built in blocks:
+            now = self._now_ns()
+            try:
+                check_history_retention(built.block_number, built.block_time_ns, self.settings, now)
+            except RetentionWindowError as e:
+                yield BlockWriteResult(built.block_number, False, 0, 0, error=e)
+                continue
+            owner = len(group)
+            if not sidecars_retained(built.block_time_ns, self.settings, now):
+                skipped.add(owner)
+                built = replace(built, rows=tuple(r for r in built.rows if r.table != SIDECARS))  # noqa: PLW2901
+            group.append(built)
+            for row in built.rows:
+                entries.append((owner, row, row.size))
+                size += entries[-1][2]
+            if size >= self.max_group_bytes:
+                yield from self._write_group(group, entries, skipped)
+                group, entries, skipped, size = [], [], set(), 0
+        if group:
+            yield from self._write_group(group, entries, skipped)
+
+    def _write_group(
+        self, group: list[BlockRows], entries: list[_Entry], skipped: set[int]
+    ) -> Iterator[BlockWriteResult]:
+        errors = self._write_entries(entries)
+        done = [i for i in range(len(group)) if i not in errors]
+        errors.update(self._write_entries([(i, group[i].completion, group[i].completion.size) for i in done]))
+        for i, block_rows in enumerate(group):
+            yield BlockWriteResult(
+                block_rows.block_number,
+                complete=i not in errors,
+                rows=len(block_rows.rows),
+                cells=block_rows.cell_count,
+                sidecars_skipped=i in skipped,
+                error=errors.get(i),
+            )
+
+    # ---- rows ------------------------------------------------------------------------------------
+
+    def write_rows(self, rows: Sequence[Row]) -> None:
+        """Write ``rows`` (any tables); raise if any did not land after the retries."""
+        errors = self._write_entries([(0, row, row.size) for row in rows])
+        if errors:
+            raise errors[0]
+
+    def _write_entries(self, entries: Sequence[_Entry]) -> dict[int, StoreError]:
+        """Write the rows; the errors of the owners some of whose rows did not land.
+
+        Once one of an owner's rows has failed for good, its remaining rows are not sent: the
+        block stays incomplete anyway and will be written again whole.
+        """
+        by_table: dict[str, list[_Entry]] = {}
+        for entry in entries:
+            by_table.setdefault(entry[1].table, []).append(entry)
+        errors: dict[int, StoreError] = {}
+        for table, table_entries in by_table.items():
+            for proposed in self._batches(table_entries):
+                batch = [entry for entry in proposed if entry[0] not in errors] if errors else proposed
+                if not batch:
+                    continue
+                for index, error in self._mutate_with_retries(table, [e[1] for e in batch]).items():
+                    errors.setdefault(batch[index][0], error)
+        return errors
+
+    def _batches(self, entries: list[_Entry]) -> Iterator[list[_Entry]]:
+        start = size = cells = 0
+        for end, (_, row, row_size) in enumerate(entries):
+            row_cells = len(row.cells)
+            if end > start and (size + row_size > self.max_batch_bytes or cells + row_cells > self.max_batch_cells):
+                yield entries[start:end]
+                start, size, cells = end, 0, 0
+            size += row_size
+            cells += row_cells
+        if start < len(entries):
+            yield entries[start:]
+
+    def _mutate_with_retries(self, table: str, rows: list[Row]) -> dict[int, StoreError]:
+        """Errors by row index for the rows that never landed."""
+        pending = list(range(len(rows)))
+        errors: dict[int, StoreError] = {}
+        delay = self.retry.first_backoff_seconds
+        for attempt in range(1, self.retry.max_attempts + 1):
+            try:
+                failures = self.gateway.mutate_rows(table, rows if attempt == 1 else [rows[i] for i in pending])
+            except StoreUnavailableError as e:
+                failures = [MutationFailure(j, UNAVAILABLE, str(e)) for j in range(len(pending))]
+            except StoreError as e:
+                errors.update({i: e for i in pending})
+                return errors
+            retry: list[int] = []
+            for failure in failures:
+                row_index = pending[failure.index]
+                if failure.retryable:
+                    retry.append(row_index)
+                    if attempt == self.retry.max_attempts:
+                        errors[row_index] = StoreUnavailableError(
+                            f"{table}: row {rows[row_index].key!r} still failing after {attempt} attempts "
+                            f"(code {failure.code}: {failure.message})"
+                        )
+                else:
+                    key = rows[row_index].key
+                    errors[row_index] = StoreError(
+                        f"{table}: row {key!r} rejected (code {failure.code}: {failure.message})"
+                    )
+            if not retry or attempt == self.retry.max_attempts:
+                break
+            self._sleep(delay)
+            delay = min(delay * 2, self.retry.max_backoff_seconds)
+            pending = sorted(retry)
+        return errors

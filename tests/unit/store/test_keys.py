@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import pytest
+from hedera_history.store.keys import (
+    MAX_U64,
+    account_history_range,
+    block_number_from_key,
+    decode_account_history_key,
+    hex16,
+    row_key_for_account_history,
+    row_key_for_block,
+    row_key_for_transaction,
+    row_key_for_tx_hash,
+    row_key_for_tx_id,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+u64 = st.integers(min_value=0, max_value=MAX_U64)
+
+
+def test_block_key_is_sixteen_lowercase_hex_digits() -> None:
+    assert row_key_for_block(42) == b"000000000000002a"
+    assert row_key_for_block(0) == b"0000000000000000"
+    assert block_number_from_key(b"00000000000000ff") == 255
+
+
+@pytest.mark.parametrize("bad", [-1, MAX_U64 + 1])
+def test_numbers_outside_64_bits_are_refused(bad: int) -> None:
+    with pytest.raises(ValueError):
+        hex16(bad)
+
+
+@pytest.mark.parametrize("bad", [b"2a", b"000000000000002A", b"000000000000002g"])
+def test_malformed_block_keys_are_refused(bad: bytes) -> None:
+    with pytest.raises(ValueError):
+        block_number_from_key(bad)
+
+
+@given(u64, u64)
+def test_block_and_transaction_keys_sort_like_numbers(a: int, b: int) -> None:
+    assert (row_key_for_block(a) < row_key_for_block(b)) == (a < b)
+    assert (row_key_for_transaction(a) < row_key_for_transaction(b)) == (a < b)
+
+
+@given(u64, u64)
+def test_account_history_keys_sort_newest_first(a: int, b: int) -> None:
+    ka = row_key_for_account_history("0.0.1001", a)
+    kb = row_key_for_account_history("0.0.1001", b)
+    assert (ka < kb) == (a > b)
+
+
+@given(u64)
+def test_account_history_key_round_trips(ns: int) -> None:
+    assert decode_account_history_key(row_key_for_account_history("0.0.77", ns)) == ("0.0.77", ns)
+
+
+def test_account_history_key_example() -> None:
+    # one's complement of 1657701971304284003 = 0x17015728f70e7f63
+    assert row_key_for_account_history("0.0.2", 1657701971304284003) == b"0.0.2/e8fea8d708f1809c"
+
+
+def test_account_prefix_does_not_match_longer_account_numbers() -> None:
+    start, end = account_history_range("0.0.12", None, None)
+    assert start <= row_key_for_account_history("0.0.12", 5) < end
+    for other in ("0.0.123", "0.0.1", "0.0.120"):
+        key = row_key_for_account_history(other, 5)
+        assert not start <= key < end
+
+
+@given(u64, st.one_of(st.none(), st.integers(-5, MAX_U64 + 5)), st.one_of(st.none(), st.integers(-5, MAX_U64 + 5)))
+def test_account_range_holds_exactly_until_lt_ts_lt_before(ns: int, before: int | None, until: int | None) -> None:
+    start, end = account_history_range("0.0.5", before, until)
+    key = row_key_for_account_history("0.0.5", ns)
+    expected = (before is None or ns < before) and (until is None or ns > until)
+    assert (start <= key < end) == expected
+
+
+@pytest.mark.parametrize("bad", ["0.0", "0.0.x", "0.0.01", " 0.0.1", "0.0.1/"])
+def test_entity_ids_must_be_canonical(bad: str) -> None:
+    with pytest.raises(ValueError):
+        row_key_for_account_history(bad, 1)
+
+
+def test_tx_id_and_hash_keys() -> None:
+    assert row_key_for_tx_id("0.0.2", 1657701910000000144) == b"0.0.2/" + b"%016x" % 1657701910000000144
+    assert row_key_for_tx_hash(bytes([0xAB]) * 48) == b"ab" * 48
+    with pytest.raises(ValueError):
+        row_key_for_tx_hash(b"")

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import pytest
+from hedera_history.errors import RowDecodeError
+from hedera_history.formats.model import SidecarMetadata
+from hedera_history.store import values as v
+from hypothesis import given
+from hypothesis import strategies as st
+
+u64 = st.integers(0, 2**64 - 1)
+u32 = st.integers(0, 2**32 - 1)
+i32 = st.integers(-(2**31), 2**31 - 1)
+
+
+@given(u64, u32)
+def test_position_round_trips(block: int, index: int) -> None:
+    value = v.Position(block, index)
+    assert v.decode_position(v.encode_position(value)) == value
+
+
+@given(u64, i32, st.booleans(), i32)
+def test_id_entry_round_trips(block: int, nonce: int, scheduled: bool, status: int) -> None:
+    value = v.IdEntry(block, nonce, scheduled, status)
+    assert v.decode_id_entry(v.encode_id_entry(value)) == value
+
+
+@given(u64, i32)
+def test_hash_entry_round_trips(block: int, status: int) -> None:
+    assert v.decode_hash_entry(v.encode_hash_entry(v.HashEntry(block, status))) == v.HashEntry(block, status)
+
+
+@given(u64, st.binary(max_size=400), st.one_of(st.none(), st.binary(max_size=400)))
+def test_signature_round_trips(node_id: int, file_sig: bytes, meta_sig: bytes | None) -> None:
+    value = v.SignatureValue(node_id, file_sig, meta_sig)
+    assert v.decode_signature(v.encode_signature(value)) == value
+
+
+@given(st.lists(st.tuples(u32, st.lists(u32, max_size=4), st.binary(min_size=48, max_size=48)), max_size=4))
+def test_sidecar_metadata_round_trips(entries: list[tuple[int, list[int], bytes]]) -> None:
+    value = tuple(SidecarMetadata(i, tuple(t), h) for i, t, h in entries)
+    assert v.decode_sidecar_metadata(v.encode_sidecar_metadata(value)) == value
+
+
+def test_completion_and_hapi_version_round_trip() -> None:
+    done = v.CompletionValue(item_count=7, sidecar_record_count=3)
+    assert v.decode_completion(v.encode_completion(done)) == done
+    assert v.decode_hapi_version(v.encode_hapi_version((0, 47, 1))) == (0, 47, 1)
+
+
+@pytest.mark.parametrize(
+    ("decode", "payload"),
+    [
+        (v.decode_u64, b"\x00" * 7),
+        (v.decode_position, b"\x00" * 13),
+        (v.decode_id_entry, b"\x00" * 8 + b"\x00" * 4 + b"\x02" + b"\x00" * 4),
+        (v.decode_signature, b"\x00" * 8 + b"\x00\x00\x00\x05ab"),
+        (v.decode_sidecar_metadata, b"\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x09"),
+        (v.decode_completion, b"\x09" + b"\x00" * 8),
+        (v.decode_text, b"\xff\xfe"),
+    ],
+)
+def test_malformed_payloads_raise_row_decode_error(decode, payload: bytes) -> None:
+    with pytest.raises(RowDecodeError):
+        decode(payload)
