@@ -3,7 +3,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from hedera_history.cli.main import cli
 
 

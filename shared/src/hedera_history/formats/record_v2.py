@@ -1,0 +1,58 @@
+"""Record files V1 and V2 (2019-2020).
+
+``int32 version | int32 hapi version | byte 1 | 48-byte previous file hash`` then, until the
+end, ``byte 2 | int32 length + transaction | int32 length + record``. V1's file hash is SHA-384
+of the whole file; V2's is ``SHA-384(header || SHA-384(body))``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from hedera_history.formats.hashing import HASH_SIZE
+from hedera_history.formats.items import parse_record_item
+from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.formats.reader import ByteReader
+
+PREVIOUS_HASH_MARKER = 1
+RECORD_MARKER = 2
+HEADER_SIZE = 4 + 4 + 1 + HASH_SIZE
+
+
+def parse_record_v2(data: bytes, name: str) -> RecordFile:
+    """Parse a V1 or V2 record file (the leading int32 says which)."""
+    reader = ByteReader(data, name)
+    version = reader.read_int32("version")
+    if version not in (1, 2):
+        reader.expect("version", "1 or 2", version)
+    hapi_version = reader.read_int32("hapi version")
+    reader.expect_byte("previous hash marker", PREVIOUS_HASH_MARKER)
+    previous_file_hash = reader.read_bytes(HASH_SIZE, "previous file hash")
+
+    items: list[RecordItem] = []
+    while not reader.at_end:
+        field = f"items[{len(items)}]"
+        reader.expect_byte(f"{field} record marker", RECORD_MARKER)
+        transaction_bytes = reader.read_length_prefixed(f"{field} transaction", min_length=1)
+        record_bytes = reader.read_length_prefixed(f"{field} record", min_length=1)
+        items.append(parse_record_item(transaction_bytes, record_bytes, field, name))
+
+    if version == 1:
+        file_hash = hashlib.sha384(data).digest()
+    else:
+        body_hash = hashlib.sha384(memoryview(data)[HEADER_SIZE:]).digest()
+        file_hash = hashlib.sha384(data[:HEADER_SIZE] + body_hash).digest()
+    return RecordFile(
+        name=name,
+        version=version,
+        hapi_version=(hapi_version, 0, 0),
+        items=tuple(items),
+        file_hash=file_hash,
+        metadata_hash=None,
+        start_running_hash=None,
+        end_running_hash=None,
+        computed_end_running_hash=None,
+        previous_file_hash=previous_file_hash,
+        block_number=None,
+        size=len(data),
+    )

@@ -1,0 +1,254 @@
+"""Small writers for hand-built stream files (V1, V2, V5, V6, sidecars, signatures).
+
+They follow the layouts in ARCHITECTURE.md byte for byte and compute the hashes with
+``formats/hashing.py``, so a reader test can compare what it parses with what was written.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import struct
+from dataclasses import dataclass
+
+from hedera_history import hapi
+from hedera_history.formats.hashing import EMPTY_HASH, item_hash, next_running_hash, v6_metadata_hash
+
+NS = 1_000_000_000
+HASH_CLASS_ID = bytes.fromhex("f422da83a251741e")
+SIGNATURE_CLASS_ID = bytes.fromhex("13dc4b399b245c69")
+ITEM_CLASS_ID = bytes.fromhex("e370929ba5429d8b")
+SHA_384_DIGEST_TYPE = 0x58FF811B
+
+
+def i32(value: int) -> bytes:
+    return struct.pack(">i", value)
+
+
+def i64(value: int) -> bytes:
+    return struct.pack(">q", value)
+
+
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def len_field(number: int, payload: bytes) -> bytes:
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+@dataclass(frozen=True)
+class Item:
+    transaction: bytes
+    record: bytes
+    consensus_ns: int
+
+
+def make_item(consensus_ns: int, memo: str = "transfer", payer: int = 1001) -> Item:
+    """A small crypto transfer: serialized ``Transaction`` and ``TransactionRecord``."""
+    body = hapi.TransactionBody(memo=memo, transactionFee=100_000)
+    body.transactionID.accountID.accountNum = payer
+    body.transactionID.transactionValidStart.seconds = consensus_ns // NS - 1
+    body.nodeAccountID.accountNum = 3
+    amounts = body.cryptoTransfer.transfers.accountAmounts
+    amounts.add(accountID=hapi.AccountID(accountNum=payer), amount=-5)
+    amounts.add(accountID=hapi.AccountID(accountNum=98), amount=5)
+    signed = hapi.SignedTransaction(bodyBytes=body.SerializeToString())
+    transaction = hapi.Transaction(signedTransactionBytes=signed.SerializeToString())
+    record = hapi.TransactionRecord(memo=memo, transactionFee=1234)
+    record.receipt.status = 22
+    record.transactionHash = hashlib.sha384(transaction.SerializeToString()).digest()
+    record.consensusTimestamp.seconds = consensus_ns // NS
+    record.consensusTimestamp.nanos = consensus_ns % NS
+    record.transactionID.CopyFrom(body.transactionID)
+    return Item(transaction.SerializeToString(), record.SerializeToString(), consensus_ns)
+
+
+def make_items(count: int, start_ns: int = 1_650_000_000 * NS) -> list[Item]:
+    return [make_item(start_ns + index * 1000, memo=f"item {index}", payer=1001 + index) for index in range(count)]
+
+
+def running_hash_of(start: bytes, items: list[Item]) -> bytes:
+    running = start
+    for item in items:
+        running = next_running_hash(running, item_hash(item.record, item.transaction))
+    return running
+
+
+# ---- V1 / V2 -------------------------------------------------------------------------------------
+
+
+def write_v2(items: list[Item], *, version: int = 2, hapi_version: int = 3, previous: bytes = EMPTY_HASH) -> bytes:
+    header = i32(version) + i32(hapi_version) + b"\x01" + previous
+    body = b"".join(b"\x02" + i32(len(i.transaction)) + i.transaction + i32(len(i.record)) + i.record for i in items)
+    return header + body
+
+
+def v2_file_hash(data: bytes, version: int) -> bytes:
+    if version == 1:
+        return hashlib.sha384(data).digest()
+    return hashlib.sha384(data[:57] + hashlib.sha384(data[57:]).digest()).digest()
+
+
+# ---- V5 ------------------------------------------------------------------------------------------
+
+
+def hash_object(value: bytes) -> bytes:
+    return HASH_CLASS_ID + i32(1) + i32(SHA_384_DIGEST_TYPE) + i32(len(value)) + value
+
+
+def write_v5(
+    items: list[Item],
+    *,
+    start: bytes = EMPTY_HASH,
+    end: bytes | None = None,
+    hapi_version: tuple[int, int, int] = (0, 9, 0),
+    object_stream_version: int = 1,
+) -> bytes:
+    """A V5 file; ``end`` defaults to the true running hash."""
+    end = running_hash_of(start, items) if end is None else end
+    header = i32(5) + b"".join(i32(v) for v in hapi_version) + i32(object_stream_version)
+    body = b"".join(
+        ITEM_CLASS_ID + i32(1) + i32(len(i.record)) + i.record + i32(len(i.transaction)) + i.transaction for i in items
+    )
+    return header + hash_object(start) + body + hash_object(end)
+
+
+def v5_metadata_hash(data: bytes) -> bytes:
+    return hashlib.sha384(data[:88] + data[-68:]).digest()
+
+
+# ---- V6 ------------------------------------------------------------------------------------------
+
+
+def hash_object_v6(value: bytes) -> hapi.HashObject:
+    return hapi.HashObject(algorithm=1, length=len(value), hash=value)
+
+
+def v6_item_bytes(item: Item) -> bytes:
+    return len_field(1, item.transaction) + len_field(2, item.record)
+
+
+def write_v6_content(
+    items: list[Item],
+    *,
+    start: bytes = EMPTY_HASH,
+    end: bytes | None = None,
+    block_number: int = 7,
+    hapi_version: tuple[int, int, int] = (0, 28, 0),
+    sidecars: list[tuple[int, list[int], bytes]] | None = None,
+    item_bytes: list[bytes] | None = None,
+    extra: bytes = b"",
+) -> bytes:
+    """Decompressed V6 bytes: int32 6, header fields, items (field 3), end hash, block number.
+
+    ``item_bytes`` replaces the encoded items (to test unusual encodings); ``extra`` is appended.
+    """
+    end = running_hash_of(start, items) if end is None else end
+    head = hapi.RecordStreamFile()
+    head.hapi_proto_version.major, head.hapi_proto_version.minor, head.hapi_proto_version.patch = hapi_version
+    head.start_object_running_hash.CopyFrom(hash_object_v6(start))
+    encoded = item_bytes if item_bytes is not None else [v6_item_bytes(i) for i in items]
+    tail = hapi.RecordStreamFile(block_number=block_number)
+    tail.end_object_running_hash.CopyFrom(hash_object_v6(end))
+    for sidecar_id, types, digest in sidecars or []:
+        meta = tail.sidecars.add(id=sidecar_id, types=types)
+        meta.hash.CopyFrom(hash_object_v6(digest))
+    head_bytes: bytes = head.SerializeToString()
+    tail_bytes: bytes = tail.SerializeToString()
+    return i32(6) + head_bytes + b"".join(len_field(3, e) for e in encoded) + tail_bytes + extra
+
+
+def gz(content: bytes, mtime: int = 0) -> bytes:
+    return gzip.compress(content, mtime=mtime)
+
+
+def v6_metadata_hash_of(
+    start: bytes, end: bytes, block_number: int, hapi_version: tuple[int, int, int] = (0, 28, 0)
+) -> bytes:
+    return v6_metadata_hash(hapi_version, start, end, block_number)
+
+
+# ---- sidecars ------------------------------------------------------------------------------------
+
+
+def state_change_record(consensus_ns: int, contract: int, value: bytes) -> bytes:
+    record = hapi.TransactionSidecarRecord()
+    record.consensus_timestamp.seconds = consensus_ns // NS
+    record.consensus_timestamp.nanos = consensus_ns % NS
+    change = record.state_changes.contract_state_changes.add()
+    change.contract_id.contractNum = contract
+    change.storage_changes.add().value_written.value = value
+    encoded: bytes = record.SerializeToString()
+    return encoded
+
+
+def bytecode_record(consensus_ns: int, contract: int, runtime: bytes) -> bytes:
+    record = hapi.TransactionSidecarRecord()
+    record.consensus_timestamp.seconds = consensus_ns // NS
+    record.consensus_timestamp.nanos = consensus_ns % NS
+    record.bytecode.contract_id.contractNum = contract
+    record.bytecode.runtime_bytecode = runtime
+    record.bytecode.initcode = b"\x60\x80" + runtime
+    encoded: bytes = record.SerializeToString()
+    return encoded
+
+
+def actions_record(consensus_ns: int) -> bytes:
+    record = hapi.TransactionSidecarRecord()
+    record.consensus_timestamp.seconds = consensus_ns // NS
+    record.consensus_timestamp.nanos = consensus_ns % NS
+    record.actions.contract_actions.add(gas=21_000)
+    encoded: bytes = record.SerializeToString()
+    return encoded
+
+
+def write_sidecar_content(records: list[bytes]) -> bytes:
+    return b"".join(len_field(1, r) for r in records)
+
+
+# ---- signature files -----------------------------------------------------------------------------
+
+
+def write_signature_v2(file_hash: bytes, signature: bytes) -> bytes:
+    return b"\x04" + file_hash + b"\x03" + i32(len(signature)) + signature
+
+
+def signature_object_v5(signature: bytes, *, checksum: int | None = None, kind: int = 1) -> bytes:
+    checksum = 101 - len(signature) if checksum is None else checksum
+    return SIGNATURE_CLASS_ID + i32(1) + i32(kind) + i32(len(signature)) + i32(checksum) + signature
+
+
+def write_signature_v5(file_hash: bytes, file_sig: bytes, metadata_hash: bytes, metadata_sig: bytes) -> bytes:
+    return (
+        b"\x05"
+        + i32(1)
+        + hash_object(file_hash)
+        + signature_object_v5(file_sig)
+        + hash_object(metadata_hash)
+        + signature_object_v5(metadata_sig)
+    )
+
+
+def signature_object_v6(file_hash: bytes, signature: bytes) -> hapi.SignatureObject:
+    return hapi.SignatureObject(
+        type=1,
+        length=len(signature),
+        checksum=101 - len(signature),
+        signature=signature,
+        hash_object=hash_object_v6(file_hash),
+    )
+
+
+def write_signature_v6(file_hash: bytes, file_sig: bytes, metadata_hash: bytes, metadata_sig: bytes) -> bytes:
+    message = hapi.SignatureFile(
+        file_signature=signature_object_v6(file_hash, file_sig),
+        metadata_signature=signature_object_v6(metadata_hash, metadata_sig),
+    )
+    encoded: bytes = message.SerializeToString()
+    return b"\x06" + encoded
