@@ -11,14 +11,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hedera_history.block import VerifiedBlock
+from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
+from hedera_history.cli.common import load_address_book
 from hedera_history.config import Settings
-from hedera_history.errors import ConfigError
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import open_admin_instance, open_gateway
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter, BlockWriteResult
-from hedera_history.verify.address_book import AddressBook, parse_address_book
-from hedera_history.verify.consensus import parse_consensus_ratio
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 
@@ -92,8 +91,8 @@ def load(
         start_block=start_block,
         sidecars_enabled=sidecars,
     )
-    ratio = parse_consensus_ratio(consensus_ratio if consensus_ratio is not None else settings.consensus_ratio)
-    book = _load_book(settings.address_book)
+    ratio = consensus_ratio_of(consensus_ratio, settings)
+    book = load_address_book(settings.address_book)
     periods = find_local_periods(directory)
     if not periods:
         raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
@@ -166,16 +165,3 @@ def _print_summary(console: Console, report: LoadReport) -> None:
     ):
         for line in lines:
             console.print(f"[red]{title}[/red]: {line}", markup=True, highlight=False)
-
-
-def _load_book(location: str) -> AddressBook:
-    if not location:
-        raise click.UsageError("an address book is needed: --address-book FILE or HEDERA_HISTORY_ADDRESS_BOOK")
-    if "://" in location:
-        raise ConfigError(f"load reads a local address book file, got {location}")
-    path = Path(location)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ConfigError(f"cannot read the address book: {e}", file=location) from e
-    return parse_address_book(data, path.name)

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import click
 
+from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
+from hedera_history.cli.common import load_address_book
 from hedera_history.config import Settings
-from hedera_history.errors import ConfigError
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import AddressBook, parse_address_book
-from hedera_history.verify.consensus import parse_consensus_ratio
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 
@@ -62,8 +60,8 @@ def verify(
         start_block=start_block,
         sidecars_enabled=sidecars,
     )
-    ratio = _ratio(consensus_ratio, settings)
-    book = _load_book(settings.address_book)
+    ratio = consensus_ratio_of(consensus_ratio, settings)
+    book = load_address_book(settings.address_book)
     periods = find_local_periods(directory)
     if not periods:
         raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
@@ -162,23 +160,6 @@ def result_to_text(result: PeriodResult) -> str:
         bad = {node: outcome for node, outcome in report.consensus.outcomes.items() if outcome != "ok"}
         lines.extend(f"     node {node}: {outcome}" for node, outcome in bad.items())
     return "\n".join(lines)
-
-
-def _ratio(option: str | None, settings: Settings) -> Fraction:
-    return parse_consensus_ratio(option if option is not None else settings.consensus_ratio)
-
-
-def _load_book(location: str) -> AddressBook:
-    if not location:
-        raise click.UsageError("an address book is needed: --address-book FILE or HEDERA_HISTORY_ADDRESS_BOOK")
-    if "://" in location:
-        raise ConfigError(f"verify reads a local address book file, got {location}")
-    path = Path(location)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ConfigError(f"cannot read the address book: {e}", file=location) from e
-    return parse_address_book(data, path.name)
 
 
 def _hex(value: bytes | None) -> str | None:
