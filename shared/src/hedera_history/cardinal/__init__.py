@@ -7,7 +7,7 @@ and the keys it sets and deletes. See ``docs/cardinal.md``.
 from hedera_history.cardinal.conflicts import ConflictPolicy
 from hedera_history.cardinal.consumer import InMemoryConsumer
 from hedera_history.cardinal.messages import CardinalMessage, WireMessage, decode_message
-from hedera_history.cardinal.model import Block, BlockHeader, ChainUpdate
+from hedera_history.cardinal.model import Block, BlockHeader, BlockRef, ChainUpdate
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.routing import Delivery, PrefixRoute, Routing
 from hedera_history.cardinal.subscription import Subscription
@@ -24,6 +24,7 @@ __all__ = [
     "BatchProducer",
     "Block",
     "BlockHeader",
+    "BlockRef",
     "BlockSink",
     "CardinalMessage",
     "ChainUpdate",
