@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "demo": "hedera_history.cli.demo_cmd:demo",
     "doctor": "hedera_history.cli.doctor_cmd:doctor",
     "load": "hedera_history.cli.load_cmd:load",
+    "serve": "hedera_history.cli.serve_cmd:serve",
 }
 
 

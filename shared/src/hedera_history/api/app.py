@@ -1,0 +1,68 @@
+"""One request in, one response out: routes to JSON-RPC, REST and the OpenAPI document."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hedera_history.api import jsonrpc, rest
+from hedera_history.api.errors import (
+    ApiError,
+    MethodNotAllowedError,
+    NotFoundError,
+    PayloadTooLargeError,
+)
+from hedera_history.api.openapi import openapi_document
+from hedera_history.errors import StoreError, StoreUnavailableError
+from hedera_history.store.reader import HistoryReader
+
+MAX_BODY_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class ApiResponse:
+    status: int
+    body: Any
+    """JSON-serialisable; None: no body."""
+
+
+def handle(
+    reader: Callable[[], HistoryReader],
+    method: str,
+    path: str,
+    query: Mapping[str, Sequence[str]],
+    body: bytes,
+) -> ApiResponse:
+    """Answer one HTTP request. ``reader`` is called only when the store is needed."""
+    rpc = path in ("", "/")
+    try:
+        if len(body) > MAX_BODY_BYTES:
+            raise PayloadTooLargeError(f"body larger than {MAX_BODY_BYTES} bytes")
+        if rpc:
+            if method != "POST":
+                raise MethodNotAllowedError("JSON-RPC requests are POSTed to /")
+            status, answer = jsonrpc.handle_jsonrpc(reader, body)
+            return ApiResponse(status, answer)
+        if method not in ("GET", "HEAD"):
+            raise MethodNotAllowedError(f"{method[:10]} is not allowed on {path[:200]}")
+        if path == "/openapi.json":
+            return ApiResponse(200, openapi_document())
+        if path.startswith("/api/v1/"):
+            return ApiResponse(200, rest.route(reader, path, query))
+        raise NotFoundError(f"no route {path[:200]}")
+    except ApiError as e:
+        if rpc:
+            return ApiResponse(
+                e.status, {"jsonrpc": "2.0", "id": None, "error": {"code": e.rpc_code, "message": e.reason}}
+            )
+        return ApiResponse(e.status, _rest_error(e.reason))
+    except StoreUnavailableError:
+        return ApiResponse(503, _rest_error("history store unavailable, retry"))
+    except StoreError:
+        return ApiResponse(500, _rest_error("stored history could not be read"))
+
+
+def _rest_error(message: str) -> dict[str, Any]:
+    """The mirror node's error shape."""
+    return {"_status": {"messages": [{"message": message}]}}

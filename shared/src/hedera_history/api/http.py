@@ -1,0 +1,45 @@
+"""The Flask (functions-framework) side: a request in, ``api.handle``, a JSON response out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from flask import Request, Response
+
+from hedera_history.api.app import MAX_BODY_BYTES, ApiResponse, handle
+from hedera_history.errors import StoreUnavailableError
+from hedera_history.store.reader import HistoryReader
+
+
+def serve_request(request: Request, reader: Callable[[], HistoryReader]) -> Response:
+    length = request.content_length
+    if length is not None and length > MAX_BODY_BYTES:
+        answer = ApiResponse(413, {"_status": {"messages": [{"message": f"body larger than {MAX_BODY_BYTES} bytes"}]}})
+    else:
+        body = request.stream.read(MAX_BODY_BYTES + 1)
+        query = {k: request.args.getlist(k) for k in request.args}
+        answer = handle(reader, request.method, request.path, query, body)
+    if answer.body is None:
+        return Response(status=answer.status)
+    return Response(json.dumps(answer.body), status=answer.status, mimetype="application/json")
+
+
+def lazy_reader() -> Callable[[], HistoryReader]:
+    """A reader built from Settings on first use (the Bigtable client is imported then)."""
+    made: list[HistoryReader] = []
+
+    def get() -> HistoryReader:
+        if not made:
+            from google.auth.exceptions import GoogleAuthError  # noqa: PLC0415
+
+            from hedera_history.config import Settings  # noqa: PLC0415
+            from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
+
+            try:
+                made.append(HistoryReader(open_gateway(Settings.from_env())))
+            except GoogleAuthError as e:
+                raise StoreUnavailableError(f"no credentials for Bigtable: {e}") from e
+        return made[0]
+
+    return get

@@ -1,0 +1,206 @@
+"""JSON-RPC 2.0 over POST /: single and batched requests, standard error codes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from hedera_history.api.errors import (
+    ApiError,
+    InvalidParamsError,
+    InvalidRequestError,
+    MethodNotFoundError,
+    ParseError,
+)
+from hedera_history.api.parse import (
+    is_hash,
+    parse_account,
+    parse_hash,
+    parse_int,
+    parse_timestamp,
+    parse_transaction_id,
+)
+from hedera_history.api.render import render_block, render_status, render_transaction, timestamp
+from hedera_history.errors import StoreError, StoreUnavailableError
+from hedera_history.store.reader import MAX_BLOCK_RANGE, MAX_HISTORY_LIMIT, HistoryReader
+
+MAX_BATCH = 100
+MAX_STATUS_HASHES = 1000
+DEFAULT_HISTORY_LIMIT = 100
+STORE_UNAVAILABLE = -32000
+INTERNAL_ERROR = -32603
+
+Params = dict[str, Any]
+Reader = Callable[[], HistoryReader]
+Method = Callable[[Reader, Params], Any]
+
+
+def get_first_available_block(get_reader: Reader, params: Params) -> Any:
+    return get_reader().first_available_block()
+
+
+def get_block(get_reader: Reader, params: Params) -> Any:
+    number = parse_int(params["number"], "number")
+    reader = get_reader()
+    block = reader.get_block(number)
+    if block is None:
+        return None
+    transactions, _ = reader.block_transactions(number)
+    return {**render_block(block), "transactions": [render_transaction(t) for t in transactions]}
+
+
+def get_blocks(get_reader: Reader, params: Params) -> Any:
+    start = parse_int(params["start"], "start")
+    end = parse_int(params["end"], "end") if params.get("end") is not None else start + MAX_BLOCK_RANGE - 1
+    if end < start:
+        raise InvalidParamsError("end must not be below start")
+    if end - start + 1 > MAX_BLOCK_RANGE:
+        raise InvalidParamsError(f"a range may span at most {MAX_BLOCK_RANGE} blocks")
+    return get_reader().get_blocks(start, end)
+
+
+def get_block_time(get_reader: Reader, params: Params) -> Any:
+    number = parse_int(params["number"], "number")
+    ns = get_reader().block_time(number)
+    return None if ns is None else timestamp(ns)
+
+
+def get_transaction(get_reader: Reader, params: Params) -> Any:
+    key = params["key"]
+    if isinstance(key, str) and is_hash(key):
+        transaction_hash = parse_hash(key)
+        stored = get_reader().transaction_by_hash(transaction_hash)
+        return None if stored is None else render_transaction(stored)
+    payer, valid_start = parse_transaction_id(key, "transaction (hash or id)")
+    reader = get_reader()
+    results = reader.transactions_by_id(payer, valid_start)
+    primary = next((r for r in results if r.nonce == 0 and not r.scheduled), results[0] if results else None)
+    if primary is None:
+        return None
+    stored = reader.transaction(primary.consensus_ns)
+    return None if stored is None else render_transaction(stored)
+
+
+def get_transaction_statuses(get_reader: Reader, params: Params) -> Any:
+    hashes = params["hashes"]
+    if not isinstance(hashes, list):
+        raise InvalidParamsError("hashes must be a list of hex transaction hashes")
+    if len(hashes) > MAX_STATUS_HASHES:
+        raise InvalidParamsError(f"at most {MAX_STATUS_HASHES} hashes per call")
+    parsed = [parse_hash(h, f"hashes[{i}]") for i, h in enumerate(hashes)]
+    statuses = get_reader().transaction_statuses(parsed).statuses
+    return [render_status(h, statuses.get(h)) for h in parsed]
+
+
+def get_transactions_for_account(get_reader: Reader, params: Params) -> Any:
+    account = parse_account(params["account"])
+    options = params.get("options")
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise InvalidParamsError("options must be an object {before, until, limit}")
+    unknown = set(options) - {"before", "until", "limit"}
+    if unknown:
+        raise InvalidParamsError(f"unknown options: {', '.join(sorted(unknown))}")
+    before = parse_timestamp(options["before"], "before") if options.get("before") is not None else None
+    until = parse_timestamp(options["until"], "until") if options.get("until") is not None else None
+    limit = DEFAULT_HISTORY_LIMIT
+    if options.get("limit") is not None:
+        limit = parse_int(options["limit"], "limit", minimum=1, maximum=MAX_HISTORY_LIMIT)
+    reader = get_reader()
+    page = reader.account_history(account, before=before, until=until, limit=limit)
+    transactions = []
+    for entry in page.entries:
+        stored = reader.transaction(entry.consensus_ns)
+        if stored is not None:
+            transactions.append(render_transaction(stored))
+    return {
+        "transactions": transactions,
+        "next_before": None if page.next_before is None else timestamp(page.next_before),
+    }
+
+
+# name -> (function, parameter names, how many are required)
+METHODS: dict[str, tuple[Method, tuple[str, ...], int]] = {
+    "getFirstAvailableBlock": (get_first_available_block, (), 0),
+    "getBlock": (get_block, ("number",), 1),
+    "getBlocks": (get_blocks, ("start", "end"), 1),
+    "getBlockTime": (get_block_time, ("number",), 1),
+    "getTransaction": (get_transaction, ("key",), 1),
+    "getTransactionStatuses": (get_transaction_statuses, ("hashes",), 1),
+    "getTransactionsForAccount": (get_transactions_for_account, ("account", "options"), 1),
+}
+
+
+def handle_jsonrpc(reader: Callable[[], HistoryReader], body: bytes) -> tuple[int, Any]:
+    """HTTP status and JSON body (None: nothing to send) for a POSTed JSON-RPC body."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return 200, _error(None, ParseError("body is not valid JSON"))
+    if isinstance(message, list):
+        if not message:
+            return 200, _error(None, InvalidRequestError("empty batch"))
+        if len(message) > MAX_BATCH:
+            return 200, _error(None, InvalidRequestError(f"a batch holds at most {MAX_BATCH} requests"))
+        answers = [a for a in (_one(reader, m) for m in message) if a is not None]
+        return (200, answers) if answers else (204, None)
+    answer = _one(reader, message)
+    return (200, answer) if answer is not None else (204, None)
+
+
+def _one(reader: Callable[[], HistoryReader], message: Any) -> dict[str, Any] | None:
+    if not isinstance(message, dict):
+        return _error(None, InvalidRequestError("a request must be a JSON object"))
+    request_id = message.get("id")
+    if "id" in message and (isinstance(request_id, bool) or not isinstance(request_id, str | int | None)):
+        return _error(None, InvalidRequestError("id must be a string, an integer or null"))
+    notification = "id" not in message
+    try:
+        if message.get("jsonrpc") != "2.0":
+            raise InvalidRequestError('jsonrpc must be "2.0"')
+        name = message.get("method")
+        if not isinstance(name, str):
+            raise InvalidRequestError("method must be a string")
+        entry = METHODS.get(name)
+        if entry is None:
+            raise MethodNotFoundError(f"method not found: {name[:80]}")
+        function, names, required = entry
+        params = _bind(message.get("params"), names, required)
+        result = function(reader, params)
+    except ApiError as e:
+        return None if notification else _error(request_id, e)
+    except StoreUnavailableError:
+        return None if notification else _fault(request_id, STORE_UNAVAILABLE, "history store unavailable, retry")
+    except StoreError:
+        return None if notification else _fault(request_id, INTERNAL_ERROR, "stored history could not be read")
+    return None if notification else {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def _bind(params: Any, names: Sequence[str], required: int) -> Params:
+    if params is None:
+        params = []
+    if isinstance(params, list):
+        if len(params) > len(names):
+            raise InvalidParamsError(f"expected at most {len(names)} parameters, got {len(params)}")
+        bound = dict(zip(names, params, strict=False))
+    elif isinstance(params, Mapping):
+        unknown = set(params) - set(names)
+        if unknown:
+            raise InvalidParamsError(f"unknown parameters: {', '.join(sorted(str(u) for u in unknown))}")
+        bound = dict(params)
+    else:
+        raise InvalidRequestError("params must be an array or an object")
+    missing = [n for n in names[:required] if n not in bound]
+    if missing:
+        raise InvalidParamsError(f"missing parameters: {', '.join(missing)}")
+    return bound
+
+
+def _error(request_id: Any, error: ApiError) -> dict[str, Any]:
+    return _fault(request_id, error.rpc_code, error.reason)
+
+
+def _fault(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}

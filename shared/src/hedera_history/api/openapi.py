@@ -1,0 +1,181 @@
+"""The OpenAPI 3.0 document of every route and JSON-RPC method."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hedera_history import __version__
+
+_REST_ERROR: dict[str, Any] = {
+    "description": "Error (mirror node shape)",
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+}
+
+
+def _param(name: str, where: str, description: str, *, required: bool = False, array: bool = False) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    if array:
+        schema = {"type": "array", "items": schema}
+    return {
+        "name": name,
+        "in": where,
+        "required": required or where == "path",
+        "description": description,
+        "schema": schema,
+    }
+
+
+def _get(summary: str, params: list[dict[str, Any]], schema: str) -> dict[str, Any]:
+    return {
+        "get": {
+            "summary": summary,
+            "parameters": params,
+            "responses": {
+                "200": {
+                    "description": "OK",
+                    "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}},
+                },
+                "400": _REST_ERROR,
+                "404": _REST_ERROR,
+                "503": _REST_ERROR,
+            },
+        }
+    }
+
+
+RPC_METHODS: dict[str, str] = {
+    "getFirstAvailableBlock": "params [] -> lowest complete block number or null",
+    "getBlock": "params [number] -> block with its transactions, or null",
+    "getBlocks": "params [start, end?] -> complete block numbers, ascending; a range spans at most 10000",
+    "getBlockTime": "params [number] -> consensus time 'seconds.nanos' of the block's first item, or null",
+    "getTransaction": "params [hash hex (96 digits) | transaction id '0.0.1001-1657701968-041986003'] -> "
+    "transaction or null (for an id: the user transaction)",
+    "getTransactionStatuses": "params [[hash hex, ...]] (at most 1000) -> per hash "
+    "{transaction_hash, consensus_timestamp, block_number, result} or null",
+    "getTransactionsForAccount": "params [account, {before, until, limit}] -> {transactions newest first, "
+    "next_before}; before/until are consensus timestamps (ns integer or 'seconds.nanos'), exclusive; "
+    "limit 1-1000 (default 100)",
+}
+
+
+def openapi_document() -> dict[str, Any]:
+    limit = _param("limit", "query", "Page size, 1-100 (default 25)")
+    paths: dict[str, Any] = {
+        "/": {
+            "post": {
+                "summary": "JSON-RPC 2.0 (single or batch of at most 100; body at most 1 MiB)",
+                "description": "Methods:\n" + "\n".join(f"- `{k}`: {v}" for k, v in RPC_METHODS.items()),
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RpcRequest"}}},
+                },
+                "responses": {
+                    "200": {"description": "JSON-RPC response(s); errors -32700, -32600, -32601, -32602, -32000"},
+                    "204": {"description": "Only notifications were sent"},
+                    "413": {"description": "Body too large"},
+                },
+            }
+        },
+        "/api/v1/blocks": _get(
+            "Complete blocks, paged by number",
+            [
+                limit,
+                _param("order", "query", "asc (default) or desc (desc needs block.number=lt:N or lte:N)"),
+                _param("block.number", "query", "eq:, gt:, gte:, lt:, lte: a block number", array=True),
+            ],
+            "Blocks",
+        ),
+        "/api/v1/blocks/{number}": _get("One complete block", [_param("number", "path", "Block number")], "Block"),
+        "/api/v1/transactions/{transactionIdOrHash}": _get(
+            "Every result of a transaction id (children, scheduled, duplicates), or a transaction by hash",
+            [
+                _param("transactionIdOrHash", "path", "0.0.1001-1657701968-041986003 or 96 hex digits"),
+                _param("nonce", "query", "Only the result with this nonce"),
+                _param("scheduled", "query", "true or false"),
+            ],
+            "Transactions",
+        ),
+        "/api/v1/accounts/{id}/transactions": _get(
+            "Transactions touching an account, newest first; links.next pages by consensus timestamp",
+            [
+                _param("id", "path", "Account id shard.realm.num or num"),
+                limit,
+                _param("order", "query", "desc only"),
+                _param("timestamp", "query", "lt:, lte:, gt:, gte: 'seconds.nanos'", array=True),
+            ],
+            "Transactions",
+        ),
+        "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
+    }
+    obj = {"type": "object"}
+    schemas: dict[str, Any] = {
+        "Error": {
+            "type": "object",
+            "properties": {"_status": {"type": "object", "properties": {"messages": {"type": "array"}}}},
+        },
+        "RpcRequest": {
+            "type": "object",
+            "required": ["jsonrpc", "method"],
+            "properties": {
+                "jsonrpc": {"type": "string", "enum": ["2.0"]},
+                "id": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+                "method": {"type": "string", "enum": list(RPC_METHODS)},
+                "params": {"oneOf": [{"type": "array"}, obj]},
+            },
+        },
+        "Block": {
+            "type": "object",
+            "properties": {
+                k: {"type": t}
+                for k, t in [
+                    ("count", "integer"),
+                    ("hapi_version", "string"),
+                    ("hash", "string"),
+                    ("name", "string"),
+                    ("number", "integer"),
+                    ("previous_hash", "string"),
+                    ("timestamp", "object"),
+                    ("record_file_version", "integer"),
+                    ("end_running_hash", "string"),
+                    ("signatures", "integer"),
+                ]
+            },
+        },
+        "Blocks": {
+            "type": "object",
+            "properties": {"blocks": {"type": "array", "items": {"$ref": "#/components/schemas/Block"}}, "links": obj},
+        },
+        "Transaction": {
+            "type": "object",
+            "properties": {
+                k: {"type": t}
+                for k, t in [
+                    ("consensus_timestamp", "string"),
+                    ("transaction_id", "string"),
+                    ("transaction_hash", "string"),
+                    ("result", "string"),
+                    ("name", "string"),
+                    ("charged_tx_fee", "integer"),
+                    ("nonce", "integer"),
+                    ("scheduled", "boolean"),
+                    ("transfers", "array"),
+                    ("token_transfers", "array"),
+                    ("nft_transfers", "array"),
+                    ("block_number", "integer"),
+                ]
+            },
+        },
+        "Transactions": {
+            "type": "object",
+            "properties": {
+                "transactions": {"type": "array", "items": {"$ref": "#/components/schemas/Transaction"}},
+                "links": obj,
+            },
+        },
+    }
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "hedera-history query API", "version": __version__},
+        "paths": paths,
+        "components": {"schemas": schemas},
+    }
