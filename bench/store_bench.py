@@ -14,13 +14,13 @@ asserted: the ratios are printed.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import statistics
+import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from google.cloud.bigtable.data import (
@@ -32,12 +32,13 @@ from google.cloud.bigtable.data import (
     row_filters,
 )
 from hedera_history import hapi
-from hedera_history.block import ConsensusSummary, NodeSignature, VerifiedBlock
+from hedera_history.block import VerifiedBlock
 from hedera_history.config import Settings
-from hedera_history.formats.hashing import running_hash, v6_metadata_hash
-from hedera_history.formats.model import RecordFile, RecordItem
-from hedera_history.formats.names import record_file_name
+from hedera_history.formats.model import RecordItem
+from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
+from hedera_history.gen.writer import ADDRESS_BOOK_FILE
 from hedera_history.localstack.emulators import BigtableEmulator
+from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway, open_admin_instance
 from hedera_history.store.keys import (
@@ -48,76 +49,42 @@ from hedera_history.store.keys import (
     row_key_for_tx_id,
 )
 from hedera_history.store.model import BlockRows, Row
-from hedera_history.store.originals import file_hash_of, rebuild_file_bytes
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import MAX_BATCH_CELLS, BlockWriter
+from hedera_history.verify.address_book import parse_address_book
+from hedera_history.verify.consensus import DEFAULT_RATIO
+from hedera_history.verify.stream import verify_stream
 
 BLOCKS = 30
 TRANSACTIONS_PER_BLOCK = 200
-ACCOUNTS = 50
 ROUNDS = 6
 LOOKUPS = 200
 WRITE_GOAL = 0.9
 READ_GOAL = 1.5
 NS = 1_000_000_000
-START_NS = 1_700_000_000 * NS
 INSTANCE = "bench"
 
 
-def _account(num: int) -> Any:
-    return hapi.AccountID(shardNum=0, realmNum=0, accountNum=num)
-
-
-def _transfer(rng: random.Random, consensus_ns: int) -> RecordItem:
-    payer, receiver = rng.sample(range(1001, 1001 + ACCOUNTS), 2)
-    body = hapi.TransactionBody(nodeAccountID=_account(3), transactionFee=100_000, memo="bench")
-    body.transactionID.accountID.CopyFrom(_account(payer))
-    body.transactionID.transactionValidStart.seconds = (consensus_ns - 5 * NS) // NS
-    for account, amount in ((payer, -10), (receiver, 10)):
-        body.cryptoTransfer.transfers.accountAmounts.add(accountID=_account(account), amount=amount)
-    signed = hapi.SignedTransaction(bodyBytes=body.SerializeToString())
-    signed.sigMap.sigPair.add(pubKeyPrefix=b"\x01" * 32, ed25519=rng.randbytes(64))
-    transaction = hapi.Transaction(signedTransactionBytes=signed.SerializeToString()).SerializeToString()
-    record = hapi.TransactionRecord(transactionHash=hashlib.sha384(transaction).digest(), memo="bench")
-    record.receipt.status = 22
-    record.transactionID.CopyFrom(body.transactionID)
-    record.consensusTimestamp.seconds, record.consensusTimestamp.nanos = divmod(consensus_ns, NS)
-    for account, amount in ((payer, -15), (receiver, 10), (3, 1), (98, 4)):
-        record.transferList.accountAmounts.add(accountID=_account(account), amount=amount)
-    return RecordItem(transaction, record.SerializeToString(), consensus_ns)
-
-
 def build_blocks() -> list[VerifiedBlock]:
-    rng = random.Random(7)
-    blocks = []
-    for number in range(BLOCKS):
-        first = START_NS + number * 2 * NS
-        items = tuple(_transfer(rng, first + i * 1000) for i in range(TRANSACTIONS_PER_BLOCK))
-        start = hashlib.sha384(b"%d" % number).digest()
-        end = running_hash(start, ((i.record_bytes, i.transaction_bytes) for i in items))
-        record = RecordFile(
-            name=record_file_name(first, compressed=True).name,
-            version=6,
-            hapi_version=(0, 47, 0),
-            items=items,
-            file_hash=b"",
-            metadata_hash=v6_metadata_hash((0, 47, 0), start, end, number),
-            start_running_hash=start,
-            end_running_hash=end,
-            computed_end_running_hash=end,
-            previous_file_hash=None,
-            block_number=number,
+    """Verified blocks of a generated stream, through the same verification as the pipeline."""
+    stream = generate_stream(GeneratorConfig(periods=BLOCKS, transactions=TRANSACTIONS_PER_BLOCK, seed=7))
+    with tempfile.TemporaryDirectory(prefix="store-bench-") as folder:
+        write_stream(stream, folder)
+        book = parse_address_book((Path(folder) / ADDRESS_BOOK_FILE).read_bytes(), ADDRESS_BOOK_FILE)
+        results = list(
+            verify_stream(
+                find_local_periods(Path(folder)),
+                book,
+                ratio=DEFAULT_RATIO,
+                start_block=0,
+                sidecars=True,
+                max_decompressed=None,
+            )
         )
-        rebuilt = rebuild_file_bytes(record)
-        assert rebuilt is not None
-        record = replace(record, file_hash=file_hash_of(6, rebuilt))
-        signatures = tuple(
-            NodeSignature(f"0.0.{n}", n - 3, rng.randbytes(384), rng.randbytes(384)) for n in range(3, 7)
-        )
-        summary = ConsensusSummary(record.file_hash, record.metadata_hash, 4, 4)
-        blocks.append(VerifiedBlock(record, number, (), signatures, summary))
+    blocks = [result.report.block for result in results if result.report.block is not None]
+    assert len(blocks) == BLOCKS, "every generated period must verify"
     return blocks
 
 
@@ -262,7 +229,7 @@ def bench_reads(
         return (lambda: reader.transaction_statuses(hashes)), (lambda: table[s.TX_BY_HASH].read_rows(query))
 
     def case_history() -> tuple[Callable[[], object], Callable[[], object]]:
-        account = f"0.0.{rng.randrange(1001, 1001 + ACCOUNTS)}"
+        account = tx_id(pick()[2])[0]  # a payer, so the history is never empty
         query = history_range(account)
         return (lambda: reader.account_history(account, limit=100)), (lambda: table[s.ACCOUNT_HISTORY].read_rows(query))
 
@@ -306,7 +273,7 @@ def main() -> None:
         instance = open_admin_instance(settings)
         ensure_tables(instance, settings)
         ensure_tables(instance, base)
-        print(f"building {BLOCKS} blocks x {TRANSACTIONS_PER_BLOCK} transfers ...", flush=True)
+        print(f"generating and verifying {BLOCKS} blocks x {TRANSACTIONS_PER_BLOCK} transactions ...", flush=True)
         blocks = build_blocks()
         client = BigtableDataClient(project=settings.project)
         gateway = BigtableDataGateway(settings.project, INSTANCE, settings)
