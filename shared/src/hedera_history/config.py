@@ -59,10 +59,17 @@ class Settings:
     address_book: str = setting("", "Path or gs:// URL of the bootstrap address book (NodeAddressBook bytes).")
     consensus_ratio: float = setting(1 / 3, "Share of total stake that must sign one file hash.")
     start_block: int = setting(0, "Block number of the first record file before V6.")
+    first_block: int = setting(
+        0, "First block number this deployment holds: the root of the contiguous watermark (every block from it on)."
+    )
     max_decompressed_bytes: int = setting(
         256 * 1024 * 1024, "Largest decompressed record or sidecar file accepted (a gzip bomb is an error)."
     )
     sidecars_enabled: bool = setting(True, "Fetch, verify and store sidecar files.")
+    sweep_min_age_seconds: int = setting(
+        60, "The sweep retries a pending period only once its newest upload is at least this old."
+    )
+    sweep_max_periods: int = setting(500, "Most pending periods one sweep run retries (oldest first).")
 
     # --- Object sources (gs://, s3://, local) --------------------------------------------------
     requester_pays_project: str = setting(
@@ -87,10 +94,48 @@ class Settings:
         60.0, "Longest time a publish (retries included) may take before it counts as failed."
     )
 
+    # --- Errata (HIP-639) -----------------------------------------------------------------------
+    errata_council_keys: str = setting(
+        "",
+        "Council keys that approve errata: comma-separated hex Ed25519 public keys, or a path to a file "
+        "holding them (one a line, # comments); empty: every errata is refused.",
+    )
+    errata_council_threshold: int = setting(
+        0,
+        "Valid council signatures an errata needs; 0: a super-majority (strictly more than 2/3 of the keys). "
+        "A smaller number than the super-majority is refused.",
+    )
+
+    # --- Backfill (Spark) ------------------------------------------------------------------------
+    backfill_periods_per_partition: int = setting(
+        500, "Periods one backfill task verifies and writes (a partition); also the unit of a re-run."
+    )
+    backfill_listing_workers: int = setting(16, "Node folders a backfill lists at once when it plans a range.")
+    dataproc_region: str = setting("us-central1", "Dataproc region that `backfill submit` sends the job to.")
+    dataproc_staging_url: str = setting(
+        "", "gs://bucket/prefix where `backfill submit` uploads the wheel, the job file and the address book."
+    )
+    dataproc_container_image: str = setting(
+        "", "Custom container image holding the project's dependencies (Dataproc Serverless batches)."
+    )
+
     # --- Stream generator -----------------------------------------------------------------------
     key_cache_dir: str = setting(
         "",
         "Folder caching the generator's deterministic RSA node keys (empty: ~/.cache/hedera-history/keys).",
+    )
+
+    # --- Local stack (hedera-history stack ...) -------------------------------------------------
+    stack_state_dir: str = setting(
+        "var/stack", "Folder of the local stack's state file and logs (`hedera-history stack --state-dir`)."
+    )
+    stack_ports: str = setting(
+        "",
+        "Fixed local stack ports as name=port pairs, comma separated (bigtable, pubsub, gcs, ingest, sweep, "
+        "store, query); a service not named, or given 0, takes a free port.",
+    )
+    stack_sweep_interval_seconds: float = setting(
+        5.0, "How often the local stack calls the sweep function, as Cloud Scheduler would; 0 never calls it."
     )
 
     # --- Logging --------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from google.cloud import bigtable
 from google.cloud.bigtable import column_family
 from google.cloud.bigtable.data import (
     BigtableDataClient,
+    DeleteAllFromRow,
     ReadRowsQuery,
     RowMutationEntry,
     RowRange,
@@ -104,6 +105,18 @@ class BigtableDataGateway:
         except core_exceptions.GoogleAPICallError as e:
             raise translate(e, f"MutateRows on {table}") from e
         return []
+
+    def delete_rows(self, table: str, keys: Sequence[bytes]) -> None:
+        """Delete whole rows (state tables only: history is never deleted by the pipeline)."""
+        if not keys:
+            return
+        entries = [RowMutationEntry(key, [DeleteAllFromRow()]) for key in keys]
+        try:
+            self._table(table).bulk_mutate_rows(entries, operation_timeout=self._timeout)
+        except MutationsExceptionGroup as group:
+            raise StoreUnavailableError(f"DeleteRows on {table}: {len(group.exceptions)} rows failed") from group
+        except core_exceptions.GoogleAPICallError as e:
+            raise translate(e, f"DeleteRows on {table}") from e
 
     def read_rows(self, table: str, query: RowQuery) -> Iterator[StoredRow]:
         if not query.keys and not query.ranges:

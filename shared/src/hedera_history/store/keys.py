@@ -116,3 +116,11 @@ def check_entity_id(text: str) -> str:
     if _ENTITY.fullmatch(text) is None:
         raise ValueError(f"not an entity id shard.realm.num: {text!r}")
     return text
+
+
+def prefix_end(prefix: bytes) -> bytes:
+    """The first key after every key that starts with ``prefix`` (an exclusive scan end)."""
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        raise ValueError("a prefix of only 0xff bytes has no end key")
+    return stripped[:-1] + bytes([stripped[-1] + 1])

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
-from hedera_history.block import VerifiedBlock
+from hedera_history.block import NodeSignature, VerifiedBlock
 from hedera_history.config import Settings
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.model import RecordItem
@@ -129,8 +129,25 @@ def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes) -> None:
     for qualifier, payload in header:
         rows.put(s.BLOCKS, key, s.BLOCK_HEADER_FAMILY, qualifier, payload)
     for signature in block.signatures:
-        value = SignatureValue(signature.node_id, signature.file_signature, signature.metadata_signature)
-        rows.put(s.BLOCKS, key, s.BLOCK_SIGNATURE_FAMILY, signature.node_account.encode(), encode_signature(value))
+        rows.put(
+            s.BLOCKS, key, s.BLOCK_SIGNATURE_FAMILY, signature.node_account.encode(), _signature_payload(signature)
+        )
+
+
+def signature_row(block_number: int, block_time: int, signature: NodeSignature) -> Row:
+    """One node's signature cell on its own, exactly as :func:`block_to_rows` writes it (for a
+    signature verified after its block was published)."""
+    cell = Cell(
+        s.BLOCK_SIGNATURE_FAMILY,
+        signature.node_account.encode(),
+        encode_value(_signature_payload(signature)),
+        cell_timestamp_micros(block_time),
+    )
+    return Row(s.BLOCKS, row_key_for_block(block_number), (cell,))
+
+
+def _signature_payload(signature: NodeSignature) -> bytes:
+    return encode_signature(SignatureValue(signature.node_id, signature.file_signature, signature.metadata_signature))
 
 
 def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes) -> None:

@@ -54,6 +54,18 @@ def decode_cloud_event(event: CloudEventLike) -> ReceivedMessage:
     return _decode_wrapped_message(data, None)
 
 
+def decode_http_delivery(headers: Mapping[str, str], body: bytes) -> ReceivedMessage:
+    """The message of an HTTP delivery in either shape: a binary-mode ``messagePublished``
+    CloudEvent (``ce-*`` headers) or a push subscription's JSON envelope."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    if "ce-type" in lowered:
+        event_type = lowered["ce-type"]
+        if event_type != MESSAGE_PUBLISHED:
+            raise MessageFormatError(f"CloudEvent type {event_type!r} is not {MESSAGE_PUBLISHED}")
+        return _decode_wrapped_message(_json_object(body, "CloudEvent data"), None)
+    return decode_push_envelope(body)
+
+
 def push_envelope(
     *,
     data: bytes,

@@ -17,7 +17,8 @@ book is in force until the next append completes it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -32,6 +33,12 @@ ADDRESS_BOOK_FILE = 101
 """0.0.101: the client address book."""
 BOOK_FILES = (ADDRESS_BOOK_FILE, NODE_DETAILS_FILE)
 _SUCCESS = hapi.ResponseCodeEnum.Value("SUCCESS")
+
+
+class FileChange(NamedTuple):
+    file_num: int
+    contents: bytes
+    is_append: bool
 
 
 class AddressBookTracker:
@@ -54,22 +61,31 @@ class AddressBookTracker:
 
     def apply_block(self, record_file: RecordFile) -> AddressBook | None:
         """Apply the block's book-file transactions; return the new book in force, if it changed."""
-        touched: set[int] = set()
+        return self.apply_changes(self.file_changes(record_file), record_file.name)
+
+    def file_changes(self, record_file: RecordFile) -> list[FileChange]:
+        """The block's successful changes of the book files, in order (usually none)."""
+        changes: list[FileChange] = []
         for item in record_file.items:
             change = self._file_change(item, record_file.name)
-            if change is None:
-                continue
-            file_num, contents, is_append = change
-            if is_append:
-                if file_num not in self.contents:
+            if change is not None:
+                changes.append(FileChange(*change))
+        return changes
+
+    def apply_changes(self, changes: Iterable[FileChange], name: str) -> AddressBook | None:
+        """Apply one block's changes (from :meth:`file_changes`); the new book in force, if it changed."""
+        touched: set[int] = set()
+        for change in changes:
+            if change.is_append:
+                if change.file_num not in self.contents:
                     continue  # an append to contents we never saw cannot give a whole book
-                self.contents[file_num] += contents
+                self.contents[change.file_num] += change.contents
             else:
-                self.contents[file_num] = contents
-            touched.add(file_num)
+                self.contents[change.file_num] = change.contents
+            touched.add(change.file_num)
         changed: AddressBook | None = None
         for file_num in sorted(touched):
-            book = _try_parse(self.contents[file_num], f"0.0.{file_num} after {record_file.name}")
+            book = _try_parse(self.contents[file_num], f"0.0.{file_num} after {name}")
             if book is None:
                 continue
             if file_num == NODE_DETAILS_FILE and book != self.book:

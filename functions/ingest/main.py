@@ -1,0 +1,50 @@
+"""Cloud Functions ``ingest`` (a finalized object in the stream bucket) and ``sweep`` (scheduled).
+
+Both only turn the request into a call on ``hedera_history.pipeline``: ``ingest`` handles the one
+uploaded object, ``sweep`` retries pending periods. A transient failure (the store or the bucket
+did not answer) is raised, so the call fails and the period stays pending for the sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import functions_framework
+from cloudevents.http import CloudEvent
+from flask import Request, Response
+from hedera_history.config import Settings
+from hedera_history.logs import configure, event
+from hedera_history.pipeline.ingest import IngestContext, ingest_object
+from hedera_history.pipeline.runtime import Cached, build_ingest_context
+from hedera_history.pipeline.sweep import sweep as run_sweep
+
+CONTEXTS = Cached()
+logger = logging.getLogger("hedera_history.functions.ingest")
+
+
+def _context(bucket: str = "") -> IngestContext:
+    def build() -> IngestContext:
+        settings = Settings.from_env()
+        configure("ingest", settings.log_level)
+        return build_ingest_context(settings, bucket or settings.stream_bucket)
+
+    return CONTEXTS.get(bucket, build)
+
+
+@functions_framework.cloud_event
+def ingest(cloud_event: CloudEvent) -> None:
+    data = cloud_event.data if isinstance(cloud_event.data, dict) else {}
+    bucket, name = str(data.get("bucket", "")), str(data.get("name", ""))
+    if not bucket or not name:
+        event(logger, "storage event without bucket or name ignored", logging.WARNING, event_id=cloud_event["id"])
+        return
+    result = ingest_object(_context(bucket), name)
+    event(logger, "object handled", file=name, outcome=result.outcome.value, block=result.block_number)
+
+
+@functions_framework.http
+def sweep(request: Request) -> Response:
+    del request  # Cloud Scheduler's body carries nothing the sweep needs
+    report = run_sweep(_context())
+    return Response(json.dumps(report.as_dict()), status=200, mimetype="application/json")

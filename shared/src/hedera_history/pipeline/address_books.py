@@ -1,0 +1,168 @@
+"""The address-book history the stream verifies against (``address_books`` state table).
+
+- The bootstrap book comes from configuration and is in force from the beginning.
+- Ingest writes, for every verified block, its changes of the book files (0.0.101 / 0.0.102; for
+  most blocks none) in a ``change/<hex16 block>`` row, before the block is published, so a block
+  that completes has its changes recorded.
+- Books must be applied in block order (a large book arrives as an update and appends, possibly
+  over several blocks), so :meth:`AddressBookHistory.advance` runs behind the contiguous
+  watermark: it applies the recorded changes of the blocks up to it and writes each new book as
+  ``book/<hex16 one's complement of the time it takes effect>`` (newest first), then moves its
+  ``keeper`` cell by compare-and-set. Concurrent runs are safe: the book rows are deterministic and
+  only one keeper move wins.
+- The book for a period is *certain* once every block before it is applied (``applied_through``).
+  A period verified on an uncertain book that fails on new keys stays pending until the sweep
+  retries it; one that reaches consensus anyway is published, and the signatures that did not
+  verify are rechecked by the sweep once the book is certain (``pipeline.ingest``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+from hedera_history.block import VerifiedBlock
+from hedera_history.errors import RowDecodeError, StoreUnavailableError
+from hedera_history.store import schema as s
+from hedera_history.store.gateway import KeyRange, MutationFailure, RowQuery, StoredRow
+from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
+from hedera_history.store.model import Cell, Row
+from hedera_history.verify.address_book import AddressBook, address_book_to_bytes, parse_address_book
+from hedera_history.verify.address_book_updates import AddressBookTracker, FileChange
+
+BOOK = b"book/"
+CHANGE = b"change/"
+KEEPER = b"keeper"
+Q_BOOK = b"book"
+Q_CHANGES = b"changes"
+Q_STATE = b"state"
+ADVANCE_BATCH = 1000
+
+
+class BookGateway(Protocol):
+    def mutate_rows(self, table: str, rows: Sequence[Row]) -> list[MutationFailure]: ...
+
+    def read_rows(self, table: str, query: RowQuery) -> Iterator[StoredRow]: ...
+
+    def check_and_set(
+        self,
+        table: str,
+        key: bytes,
+        *,
+        family: str,
+        qualifier: bytes,
+        expected: bytes | None,
+        value: bytes,
+        timestamp_micros: int | None = None,
+    ) -> bool: ...
+
+
+class AddressBookHistory:
+    def __init__(self, gateway: BookGateway, bootstrap: AddressBook, *, first_block: int = 0) -> None:
+        self._gateway = gateway
+        self._bootstrap = bootstrap
+        self._first_block = first_block
+
+    def book_at(self, consensus_ns: int) -> AddressBook:
+        """The book in force for a period starting at ``consensus_ns``."""
+        start = BOOK + hex16(ones_complement(consensus_ns))
+        query = RowQuery(ranges=(KeyRange(start, prefix_end(BOOK)),), limit=1)
+        for row in self._gateway.read_rows(s.ADDRESS_BOOKS, query):
+            cell = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_BOOK)
+            if cell is not None:
+                return parse_address_book(cell.value, f"address book in force from row {row.key.decode()}")
+        return self._bootstrap
+
+    def record_block(self, block: VerifiedBlock) -> int:
+        """Write the block's book-file changes (a row for every block, most with none, so the
+        keeper can tell "no change" from "not published yet"); how many changes there were."""
+        changes = AddressBookTracker(self._bootstrap).file_changes(block.record)
+        payload = json.dumps(
+            {
+                "effective_ns": block.record.consensus_end + 1,
+                "name": block.record.name,
+                "changes": [[c.file_num, c.contents.hex(), c.is_append] for c in changes],
+            }
+        ).encode()
+        self._write(CHANGE + hex16(block.block_number), Q_CHANGES, payload)
+        return len(changes)
+
+    def applied_through(self) -> int:
+        """The last block whose changes are applied: books are certain for the blocks after it."""
+        applied, _ = self._tracker(self._read_cell(KEEPER, Q_STATE))
+        return applied
+
+    def advance(self, through_block: int) -> list[int]:
+        """Apply recorded changes of blocks up to ``through_block`` (all complete); the effective
+        times of the books that came into force."""
+        raw_state = self._read_cell(KEEPER, Q_STATE)
+        applied, tracker = self._tracker(raw_state)
+        if through_block <= applied:
+            return []
+        start = CHANGE + hex16(applied + 1)
+        end = CHANGE + hex16(through_block + 1)
+        query = RowQuery(ranges=(KeyRange(start, end),), limit=ADVANCE_BATCH)
+        new_books: list[int] = []
+        last = through_block
+        rows = list(self._gateway.read_rows(s.ADDRESS_BOOKS, query))
+        if len(rows) == ADVANCE_BATCH:
+            last = decode_hex16(rows[-1].key[len(CHANGE) :])
+        for row in rows:
+            cell = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_CHANGES)
+            if cell is None:
+                continue
+            effective, name, changes = _decode_changes(cell.value)
+            book = tracker.apply_changes(changes, name)
+            if book is not None:
+                self._write(BOOK + hex16(ones_complement(effective)), Q_BOOK, address_book_to_bytes(book))
+                new_books.append(effective)
+        new_state = json.dumps(
+            {
+                "applied": last,
+                "book": address_book_to_bytes(tracker.book).hex(),
+                "contents": {str(k): v.hex() for k, v in sorted(tracker.contents.items())},
+            },
+            sort_keys=True,
+        ).encode()
+        self._gateway.check_and_set(
+            s.ADDRESS_BOOKS,
+            KEEPER,
+            family=s.ADDRESS_BOOKS_FAMILY,
+            qualifier=Q_STATE,
+            expected=raw_state,
+            value=new_state,
+        )
+        return new_books
+
+    def _tracker(self, raw_state: bytes | None) -> tuple[int, AddressBookTracker]:
+        if raw_state is None:
+            return self._first_block - 1, AddressBookTracker(self._bootstrap)
+        try:
+            state = json.loads(raw_state)
+            book = parse_address_book(bytes.fromhex(state["book"]), "address book keeper")
+            contents = {int(k): bytes.fromhex(v) for k, v in state["contents"].items()}
+            return int(state["applied"]), AddressBookTracker(book, contents=contents)
+        except (ValueError, KeyError, TypeError) as e:
+            raise RowDecodeError(f"address book keeper state unreadable: {e}") from e
+
+    def _read_cell(self, key: bytes, qualifier: bytes) -> bytes | None:
+        for row in self._gateway.read_rows(s.ADDRESS_BOOKS, RowQuery(keys=(key,))):
+            cell = row.cell(s.ADDRESS_BOOKS_FAMILY, qualifier)
+            return None if cell is None else cell.value
+        return None
+
+    def _write(self, key: bytes, qualifier: bytes, value: bytes) -> None:
+        row = Row(s.ADDRESS_BOOKS, key, (Cell(s.ADDRESS_BOOKS_FAMILY, qualifier, value, 0),))
+        failures = self._gateway.mutate_rows(s.ADDRESS_BOOKS, [row])
+        if failures:
+            raise StoreUnavailableError(f"address book row {key!r} not written: {failures[0].message}")
+
+
+def _decode_changes(raw: bytes) -> tuple[int, str, list[FileChange]]:
+    try:
+        data = json.loads(raw)
+        changes = [FileChange(int(f), bytes.fromhex(c), bool(a)) for f, c, a in data["changes"]]
+        return int(data["effective_ns"]), str(data["name"]), changes
+    except (ValueError, KeyError, TypeError) as e:
+        raise RowDecodeError(f"address book change row unreadable: {e}") from e

@@ -1,0 +1,121 @@
+"""The cloud functions the pipeline deploys: where each one's code is, how it is triggered, and which
+settings it reads.
+
+This is the one place these facts are written. The local stack starts the functions from it,
+the function-source builder packages them from it, and the Terraform in ``infra/`` is checked
+against it (every function with its trigger and exactly these environment variables).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from hedera_history.config import env_name
+
+
+class Trigger(enum.StrEnum):
+    STORAGE_FINALIZED = "storage-finalized"
+    """Eventarc: ``google.cloud.storage.object.v1.finalized`` on the stream bucket."""
+    PUBSUB_PUSH = "pubsub-push"
+    """HTTP endpoint that the pipeline's push subscriptions deliver to (their dead-letter topics and
+    retry policy are ours to set, which an Eventarc Pub/Sub trigger's managed subscription is not)."""
+    SCHEDULED_HTTP = "scheduled-http"
+    """HTTP, called by Cloud Scheduler."""
+    HTTP = "http"
+    """HTTP, called by users."""
+
+
+STORAGE_FINALIZED_EVENT = "google.cloud.storage.object.v1.finalized"
+
+_COMMON = ("project", "bigtable_instance", "table_prefix", "bigtable_timeout_seconds", "log_level")
+_READS_STREAM = (
+    "stream_bucket",
+    "stream_prefix",
+    "address_book",
+    "consensus_ratio",
+    "start_block",
+    "first_block",
+    "max_decompressed_bytes",
+    "sidecars_enabled",
+    "requester_pays_project",
+    "source_timeout_seconds",
+    "quarantine_url",
+    "pubsub_topic_prefix",
+    "publish_timeout_seconds",
+    "retention_days",
+    "sidecar_retention_days",
+    "sweep_min_age_seconds",
+    "sweep_max_periods",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSpec:
+    name: str
+    """The deployed function's name (a deployment may prefix it)."""
+    source: str
+    """Folder of ``main.py``, relative to the repository root."""
+    entry_point: str
+    trigger: Trigger
+    settings: tuple[str, ...]
+    """``Settings`` fields the function reads; their variables are what Terraform must set."""
+    memory_mb: int
+    timeout_seconds: int
+    concurrency: int
+    """Requests one instance serves at once."""
+
+    @property
+    def environment_variables(self) -> tuple[str, ...]:
+        return tuple(sorted(env_name(name) for name in self.settings))
+
+
+INGEST = FunctionSpec(
+    name="ingest",
+    source="functions/ingest",
+    entry_point="ingest",
+    trigger=Trigger.STORAGE_FINALIZED,
+    settings=_COMMON + _READS_STREAM,
+    memory_mb=1024,
+    timeout_seconds=300,
+    concurrency=4,
+)
+SWEEP = FunctionSpec(
+    name="sweep",
+    source="functions/ingest",
+    entry_point="sweep",
+    trigger=Trigger.SCHEDULED_HTTP,
+    settings=_COMMON + _READS_STREAM,
+    memory_mb=1024,
+    timeout_seconds=540,
+    concurrency=1,
+)
+STORE = FunctionSpec(
+    name="store",
+    source="functions/store",
+    entry_point="store",
+    trigger=Trigger.PUBSUB_PUSH,
+    settings=(*_COMMON, "retention_days", "sidecar_retention_days", "first_block", "address_book"),
+    memory_mb=1024,
+    timeout_seconds=110,
+    concurrency=8,
+)
+QUERY = FunctionSpec(
+    name="query",
+    source="functions/query",
+    entry_point="query",
+    trigger=Trigger.HTTP,
+    settings=_COMMON,
+    memory_mb=512,
+    timeout_seconds=60,
+    concurrency=40,
+)
+
+FUNCTIONS: tuple[FunctionSpec, ...] = (INGEST, SWEEP, STORE, QUERY)
+
+
+def function(name: str) -> FunctionSpec:
+    for spec in FUNCTIONS:
+        if spec.name == name:
+            return spec
+    raise KeyError(name)

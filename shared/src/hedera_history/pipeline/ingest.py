@@ -1,0 +1,427 @@
+"""What the ingest function does with one uploaded object, and the sweep with a pending period.
+
+Any node's record, sidecar or signature file may trigger it, in any order, many at once, for the
+same period. Each run reads the period's files from every node folder, verifies the period
+(signatures against the address book in force, stake consensus, record and sidecar hashes), and
+publishes the block as a Cardinal Streams batch. Every step is idempotent, so concurrent runs for
+one period publish the same bytes and the consumer keeps one copy.
+
+Outcomes:
+
+- not a stream file, or outside the configured prefix: ignored;
+- consensus not reached yet, a record or sidecar not uploaded yet, a pre-V6 block whose predecessor
+  is not known yet: the period is *pending* (a later upload or the sweep retries it);
+- a file that can never verify (a node's bad signature, a copy whose hashes differ from the signed
+  ones): that file is *quarantined* (reason in the state table, bytes copied to the quarantine
+  location); the period itself goes on from the other nodes' files;
+- verified: published; chain links with the neighbouring blocks checked (a break is recorded and
+  logged as an error for alerting, never silently accepted);
+- already published: a late node signature is verified and its cell added; other files are checked
+  against the published hashes (a differing copy is quarantined).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Protocol
+
+from hedera_history.block import NodeSignature, VerifiedBlock
+from hedera_history.cardinal.producer import BatchProducer
+from hedera_history.config import Settings
+from hedera_history.errors import (
+    ConfigError,
+    FileNameError,
+    FormatError,
+    HistoryError,
+    NoConsensusError,
+    ObjectNotFoundError,
+    StoreUnavailableError,
+    VerificationError,
+    is_transient,
+)
+from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
+from hedera_history.formats.layout import BucketLayout, NodeIdentity, ObjectPath, node_account, parse_object_path
+from hedera_history.formats.names import StreamFileKind, parse_stream_file_name, parse_timestamp
+from hedera_history.logs import event
+from hedera_history.pipeline.address_books import AddressBookHistory
+from hedera_history.pipeline.publish import block_for_stream
+from hedera_history.pipeline.state import IngestState, PeriodState, Published
+from hedera_history.sources.base import ObjectSink, ObjectSource
+from hedera_history.sources.period_files import SourcePeriod, StreamLocation
+from hedera_history.store import schema as s
+from hedera_history.store.chaintime import block_time_ns
+from hedera_history.store.gateway import MutationFailure
+from hedera_history.store.model import Row
+from hedera_history.store.rows import block_to_rows, signature_row
+from hedera_history.transport.message import OutgoingMessage
+from hedera_history.verify.address_book import AddressBook
+from hedera_history.verify.consensus import OK
+from hedera_history.verify.period import PeriodReport, check_period
+from hedera_history.verify.signatures import verify_node_signature
+
+logger = logging.getLogger(__name__)
+
+
+class Outcome(enum.StrEnum):
+    IGNORED = "ignored"
+    PENDING = "pending"
+    PUBLISHED = "published"
+    ALREADY_PUBLISHED = "already published"
+    SIGNATURE_ADDED = "signature added"
+    QUARANTINED = "quarantined"
+
+
+@dataclass(frozen=True, slots=True)
+class IngestResult:
+    outcome: Outcome
+    period_key: str = ""
+    block_number: int | None = None
+    reason: str = ""
+    quarantined: tuple[str, ...] = ()
+
+
+class Publisher(Protocol):
+    def publish_all(self, messages: list[OutgoingMessage]) -> None: ...
+
+
+class RowWriter(Protocol):
+    def mutate_rows(self, table: str, rows: list[Row]) -> list[MutationFailure]: ...
+
+
+@dataclass
+class IngestContext:
+    settings: Settings
+    ratio: Fraction
+    source: ObjectSource
+    """The stream bucket's root."""
+    state: IngestState
+    books: AddressBookHistory
+    rows: RowWriter
+    publisher: Publisher
+    producer: BatchProducer
+    quarantine: ObjectSink | None = None
+
+
+def ingest_object(ctx: IngestContext, name: str) -> IngestResult:
+    """Handle the upload of ``name`` (relative to the bucket root)."""
+    prefix = ctx.settings.stream_prefix
+    if prefix and not name.startswith(prefix.rstrip("/") + "/"):
+        return IngestResult(Outcome.IGNORED, reason=f"outside the stream prefix {prefix}")
+    try:
+        path = parse_object_path(name)
+    except FileNameError as e:
+        return IngestResult(Outcome.IGNORED, reason=e.reason)
+    return ingest_period(ctx, path.file.period_key, StreamLocation.of(path), trigger=path)
+
+
+def ingest_period(
+    ctx: IngestContext,
+    period_key: str,
+    location: StreamLocation,
+    *,
+    trigger: ObjectPath | None = None,
+    sweeping: bool = False,
+) -> IngestResult:
+    consensus_ns = parse_timestamp(period_key)
+    known = ctx.state.period(consensus_ns)
+    book = ctx.books.book_at(consensus_ns)
+    if known is not None and known.published is not None:
+        ctx.state.clear_pending(consensus_ns)
+        if trigger is None:
+            return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, known.published.block_number)
+        return _after_publication(ctx, trigger, known.published, book)
+
+    files = SourcePeriod.for_book(ctx.source, location, period_key, book)
+    predecessor = ctx.state.published_before(consensus_ns)
+    candidate = predecessor.published.block_number + 1 if predecessor and predecessor.published else None
+    report = check_period(
+        files,
+        book,
+        ratio=ctx.ratio,
+        block_number=candidate,
+        sidecars=ctx.settings.sidecars_enabled,
+        max_decompressed=ctx.settings.max_decompressed_bytes,
+    )
+    certain = report.record is not None and _book_certain(ctx, report)
+    quarantined = _quarantine_bad_trigger(ctx, trigger, report, files, book) if certain else ()
+    if report.block is not None:
+        block = report.block
+        if block.record.block_number is None:
+            numbered = _number_pre_v6(ctx, report, predecessor, consensus_ns, sweeping)
+            if numbered is None:
+                reason = "waiting for the previous block (files before V6 carry no block number)"
+                ctx.state.mark_pending(consensus_ns, period_key, location, reason)
+                return IngestResult(Outcome.PENDING, period_key, reason=reason, quarantined=quarantined)
+            block = numbered
+        published = _publish(ctx, block, location, period_key)
+        if trigger is not None and trigger.file.kind is StreamFileKind.RECORD:
+            late = _after_publication(ctx, trigger, published, book)  # is the triggering copy the signed one?
+            quarantined += late.quarantined
+        if not certain and len(block.signatures) < len(files.nodes()):
+            ctx.state.mark_recheck(consensus_ns, period_key, block.block_number)
+        return IngestResult(Outcome.PUBLISHED, period_key, block.block_number, quarantined=quarantined)
+
+    error = report.error
+    assert error is not None
+    if isinstance(error, ConfigError) and report.record is not None and report.record.block_number is None:
+        error = NoConsensusError("waiting for the previous block (files before V6 carry no block number)")
+    ctx.state.mark_pending(consensus_ns, period_key, location, str(error))
+    if is_transient(error) and not isinstance(error, NoConsensusError):
+        raise error  # the store or bucket did not answer: fail the call; the sweep retries too
+    if not isinstance(error, NoConsensusError | ObjectNotFoundError):
+        quarantined += _quarantine_checked_copy(ctx, report, location, error)
+    event(
+        logger,
+        "period pending",
+        logging.INFO,
+        period=period_key,
+        reason=str(error),
+        error_type=type(error).__name__,
+        lag_seconds=_lag_seconds(consensus_ns),
+    )
+    outcome = Outcome.QUARANTINED if quarantined else Outcome.PENDING
+    return IngestResult(outcome, period_key, reason=str(error), quarantined=quarantined)
+
+
+def _book_certain(ctx: IngestContext, report: PeriodReport) -> bool:
+    """Every block before this one has had its address-book changes applied."""
+    record = report.record
+    assert record is not None
+    number = (
+        record.block_number if record.block_number is not None else report.block.block_number if report.block else None
+    )
+    return number is not None and ctx.books.applied_through() >= number - 1
+
+
+def recheck_signatures(ctx: IngestContext, consensus_ns: int, period_key: str, block_number: int) -> bool:
+    """Verify again, on the now certain book, every node signature of a period published on an
+    uncertain one: valid ones get their cells, the others are quarantined. False: not certain yet."""
+    if ctx.books.applied_through() < block_number - 1:
+        return False
+    known = ctx.state.period(consensus_ns)
+    if known is None or known.published is None or known.location is None:
+        ctx.state.clear_recheck(consensus_ns)
+        return True
+    book = ctx.books.book_at(consensus_ns)
+    name = parse_stream_file_name(period_key + ".rcd_sig")
+    for node in known.location.identities(book):
+        path = parse_object_path(known.location.path(node, name, book))
+        _after_publication(ctx, path, known.published, book)
+    ctx.state.clear_recheck(consensus_ns)
+    return True
+
+
+def _number_pre_v6(
+    ctx: IngestContext,
+    report: PeriodReport,
+    predecessor: PeriodState | None,
+    consensus_ns: int,
+    sweeping: bool,
+) -> VerifiedBlock | None:
+    """A pre-V6 block takes its predecessor's number + 1 when it links to it; the first one of a
+    deployment takes ``start_block``, decided by the sweep only (so a period that merely arrived
+    early does not take the number of the one before it)."""
+    block = report.block
+    assert block is not None
+    published = predecessor.published if predecessor is not None else None
+    if published is not None and published.hash == block.previous_hash:
+        return block
+    if sweeping and not ctx.state.any_period_before(consensus_ns):
+        return VerifiedBlock(block.record, ctx.settings.start_block, block.sidecars, block.signatures, block.consensus)
+    return None
+
+
+def _publish(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation, period_key: str) -> Published:
+    rows = block_to_rows(block, ctx.settings)
+    stream = block_for_stream(block, rows)
+    ctx.books.record_block(block)
+    _write(ctx, list(stream.signature_rows))
+    messages = [
+        OutgoingMessage(topic, message.key, message.value)
+        for topic, topic_messages in ctx.producer.produce(stream.batch).items()
+        for message in topic_messages
+    ]
+    ctx.publisher.publish_all(messages)
+    record = block.record
+    ctx.state.record_link(block.block_number, block.hash, block.previous_hash, period_key)
+    _check_links(ctx, block, period_key)
+    published = Published(block.block_number, record.file_hash, block.hash, block.previous_hash)
+    ctx.state.mark_published(parse_timestamp(period_key), location, published)
+    event(
+        logger,
+        "period verified",
+        period=period_key,
+        block=block.block_number,
+        items=len(record.items),
+        sidecars=len(block.sidecars),
+        signatures=len(block.signatures),
+        messages=len(messages),
+        lag_seconds=_lag_seconds(record.consensus_end),
+    )
+    return published
+
+
+def _check_links(ctx: IngestContext, block: VerifiedBlock, period_key: str) -> None:
+    number = block.block_number
+    links = ctx.state.links([number - 1, number + 1])
+    problems: list[str] = []
+    before = links.get(number - 1)
+    if before is not None and before[0] != block.previous_hash and block.record.version > 2:
+        problems.append(
+            f"block {number - 1} ends with {before[0].hex()[:16]}…, block {number} names its predecessor "
+            f"{block.previous_hash.hex()[:16]}…"
+        )
+    after = links.get(number + 1)
+    if after is not None and after[1] != block.hash:
+        problems.append(
+            f"block {number} ends with {block.hash.hex()[:16]}…, block {number + 1} names {after[1].hex()[:16]}…"
+        )
+    for problem in problems:
+        ctx.state.record_broken_link(number, problem)
+        event(logger, "chain link broken", logging.ERROR, period=period_key, block=number, reason=problem)
+
+
+def _after_publication(
+    ctx: IngestContext, trigger: ObjectPath, published: Published, book: AddressBook
+) -> IngestResult:
+    """A file of an already published period: add a late signature, check a late copy."""
+    period_key = trigger.file.period_key
+    data = _read(ctx.source, trigger.path)
+    if data is None:
+        return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number)
+    account = _node_account(trigger, book)
+    try:
+        if trigger.file.kind is StreamFileKind.SIGNATURE:
+            entry = next((n for n in book.nodes if n.account == account), None)
+            if entry is None:
+                raise VerificationError(f"node {account} is not in the address book in force", node=account)
+            sig = parse_signature_file(data, trigger.file.name, node=account)
+            verify_node_signature(sig, entry)
+            if sig.file_hash != published.file_hash:
+                raise VerificationError(
+                    f"signed file hash {sig.file_hash.hex()[:16]}… differs from the published block's "
+                    f"{published.file_hash.hex()[:16]}…",
+                    node=account,
+                )
+            time_ns = _published_block_time(ctx, trigger, published)
+            signature = NodeSignature(account, entry.node_id, sig.file_signature, sig.metadata_signature)
+            _write(ctx, [signature_row(published.block_number, time_ns, signature)])
+            return IngestResult(Outcome.SIGNATURE_ADDED, period_key, published.block_number)
+        if trigger.file.kind is StreamFileKind.RECORD:
+            record = parse_record_file(data, trigger.file.name, max_decompressed=ctx.settings.max_decompressed_bytes)
+            if record.file_hash != published.file_hash:
+                raise VerificationError(
+                    f"file hash {record.file_hash.hex()[:16]}… differs from the signed "
+                    f"{published.file_hash.hex()[:16]}…",
+                    node=account,
+                )
+    except (FormatError, VerificationError) as e:
+        consensus_ns = parse_timestamp(period_key)
+        if isinstance(e, VerificationError) and ctx.books.applied_through() < published.block_number - 1:
+            # The book in force may still change (a key rotated in an earlier block not applied yet).
+            ctx.state.mark_recheck(consensus_ns, period_key, published.block_number)
+            return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number, str(e))
+        _quarantine(ctx, trigger.path, data, e, node=account, consensus_ns=consensus_ns)
+        return IngestResult(Outcome.QUARANTINED, period_key, published.block_number, str(e), (trigger.path,))
+    return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number)
+
+
+def _published_block_time(ctx: IngestContext, trigger: ObjectPath, published: Published) -> int:
+    """The cell time of a published block: read back from the consensus node copy's record file."""
+    for compressed in (True, False):
+        data = _read(ctx.source, trigger.sibling(trigger.file.record(compressed=compressed)))
+        if data is not None:
+            record = parse_record_file(
+                data,
+                trigger.file.record(compressed=compressed).name,
+                max_decompressed=ctx.settings.max_decompressed_bytes,
+            )
+            if record.file_hash == published.file_hash:
+                return block_time_ns(record)
+    raise ObjectNotFoundError("no matching record copy to date a late signature", file=trigger.path)
+
+
+def _quarantine_bad_trigger(
+    ctx: IngestContext,
+    trigger: ObjectPath | None,
+    report: PeriodReport,
+    files: SourcePeriod,
+    book: AddressBook,
+) -> tuple[str, ...]:
+    """The triggering signature file, when its node's signature can never count."""
+    if trigger is None or trigger.file.kind is not StreamFileKind.SIGNATURE or report.consensus is None:
+        return ()
+    account = _node_account(trigger, book)
+    outcome = report.consensus.outcomes.get(account, OK)
+    final = outcome.startswith(("bad signature", "unreadable", "unknown node")) or (
+        report.consensus.reached and outcome != OK and not outcome.startswith("no signature")
+    )
+    if outcome == OK or not final:
+        return ()
+    fetched = files.signature(trigger.node)
+    data = fetched.data if fetched is not None else b""
+    error = VerificationError(f"{account}: {outcome}", file=trigger.path, node=account)
+    _quarantine(ctx, trigger.path, data, error, node=account, consensus_ns=files.consensus_ns)
+    return (trigger.path,)
+
+
+def _quarantine_checked_copy(
+    ctx: IngestContext, report: PeriodReport, location: StreamLocation, error: HistoryError
+) -> tuple[str, ...]:
+    """The record copy that failed its checks (hashes that differ from the signed ones)."""
+    record = report.record
+    node = error.node or ""
+    if record is None or not node:
+        return ()
+    agreeing = report.consensus.agreeing if report.consensus else ()
+    entry = next((n for n, _ in agreeing if n.account == node), None)
+    if entry is None:
+        return ()
+    identity = (
+        NodeIdentity(account=node) if location.layout is BucketLayout.ACCOUNT else NodeIdentity(node_id=entry.node_id)
+    )
+    path = location.path(identity, parse_stream_file_name(record.name.rsplit("/", 1)[-1]))
+    data = _read(ctx.source, path) or b""
+    _quarantine(ctx, path, data, error, node=node, consensus_ns=parse_timestamp(report.period_key))
+    return (path,)
+
+
+def _quarantine(
+    ctx: IngestContext, path: str, data: bytes, error: HistoryError, *, node: str, consensus_ns: int
+) -> None:
+    copy = ""
+    if ctx.quarantine is not None and data:
+        ctx.quarantine.write(path, data)
+        copy = f"{ctx.quarantine.url.rstrip('/')}/{path}"
+    ctx.state.quarantine(consensus_ns, path, reason=str(error), error=type(error).__name__, node=node, copy=copy)
+    event(logger, "period quarantined", logging.WARNING, file=path, node=node, reason=str(error), copy=copy)
+
+
+def _write(ctx: IngestContext, rows: list[Row]) -> None:
+    if not rows:
+        return
+    failures = ctx.rows.mutate_rows(s.BLOCKS, rows)
+    if failures:
+        raise StoreUnavailableError(f"signature cells not written: {failures[0].message}")
+
+
+def _read(source: ObjectSource, path: str) -> bytes | None:
+    try:
+        return source.read(path)
+    except ObjectNotFoundError:
+        return None
+
+
+def _node_account(path: ObjectPath, book: AddressBook) -> str:
+    try:
+        return node_account(path.node, book)
+    except FileNameError:
+        return str(path.node)
+
+
+def _lag_seconds(consensus_ns: int) -> float:
+    return round(max(0, time.time_ns() - consensus_ns) / 1e9, 3)

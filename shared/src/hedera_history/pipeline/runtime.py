@@ -1,0 +1,81 @@
+"""The clients and contexts a function instance builds once, from Settings, on first use.
+
+Nothing is read from the environment or connected at import time (a cold start that only
+answers a health check costs nothing); each builder is cached per process and per bucket.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from hedera_history.cardinal.producer import BatchProducer
+from hedera_history.cardinal.tracking import StatelessTracker
+from hedera_history.config import Settings
+from hedera_history.pipeline.address_books import AddressBookHistory
+from hedera_history.pipeline.ingest import IngestContext
+from hedera_history.pipeline.publish import pipeline_routing
+from hedera_history.pipeline.state import IngestState
+from hedera_history.pipeline.store import BigtableBlockSink, StoreContext
+from hedera_history.sources.address_book_file import read_address_book
+from hedera_history.sources.base import open_sink, open_source
+from hedera_history.store.bigtable_client import BigtableDataGateway, open_gateway
+from hedera_history.store.tracking_store import BigtableTrackingStore
+from hedera_history.store.writer import BlockWriter
+from hedera_history.transport.pubsub import PubSubPublisher
+from hedera_history.verify.consensus import parse_consensus_ratio
+
+T = TypeVar("T")
+
+
+def stream_url(bucket: str) -> str:
+    """A bucket name (as in a storage event) or a URL / directory (as configured) -> a source URL."""
+    if "://" in bucket or bucket.startswith(("/", ".")):
+        return bucket
+    return f"gs://{bucket}"
+
+
+def build_ingest_context(settings: Settings, bucket: str, gateway: BigtableDataGateway | None = None) -> IngestContext:
+    gateway = gateway or open_gateway(settings)
+    bootstrap = read_address_book(settings.address_book, settings)
+    return IngestContext(
+        settings=settings,
+        ratio=parse_consensus_ratio(settings.consensus_ratio),
+        source=open_source(stream_url(bucket), settings),
+        state=IngestState(gateway),
+        books=AddressBookHistory(gateway, bootstrap, first_block=settings.first_block),
+        rows=gateway,
+        publisher=PubSubPublisher.from_settings(settings),
+        producer=BatchProducer(pipeline_routing()),
+        quarantine=open_sink(settings.quarantine_url, settings) if settings.quarantine_url else None,
+    )
+
+
+def build_store_context(settings: Settings, gateway: BigtableDataGateway | None = None) -> StoreContext:
+    gateway = gateway or open_gateway(settings)
+    tracker = StatelessTracker(
+        BigtableTrackingStore(gateway),
+        BigtableBlockSink(BlockWriter(gateway, settings)),
+        first_number=settings.first_block,
+    )
+    books = None
+    if settings.address_book:
+        books = AddressBookHistory(
+            gateway, read_address_book(settings.address_book, settings), first_block=settings.first_block
+        )
+    return StoreContext(tracker, books)
+
+
+class Cached:
+    """One value per key, built on first use, shared by the threads of an instance."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, object] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str, build: Callable[[], T]) -> T:
+        with self._lock:
+            if key not in self._values:
+                self._values[key] = build()
+            return self._values[key]  # type: ignore[return-value]

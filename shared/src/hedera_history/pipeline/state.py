@@ -1,0 +1,316 @@
+"""The ingest function's state in Bigtable: period progress, pending periods, chain links, quarantine.
+
+Every write is idempotent and monotone where it matters: a period is published once its
+``published`` cell exists, whatever pending marks other instances wrote before or after; the
+pending index (``pending/<time>``) is what the sweep scans and is removed once published.
+State cells carry wall-clock timestamps (they are not history and are never replayed).
+
+Row keys (all in the ``ingest_progress`` table unless said otherwise):
+
+- ``period/<hex16 consensus ns>``: ``location`` (where the files are), ``last_attempt``,
+  ``reason`` (why it is pending), and once published ``published`` (JSON: block
+  number, file hash, running hashes);
+- ``pending/<hex16 consensus ns>``: ``period`` (the period key), present while pending;
+- ``chain_links`` table, ``<hex16 block number>``: ``hash``, ``previous``, ``period``; and
+  ``broken/<hex16 block number>``: ``reason``;
+- ``quarantine`` table, ``<hex16 consensus ns>/<path>``: ``reason``, ``error``, ``node``, ``copy``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from hedera_history.errors import RowDecodeError, StoreUnavailableError
+from hedera_history.formats.layout import BucketLayout
+from hedera_history.sources.period_files import StreamLocation
+from hedera_history.store import schema as s
+from hedera_history.store.gateway import KeyRange, MutationFailure, RowQuery, StoredRow
+from hedera_history.store.keys import decode_hex16, hex16, prefix_end
+from hedera_history.store.model import Cell, Row
+
+PERIOD = b"period/"
+PENDING = b"pending/"
+RECHECK = b"recheck/"
+BROKEN = b"broken/"
+
+Q_LOCATION = b"location"
+Q_LAST_ATTEMPT = b"last_attempt"
+Q_REASON = b"reason"
+Q_PUBLISHED = b"published"
+Q_PERIOD = b"period"
+Q_HASH = b"hash"
+Q_PREVIOUS = b"previous"
+Q_ERROR = b"error"
+Q_NODE = b"node"
+Q_COPY = b"copy"
+
+
+class StateGateway(Protocol):
+    def mutate_rows(self, table: str, rows: Sequence[Row]) -> list[MutationFailure]: ...
+
+    def read_rows(self, table: str, query: RowQuery) -> Iterator[StoredRow]: ...
+
+    def delete_rows(self, table: str, keys: Sequence[bytes]) -> None: ...
+
+
+def now_micros() -> int:
+    """Wall-clock cell time (Bigtable keeps microseconds at millisecond granularity)."""
+    return time.time_ns() // 1_000_000 * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    block_number: int
+    file_hash: bytes
+    hash: bytes
+    previous_hash: bytes
+
+    def to_json(self) -> bytes:
+        return json.dumps(
+            {
+                "block": self.block_number,
+                "file_hash": self.file_hash.hex(),
+                "hash": self.hash.hex(),
+                "previous_hash": self.previous_hash.hex(),
+            },
+            sort_keys=True,
+        ).encode()
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> Published:
+        try:
+            data = json.loads(raw)
+            return cls(
+                int(data["block"]),
+                bytes.fromhex(data["file_hash"]),
+                bytes.fromhex(data["hash"]),
+                bytes.fromhex(data["previous_hash"]),
+            )
+        except (ValueError, KeyError, TypeError) as e:
+            raise RowDecodeError(f"ingest progress: unreadable published cell: {e}") from e
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodState:
+    consensus_ns: int
+    location: StreamLocation | None
+    last_attempt_micros: int | None
+    reason: str
+    published: Published | None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPeriod:
+    consensus_ns: int
+    period_key: str
+
+
+def location_to_json(location: StreamLocation) -> bytes:
+    return json.dumps(
+        {
+            "layout": location.layout.value,
+            "prefix": location.prefix,
+            "network": location.network,
+            "shard": location.shard,
+        },
+        sort_keys=True,
+    ).encode()
+
+
+def location_from_json(raw: bytes) -> StreamLocation:
+    try:
+        data = json.loads(raw)
+        return StreamLocation(BucketLayout(data["layout"]), data["prefix"], data["network"], int(data["shard"]))
+    except (ValueError, KeyError, TypeError) as e:
+        raise RowDecodeError(f"ingest progress: unreadable location cell: {e}") from e
+
+
+class IngestState:
+    def __init__(self, gateway: StateGateway) -> None:
+        self._gateway = gateway
+
+    # ---- periods ---------------------------------------------------------------------------------
+
+    def period(self, consensus_ns: int) -> PeriodState | None:
+        key = PERIOD + hex16(consensus_ns)
+        for row in self._gateway.read_rows(s.INGEST_PROGRESS, RowQuery(keys=(key,))):
+            return _period_state(consensus_ns, row)
+        return None
+
+    def published_before(self, consensus_ns: int, *, scan: int = 50) -> PeriodState | None:
+        """The newest published period before ``consensus_ns`` among the ``scan`` newest periods
+        seen before it (for pre-V6 files, whose block number follows the previous block's)."""
+        start = PERIOD + hex16(max(0, consensus_ns - 3600 * 10**9))
+        end = PERIOD + hex16(consensus_ns)
+        rows = list(self._gateway.read_rows(s.INGEST_PROGRESS, RowQuery(ranges=(KeyRange(start, end),))))
+        for row in reversed(rows[-scan:]):
+            state = _period_state(decode_hex16(row.key[len(PERIOD) :]), row)
+            if state.published is not None:
+                return state
+        return None
+
+    def any_period_before(self, consensus_ns: int) -> bool:
+        query = RowQuery(ranges=(KeyRange(PERIOD, PERIOD + hex16(consensus_ns)),), key_only=True, limit=1)
+        return any(True for _ in self._gateway.read_rows(s.INGEST_PROGRESS, query))
+
+    def mark_pending(self, consensus_ns: int, period_key: str, location: StreamLocation, reason: str) -> None:
+        stamp = now_micros()
+        self._put(
+            PERIOD + hex16(consensus_ns),
+            [
+                (Q_LOCATION, location_to_json(location)),
+                (Q_LAST_ATTEMPT, str(stamp).encode()),
+                (Q_REASON, reason.encode()[:2000]),
+            ],
+            stamp,
+        )
+        self._put(PENDING + hex16(consensus_ns), [(Q_PERIOD, period_key.encode())], stamp)
+
+    def mark_published(self, consensus_ns: int, location: StreamLocation, published: Published) -> None:
+        stamp = now_micros()
+        self._put(
+            PERIOD + hex16(consensus_ns),
+            [(Q_LOCATION, location_to_json(location)), (Q_PUBLISHED, published.to_json())],
+            stamp,
+        )
+        self._gateway.delete_rows(s.INGEST_PROGRESS, [PENDING + hex16(consensus_ns)])
+
+    def clear_pending(self, consensus_ns: int) -> None:
+        self._gateway.delete_rows(s.INGEST_PROGRESS, [PENDING + hex16(consensus_ns)])
+
+    def pending(self, limit: int) -> list[PendingPeriod]:
+        """Pending periods, oldest first."""
+        query = RowQuery(ranges=(KeyRange(PENDING, prefix_end(PENDING)),), limit=limit)
+        found: list[PendingPeriod] = []
+        for row in self._gateway.read_rows(s.INGEST_PROGRESS, query):
+            cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_PERIOD)
+            if cell is not None:
+                found.append(PendingPeriod(decode_hex16(row.key[len(PENDING) :]), cell.value.decode()))
+        return found
+
+    def mark_recheck(self, consensus_ns: int, period_key: str, block_number: int) -> None:
+        """Published on a book not yet certain, with signatures that did not verify: the sweep
+        checks them again once the book is certain."""
+        payload = json.dumps({"period": period_key, "block": block_number}).encode()
+        self._put(RECHECK + hex16(consensus_ns), [(Q_PERIOD, payload)], now_micros())
+
+    def rechecks(self, limit: int) -> list[tuple[int, str, int]]:
+        """(consensus ns, period key, block number) of periods whose signatures await a recheck."""
+        query = RowQuery(ranges=(KeyRange(RECHECK, prefix_end(RECHECK)),), limit=limit)
+        found: list[tuple[int, str, int]] = []
+        for row in self._gateway.read_rows(s.INGEST_PROGRESS, query):
+            cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_PERIOD)
+            if cell is not None:
+                data = json.loads(cell.value)
+                found.append((decode_hex16(row.key[len(RECHECK) :]), str(data["period"]), int(data["block"])))
+        return found
+
+    def clear_recheck(self, consensus_ns: int) -> None:
+        self._gateway.delete_rows(s.INGEST_PROGRESS, [RECHECK + hex16(consensus_ns)])
+
+    # ---- chain links -----------------------------------------------------------------------------
+
+    def record_link(self, block_number: int, block_hash: bytes, previous_hash: bytes, period_key: str) -> None:
+        self._mutate(
+            s.CHAIN_LINKS,
+            [
+                Row(
+                    s.CHAIN_LINKS,
+                    hex16(block_number),
+                    tuple(
+                        Cell(s.CHAIN_LINKS_FAMILY, q, v, 0)
+                        for q, v in ((Q_HASH, block_hash), (Q_PREVIOUS, previous_hash), (Q_PERIOD, period_key.encode()))
+                    ),
+                )
+            ],
+        )
+
+    def links(self, numbers: Sequence[int]) -> dict[int, tuple[bytes, bytes]]:
+        """Block number -> (hash, previous hash), for the numbers known."""
+        keys = tuple(hex16(n) for n in numbers if n >= 0)
+        found: dict[int, tuple[bytes, bytes]] = {}
+        for row in self._gateway.read_rows(s.CHAIN_LINKS, RowQuery(keys=keys)):
+            own = row.cell(s.CHAIN_LINKS_FAMILY, Q_HASH)
+            previous = row.cell(s.CHAIN_LINKS_FAMILY, Q_PREVIOUS)
+            if own is not None and previous is not None:
+                found[decode_hex16(row.key)] = (own.value, previous.value)
+        return found
+
+    def record_broken_link(self, block_number: int, reason: str) -> None:
+        self._mutate(
+            s.CHAIN_LINKS,
+            [
+                Row(
+                    s.CHAIN_LINKS,
+                    BROKEN + hex16(block_number),
+                    (Cell(s.CHAIN_LINKS_FAMILY, Q_REASON, reason.encode(), 0),),
+                )
+            ],
+        )
+
+    def broken_links(self, limit: int = 1000) -> dict[int, str]:
+        query = RowQuery(ranges=(KeyRange(BROKEN, prefix_end(BROKEN)),), limit=limit)
+        found: dict[int, str] = {}
+        for row in self._gateway.read_rows(s.CHAIN_LINKS, query):
+            cell = row.cell(s.CHAIN_LINKS_FAMILY, Q_REASON)
+            found[decode_hex16(row.key[len(BROKEN) :])] = cell.value.decode() if cell else ""
+        return found
+
+    # ---- quarantine ------------------------------------------------------------------------------
+
+    def quarantine(self, consensus_ns: int, path: str, *, reason: str, error: str, node: str, copy: str) -> None:
+        cells = (
+            (Q_REASON, reason.encode()[:4000]),
+            (Q_ERROR, error.encode()),
+            (Q_NODE, node.encode()),
+            (Q_COPY, copy.encode()),
+        )
+        self._mutate(
+            s.QUARANTINE,
+            [
+                Row(
+                    s.QUARANTINE,
+                    hex16(consensus_ns) + b"/" + path.encode(),
+                    tuple(Cell(s.QUARANTINE_FAMILY, q, v, now_micros()) for q, v in cells),
+                )
+            ],
+        )
+
+    def quarantined(self, limit: int = 1000) -> list[tuple[str, str]]:
+        """(path, reason) of quarantined files, oldest period first."""
+        query = RowQuery(ranges=(KeyRange(b"", None),), limit=limit)
+        found: list[tuple[str, str]] = []
+        for row in self._gateway.read_rows(s.QUARANTINE, query):
+            reason = row.cell(s.QUARANTINE_FAMILY, Q_REASON)
+            found.append((row.key[17:].decode(), reason.value.decode() if reason else ""))
+        return found
+
+    def _put(self, key: bytes, cells: Sequence[tuple[bytes, bytes]], stamp: int) -> None:
+        row = Row(s.INGEST_PROGRESS, key, tuple(Cell(s.INGEST_PROGRESS_FAMILY, q, v, stamp) for q, v in cells))
+        self._mutate(s.INGEST_PROGRESS, [row])
+
+    def _mutate(self, table: str, rows: Sequence[Row]) -> None:
+        failures = self._gateway.mutate_rows(table, rows)
+        if failures:
+            raise StoreUnavailableError(f"{table}: {len(failures)} state rows not written: {failures[0].message}")
+
+
+def _period_state(consensus_ns: int, row: StoredRow) -> PeriodState:
+    def value(qualifier: bytes) -> bytes | None:
+        cell = row.cell(s.INGEST_PROGRESS_FAMILY, qualifier)
+        return None if cell is None else cell.value
+
+    location = value(Q_LOCATION)
+    last_attempt = value(Q_LAST_ATTEMPT)
+    published = value(Q_PUBLISHED)
+    return PeriodState(
+        consensus_ns,
+        location_from_json(location) if location else None,
+        int(last_attempt) if last_attempt else None,
+        (value(Q_REASON) or b"").decode(errors="replace"),
+        Published.from_json(published) if published else None,
+    )

@@ -1,0 +1,112 @@
+"""What the store function does with one delivered message: the stateless Cardinal consumer over
+Bigtable, writing the rows a batch carries and, once the whole batch is in, the completion cell.
+
+The sink writes every row as it arrives (idempotent: same cells, same timestamps). The staged
+completion row (``completion/<block row key>``, see ``pipeline.publish``) is parked in the
+tracking table under ``completion/<block hash hex>`` and copied into the block row by ``finish``,
+which the tracker calls exactly when every message of the batch has been recorded — so a block
+becomes visible only after all of its rows have landed, whatever order the messages came in.
+After a block completes, the address-book history is advanced up to the contiguous watermark.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from hedera_history.cardinal.messages import WireMessage
+from hedera_history.cardinal.model import BlockHeader
+from hedera_history.cardinal.tracking import Disposition, StatelessTracker, TrackingOutcome
+from hedera_history.errors import RowDecodeError, StoreUnavailableError
+from hedera_history.logs import event
+from hedera_history.pipeline.address_books import AddressBookHistory
+from hedera_history.pipeline.publish import COMPLETION_PREFIX
+from hedera_history.store import schema as s
+from hedera_history.store.gateway import RowQuery, StoredRow
+from hedera_history.store.model import Cell, Row
+from hedera_history.store.row_codec import decode_row_message
+from hedera_history.store.writer import BlockWriter
+from hedera_history.transport.message import ReceivedMessage
+
+logger = logging.getLogger(__name__)
+
+STAGED = b"completion/"
+Q_STAGED = b"row"
+
+
+class BigtableBlockSink:
+    """A Cardinal ``BlockSink`` that writes history rows through a :class:`BlockWriter`."""
+
+    def __init__(self, writer: BlockWriter) -> None:
+        self._writer = writer
+        self._gateway = writer.gateway
+
+    def write(self, block_hash: bytes, updates: Mapping[str, bytes], deletes: Collection[str]) -> None:
+        rows: list[Row] = []
+        for key, value in updates.items():
+            row = decode_row_message(key, value)
+            if row.table == COMPLETION_PREFIX:
+                rows.append(_staged_row(block_hash, key, value))
+            elif row.table in s.HISTORY_TABLES:
+                rows.append(row)
+            else:
+                raise RowDecodeError(f"message key {key[:100]!r} names no history table")
+        if deletes:
+            # Hedera has finality: a stream batch never deletes history. Say so rather than obey.
+            event(logger, "batch deletes ignored", logging.WARNING, block=block_hash.hex(), keys=len(deletes))
+        self._writer.write_rows(rows)
+
+    def finish(self, block: BlockHeader) -> None:
+        staged = self._read_staged(block.hash)
+        if staged is None:
+            raise StoreUnavailableError(f"block {block.number}: staged completion row not found")
+        key, value = staged
+        row = decode_row_message(key, value)
+        self._writer.write_rows([Row(s.BLOCKS, row.key, row.cells)])
+
+    def _read_staged(self, block_hash: bytes) -> tuple[str, bytes] | None:
+        query = RowQuery(keys=(STAGED + block_hash.hex().encode(),))
+        rows: list[StoredRow] = list(self._gateway.read_rows(s.CARDINAL_TRACKING, query))
+        for row in rows:
+            cell = row.cell(s.CARDINAL_TRACKING_FAMILY, Q_STAGED)
+            if cell is not None:
+                key, _, value = cell.value.partition(b"\n")
+                return key.decode("ascii"), value
+        return None
+
+
+def _staged_row(block_hash: bytes, key: str, value: bytes) -> Row:
+    payload = key.encode("ascii") + b"\n" + value
+    return Row(
+        s.CARDINAL_TRACKING,
+        STAGED + block_hash.hex().encode(),
+        (Cell(s.CARDINAL_TRACKING_FAMILY, Q_STAGED, payload, 0),),
+    )
+
+
+@dataclass
+class StoreContext:
+    tracker: StatelessTracker
+    books: AddressBookHistory | None = None
+
+
+def store_message(ctx: StoreContext, message: ReceivedMessage) -> TrackingOutcome:
+    """Record one delivered message; safe to call again with the same message."""
+    started = time.monotonic()
+    outcome = ctx.tracker.receive(WireMessage(message.key, message.value))
+    if outcome.disposition is Disposition.COMPLETED and outcome.completed is not None:
+        event(
+            logger,
+            "block complete",
+            block=outcome.completed.number,
+            hash=outcome.completed.hash.hex(),
+            watermark=outcome.watermark.number if outcome.watermark else None,
+            seconds=round(time.monotonic() - started, 3),
+        )
+    if outcome.disposition is Disposition.CONFLICT:
+        event(logger, "conflicting producers", logging.ERROR, block=outcome.block_hash.hex())
+    if outcome.watermark is not None and ctx.books is not None:
+        ctx.books.advance(outcome.watermark.number)
+    return outcome

@@ -1,0 +1,65 @@
+"""The scheduled sweep: retry pending periods that no later upload has retried.
+
+Oldest first, at most ``sweep_max_periods`` per run, each only once its last attempt is at least
+``sweep_min_age_seconds`` old (so the sweep does not race uploads still arriving). Only the sweep
+gives the first pre-V6 block of a deployment the configured ``start_block``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from hedera_history.errors import HistoryError
+from hedera_history.logs import event
+from hedera_history.pipeline.ingest import IngestContext, ingest_period, recheck_signatures
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class SweepReport:
+    examined: int = 0
+    skipped_recent: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "examined": self.examined,
+            "skipped_recent": self.skipped_recent,
+            "outcomes": dict(self.outcomes),
+            "errors": self.errors[:20],
+        }
+
+
+def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
+    now = time.time_ns() // 1000 if now_micros is None else now_micros
+    min_age = ctx.settings.sweep_min_age_seconds * 1_000_000
+    report = SweepReport()
+    for pending in ctx.state.pending(ctx.settings.sweep_max_periods):
+        report.examined += 1
+        state = ctx.state.period(pending.consensus_ns)
+        if state is None or state.location is None:
+            ctx.state.clear_pending(pending.consensus_ns)
+            continue
+        if state.last_attempt_micros is not None and now - state.last_attempt_micros < min_age:
+            report.skipped_recent += 1
+            continue
+        try:
+            result = ingest_period(ctx, pending.period_key, state.location, sweeping=True)
+        except HistoryError as e:  # one period's trouble must not stop the others
+            report.errors.append(f"{pending.period_key}: {e}")
+            report.outcomes["error"] += 1
+            continue
+        report.outcomes[result.outcome.value] += 1
+    for consensus_ns, period_key, block_number in ctx.state.rechecks(ctx.settings.sweep_max_periods):
+        try:
+            if recheck_signatures(ctx, consensus_ns, period_key, block_number):
+                report.outcomes["signatures rechecked"] += 1
+        except HistoryError as e:
+            report.errors.append(f"{period_key}: {e}")
+    event(logger, "sweep finished", logging.INFO, **report.as_dict())
+    return report

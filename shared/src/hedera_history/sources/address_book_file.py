@@ -1,0 +1,29 @@
+"""The bootstrap address book, read from a local file or an object URL (gs://, s3://)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hedera_history.config import Settings
+from hedera_history.errors import ConfigError, SourceError
+from hedera_history.sources.base import open_source
+from hedera_history.verify.address_book import AddressBook, parse_address_book
+
+
+def read_address_book(location: str, settings: Settings) -> AddressBook:
+    """``NodeAddressBook`` bytes from ``location``; ConfigError when none is configured or unreadable."""
+    if not location:
+        raise ConfigError("no address book configured: set HEDERA_HISTORY_ADDRESS_BOOK (a file or gs:// URL)")
+    if "://" in location:
+        parent, _, name = location.rstrip("/").rpartition("/")
+        try:
+            data = open_source(parent, settings).read(name)
+        except SourceError as e:
+            raise ConfigError(f"cannot read the address book: {e}", file=location) from e
+        return parse_address_book(data, name)
+    path = Path(location)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"cannot read the address book: {e}", file=location) from e
+    return parse_address_book(data, path.name)

@@ -1,0 +1,232 @@
+"""The ingest and store steps on the real emulators (GCS, Pub/Sub, Bigtable), called in process.
+
+Every node's copy of every file of a generated stream is "uploaded" in random order with
+duplicates and handed to ingest; the messages it publishes are pulled from the store
+subscriptions and handed to store in random order with redeliveries. The history tables must then
+hold exactly the cells the single-process path (verify + BlockWriter) writes for the same stream.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.cloud import pubsub_v1
+from hedera_history.config import Settings
+from hedera_history.gen.model import GeneratedStream, GeneratorConfig
+from hedera_history.gen.stream import generate_stream
+from hedera_history.gen.tamper import tamper
+from hedera_history.gen.writer import write_stream
+from hedera_history.pipeline.ingest import IngestContext, Outcome, ingest_object
+from hedera_history.pipeline.runtime import build_ingest_context, build_store_context
+from hedera_history.pipeline.store import StoreContext, store_message
+from hedera_history.pipeline.sweep import sweep
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.store import schema as s
+from hedera_history.store.bigtable_client import BigtableDataGateway, gateway_for_instance
+from hedera_history.store.gateway import KeyRange, RowQuery
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.schema import ensure_tables
+from hedera_history.store.writer import BlockWriter
+from hedera_history.transport.admin import ensure_topics
+from hedera_history.transport.pubsub import received_from_pull
+from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS, TOPICS, pipeline_subscriptions
+from hedera_history.verify.address_book import parse_address_book
+from hedera_history.verify.stream import verify_stream
+
+from tests.fixtures.emulators import PROJECT, unique_name
+
+pytestmark = [pytest.mark.emulator]
+
+
+@dataclass
+class Pipeline:
+    settings: Settings
+    gateway: BigtableDataGateway
+    ingest: IngestContext
+    store: StoreContext
+    bucket: Any
+
+    def upload(self, objects: dict[str, bytes], rng: random.Random, duplicates: int = 0) -> list[str]:
+        names = list(objects)
+        names += rng.sample(names, min(duplicates, len(names)))
+        rng.shuffle(names)
+        for name in names:
+            self.bucket.blob(name).upload_from_string(objects[name])
+        return names
+
+    def drain(self, rng: random.Random, redeliver: float = 0.2) -> int:
+        """Pull every message from both store subscriptions and store it (some twice)."""
+        subscriber = pubsub_v1.SubscriberClient()
+        handled = 0
+        try:
+            prefix = self.settings.pubsub_topic_prefix
+            paths = [subscriber.subscription_path(PROJECT, prefix + name) for name in (STORE_HISTORY, STORE_SIDECARS)]
+            idle = 0
+            while idle < 2:
+                pulled: list[Any] = []
+                for path in paths:
+                    response = subscriber.pull(subscription=path, max_messages=500, timeout=1.5)
+                    pulled += [(path, m) for m in response.received_messages]
+                if not pulled:
+                    idle += 1
+                    continue
+                idle = 0
+                rng.shuffle(pulled)
+                for path, received in pulled:
+                    message = received_from_pull(_Pulled(received.message))
+                    store_message(self.store, message)
+                    if rng.random() < redeliver:
+                        store_message(self.store, message)
+                    subscriber.acknowledge(subscription=path, ack_ids=[received.ack_id])
+                    handled += 1
+        finally:
+            subscriber.close()
+        return handled
+
+
+class _Pulled:
+    """A synchronous pull's message in the shape ``received_from_pull`` takes."""
+
+    def __init__(self, message: Any) -> None:
+        self.data = message.data
+        self.attributes = message.attributes
+        self.message_id = message.message_id
+        self.publish_time = message.publish_time
+        self.delivery_attempt = None
+
+
+@pytest.fixture(scope="module")
+def stream() -> GeneratedStream:
+    return generate_stream(GeneratorConfig(nodes=4, periods=6, transactions=24, sidecars=True, seed=5))
+
+
+def _pipeline(bigtable_instance: Any, gcs_bucket: Any, tmp_path: Path, stream: GeneratedStream) -> Iterator[Pipeline]:
+    book = tmp_path / "address-book.bin"
+    book.write_bytes(stream.address_book)
+    first = stream.truth["blocks"][0]["number"]
+    settings = Settings.from_env(
+        project=PROJECT,
+        bigtable_instance=bigtable_instance.instance_id,
+        table_prefix="p_",
+        pubsub_topic_prefix=unique_name("pl") + "-",
+        address_book=str(book),
+        stream_bucket=gcs_bucket.name,
+        quarantine_url=str(tmp_path / "quarantine"),
+        first_block=first,
+        sweep_min_age_seconds=0,
+    )
+    ensure_tables(bigtable_instance, settings)
+    ensure_topics(PROJECT, TOPICS, pipeline_subscriptions(None), prefix=settings.pubsub_topic_prefix)
+    gateway = gateway_for_instance(bigtable_instance, settings)
+    ingest = build_ingest_context(settings, gcs_bucket.name, gateway=gateway)
+    store = build_store_context(settings, gateway=gateway)
+    yield Pipeline(settings, gateway, ingest, store, gcs_bucket)
+    ingest.publisher.close()  # type: ignore[attr-defined]
+    gateway.close()
+
+
+@pytest.fixture
+def pipeline(
+    bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path, stream: GeneratedStream
+) -> Iterator[Pipeline]:
+    yield from _pipeline(bigtable_instance, gcs_bucket, tmp_path, stream)
+
+
+def history_cells(gateway: BigtableDataGateway) -> dict[tuple[str, bytes], set[tuple[str, bytes, int, bytes]]]:
+    cells: dict[tuple[str, bytes], set[tuple[str, bytes, int, bytes]]] = {}
+    for table in s.HISTORY_TABLES:
+        for row in gateway.read_rows(table, RowQuery(ranges=(KeyRange(b""),))):
+            cells[(table, row.key)] = {(c.family, c.qualifier, c.timestamp_micros, c.value) for c in row.cells}
+    return cells
+
+
+def reference_cells(bigtable_instance: Any, stream: GeneratedStream, tmp_path: Path) -> dict[Any, Any]:
+    """What the single-process path writes for the same stream (tables under another prefix)."""
+    settings = Settings.from_env(project=PROJECT, bigtable_instance=bigtable_instance.instance_id, table_prefix="r_")
+    ensure_tables(bigtable_instance, settings)
+    out = tmp_path / "reference"
+    write_stream(stream, out)
+    results = list(verify_stream(find_local_periods(out), parse_address_book(stream.address_book)))
+    gateway = gateway_for_instance(bigtable_instance, settings)
+    try:
+        blocks = [r.report.block for r in results if r.report.block is not None]
+        assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
+        return history_cells(gateway)
+    finally:
+        gateway.close()
+
+
+def test_every_copy_shuffled_with_duplicates_stores_exactly_the_reference_cells(
+    pipeline: Pipeline, stream: GeneratedStream, bigtable_instance: Any, tmp_path: Path
+) -> None:
+    rng = random.Random(7)
+    names = pipeline.upload(dict(stream.objects), rng, duplicates=10)
+    results = [ingest_object(pipeline.ingest, name) for name in names]
+    outcomes = [result.outcome for result in results]
+    assert Outcome.PUBLISHED in outcomes
+    assert [r for r in results if r.outcome is Outcome.QUARANTINED] == []
+    pipeline.drain(rng)
+    # The key rotated in the stream is only certain once the store advanced the books: the sweep
+    # then rechecks the signatures that failed on the old book, and retries what is pending.
+    sweep(pipeline.ingest)
+    pipeline.drain(rng)
+
+    reader = HistoryReader(pipeline.gateway)
+    numbers = [b["number"] for b in stream.truth["blocks"]]
+    assert reader.get_blocks(numbers[0], numbers[-1]) == numbers
+    assert pipeline.ingest.state.pending(100) == []
+    assert pipeline.ingest.state.quarantined() == []
+    assert pipeline.ingest.state.broken_links() == {}
+    watermark = pipeline.store.tracker.watermark()
+    assert watermark is not None and watermark.number == numbers[-1]
+
+    assert history_cells(pipeline.gateway) == reference_cells(bigtable_instance, stream, tmp_path)
+
+
+def test_a_tampered_node_is_quarantined_and_nothing_of_it_is_stored(
+    pipeline: Pipeline, stream: GeneratedStream
+) -> None:
+    rng = random.Random(3)
+    victim = stream.nodes[1].account
+    tampered = stream
+    for period in range(len(stream.periods)):  # every copy damaged, and signed as it is
+        tampered = tamper(tampered, victim, period, resign=True)
+    names = pipeline.upload(dict(tampered.objects), rng)
+    for name in names:
+        ingest_object(pipeline.ingest, name)
+    pipeline.drain(rng)
+    sweep(pipeline.ingest)
+    pipeline.drain(rng)
+
+    reader = HistoryReader(pipeline.gateway)
+    numbers = [b["number"] for b in stream.truth["blocks"]]
+    assert reader.get_blocks(numbers[0], numbers[-1]) == numbers
+    quarantined = pipeline.ingest.state.quarantined()
+    assert quarantined and all(victim in path for path, _ in quarantined)
+    for number in numbers:
+        block = reader.get_block(number)
+        assert block is not None
+        assert victim not in {signature.node_account for signature in block.signatures}
+
+
+def test_too_few_signatures_store_nothing_and_the_period_stays_pending(
+    pipeline: Pipeline, stream: GeneratedStream
+) -> None:
+    rng = random.Random(4)
+    only = stream.nodes[0].account
+    objects = {name: data for name, data in stream.objects.items() if f"record{only}/" in name}
+    for name in pipeline.upload(objects, rng):
+        result = ingest_object(pipeline.ingest, name)
+        assert result.outcome is Outcome.PENDING
+    assert pipeline.drain(rng) == 0
+    pending = pipeline.ingest.state.pending(100)
+    assert len(pending) == len(stream.truth["blocks"])
+    reason = pipeline.ingest.state.period(pending[0].consensus_ns)
+    assert reason is not None and "stake" in reason.reason.lower()
+    reader = HistoryReader(pipeline.gateway)
+    assert reader.first_available_block() is None
