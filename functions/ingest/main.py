@@ -15,7 +15,7 @@ from cloudevents.http import CloudEvent
 from flask import Request, Response
 from hedera_history.config import Settings
 from hedera_history.logs import configure, event
-from hedera_history.pipeline.ingest import IngestContext, ingest_object
+from hedera_history.pipeline.ingest import IngestContext, IngestResult, ingest_object, stream_object
 from hedera_history.pipeline.runtime import Cached, build_ingest_context
 from hedera_history.pipeline.sweep import sweep as run_sweep
 
@@ -38,6 +38,10 @@ def ingest(cloud_event: CloudEvent) -> None:
     bucket, name = str(data.get("bucket", "")), str(data.get("name", ""))
     if not bucket or not name:
         event(logger, "storage event without bucket or name ignored", logging.WARNING, event_id=cloud_event["id"])
+        return
+    ignored = stream_object(name, Settings.from_env())
+    if isinstance(ignored, IngestResult):
+        event(logger, "object ignored", logging.DEBUG, file=name, reason=ignored.reason)
         return
     result = ingest_object(_context(bucket), name)
     event(logger, "object handled", file=name, outcome=result.outcome.value, block=result.block_number)

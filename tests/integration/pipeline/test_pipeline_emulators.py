@@ -10,94 +10,30 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from google.cloud import pubsub_v1
 from hedera_history.config import Settings
 from hedera_history.gen.model import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.tamper import tamper
 from hedera_history.gen.writer import write_stream
-from hedera_history.pipeline.ingest import IngestContext, Outcome, ingest_object
-from hedera_history.pipeline.runtime import build_ingest_context, build_store_context
-from hedera_history.pipeline.store import StoreContext, store_message
+from hedera_history.pipeline.ingest import Outcome, ingest_object
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.store import schema as s
-from hedera_history.store.bigtable_client import BigtableDataGateway, gateway_for_instance
-from hedera_history.store.gateway import KeyRange, RowQuery
+from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
-from hedera_history.transport.admin import ensure_topics
-from hedera_history.transport.pubsub import received_from_pull
-from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS, TOPICS, pipeline_subscriptions
 from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
-from tests.fixtures.emulators import PROJECT, unique_name
+from tests.fixtures.emulators import PROJECT
+
+from .harness import Pipeline, history_cells, make_pipeline
 
 pytestmark = [pytest.mark.emulator]
-
-
-@dataclass
-class Pipeline:
-    settings: Settings
-    gateway: BigtableDataGateway
-    ingest: IngestContext
-    store: StoreContext
-    bucket: Any
-
-    def upload(self, objects: dict[str, bytes], rng: random.Random, duplicates: int = 0) -> list[str]:
-        names = list(objects)
-        names += rng.sample(names, min(duplicates, len(names)))
-        rng.shuffle(names)
-        for name in names:
-            self.bucket.blob(name).upload_from_string(objects[name])
-        return names
-
-    def drain(self, rng: random.Random, redeliver: float = 0.2) -> int:
-        """Pull every message from both store subscriptions and store it (some twice)."""
-        subscriber = pubsub_v1.SubscriberClient()
-        handled = 0
-        try:
-            prefix = self.settings.pubsub_topic_prefix
-            paths = [subscriber.subscription_path(PROJECT, prefix + name) for name in (STORE_HISTORY, STORE_SIDECARS)]
-            idle = 0
-            while idle < 2:
-                pulled: list[Any] = []
-                for path in paths:
-                    response = subscriber.pull(subscription=path, max_messages=500, timeout=1.5)
-                    pulled += [(path, m) for m in response.received_messages]
-                if not pulled:
-                    idle += 1
-                    continue
-                idle = 0
-                rng.shuffle(pulled)
-                for path, received in pulled:
-                    message = received_from_pull(_Pulled(received.message))
-                    store_message(self.store, message)
-                    if rng.random() < redeliver:
-                        store_message(self.store, message)
-                    subscriber.acknowledge(subscription=path, ack_ids=[received.ack_id])
-                    handled += 1
-        finally:
-            subscriber.close()
-        return handled
-
-
-class _Pulled:
-    """A synchronous pull's message in the shape ``received_from_pull`` takes."""
-
-    def __init__(self, message: Any) -> None:
-        self.data = message.data
-        self.attributes = message.attributes
-        self.message_id = message.message_id
-        self.publish_time = message.publish_time
-        self.delivery_attempt = None
 
 
 @pytest.fixture(scope="module")
@@ -105,44 +41,12 @@ def stream() -> GeneratedStream:
     return generate_stream(GeneratorConfig(nodes=4, periods=6, transactions=24, sidecars=True, seed=5))
 
 
-def _pipeline(bigtable_instance: Any, gcs_bucket: Any, tmp_path: Path, stream: GeneratedStream) -> Iterator[Pipeline]:
-    book = tmp_path / "address-book.bin"
-    book.write_bytes(stream.address_book)
-    first = stream.truth["blocks"][0]["number"]
-    settings = Settings.from_env(
-        project=PROJECT,
-        bigtable_instance=bigtable_instance.instance_id,
-        table_prefix="p_",
-        pubsub_topic_prefix=unique_name("pl") + "-",
-        address_book=str(book),
-        stream_bucket=gcs_bucket.name,
-        quarantine_url=str(tmp_path / "quarantine"),
-        first_block=first,
-        sweep_min_age_seconds=0,
-    )
-    ensure_tables(bigtable_instance, settings)
-    ensure_topics(PROJECT, TOPICS, pipeline_subscriptions(None), prefix=settings.pubsub_topic_prefix)
-    gateway = gateway_for_instance(bigtable_instance, settings)
-    ingest = build_ingest_context(settings, gcs_bucket.name, gateway=gateway)
-    store = build_store_context(settings, gateway=gateway)
-    yield Pipeline(settings, gateway, ingest, store, gcs_bucket)
-    ingest.publisher.close()  # type: ignore[attr-defined]
-    gateway.close()
-
-
 @pytest.fixture
 def pipeline(
     bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path, stream: GeneratedStream
 ) -> Iterator[Pipeline]:
-    yield from _pipeline(bigtable_instance, gcs_bucket, tmp_path, stream)
-
-
-def history_cells(gateway: BigtableDataGateway) -> dict[tuple[str, bytes], set[tuple[str, bytes, int, bytes]]]:
-    cells: dict[tuple[str, bytes], set[tuple[str, bytes, int, bytes]]] = {}
-    for table in s.HISTORY_TABLES:
-        for row in gateway.read_rows(table, RowQuery(ranges=(KeyRange(b""),))):
-            cells[(table, row.key)] = {(c.family, c.qualifier, c.timestamp_micros, c.value) for c in row.cells}
-    return cells
+    first = stream.truth["blocks"][0]["number"]
+    yield from make_pipeline(bigtable_instance, gcs_bucket, tmp_path, stream.address_book, first_block=first)
 
 
 def reference_cells(bigtable_instance: Any, stream: GeneratedStream, tmp_path: Path) -> dict[Any, Any]:

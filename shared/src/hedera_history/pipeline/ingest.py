@@ -106,15 +106,22 @@ class IngestContext:
     quarantine: ObjectSink | None = None
 
 
-def ingest_object(ctx: IngestContext, name: str) -> IngestResult:
-    """Handle the upload of ``name`` (relative to the bucket root)."""
-    prefix = ctx.settings.stream_prefix
+def stream_object(name: str, settings: Settings) -> ObjectPath | IngestResult:
+    """The object's place in the stream, or the IGNORED result saying why it is not a stream file."""
+    prefix = settings.stream_prefix
     if prefix and not name.startswith(prefix.rstrip("/") + "/"):
         return IngestResult(Outcome.IGNORED, reason=f"outside the stream prefix {prefix}")
     try:
-        path = parse_object_path(name)
+        return parse_object_path(name)
     except FileNameError as e:
         return IngestResult(Outcome.IGNORED, reason=e.reason)
+
+
+def ingest_object(ctx: IngestContext, name: str) -> IngestResult:
+    """Handle the upload of ``name`` (relative to the bucket root)."""
+    path = stream_object(name, ctx.settings)
+    if isinstance(path, IngestResult):
+        return path
     return ingest_period(ctx, path.file.period_key, StreamLocation.of(path), trigger=path)
 
 
@@ -137,7 +144,15 @@ def ingest_period(
 
     files = SourcePeriod.for_book(ctx.source, location, period_key, book)
     predecessor = ctx.state.published_before(consensus_ns)
-    candidate = predecessor.published.block_number + 1 if predecessor and predecessor.published else None
+    first_of_chain = False
+    if predecessor is not None and predecessor.published is not None:
+        candidate: int | None = predecessor.published.block_number + 1
+    elif sweeping and not ctx.state.any_period_before(consensus_ns):
+        # Only the sweep numbers the first pre-V6 block, so a period that merely arrived early
+        # does not take the number of the one before it.
+        candidate, first_of_chain = ctx.settings.start_block, True
+    else:
+        candidate = None
     report = check_period(
         files,
         book,
@@ -150,13 +165,10 @@ def ingest_period(
     quarantined = _quarantine_bad_trigger(ctx, trigger, report, files, book) if certain else ()
     if report.block is not None:
         block = report.block
-        if block.record.block_number is None:
-            numbered = _number_pre_v6(ctx, report, predecessor, consensus_ns, sweeping)
-            if numbered is None:
-                reason = "waiting for the previous block (files before V6 carry no block number)"
-                ctx.state.mark_pending(consensus_ns, period_key, location, reason)
-                return IngestResult(Outcome.PENDING, period_key, reason=reason, quarantined=quarantined)
-            block = numbered
+        if block.record.block_number is None and not first_of_chain and not _links(predecessor, block):
+            reason = "waiting for the previous block (files before V6 carry no block number)"
+            ctx.state.mark_pending(consensus_ns, period_key, location, reason)
+            return IngestResult(Outcome.PENDING, period_key, reason=reason, quarantined=quarantined)
         published = _publish(ctx, block, location, period_key)
         if trigger is not None and trigger.file.kind is StreamFileKind.RECORD:
             late = _after_publication(ctx, trigger, published, book)  # is the triggering copy the signed one?
@@ -215,24 +227,9 @@ def recheck_signatures(ctx: IngestContext, consensus_ns: int, period_key: str, b
     return True
 
 
-def _number_pre_v6(
-    ctx: IngestContext,
-    report: PeriodReport,
-    predecessor: PeriodState | None,
-    consensus_ns: int,
-    sweeping: bool,
-) -> VerifiedBlock | None:
-    """A pre-V6 block takes its predecessor's number + 1 when it links to it; the first one of a
-    deployment takes ``start_block``, decided by the sweep only (so a period that merely arrived
-    early does not take the number of the one before it)."""
-    block = report.block
-    assert block is not None
+def _links(predecessor: PeriodState | None, block: VerifiedBlock) -> bool:
     published = predecessor.published if predecessor is not None else None
-    if published is not None and published.hash == block.previous_hash:
-        return block
-    if sweeping and not ctx.state.any_period_before(consensus_ns):
-        return VerifiedBlock(block.record, ctx.settings.start_block, block.sidecars, block.signatures, block.consensus)
-    return None
+    return published is not None and published.hash == block.previous_hash
 
 
 def _publish(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation, period_key: str) -> Published:
