@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from hedera_history.api import MAX_BODY_BYTES, ApiResponse, handle
 from hedera_history.api.jsonrpc import METHODS
+from hedera_history.api.openapi import openapi_document
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
+from hedera_history.store import schema as s
+from hedera_history.store.keys import row_key_for_block, row_key_for_transaction
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
+from openapi_spec_validator import validate
 
 from tests.unit.store.builders import BASE_NS, NS, Tx, make_block, transfer_tx
 from tests.unit.store.fakes import MemoryGateway
@@ -64,6 +69,7 @@ def tx_id(tx: Tx) -> str:
 def test_block_methods(world: tuple[HistoryReader, list[Tx]]) -> None:
     reader, txs = world
     assert rpc(reader, "getFirstAvailableBlock")["result"] == 3
+    assert rpc(reader, "getLatestBlock")["result"] == 5
     assert rpc(reader, "getBlocks", [0, 10])["result"] == [3, 4, 5]
     assert rpc(reader, "getBlocks", {"start": 4})["result"] == [4, 5]
     block = rpc(reader, "getBlock", [4])["result"]
@@ -178,6 +184,11 @@ def test_rest_blocks(world: tuple[HistoryReader, list[Tx]]) -> None:
     assert [b["number"] for b in rest.body["blocks"]] == [5] and rest.body["links"]["next"] is None
     desc = call(reader, "GET", "/api/v1/blocks", query={"order": ["desc"], "block.number": ["lte:5"]})
     assert [b["number"] for b in desc.body["blocks"]] == [5, 4, 3]
+    newest = call(reader, "GET", "/api/v1/blocks", query={"order": ["desc"]})
+    assert [b["number"] for b in newest.body["blocks"]] == [5, 4, 3] and newest.body["links"]["next"] is None
+    newest = call(reader, "GET", "/api/v1/blocks", query={"order": ["desc"], "limit": ["2"]})
+    assert [b["number"] for b in newest.body["blocks"]] == [5, 4]
+    assert newest.body["links"]["next"] == "/api/v1/blocks?limit=2&order=desc&block.number=lt%3A4"
     assert call(reader, "GET", "/api/v1/blocks/9").status == 404
 
 
@@ -211,7 +222,6 @@ def test_rest_transactions_and_account_pagination(world: tuple[HistoryReader, li
         ("/api/v1/blocks", {"limit": ["101"]}, 400),
         ("/api/v1/blocks", {"limit": ["x"]}, 400),
         ("/api/v1/blocks", {"order": ["up"]}, 400),
-        ("/api/v1/blocks", {"order": ["desc"]}, 400),
         ("/api/v1/blocks", {"block.number": ["zz:1"]}, 400),
         ("/api/v1/blocks", {"bogus": ["1"]}, 400),
         ("/api/v1/transactions/0.0.1001-x-1", {}, 400),
@@ -246,6 +256,38 @@ def test_openapi_documents_every_route_and_method() -> None:
         "/api/v1/blocks/{number}",
         "/api/v1/transactions/{transactionIdOrHash}",
         "/api/v1/accounts/{id}/transactions",
+        "/api/v1/contracts/results/{timestamp}/actions",
+        "/api/v1/contracts/results/{timestamp}/state",
         "/openapi.json",
     }
     assert document["components"]["schemas"]["RpcRequest"]["properties"]["method"]["enum"] == list(METHODS)
+
+
+def test_listings_skip_rows_that_do_not_decode(caplog: pytest.LogCaptureFixture) -> None:
+    blocks, txs = [], []
+    for n in (3, 4):
+        block, block_txs = block_with(n, 3)
+        blocks.append(block)
+        txs.extend(block_txs)
+    gateway = MemoryGateway()
+    BlockWriter(gateway, Settings()).write_blocks(blocks)
+    broken = txs[1].consensus_ns
+    gateway.tables[s.TRANSACTIONS][row_key_for_transaction(broken)][(s.TRANSACTION_FAMILY, s.Q_POSITION)] = (0, b"\x00")
+    gateway.tables[s.BLOCKS][row_key_for_block(4)][(s.BLOCK_HEADER_FAMILY, s.Q_VERSION)] = (0, b"\x00")
+    reader = HistoryReader(gateway)
+    with caplog.at_level(logging.WARNING):
+        history = call(reader, "GET", f"/api/v1/accounts/{PAYER}/transactions")
+        listed = call(reader, "GET", "/api/v1/blocks")
+    assert history.status == 200 and listed.status == 200
+    expected = [timestamp(t.consensus_ns) for t in reversed(txs) if t.consensus_ns != broken]
+    assert [t["consensus_timestamp"] for t in history.body["transactions"]] == expected
+    assert [b["number"] for b in listed.body["blocks"]] == [3]
+    assert sum("does not decode" in r.getMessage() for r in caplog.records) == 2
+    assert (
+        rpc(reader, "getTransactionsForAccount", [f"0.0.{PAYER}"])["result"]["transactions"][0]
+        == (history.body["transactions"][0])
+    )
+
+
+def test_openapi_document_is_valid_openapi() -> None:
+    validate(openapi_document())

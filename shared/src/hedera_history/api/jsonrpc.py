@@ -22,6 +22,7 @@ from hedera_history.api.parse import (
     parse_transaction_id,
 )
 from hedera_history.api.render import render_block, render_status, render_transaction, timestamp
+from hedera_history.api.rest import log_skipped_rows
 from hedera_history.errors import StoreError, StoreUnavailableError
 from hedera_history.store.reader import MAX_BLOCK_RANGE, MAX_HISTORY_LIMIT, HistoryReader
 
@@ -40,6 +41,10 @@ def get_first_available_block(get_reader: Reader, params: Params) -> Any:
     return get_reader().first_available_block()
 
 
+def get_latest_block(get_reader: Reader, params: Params) -> Any:
+    return get_reader().latest_block()
+
+
 def get_block(get_reader: Reader, params: Params) -> Any:
     number = parse_int(params["number"], "number")
     reader = get_reader()
@@ -51,13 +56,20 @@ def get_block(get_reader: Reader, params: Params) -> Any:
 
 
 def get_blocks(get_reader: Reader, params: Params) -> Any:
+    """Without ``end``: up to the latest complete block, at most MAX_BLOCK_RANGE numbers on."""
     start = parse_int(params["start"], "start")
-    end = parse_int(params["end"], "end") if params.get("end") is not None else start + MAX_BLOCK_RANGE - 1
-    if end < start:
-        raise InvalidParamsError("end must not be below start")
-    if end - start + 1 > MAX_BLOCK_RANGE:
-        raise InvalidParamsError(f"a range may span at most {MAX_BLOCK_RANGE} blocks")
-    return get_reader().get_blocks(start, end)
+    if params.get("end") is not None:
+        end = parse_int(params["end"], "end")
+        if end < start:
+            raise InvalidParamsError("end must not be below start")
+        if end - start + 1 > MAX_BLOCK_RANGE:
+            raise InvalidParamsError(f"a range may span at most {MAX_BLOCK_RANGE} blocks")
+        return get_reader().get_blocks(start, end)
+    reader = get_reader()
+    latest = reader.latest_block()
+    if latest is None or latest < start:
+        return []
+    return reader.get_blocks(start, min(latest, start + MAX_BLOCK_RANGE - 1))
 
 
 def get_block_time(get_reader: Reader, params: Params) -> Any:
@@ -110,13 +122,10 @@ def get_transactions_for_account(get_reader: Reader, params: Params) -> Any:
         limit = parse_int(options["limit"], "limit", minimum=1, maximum=MAX_HISTORY_LIMIT)
     reader = get_reader()
     page = reader.account_history(account, before=before, until=until, limit=limit)
-    transactions = []
-    for entry in page.entries:
-        stored = reader.transaction(entry.consensus_ns)
-        if stored is not None:
-            transactions.append(render_transaction(stored))
+    stored, errors = reader.transactions([e.consensus_ns for e in page.entries])
+    log_skipped_rows(errors)
     return {
-        "transactions": transactions,
+        "transactions": [render_transaction(t) for t in stored],
         "next_before": None if page.next_before is None else timestamp(page.next_before),
     }
 
@@ -124,6 +133,7 @@ def get_transactions_for_account(get_reader: Reader, params: Params) -> Any:
 # name -> (function, parameter names, how many are required)
 METHODS: dict[str, tuple[Method, tuple[str, ...], int]] = {
     "getFirstAvailableBlock": (get_first_available_block, (), 0),
+    "getLatestBlock": (get_latest_block, (), 0),
     "getBlock": (get_block, ("number",), 1),
     "getBlocks": (get_blocks, ("start", "end"), 1),
     "getBlockTime": (get_block_time, ("number",), 1),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hedera_history import __version__
@@ -43,10 +44,24 @@ def _get(summary: str, params: list[dict[str, Any]], schema: str) -> dict[str, A
     }
 
 
+CALL_OPERATION_TYPES = ["CALL", "CALLCODE", "CREATE", "CREATE2", "DELEGATECALL", "STATICCALL", "UNKNOWN"]
+
+
+def _object(properties: Mapping[str, str | tuple[str, list[str]]]) -> dict[str, Any]:
+    """An object schema; a property is a type name, or (type name, allowed values)."""
+    shaped: dict[str, Any] = {}
+    for name, spec in properties.items():
+        kind, allowed = (spec, None) if isinstance(spec, str) else spec
+        shaped[name] = {"type": kind} if allowed is None else {"type": kind, "enum": allowed}
+    return {"type": "object", "properties": shaped}
+
+
 RPC_METHODS: dict[str, str] = {
     "getFirstAvailableBlock": "params [] -> lowest complete block number or null",
+    "getLatestBlock": "params [] -> highest complete block number or null",
     "getBlock": "params [number] -> block with its transactions, or null",
-    "getBlocks": "params [start, end?] -> complete block numbers, ascending; a range spans at most 10000",
+    "getBlocks": "params [start, end?] -> complete block numbers, ascending; a range spans at most 10000; "
+    "without end: up to the latest complete block",
     "getBlockTime": "params [number] -> consensus time 'seconds.nanos' of the block's first item, or null",
     "getTransaction": "params [hash hex (96 digits) | transaction id '0.0.1001-1657701968-041986003'] -> "
     "transaction or null (for an id: the user transaction)",
@@ -60,6 +75,7 @@ RPC_METHODS: dict[str, str] = {
 
 def openapi_document() -> dict[str, Any]:
     limit = _param("limit", "query", "Page size, 1-100 (default 25)")
+    timestamp_param = _param("timestamp", "path", "Consensus timestamp of the transaction, 'seconds.nanos'")
     paths: dict[str, Any] = {
         "/": {
             "post": {
@@ -80,7 +96,7 @@ def openapi_document() -> dict[str, Any]:
             "Complete blocks, paged by number",
             [
                 limit,
-                _param("order", "query", "asc (default) or desc (desc needs block.number=lt:N or lte:N)"),
+                _param("order", "query", "asc (default) or desc (desc without an upper bound: from the latest block)"),
                 _param("block.number", "query", "eq:, gt:, gte:, lt:, lte: a block number", array=True),
             ],
             "Blocks",
@@ -104,6 +120,21 @@ def openapi_document() -> dict[str, Any]:
                 _param("timestamp", "query", "lt:, lte:, gt:, gte: 'seconds.nanos'", array=True),
             ],
             "Transactions",
+        ),
+        "/api/v1/contracts/results/{timestamp}/actions": _get(
+            "EVM actions (calls and creates) of a contract transaction, from its sidecar records, in call order",
+            [
+                timestamp_param,
+                _param("index", "query", "eq:, gt:, gte:, lt:, lte: an action index", array=True),
+                limit,
+                _param("order", "query", "asc (default) or desc, by index"),
+            ],
+            "ContractActions",
+        ),
+        "/api/v1/contracts/results/{timestamp}/state": _get(
+            "Storage slots a contract transaction read or wrote, from its sidecar records",
+            [timestamp_param],
+            "ContractStateChanges",
         ),
         "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
     }
@@ -170,6 +201,43 @@ def openapi_document() -> dict[str, Any]:
             "properties": {
                 "transactions": {"type": "array", "items": {"$ref": "#/components/schemas/Transaction"}},
                 "links": obj,
+            },
+        },
+        "ContractAction": _object(
+            {
+                "call_depth": "integer",
+                "call_operation_type": ("string", CALL_OPERATION_TYPES),
+                "call_type": ("string", ["NO_ACTION", "CALL", "CREATE", "PRECOMPILE", "SYSTEM", "UNKNOWN"]),
+                "caller": "string",
+                "caller_type": ("string", ["ACCOUNT", "CONTRACT"]),
+                "from": "string",
+                "gas": "integer",
+                "gas_used": "integer",
+                "index": "integer",
+                "input": "string",
+                "recipient": "string",
+                "recipient_type": ("string", ["ACCOUNT", "CONTRACT"]),
+                "result_data": "string",
+                "result_data_type": ("string", ["OUTPUT", "REVERT_REASON", "ERROR"]),
+                "timestamp": "string",
+                "to": "string",
+                "value": "integer",
+            }
+        ),
+        "ContractActions": {
+            "type": "object",
+            "properties": {
+                "actions": {"type": "array", "items": {"$ref": "#/components/schemas/ContractAction"}},
+                "links": obj,
+            },
+        },
+        "ContractStateChange": _object(
+            {k: "string" for k in ("address", "contract_id", "slot", "value_read", "value_written")}
+        ),
+        "ContractStateChanges": {
+            "type": "object",
+            "properties": {
+                "state_changes": {"type": "array", "items": {"$ref": "#/components/schemas/ContractStateChange"}},
             },
         },
     }

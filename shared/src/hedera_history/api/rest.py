@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import logging
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from hedera_history.api.contracts import contract_actions, contract_state_changes
 from hedera_history.api.errors import InvalidParamsError, NotFoundError
 from hedera_history.api.parse import (
+    MAX_I64,
     is_hash,
     parse_account,
     parse_hash,
@@ -15,16 +18,14 @@ from hedera_history.api.parse import (
     parse_timestamp,
     parse_transaction_id,
 )
+from hedera_history.api.query import Query, integer_bounds, only, operator, order, page_limit, single
 from hedera_history.api.render import render_block, render_transaction, timestamp
+from hedera_history.errors import RowDecodeError
+from hedera_history.logs import event
 from hedera_history.store.decode import StoredTransaction
-from hedera_history.store.reader import MAX_BLOCK_RANGE, HistoryReader
+from hedera_history.store.reader import HistoryReader
 
-DEFAULT_LIMIT = 25
-MAX_LIMIT = 100
-DESC_WINDOWS = 10
-"""``order=desc`` looks back at most this many windows of MAX_BLOCK_RANGE block numbers."""
-
-Query = Mapping[str, Sequence[str]]
+logger = logging.getLogger(__name__)
 
 
 def get_block(get_reader: Callable[[], HistoryReader], number_text: str) -> dict[str, Any]:
@@ -38,54 +39,45 @@ def get_block(get_reader: Callable[[], HistoryReader], number_text: str) -> dict
 
 
 def list_blocks(get_reader: Callable[[], HistoryReader], query: Query) -> dict[str, Any]:
-    _only(query, {"limit", "order", "block.number"})
-    limit = _limit(query)
-    order = _single(query, "order") or "asc"
-    if order not in ("asc", "desc"):
-        raise InvalidParamsError("order must be asc or desc")
-    low, high = 0, None
-    for condition in query.get("block.number", []):
-        op, value = _operator(condition, "block.number")
-        number = parse_int(value, "block.number")
-        if op in ("gt", "gte", "eq"):
-            low = max(low, number + 1 if op == "gt" else number)
-        if op in ("lt", "lte", "eq"):
-            bound = number - 1 if op == "lt" else number
-            high = bound if high is None else min(high, bound)
-    if order == "desc" and high is None:
-        raise InvalidParamsError("order=desc needs an upper bound: block.number=lt:N or lte:N")
+    """Complete blocks by number; ``order=desc`` with no upper bound starts at the latest block."""
+    only(query, {"limit", "order", "block.number"})
+    limit = page_limit(query)
+    direction = order(query)
+    low, high = integer_bounds(query.get("block.number", []), "block.number", maximum=MAX_I64)
     reader = get_reader()
-    if order == "asc":
-        numbers = [] if high is not None and high < low else reader.get_blocks(low, high, limit)
-        last_op = "gt"
+    bound: tuple[str, int] | None = None
+    if direction == "asc":
+        numbers = reader.blocks_ascending(low, high, limit)
+        if len(numbers) == limit:
+            bound = ("gt", numbers[-1])
     else:
-        numbers = []
-        top = high if high is not None else low - 1
-        for _ in range(DESC_WINDOWS):
-            if top < low or len(numbers) >= limit:
-                break
-            bottom = max(low, top - MAX_BLOCK_RANGE + 1)
-            numbers.extend(reversed(reader.get_blocks(bottom, top)))
-            top = bottom - 1
-        numbers = numbers[:limit]
-        last_op = "lt"
-    blocks = [b for b in (reader.get_block(n) for n in numbers) if b is not None]
+        page = reader.blocks_descending(high, low, limit)
+        numbers = list(page.numbers)
+        if page.resume_below is not None:
+            bound = ("lt", page.resume_below)
+    blocks, errors = reader.get_many_blocks(numbers)
+    log_skipped_rows(errors)
     next_link = None
-    if len(numbers) == limit:
-        params = {"limit": limit, "order": order, "block.number": f"{last_op}:{numbers[-1]}"}
+    if bound is not None:
+        op, number = bound
+        params: list[tuple[str, Any]] = [("limit", limit), ("order", direction), ("block.number", f"{op}:{number}")]
+        if direction == "asc" and high is not None:
+            params.append(("block.number", f"lte:{high}"))
+        if direction == "desc" and low > 0:
+            params.append(("block.number", f"gte:{low}"))
         next_link = "/api/v1/blocks?" + urlencode(params)
     return {"blocks": [render_block(b) for b in blocks], "links": {"next": next_link}}
 
 
 def get_transactions(get_reader: Callable[[], HistoryReader], key: str, query: Query) -> dict[str, Any]:
-    _only(query, {"nonce", "scheduled"})
+    only(query, {"nonce", "scheduled"})
     found: list[StoredTransaction] = []
     if is_hash(key):
         stored = get_reader().transaction_by_hash(parse_hash(key))
         found = [stored] if stored is not None else []
     else:
         payer, valid_start = parse_transaction_id(key, "transaction id")
-        nonce_text, scheduled = _single(query, "nonce"), _single(query, "scheduled")
+        nonce_text, scheduled = single(query, "nonce"), single(query, "scheduled")
         nonce = None if nonce_text is None else parse_int(nonce_text, "nonce", maximum=2**31 - 1)
         if scheduled not in (None, "true", "false"):
             raise InvalidParamsError("scheduled must be true or false")
@@ -95,22 +87,23 @@ def get_transactions(get_reader: Callable[[], HistoryReader], key: str, query: Q
             results = [r for r in results if r.nonce == nonce]
         if scheduled is not None:
             results = [r for r in results if r.scheduled == (scheduled == "true")]
-        found = [t for t in (reader.transaction(r.consensus_ns) for r in results) if t is not None]
+        found, errors = reader.transactions([r.consensus_ns for r in results])
+        log_skipped_rows(errors)
     if not found:
         raise NotFoundError(f"transaction {key[:100]} not found")
     return {"transactions": [render_transaction(t) for t in found]}
 
 
 def account_transactions(get_reader: Callable[[], HistoryReader], account_text: str, query: Query) -> dict[str, Any]:
-    _only(query, {"limit", "order", "timestamp"})
+    only(query, {"limit", "order", "timestamp"})
     account = parse_account(account_text, "account id")
-    limit = _limit(query)
-    if (_single(query, "order") or "desc") != "desc":
+    limit = page_limit(query)
+    if (single(query, "order") or "desc") != "desc":
         raise InvalidParamsError("account history is served newest first: order must be desc")
     before: int | None = None
     until: int | None = None
     for condition in query.get("timestamp", []):
-        op, value = _operator(condition, "timestamp")
+        op, value = operator(condition, "timestamp")
         ns = parse_timestamp(value, "timestamp")
         if op in ("lt", "lte"):
             bound = ns if op == "lt" else ns + 1
@@ -122,7 +115,8 @@ def account_transactions(get_reader: Callable[[], HistoryReader], account_text: 
             raise InvalidParamsError("timestamp supports lt, lte, gt and gte")
     reader = get_reader()
     page = reader.account_history(account, before=before, until=until, limit=limit)
-    transactions = [t for t in (reader.transaction(e.consensus_ns) for e in page.entries) if t is not None]
+    transactions, errors = reader.transactions([e.consensus_ns for e in page.entries])
+    log_skipped_rows(errors)
     next_link = None
     if page.next_before is not None:
         params: list[tuple[str, Any]] = [("limit", limit), ("timestamp", f"lt:{timestamp(page.next_before)}")]
@@ -130,6 +124,12 @@ def account_transactions(get_reader: Callable[[], HistoryReader], account_text: 
             params.append(("timestamp", f"gt:{timestamp(until)}"))
         next_link = f"/api/v1/accounts/{account}/transactions?" + urlencode(params)
     return {"transactions": [render_transaction(t) for t in transactions], "links": {"next": next_link}}
+
+
+def log_skipped_rows(errors: Sequence[RowDecodeError]) -> None:
+    """Rows a listing left out because they do not decode (the rest of the answer stands)."""
+    for error in errors:
+        event(logger, "row skipped: it does not decode", logging.WARNING, reason=error.reason)
 
 
 def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[str, Any]:
@@ -144,31 +144,8 @@ def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[
             return get_transactions(reader, key, query)
         case ["accounts", account, "transactions"]:
             return account_transactions(reader, account, query)
+        case ["contracts", "results", consensus, "actions"]:
+            return contract_actions(reader, consensus, query)
+        case ["contracts", "results", consensus, "state"]:
+            return contract_state_changes(reader, consensus, query)
     raise NotFoundError(f"no route {path[:200]}")
-
-
-def _only(query: Query, allowed: set[str]) -> None:
-    unknown = set(query) - allowed
-    if unknown:
-        raise InvalidParamsError(f"unknown query parameters: {', '.join(sorted(unknown))[:200]}")
-
-
-def _single(query: Query, name: str) -> str | None:
-    values = query.get(name, [])
-    if len(values) > 1:
-        raise InvalidParamsError(f"{name} may be given once")
-    return values[0] if values else None
-
-
-def _limit(query: Query) -> int:
-    text = _single(query, "limit")
-    return DEFAULT_LIMIT if text is None else parse_int(text, "limit", minimum=1, maximum=MAX_LIMIT)
-
-
-def _operator(condition: str, name: str) -> tuple[str, str]:
-    op, sep, value = condition.partition(":")
-    if not sep:
-        return "eq", condition
-    if op not in ("eq", "gt", "gte", "lt", "lte"):
-        raise InvalidParamsError(f"{name}: unknown operator {op[:10]!r}")
-    return op, value

@@ -14,7 +14,7 @@ _RUNTIME_PREFIX = bytes.fromhex("6080604052348015600f57600080fd5b50")
 _ACTION_CALL = 1
 _ACTION_CREATE = 2
 _OP_CALL = 1
-_OP_CREATE = 6
+_OP_CREATE = 5  # HAPI CallOperationType.OP_CREATE (6 is OP_CREATE2)
 
 
 @dataclass(frozen=True, slots=True)

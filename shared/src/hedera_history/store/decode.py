@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from google.protobuf.message import DecodeError
+
 from hedera_history import hapi
 from hedera_history.block import NodeSignature
 from hedera_history.errors import RowDecodeError
@@ -210,6 +212,16 @@ def decode_sidecar_row(row: StoredRow) -> SidecarRow:
         kind, sidecar_id, index = cell.qualifier.split(b"/")
         records.append(StoredSidecarRecord(consensus, int(kind), int(sidecar_id), int(index), _payload(cell)))
     return SidecarRow(block, tuple(records))
+
+
+def decode_sidecar_message(record: StoredSidecarRecord) -> Any:
+    """The ``TransactionSidecarRecord`` a stored sidecar record holds."""
+    try:
+        return hapi.TransactionSidecarRecord.FromString(record.raw)
+    except DecodeError as e:
+        raise RowDecodeError(
+            f"sidecar record {record.type}/{record.sidecar_id}/{record.index} at {record.consensus_ns}: {e}"
+        ) from e
 
 
 def decode_items_row(row: StoredRow) -> BlockFile:

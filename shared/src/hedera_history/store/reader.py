@@ -6,6 +6,11 @@ its block's completion, so a half-written block stays invisible everywhere. Comp
 remembered (it never goes back). Multi-row reads report undecodable rows in ``errors`` and go on;
 single-row reads raise RowDecodeError. Every call is bounded by the gateway's timeout; large key
 sets are read in chunks.
+
+Newest first without a reverse scan (the emulator has none): block keys are fixed-width hex, so
+"the first complete block at or after N" is one key-only ReadRows returning at most one row.
+``latest_block`` searches with such probes (see there); ``blocks_descending`` scans backwards in
+windows that grow from the page size, with a bounded look-back per call.
 """
 
 from __future__ import annotations
@@ -56,6 +61,10 @@ DEFAULT_HISTORY_LIMIT = 100
 KEY_CHUNK = 500
 """Row keys per ReadRows request."""
 COMPLETION_CACHE_SIZE = 100_000
+LATEST_SCAN_WINDOW = 256
+"""``latest_block`` ends with one key-only scan of at most this many block numbers."""
+DESC_LOOKBACK = 100_000
+"""``blocks_descending`` looks at most this many block numbers per call (then says where to resume)."""
 
 T = TypeVar("T")
 
@@ -70,6 +79,14 @@ class AccountHistoryPage:
 
 
 @dataclass(frozen=True, slots=True)
+class BlockPage:
+    numbers: tuple[int, ...]
+    """Complete block numbers, newest first."""
+    resume_below: int | None
+    """Exclusive upper bound for the next page; None when the requested range is exhausted."""
+
+
+@dataclass(frozen=True, slots=True)
 class TransactionStatuses:
     statuses: dict[bytes, HashResult | None]
     """By transaction hash: the first complete result, or None when not (yet) stored."""
@@ -81,6 +98,8 @@ class HistoryReader:
         self.gateway = gateway
         self._complete: OrderedDict[int, None] = OrderedDict()
         self._cache_size = completion_cache_size
+        self._highest_seen: int | None = None
+        """The highest complete block seen so far: where ``latest_block`` starts looking."""
 
     # ---- completion ------------------------------------------------------------------------------
 
@@ -103,6 +122,8 @@ class HistoryReader:
         return known
 
     def _remember(self, number: int) -> None:
+        if self._highest_seen is None or number > self._highest_seen:
+            self._highest_seen = number
         self._complete[number] = None
         self._complete.move_to_end(number)
         while len(self._complete) > self._cache_size:
@@ -117,6 +138,24 @@ class HistoryReader:
             return None
         self._remember(number)
         return guarded(s.BLOCKS, row, decode_block_row)
+
+    def get_many_blocks(self, numbers: Sequence[int]) -> tuple[list[StoredBlock], list[RowDecodeError]]:
+        """The complete blocks among ``numbers``, in the order asked, read in one request per chunk."""
+        found: dict[int, StoredBlock] = {}
+        errors: list[RowDecodeError] = []
+        for chunk in _chunks(sorted(set(numbers)), KEY_CHUNK):
+            rows = self.gateway.read_rows(s.BLOCKS, RowQuery(keys=tuple(row_key_for_block(n) for n in chunk)))
+            for row in rows:
+                if row.cell(s.BLOCK_COMPLETION_FAMILY, s.Q_COMPLETE) is None:
+                    continue
+                try:
+                    block = guarded(s.BLOCKS, row, decode_block_row)
+                except RowDecodeError as e:
+                    errors.append(e)
+                    continue
+                self._remember(block.number)
+                found[block.number] = block
+        return [found[n] for n in numbers if n in found], errors
 
     def block_transactions(self, number: int) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
         """The block's transactions in consensus order (empty when the block is not complete)."""
@@ -172,6 +211,109 @@ class HistoryReader:
             return block_number_from_key(row.key)
         return None
 
+    def latest_block(self) -> int | None:
+        """The highest complete block number, or None when there is none.
+
+        Warm (this reader has seen a complete block): one key-only scan of at most
+        LATEST_SCAN_WINDOW rows from that block, which ends the search unless more blocks than
+        that were added since. Otherwise, from the highest complete block known (or the first
+        available one): gallop upward with probes at +1, +2, +4, ... until one finds nothing, then
+        ``_last_complete_below`` the gap. A probe is one key-only ReadRows returning at most one
+        row, so a cold search over N blocks costs about 2 * log2(N / LATEST_SCAN_WINDOW) + 10 reads.
+        """
+        low: int | None = None
+        if self._highest_seen is not None:
+            recent = self._complete_from(self._highest_seen, LATEST_SCAN_WINDOW)
+            if recent and len(recent) < LATEST_SCAN_WINDOW:
+                return recent[-1]
+            low = recent[-1] if recent else None  # empty: the known block aged out; start over
+        if low is None:
+            low = self.first_available_block()
+            if low is None:
+                return None
+        step = 1
+        while low + step <= MAX_U64:
+            found = self._complete_from(low + step, 1)
+            if not found:
+                return self._last_complete_below(low, low + step)
+            low, step = found[0], step * 2
+        return self._last_complete_below(low, MAX_U64 + 1)
+
+    def blocks_descending(self, end: int | None, start: int = 0, limit: int = 25) -> BlockPage:
+        """Complete block numbers from ``end`` (None: the latest block) down to ``start``, newest
+        first, at most ``limit``.
+
+        Scans backwards in windows of ``limit`` numbers, growing fourfold up to MAX_BLOCK_RANGE.
+        After DESC_LOOKBACK empty-handed numbers it jumps the gap once, with probes
+        (``_last_complete_below``), and scans on from the block found; ``resume_below`` says where
+        the next page goes on. So every page holds at least one block while any is left.
+        """
+        if end is None:
+            end = self.latest_block()
+        if end is None or limit <= 0 or end < start:
+            return BlockPage((), None)
+        found: list[int] = []
+        top, window, looked, jumped = end, limit, 0, False
+        while top >= start and len(found) < limit:
+            if looked >= DESC_LOOKBACK:
+                if jumped:
+                    break
+                jumped = True
+                first = self._complete_from(start, 1)
+                if not first or first[0] > top:
+                    top = start - 1
+                    break
+                top, window, looked = self._last_complete_below(first[0], top + 1), limit, 0
+            bottom = max(start, top - window + 1)
+            found.extend(reversed(self.get_blocks(bottom, top)))
+            looked += top - bottom + 1
+            top = bottom - 1
+            window = min(window * 4, MAX_BLOCK_RANGE)
+        if len(found) > limit:
+            return BlockPage(tuple(found[:limit]), found[limit - 1])
+        return BlockPage(tuple(found), top + 1 if top >= start else None)
+
+    def _last_complete_below(self, low: int, high: int) -> int:
+        """The highest complete block below ``high``, given a complete block ``low`` below it.
+
+        Bisects with probes (a probe finding a block at or above ``high`` counts as finding
+        nothing) and ends with one key-only scan once at most LATEST_SCAN_WINDOW numbers are left.
+        """
+        while high - low > LATEST_SCAN_WINDOW:
+            middle = (low + high) // 2
+            found = self._complete_from(middle, 1)
+            if found and found[0] < high:
+                low = found[0]
+            else:
+                high = middle
+        rest = self.get_blocks(low + 1, high - 1) if high - low > 1 else []
+        last = rest[-1] if rest else low
+        self._remember(last)
+        return last
+
+    def blocks_ascending(self, start: int, end: int | None = None, limit: int = 25) -> list[int]:
+        """Complete block numbers from ``start`` to ``end`` inclusive (None: no end), ascending, at
+        most ``limit`` (capped at MAX_BLOCK_RANGE): one key-only scan bounded by its row limit, so
+        gaps between stored blocks cost nothing."""
+        if start < 0 or limit <= 0 or (end is not None and end < start) or start > MAX_U64:
+            return []
+        stop = hex16(end + 1) if end is not None and end < MAX_U64 else None
+        query = RowQuery(
+            ranges=(KeyRange(row_key_for_block(start), stop),),
+            families=(s.BLOCK_COMPLETION_FAMILY,),
+            key_only=True,
+            cells_per_row=1,
+            limit=min(limit, MAX_BLOCK_RANGE),
+        )
+        numbers = [block_number_from_key(row.key) for row in self.gateway.read_rows(s.BLOCKS, query)]
+        for number in numbers:
+            self._remember(number)
+        return numbers
+
+    def _complete_from(self, number: int, count: int) -> list[int]:
+        """Up to ``count`` complete block numbers at or after ``number``, ascending."""
+        return self.blocks_ascending(number, None, count)
+
     def block_time(self, number: int) -> int | None:
         """Consensus time (ns) of the block's first transaction, or None when not complete."""
         query = RowQuery(
@@ -194,6 +336,20 @@ class HistoryReader:
             return None
         transaction = guarded(s.TRANSACTIONS, row, decode_transaction_row)
         return transaction if self.complete_blocks([transaction.block_number]) else None
+
+    def transactions(self, consensus_times: Sequence[int]) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
+        """The transactions at these consensus times whose blocks are complete, in the order asked,
+        read in one request per chunk."""
+        found: dict[int, StoredTransaction] = {}
+        errors: list[RowDecodeError] = []
+        for chunk in _chunks(sorted(set(consensus_times)), KEY_CHUNK):
+            keys = tuple(row_key_for_transaction(ns) for ns in chunk)
+            rows = self.gateway.read_rows(s.TRANSACTIONS, RowQuery(keys=keys))
+            decoded, row_errors = _decode_all(s.TRANSACTIONS, rows, decode_transaction_row)
+            errors.extend(row_errors)
+            found.update((t.consensus_ns, t) for t in decoded)
+        complete = self.complete_blocks(t.block_number for t in found.values())
+        return [found[ns] for ns in consensus_times if ns in found and found[ns].block_number in complete], errors
 
     def transaction_by_hash(self, transaction_hash: bytes) -> StoredTransaction | None:
         """The first complete transaction with this ``transactionHash`` (later ones are duplicates)."""
@@ -271,20 +427,27 @@ class HistoryReader:
     # ---- sidecars --------------------------------------------------------------------------------
 
     def sidecar_records(self, consensus_ns: int, types: Iterable[int] | None = None) -> list[StoredSidecarRecord]:
-        """Sidecar records of the transaction at ``consensus_ns`` (optionally of some types only)."""
-        row = self._one(s.SIDECARS, row_key_for_sidecar(consensus_ns))
+        """Sidecar records of the transaction at ``consensus_ns`` (optionally of some types only),
+        ordered by sidecar file and position in it."""
+        wanted = None if types is None else sorted({int(t) for t in types})
+        regex = None
+        if wanted is not None:
+            # Only the wanted records travel (bytecode can be large), and the block cell.
+            kinds = b"|".join(b"%d" % t for t in wanted)
+            regex = b"^(?:" + s.Q_BLOCK + b"|(?:" + kinds + b")/.*)$"
+        row = self._one(s.SIDECARS, row_key_for_sidecar(consensus_ns), regex)
         if row is None:
             return []
         decoded = guarded(s.SIDECARS, row, decode_sidecar_row)
         if not self.complete_blocks([decoded.block_number]):
             return []
-        wanted = None if types is None else {int(t) for t in types}
-        return [r for r in decoded.records if wanted is None or r.type in wanted]
+        records = [r for r in decoded.records if wanted is None or r.type in wanted]
+        return sorted(records, key=lambda r: (r.sidecar_id, r.index))
 
     # ---- helpers ---------------------------------------------------------------------------------
 
-    def _one(self, table: str, key: bytes) -> StoredRow | None:
-        for row in self.gateway.read_rows(table, RowQuery(keys=(key,))):
+    def _one(self, table: str, key: bytes, qualifier_regex: bytes | None = None) -> StoredRow | None:
+        for row in self.gateway.read_rows(table, RowQuery(keys=(key,), qualifier_regex=qualifier_regex)):
             return row
         return None
 
