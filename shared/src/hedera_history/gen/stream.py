@@ -61,11 +61,24 @@ def start_running_hash(seed: int) -> bytes:
     return sha384(f"{_DERIVATION}/start-running-hash/{seed}".encode())
 
 
+ItemEditor = Callable[[int, list[GeneratedItem]], list[GeneratedItem]]
+"""``(period index, items as the network handled them) -> items as written to the stream``."""
+
+
 def generate_stream(
-    config: GeneratorConfig, on_period: Callable[[GeneratedPeriod], None] | None = None
+    config: GeneratorConfig,
+    on_period: Callable[[GeneratedPeriod], None] | None = None,
+    *,
+    edit_items: ItemEditor | None = None,
 ) -> GeneratedStream:
-    """Generate the stream ``config`` describes; ``on_period`` is called after each period."""
-    return _Generator(config).run(on_period)
+    """Generate the stream ``config`` describes; ``on_period`` is called after each period.
+
+    ``edit_items`` lets a caller write a period differently from how the network handled it (an
+    item left out, one added; see ``gen.errata``): the ledger, and so the balances of the ground
+    truth, follow the handled items; the written file, its hashes and the truth's blocks and
+    transactions follow the written ones.
+    """
+    return _Generator(config).run(on_period, edit_items)
 
 
 class _Generator:
@@ -113,7 +126,9 @@ class _Generator:
             )
         return _Rotation(period=config.periods // 2, node_id=node_id, chunks=chunks)
 
-    def run(self, on_period: Callable[[GeneratedPeriod], None] | None) -> GeneratedStream:
+    def run(
+        self, on_period: Callable[[GeneratedPeriod], None] | None, edit_items: ItemEditor | None = None
+    ) -> GeneratedStream:
         config = self.config
         truth = TruthCollector(config, self.nodes, self.genesis, start_running_hash(config.seed))
         objects: dict[str, bytes] = {}
@@ -127,6 +142,8 @@ class _Generator:
             block_number = config.start_block + index
             rotating = self.rotation is not None and index == self.rotation.period
             items = self._period_items(index, coverage, rotating)
+            if edit_items is not None:
+                items = edit_items(index, items)
             period = self._assemble(index, block_number, running, items)
             self._upload(period, objects)
             truth.add_block(period, items, len(books) - 1, self.ledger.take_changed())

@@ -1,0 +1,415 @@
+"""``hedera-history errata``: create, sign, verify and apply HIP-639 errata files.
+
+The workflow: ``create`` an unsigned errata file from a readable TOML description; each council
+member ``sign --council-key``; then each node ``sign --node-key`` (node signatures cover the whole
+file, so they come last); ``verify`` prints the verdict (exit 1 when refused); ``apply --dry-run``
+prints exactly which cells would change, ``apply`` writes them. See docs/errata.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+from rich.console import Console
+from rich.table import Table
+
+from hedera_history.cli.common import load_address_book
+from hedera_history.config import Settings
+from hedera_history.errata.authority import CouncilPolicy, Verdict, judge_errata
+from hedera_history.errata.cells import decode_marker, is_tombstone
+from hedera_history.errata.codec import (
+    NS_PER_SECOND,
+    encode_errata_body,
+    encode_errata_file,
+    parse_errata_file,
+    parse_record_stream_item,
+    record_stream_item_bytes,
+)
+from hedera_history.errata.ingest import collect_node_signatures
+from hedera_history.errata.layout import SIGNATURE_SUFFIX, is_errata_path, parse_errata_path
+from hedera_history.errata.plan import CellChange, ErrataPlan
+from hedera_history.errata.signing import add_council_signature, node_signature_file
+from hedera_history.errata.synthetic import synthetic_transfer_item
+from hedera_history.errors import ConfigError, FormatError, HistoryError
+from hedera_history.formats.dispatch import parse_signature_file
+from hedera_history.formats.hashing import sha384
+from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.model import RecordItem, SignatureFile
+from hedera_history.formats.names import format_timestamp, parse_timestamp
+from hedera_history.sources.local import LocalSource
+from hedera_history.store import schema as s
+from hedera_history.store.keys import check_entity_id
+
+_COUNCIL_KEYS_HELP = (
+    "Council public keys (hex, comma-separated) or a file of them [HEDERA_HISTORY_ERRATA_COUNCIL_KEYS]."
+)
+
+
+@click.group("errata")
+def errata() -> None:
+    """Create, sign, verify and apply HIP-639 errata files."""
+
+
+# ---- create ----------------------------------------------------------------------------------
+
+
+@errata.command("create")
+@click.argument("description", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Where to write.")
+def create(description: Path, out: Path | None) -> None:
+    """Write an unsigned errata file from a TOML DESCRIPTION (see docs/errata.md for its keys)."""
+    try:
+        document = tomllib.loads(description.read_text())
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read the errata description: {e}", file=str(description)) from e
+    data = errata_from_description(document, description.parent)
+    errata_file = parse_errata_file(data, description.name)
+    target = out or Path(f"{format_timestamp(errata_file.consensus_ns)}.errata")
+    target.write_bytes(data)
+    click.echo(
+        f"{target}: errata {errata_file.errata_id} ({errata_file.entry_kind.value} at {errata_file.time_of_error})"
+    )
+
+
+def errata_from_description(document: dict[str, Any], base: Path) -> bytes:
+    """The errata file a description asks for (unsigned)."""
+    consensus_ns = parse_time(document.get("consensus_time"), "consensus_time")
+    time_of_error = parse_time(document.get("consensus_time_of_error"), "consensus_time_of_error")
+    correct: bytes | None = None
+    if "correct_item" in document:
+        correct = _item_bytes(_table(document["correct_item"], "correct_item"), base, "correct_item")
+        parse_record_stream_item(correct, "correct_item", "description")
+    compensating = []
+    for index, entry in enumerate(document.get("compensating_items", [])):
+        where = f"compensating_items[{index}]"
+        spec = _table(entry, where)
+        if "transfers" in spec:
+            transfers = [_transfer(t, f"{where}.transfers") for t in spec["transfers"]]
+            compensating.append(synthetic_transfer_item(consensus_ns, transfers, memo=str(spec.get("memo", ""))))
+        else:
+            compensating.append(_item_bytes(spec, base, where))
+    unknown = set(document) - {"consensus_time", "consensus_time_of_error", "correct_item", "compensating_items"}
+    if unknown:
+        raise ConfigError(f"errata description: unknown keys {', '.join(sorted(unknown))}")
+    return encode_errata_file(consensus_ns, encode_errata_body(time_of_error, correct, compensating))
+
+
+def parse_time(value: Any, what: str) -> int:
+    """Nanoseconds from an integer, ``seconds.nanos``, ``2024-06-01T00:00:02.255573093Z`` (``:`` or ``_``)
+    or a TOML datetime (microseconds only)."""
+    if isinstance(value, bool) or value is None:
+        raise ConfigError(f"errata description: {what} is missing")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return int(moment.timestamp()) * NS_PER_SECOND + moment.microsecond * 1000
+    text = str(value).strip()
+    seconds, dot, nanos = text.partition(".")
+    if seconds.isdigit() and (not dot or (nanos.isdigit() and len(nanos) <= 9)):
+        return int(seconds) * NS_PER_SECOND + int(nanos.ljust(9, "0") or 0)
+    try:
+        return parse_timestamp(text.replace(":", "_"))
+    except FormatError as e:
+        raise ConfigError(f"errata description: {what}: {e.reason}") from e
+
+
+def _table(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"errata description: {what} must be a table")
+    return value
+
+
+def _item_bytes(spec: dict[str, Any], base: Path, what: str) -> bytes:
+    if "file" in spec:
+        path = base / str(spec["file"])
+        try:
+            return path.read_bytes()
+        except OSError as e:
+            raise ConfigError(f"errata description: {what}.file: {e}") from e
+    if "record_stream_item" in spec:
+        return _base64(spec["record_stream_item"], f"{what}.record_stream_item")
+    if "record" in spec:
+        transaction = _base64(spec.get("transaction", ""), f"{what}.transaction")
+        record = _base64(spec["record"], f"{what}.record")
+        return record_stream_item_bytes(RecordItem(transaction, record, 0))
+    raise ConfigError(f"errata description: {what} needs file, record_stream_item, or record (+ transaction)")
+
+
+def _base64(value: Any, what: str) -> bytes:
+    try:
+        return base64.b64decode(str(value), validate=True)
+    except (binascii.Error, ValueError) as e:
+        raise ConfigError(f"errata description: {what} is not base64: {e}") from e
+
+
+def _transfer(value: Any, what: str) -> tuple[str, int]:
+    spec = _table(value, what)
+    try:
+        return check_entity_id(str(spec["account"])), int(spec["amount"])
+    except (KeyError, ValueError, TypeError) as e:
+        raise ConfigError(f"errata description: {what} needs account = 'shard.realm.num' and amount = tinybar") from e
+
+
+# ---- sign ------------------------------------------------------------------------------------
+
+
+@errata.command("sign")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--council-key", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Ed25519 PEM key.")
+@click.option("--node-key", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="A node's RSA PEM key.")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Council: the signed file (default: FILE itself). Node: the signature file (default: FILE_sig beside it).",
+)
+def sign(file: Path, council_key: Path | None, node_key: Path | None, out: Path | None) -> None:
+    """Add a council signature to FILE, or write a node's signature file for it."""
+    if (council_key is None) == (node_key is None):
+        raise click.UsageError("give exactly one of --council-key and --node-key")
+    data = file.read_bytes()
+    if council_key is not None:
+        key = _private_key(council_key)
+        if not isinstance(key, ed25519.Ed25519PrivateKey):
+            raise click.UsageError("--council-key must be an Ed25519 private key")
+        target = out or file
+        target.write_bytes(add_council_signature(data, key, file.name))
+        click.echo(f"{target}: council signature added")
+        return
+    assert node_key is not None
+    node = _private_key(node_key)
+    if not isinstance(node, rsa.RSAPrivateKey):
+        raise click.UsageError("--node-key must be an RSA private key")
+    target = out or file.with_name(file.name.removesuffix(".errata") + SIGNATURE_SUFFIX)
+    target.write_bytes(node_signature_file(data, node, file.name))
+    click.echo(f"{target}: node signature written (put it in the node's errata/ folder)")
+
+
+def _private_key(path: Path) -> Any:
+    try:
+        return serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as e:
+        raise ConfigError(f"cannot read the private key: {e}", file=str(path)) from e
+
+
+# ---- verify and apply ------------------------------------------------------------------------
+
+
+_verify_options = [
+    click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
+    click.option(
+        "--address-book",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="NodeAddressBook in force at the errata's time [HEDERA_HISTORY_ADDRESS_BOOK].",
+    ),
+    click.option(
+        "--signature",
+        "signatures",
+        multiple=True,
+        metavar="NODE=PATH",
+        help="A node's signature file (NODE is an account or node id). Default: the node folders of the "
+        "bucket layout FILE stands in.",
+    ),
+    click.option("--council-keys", default=None, help=_COUNCIL_KEYS_HELP),
+    click.option(
+        "--council-threshold",
+        type=int,
+        default=None,
+        help="Signatures needed [HEDERA_HISTORY_ERRATA_COUNCIL_THRESHOLD].",
+    ),
+]
+
+
+def _with_verify_options(function: Any) -> Any:
+    for option in reversed(_verify_options):
+        function = option(function)
+    return function
+
+
+@errata.command("verify")
+@_with_verify_options
+@click.pass_context
+def verify(
+    ctx: click.Context,
+    *,
+    file: Path,
+    address_book: Path | None,
+    signatures: tuple[str, ...],
+    council_keys: str | None,
+    council_threshold: int | None,
+) -> None:
+    """Judge FILE: council super-majority and node stake; exit 1 when it would be refused."""
+    settings = _settings(address_book, council_keys, council_threshold)
+    verdict = _judge(file, settings, signatures)
+    console = Console()
+    _print_verdict(console, verdict)
+    if not verdict.accepted:
+        ctx.exit(1)
+
+
+@errata.command("apply")
+@_with_verify_options
+@click.option("--dry-run", is_flag=True, help="Print exactly which cells would change; write nothing.")
+@click.option("--project", default=None, help="Google Cloud project [GOOGLE_CLOUD_PROJECT].")
+@click.option("--instance", default=None, help="Bigtable instance id [HEDERA_HISTORY_BIGTABLE_INSTANCE].")
+@click.option("--table-prefix", default=None, help="Prefix of every table id [HEDERA_HISTORY_TABLE_PREFIX].")
+@click.pass_context
+def apply(
+    ctx: click.Context,
+    *,
+    file: Path,
+    address_book: Path | None,
+    signatures: tuple[str, ...],
+    council_keys: str | None,
+    council_threshold: int | None,
+    dry_run: bool,
+    project: str | None,
+    instance: str | None,
+    table_prefix: str | None,
+) -> None:
+    """Verify FILE, then apply it to Bigtable (or, with --dry-run, show what would change)."""
+    from hedera_history.errata.apply import apply_plan  # noqa: PLC0415 (the Bigtable client loads slowly)
+    from hedera_history.errata.plan import plan_errata  # noqa: PLC0415
+    from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
+
+    settings = _settings(address_book, council_keys, council_threshold).with_(
+        **{
+            k: v
+            for k, v in {"project": project, "bigtable_instance": instance, "table_prefix": table_prefix}.items()
+            if v
+        }
+    )
+    console = Console()
+    verdict = _judge(file, settings, signatures)
+    _print_verdict(console, verdict)
+    if not verdict.accepted or verdict.errata is None:
+        ctx.exit(1)
+        return
+    gateway = open_gateway(settings)
+    try:
+        plan = plan_errata(verdict.errata, gateway, settings)
+        _print_plan(console, plan, dry_run=dry_run)
+        if not dry_run and not plan.already_applied:
+            written = apply_plan(plan, gateway, settings)
+            console.print(f"applied: {written} cell(s) written")
+    finally:
+        gateway.close()
+
+
+def _settings(address_book: Path | None, council_keys: str | None, council_threshold: int | None) -> Settings:
+    return Settings.from_env(
+        address_book=str(address_book) if address_book else None,
+        errata_council_keys=council_keys,
+        errata_council_threshold=council_threshold,
+    )
+
+
+def _judge(file: Path, settings: Settings, signature_options: tuple[str, ...]) -> Verdict:
+    book = load_address_book(settings.address_book)
+    data = file.read_bytes()
+    signatures = _explicit_signatures(signature_options) if signature_options else _signatures_beside(file)
+    return judge_errata(data, file.name, signatures, book, CouncilPolicy.from_settings(settings))
+
+
+def _explicit_signatures(options: tuple[str, ...]) -> dict[NodeIdentity, SignatureFile | HistoryError]:
+    found: dict[NodeIdentity, SignatureFile | HistoryError] = {}
+    for option in options:
+        node, sep, path = option.partition("=")
+        if not sep:
+            raise click.UsageError(f"--signature takes NODE=PATH, got {option!r}")
+        identity = NodeIdentity(node_id=int(node)) if node.isdigit() else NodeIdentity(account=check_entity_id(node))
+        try:
+            found[identity] = parse_signature_file(Path(path).read_bytes(), path, node=node)
+        except OSError as e:
+            raise ConfigError(f"cannot read the signature file: {e}", file=path) from e
+        except FormatError as e:
+            found[identity] = e
+    return found
+
+
+def _signatures_beside(file: Path) -> dict[NodeIdentity, SignatureFile | HistoryError]:
+    resolved = file.resolve()
+    if len(resolved.parents) < 3:
+        return {}
+    root = resolved.parents[2]
+    relative = resolved.relative_to(root).as_posix()
+    if not is_errata_path(relative):
+        return {}
+    return collect_node_signatures(LocalSource(str(root)), parse_errata_path(relative))
+
+
+def _print_verdict(console: Console, verdict: Verdict) -> None:
+    if verdict.errata is not None:
+        errata_file = verdict.errata
+        console.print(
+            f"errata {errata_file.errata_id}: {errata_file.entry_kind.value} at {errata_file.time_of_error} "
+            f"({format_timestamp(errata_file.time_of_error)}), issued at {errata_file.consensus_ns}, "
+            f"{len(errata_file.body.compensating_items)} compensating item(s), file sha384 "
+            f"{sha384(errata_file.data).hex()[:16]}…",
+            highlight=False,
+        )
+    table = Table("authority", "who", "outcome")
+    if verdict.council is not None:
+        for key, outcome in verdict.council.outcomes.items():
+            table.add_row("council", key[:16] + "…", outcome)
+    if verdict.nodes is not None:
+        for node, outcome in verdict.nodes.outcomes.items():
+            table.add_row("node", node, outcome)
+    if table.row_count:
+        console.print(table)
+    if verdict.accepted:
+        console.print("[green]accepted[/green]")
+        return
+    reasons = verdict.reasons or ((verdict.error.reason,) if verdict.error is not None else ())
+    for reason in reasons:
+        console.print(f"[red]refused[/red]: {reason}", highlight=False)
+
+
+def _print_plan(console: Console, plan: ErrataPlan, *, dry_run: bool) -> None:
+    state = "superseded by " + plan.in_force if plan.superseded else "in force"
+    console.print(
+        f"{plan.entry_kind.value} at block {plan.block_number} index {plan.index} ({state}); "
+        f"{len(plan.changes)} cell(s) {'would change' if dry_run else 'to write'}",
+        highlight=False,
+    )
+    if plan.already_applied:
+        console.print("already applied: nothing changes")
+        return
+    # One line per cell, never wrapped: the exact list of what changes.
+    for change in plan.changes:
+        console.print(
+            f"{change.table} {change.key.decode('ascii', 'replace')} "
+            f"{change.family}:{change.qualifier.decode('ascii', 'replace')}: "
+            f"{_describe(change, change.before)} -> {_describe(change, change.value)} @ {change.timestamp_micros} µs",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+
+
+def _describe(change: CellChange, value: bytes | None) -> str:
+    if value is None:
+        return "(none)"
+    if is_tombstone(value):
+        return "(removed)"
+    if change.table == s.TRANSACTIONS and change.qualifier == b"errata":
+        try:
+            marker = decode_marker(value)
+        except HistoryError:
+            return f"{len(value)} bytes"
+        return f"errata {marker.kind.value} {marker.errata_id[:12]}…"
+    return f"{len(value)} bytes sha384 {sha384(value).hex()[:12]}…"
+
+
+__all__ = ["errata", "errata_from_description", "parse_time"]

@@ -1,0 +1,20 @@
+"""Derived state: account hbar balances computed from the transfer lists, stored as history.
+
+``BalanceApplier`` applies complete blocks in order (and errata compensations at their times);
+``balances.account_balance`` answers now / at a time; ``query`` shapes the API answers;
+``snapshot`` seeds starting balances. See docs/errata.md (derived state).
+"""
+
+from hedera_history.derived.applier import ApplyReport, BalanceApplier
+from hedera_history.derived.balances import AccountBalance, account_balance
+from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot, parse_snapshot
+
+__all__ = [
+    "AccountBalance",
+    "ApplyReport",
+    "BalanceApplier",
+    "BalanceSnapshot",
+    "account_balance",
+    "load_snapshot",
+    "parse_snapshot",
+]

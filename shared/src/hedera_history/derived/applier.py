@@ -1,0 +1,316 @@
+"""Derived hbar balances: blocks applied in order, behind the contiguous run of complete blocks.
+
+Blocks complete out of order; application does not. Each run continues from its progress cell
+with the next block and stops at the first block that is not complete. A block's transfers come
+from its *original* items (the signed file in the ``items`` table): errata corrections of history
+do not move balances, their compensating items do (HIP-639), at the errata's consensus time, in
+the first block whose slot reaches that time (a slot is the time after the previous block's last
+item up to this block's last item).
+
+Crash-safe and repeatable: a block is computed from the balances as of before it (the newest
+row at or before the previous slot's end), never from a running total that may already include
+it; its rows are written, then its applied-block record, then the progress cell. Re-running a
+block rewrites the same cells. A compensation that arrives for a time already applied rewinds the
+progress to its block, and the blocks from there are recomputed.
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from google.protobuf.message import DecodeError
+
+from hedera_history import hapi
+from hedera_history.config import Settings
+from hedera_history.derived.balances import latest_entry, read_progress, read_start
+from hedera_history.derived.rows import (
+    COMPENSATION_PREFIX,
+    PROGRESS_KEY,
+    Q_BALANCE,
+    Q_END,
+    Q_NEXT,
+    Q_START,
+    SLOT_END_PREFIX,
+    START_KEY,
+    STATE_TIMESTAMP,
+    Compensation,
+    Progress,
+    decode_compensation,
+    decode_u64,
+    encode_balance,
+    encode_pair,
+    encode_u64,
+    one_cell_row,
+    row_key_for_applied_block,
+    row_key_for_balance,
+    row_key_for_slot_end,
+)
+from hedera_history.errors import FormatError, RowDecodeError, StoreError
+from hedera_history.formats.dispatch import parse_record_file
+from hedera_history.formats.model import RecordItem
+from hedera_history.logs import event
+from hedera_history.store.accounts import entity_text
+from hedera_history.store.chaintime import cell_timestamp_micros
+from hedera_history.store.decode import StoredBlock
+from hedera_history.store.encoding import encode_value
+from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery
+from hedera_history.store.model import Cell, Row
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.schema import BALANCES, BALANCES_FAMILY
+from hedera_history.store.writer import BlockWriter
+
+logger = logging.getLogger(__name__)
+MAX_CACHED_ACCOUNTS = 200_000
+_U32 = struct.Struct(">I")
+
+
+@dataclass
+class ApplyReport:
+    applied: list[int] = field(default_factory=list)
+    """Block numbers applied by this run, in order."""
+    stopped_at: int | None = None
+    """The first block that was not complete (where the next run starts)."""
+    rewound_to: int | None = None
+    """Set when a late compensation sent the progress back to this block."""
+    compensations: int = 0
+    """Compensations folded into the blocks of this run."""
+    skipped_items: int = 0
+    """Items whose record did not decode (no transfers taken from them)."""
+
+
+class BalanceApplier:
+    def __init__(
+        self,
+        gateway: BigtableGateway,
+        settings: Settings,
+        *,
+        reader: HistoryReader | None = None,
+        max_cached_accounts: int = MAX_CACHED_ACCOUNTS,
+    ) -> None:
+        self.gateway = gateway
+        self.settings = settings
+        self.reader = reader or HistoryReader(gateway)
+        self.writer = BlockWriter(gateway, settings)
+        self.max_cached_accounts = max_cached_accounts
+        self._cache: dict[str, int] = {}
+        """Balances as of the current bound (valid only while blocks are applied in one run)."""
+
+    def start(self, first_block: int, bound_ns: int) -> None:
+        """Begin with ``first_block``; balances at or before ``bound_ns`` are given (a snapshot's time,
+        or 0). Does nothing when application has already begun."""
+        if read_start(self.gateway) is not None:
+            return
+        self.writer.write_rows(
+            [
+                one_cell_row(START_KEY, Q_START, encode_pair(first_block, bound_ns), STATE_TIMESTAMP),
+                one_cell_row(PROGRESS_KEY, Q_NEXT, encode_pair(first_block, bound_ns), STATE_TIMESTAMP),
+            ]
+        )
+
+    def run(self, max_blocks: int | None = None) -> ApplyReport:
+        """Apply the complete blocks after the progress, in order, up to the first gap."""
+        report = ApplyReport()
+        self._cache.clear()  # another run may have moved the progress since
+        progress = read_progress(self.gateway)
+        if progress is None:
+            first = self.reader.first_available_block()
+            if first is None:
+                return report
+            self.start(first, 0)
+            progress = Progress(first, 0)
+        start = read_start(self.gateway) or progress
+        compensations = self._compensations()
+        progress = self._rewind_for_late(progress, start, compensations, report)
+        number, bound = progress.next_block, progress.bound_ns
+        while max_blocks is None or len(report.applied) < max_blocks:
+            block = self.reader.get_block(number)
+            if block is None:
+                report.stopped_at = number
+                break
+            bound = self._apply_block(block, bound, compensations, report)
+            report.applied.append(number)
+            number += 1
+        if report.applied:
+            event(
+                logger,
+                "balances applied",
+                first=report.applied[0],
+                last=report.applied[-1],
+                stopped_at=report.stopped_at,
+                rewound_to=report.rewound_to,
+            )
+        return report
+
+    # ---- one block -------------------------------------------------------------------------------
+
+    def _apply_block(
+        self, block: StoredBlock, bound: int, compensations: list[Compensation], report: ApplyReport
+    ) -> int:
+        items = self._original_items(block)
+        end = max(bound, block.consensus_end) if block.item_count else bound
+        events: list[tuple[int, int, list[tuple[str, int]]]] = []
+        for item in items:
+            if item.consensus_ns <= bound:
+                continue  # already in the starting snapshot
+            transfers = _hbar_transfers(item)
+            if transfers is None:
+                report.skipped_items += 1
+                continue
+            events.append((item.consensus_ns, 0, transfers))
+        included = [c for c in compensations if bound < c.consensus_ns <= end]
+        events.extend((c.consensus_ns, 1, list(c.deltas)) for c in included)
+        events.sort(key=lambda e: (e[0], e[1]))
+
+        accounts = sorted({account for _, _, transfers in events for account, _ in transfers})
+        balances = self._balances_before(accounts, bound)
+        after: dict[tuple[str, int], int] = {}
+        for consensus_ns, _, transfers in events:
+            for account, amount in transfers:
+                balances[account] += amount
+                after[(account, consensus_ns)] = balances[account]
+        rows = [
+            one_cell_row(
+                row_key_for_balance(account, consensus_ns),
+                Q_BALANCE,
+                encode_balance(balance, block.number),
+                cell_timestamp_micros(consensus_ns),
+            )
+            for (account, consensus_ns), balance in sorted(after.items())
+        ]
+        stamp = cell_timestamp_micros(end)
+        applied_cells = [Cell(BALANCES_FAMILY, Q_END, encode_value(encode_u64(end)), stamp)]
+        applied_cells += [Cell(BALANCES_FAMILY, c.qualifier, encode_value(b""), stamp) for c in included]
+        rows.append(Row(BALANCES, row_key_for_applied_block(block.number), tuple(applied_cells)))
+        if block.item_count:
+            rows.append(one_cell_row(row_key_for_slot_end(end), Q_NEXT, encode_u64(block.number), stamp))
+        self.writer.write_rows(rows)
+        self.writer.write_rows(
+            [one_cell_row(PROGRESS_KEY, Q_NEXT, encode_pair(block.number + 1, end), STATE_TIMESTAMP)]
+        )
+        report.compensations += len(included)
+        if len(self._cache) + len(balances) > self.max_cached_accounts:
+            self._cache.clear()
+        self._cache.update(balances)
+        return end
+
+    def _balances_before(self, accounts: Iterable[str], bound: int) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for account in accounts:
+            cached = self._cache.get(account)
+            if cached is None:
+                entry = latest_entry(self.gateway, account, bound)
+                cached = entry.balance if entry is not None else 0
+            out[account] = cached
+        return out
+
+    def _original_items(self, block: StoredBlock) -> tuple[RecordItem, ...]:
+        stored = self.reader.block_file(block.number)
+        if stored is None:
+            raise StoreError(f"block {block.number}: its items row is missing although the block is complete")
+        if stored.kind == "items":
+            return _decode_item_list(stored.data, block.number)
+        try:
+            return parse_record_file(stored.data, block.name.removesuffix(".gz")).items
+        except FormatError as e:
+            raise StoreError(f"block {block.number}: the stored record file does not parse: {e}") from e
+
+    # ---- compensations ---------------------------------------------------------------------------
+
+    def _compensations(self) -> list[Compensation]:
+        end = COMPENSATION_PREFIX[:-1] + bytes([COMPENSATION_PREFIX[-1] + 1])
+        query = RowQuery(ranges=(KeyRange(COMPENSATION_PREFIX, end),), families=(BALANCES_FAMILY,))
+        found = []
+        for row in self.gateway.read_rows(BALANCES, query):
+            try:
+                found.append(decode_compensation(row.key, {c.qualifier: c.value for c in row.cells}))
+            except RowDecodeError as e:
+                event(
+                    logger,
+                    "compensation row skipped",
+                    logging.ERROR,
+                    key=row.key.decode(errors="replace"),
+                    error=str(e),
+                )
+        return sorted(found, key=lambda c: (c.consensus_ns, c.errata_id))
+
+    def _rewind_for_late(
+        self, progress: Progress, start: Progress, compensations: list[Compensation], report: ApplyReport
+    ) -> Progress:
+        """Send the progress back to the earliest block a compensation should have been part of."""
+        target: int | None = None
+        for compensation in compensations:
+            if not start.bound_ns < compensation.consensus_ns <= progress.bound_ns:
+                continue
+            block = self._block_of_time(compensation.consensus_ns)
+            if block is None or (target is not None and block >= target):
+                continue
+            if not self._included(block, compensation):
+                target = block
+        if target is None:
+            return progress
+        bound = start.bound_ns if target <= start.next_block else self._slot_end(target - 1, start.bound_ns)
+        rewound = Progress(target, bound)
+        self.writer.write_rows([one_cell_row(PROGRESS_KEY, Q_NEXT, encode_pair(target, bound), STATE_TIMESTAMP)])
+        self._cache.clear()
+        report.rewound_to = target
+        event(logger, "balances rewound for a late compensation", block=target)
+        return rewound
+
+    def _block_of_time(self, consensus_ns: int) -> int | None:
+        end = SLOT_END_PREFIX[:-1] + bytes([SLOT_END_PREFIX[-1] + 1])
+        query = RowQuery(ranges=(KeyRange(row_key_for_slot_end(consensus_ns), end),), limit=1)
+        for row in self.gateway.read_rows(BALANCES, query):
+            cell = row.cell(BALANCES_FAMILY, Q_NEXT)
+            if cell is not None:
+                return decode_u64(cell.value, "slot end")
+        return None
+
+    def _included(self, block_number: int, compensation: Compensation) -> bool:
+        for row in self.gateway.read_rows(BALANCES, RowQuery(keys=(row_key_for_applied_block(block_number),))):
+            return row.cell(BALANCES_FAMILY, compensation.qualifier) is not None
+        return False
+
+    def _slot_end(self, block_number: int, default: int) -> int:
+        for row in self.gateway.read_rows(BALANCES, RowQuery(keys=(row_key_for_applied_block(block_number),))):
+            cell = row.cell(BALANCES_FAMILY, Q_END)
+            if cell is not None:
+                return decode_u64(cell.value, "slot end")
+        return default
+
+
+def _hbar_transfers(item: RecordItem) -> list[tuple[str, int]] | None:
+    try:
+        record = hapi.TransactionRecord.FromString(item.record_bytes)
+    except DecodeError:
+        return None
+    transfers = []
+    for amount in record.transferList.accountAmounts:
+        account = entity_text(amount.accountID)
+        if account is not None and amount.amount:
+            transfers.append((account, int(amount.amount)))
+    return transfers
+
+
+def _decode_item_list(data: bytes, block_number: int) -> tuple[RecordItem, ...]:
+    """The items-table fallback layout (``store.originals.encode_item_list``)."""
+    try:
+        (count,) = _U32.unpack_from(data)
+        pos, items = 4, []
+        for _ in range(count):
+            parts = []
+            for _ in range(2):
+                (length,) = _U32.unpack_from(data, pos)
+                parts.append(data[pos + 4 : pos + 4 + length])
+                pos += 4 + length
+            record = hapi.TransactionRecord.FromString(parts[1])
+            stamp = record.consensusTimestamp
+            items.append(RecordItem(parts[0], parts[1], stamp.seconds * 1_000_000_000 + stamp.nanos))
+    except (struct.error, DecodeError) as e:
+        raise StoreError(f"block {block_number}: the stored item list does not decode: {e}") from e
+    return tuple(items)
+
+
+__all__ = ["ApplyReport", "BalanceApplier"]

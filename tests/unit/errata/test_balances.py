@@ -1,0 +1,154 @@
+"""Derived hbar balances: order, gaps, crash and re-run, late compensations, snapshots, queries."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from hedera_history import hapi  # noqa: F401 (registers the SDK package the balance message comes from)
+from hedera_history.derived.applier import BalanceApplier
+from hedera_history.derived.balances import account_balance, read_progress
+from hedera_history.derived.query import rest_balances_body, rpc_get_balance_result
+from hedera_history.derived.rows import PROGRESS_KEY, Q_NEXT, STATE_TIMESTAMP, encode_pair, one_cell_row
+from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot, parse_snapshot
+from hedera_history.errata.apply import apply_errata
+from hedera_history.errors import ConfigError
+from hedera_history.store.writer import BlockWriter
+from hiero_sdk_python.hapi.streams import account_balance_file_pb2 as pb
+
+from tests.unit.store.builders import BASE_NS, NS
+
+from .fakes import VersionedGateway
+from .helpers import BLOCK_TXS, BLOCKS, MS, SETTINGS, D, errata_file, stored_history
+
+GENESIS = {"0.0.1001": 1_000, "0.0.1002": 1_000, "0.0.1003": 1_000, "0.0.1004": 1_000}
+SNAPSHOT = BalanceSnapshot(BASE_NS, GENESIS)
+
+
+def _expected(blocks: int, extra: dict[str, int] | None = None) -> dict[str, int]:
+    balances = dict(GENESIS)
+    for txs in BLOCK_TXS[:blocks]:
+        for tx in txs:
+            for amount in tx.record.transferList.accountAmounts:
+                account = f"0.0.{amount.accountID.accountNum}"
+                balances[account] = balances.get(account, 0) + amount.amount
+    for account, delta in (extra or {}).items():
+        balances[account] = balances.get(account, 0) + delta
+    return balances
+
+
+def _balances(gateway: VersionedGateway, at_ns: int | None = None) -> dict[str, int]:
+    out = {}
+    for account in _expected(3):
+        found = account_balance(gateway, account, at_ns)
+        if found is not None:
+            out[account] = found.balance
+    return out
+
+
+def _seeded(blocks: tuple[int, ...] = (0, 1, 2)) -> VersionedGateway:
+    gateway = stored_history(blocks)
+    load_snapshot(gateway, SETTINGS, SNAPSHOT, first_block=0)
+    return gateway
+
+
+def test_blocks_are_applied_in_order_from_the_snapshot() -> None:
+    gateway = _seeded()
+    report = BalanceApplier(gateway, SETTINGS).run()
+    assert report.applied == [0, 1, 2] and report.stopped_at == 3
+    assert _balances(gateway) == _expected(3)
+    assert _balances(gateway, BLOCKS[0].record.consensus_end) == _expected(1)
+    assert _balances(gateway, BASE_NS) == GENESIS  # the snapshot itself
+    assert account_balance(gateway, "0.0.1001", BASE_NS - 1) is None  # before application began
+
+
+def test_application_stops_at_the_first_gap() -> None:
+    gateway = _seeded(blocks=(0, 2))
+    report = BalanceApplier(gateway, SETTINGS).run()
+    assert report.applied == [0] and report.stopped_at == 1
+    assert _balances(gateway) == _expected(1)
+    assert all(r.complete for r in BlockWriter(gateway, SETTINGS).write_blocks([BLOCKS[1]]))
+    assert BalanceApplier(gateway, SETTINGS).run().applied == [1, 2]
+    assert _balances(gateway) == _expected(3)
+
+
+def test_a_crashed_block_is_recomputed_identically() -> None:
+    gateway = _seeded()
+    BalanceApplier(gateway, SETTINGS).run()
+    done = gateway.snapshot()
+    # As if the run died after block 1's rows but before its progress: the progress says block 1 is next.
+    bound = BLOCKS[0].record.consensus_end
+    progress = one_cell_row(PROGRESS_KEY, Q_NEXT, encode_pair(1, bound), STATE_TIMESTAMP)
+    BlockWriter(gateway, SETTINGS).write_rows([progress])
+    assert BalanceApplier(gateway, SETTINGS).run().applied == [1, 2]
+    assert gateway.snapshot() == done
+
+
+def test_late_compensation_rewinds_to_its_block() -> None:
+    gateway = _seeded()
+    BalanceApplier(gateway, SETTINGS).run()
+    # An errata issued inside block 1's slot, after everything was applied.
+    issued = D.consensus_ns + 200 * MS
+    apply_errata(errata_file(issued, D.consensus_ns, None, [("0.0.1004", -20), ("0.0.1003", 20)]), gateway, SETTINGS)
+    report = BalanceApplier(gateway, SETTINGS).run()
+    assert report.rewound_to == 1 and report.applied == [1, 2] and report.compensations == 1
+    assert _balances(gateway) == _expected(3, {"0.0.1004": -20, "0.0.1003": 20})
+    assert _balances(gateway, issued - 1) != _balances(gateway, issued)  # it lands at the errata's time
+    assert _balances(gateway, BLOCKS[0].record.consensus_end) == _expected(1)
+    # Nothing more to do, and nothing moves.
+    snapshot = gateway.snapshot()
+    assert BalanceApplier(gateway, SETTINGS).run().applied == []
+    assert gateway.snapshot() == snapshot
+
+
+def test_compensation_ahead_of_the_stream_waits_for_its_block() -> None:
+    gateway = _seeded(blocks=(0, 1))
+    issued = BASE_NS + 4 * NS + 700 * MS  # after block 1's last item: block 2's slot
+    apply_errata(errata_file(issued, D.consensus_ns, None, [("0.0.1004", -20), ("0.0.1003", 20)]), gateway, SETTINGS)
+    BalanceApplier(gateway, SETTINGS).run()
+    assert _balances(gateway) == _expected(2)
+    BlockWriter(gateway, SETTINGS).write_blocks([BLOCKS[2]])
+    BalanceApplier(gateway, SETTINGS).run()
+    assert _balances(gateway) == _expected(3, {"0.0.1004": -20, "0.0.1003": 20})
+
+
+def test_without_a_snapshot_balances_start_from_zero() -> None:
+    gateway = stored_history()
+    assert BalanceApplier(gateway, SETTINGS).run().applied == [0, 1, 2]
+    expected = {a: b - GENESIS.get(a, 0) for a, b in _expected(3).items()}
+    assert _balances(gateway) == {a: b for a, b in expected.items() if a in _balances(gateway)}
+    assert read_progress(gateway) is not None
+
+
+def test_snapshot_only_seeds_an_empty_table() -> None:
+    gateway = _seeded()
+    with pytest.raises(ConfigError, match="already started"):
+        load_snapshot(gateway, SETTINGS, SNAPSHOT, first_block=0)
+
+
+def test_snapshot_formats() -> None:
+    document = json.dumps({"consensus_ns": 5, "balances": {"0.0.2": 7}}).encode()
+    assert parse_snapshot(document, "s.json") == BalanceSnapshot(5, {"0.0.2": 7})
+    message = pb.AllAccountBalances()
+    message.consensusTimestamp.seconds, message.consensusTimestamp.nanos = 3, 4
+    entry = message.allAccounts.add()
+    entry.accountID.accountNum, entry.hbarBalance = 1001, 99
+    parsed = parse_snapshot(gzip.compress(message.SerializeToString()), "2024-06-01T00_00_00.000000000Z_Balances.pb.gz")
+    assert parsed == BalanceSnapshot(3_000_000_004, {"0.0.1001": 99})
+    with pytest.raises(ConfigError):
+        parse_snapshot(b'{"balances": {}}', "bad.json")
+
+
+def test_query_shapes() -> None:
+    gateway = _seeded()
+    before = rpc_get_balance_result(gateway, "0.0.1001")  # only the snapshot so far
+    assert before["value"] == GENESIS["0.0.1001"] and before["context"]["block"] is None
+    BalanceApplier(gateway, SETTINGS).run()
+    body = rest_balances_body(gateway, "0.0.1001")
+    assert body["balances"] == [{"account": "0.0.1001", "balance": _expected(3)["0.0.1001"], "tokens": []}]
+    end = BLOCKS[2].record.consensus_end
+    assert body["timestamp"] == f"{end // NS}.{end % NS:09d}"
+    result = rpc_get_balance_result(gateway, "0.0.1001", BLOCKS[0].record.consensus_end)
+    assert result["value"] == _expected(1)["0.0.1001"] and result["context"]["block"] == 0
+    assert rest_balances_body(gateway, "0.0.4242")["balances"] == []
