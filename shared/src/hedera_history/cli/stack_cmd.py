@@ -1,0 +1,429 @@
+"""``hedera-history stack``: the whole pipeline on loopback (see docs/local-stack.md).
+
+``up`` starts it and returns (the services keep running), ``down`` stops it, ``upload DIR`` writes
+a stream into its bucket as nodes would, ``wait`` waits until blocks are complete, ``status``
+prints endpoints and progress. They find the stack through its state file in ``--state-dir``.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from hedera_history.config import Settings
+from hedera_history.errors import PrerequisiteError, StackError, StoreError
+from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_state
+
+PREREQUISITE_EXIT_CODE = 2
+
+
+def _state_dir_option(function: Any) -> Any:
+    return click.option(
+        "--state-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Folder of the stack's state file and logs [HEDERA_HISTORY_STACK_STATE_DIR] (default var/stack).",
+    )(function)
+
+
+def _state_dir(option: Path | None) -> Path:
+    return (option or Path(Settings.from_env().stack_state_dir)).resolve()
+
+
+def _pairs(values: Sequence[str], what: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for value in values:
+        name, separator, rest = value.partition("=")
+        if not separator or not name:
+            raise click.BadParameter(f"expected NAME=VALUE, got {value!r}", param_hint=what)
+        found[name] = rest
+    return found
+
+
+def export_lines(state: StackState) -> list[str]:
+    """``export NAME=value`` for each variable a client of the stack needs."""
+    return [f"export {name}={value}" for name, value in sorted(state.client_env().items())]
+
+
+def _running_state(state_dir: Path) -> StackState:
+    state = require_state(state_dir)
+    alive = state.alive()
+    stopped = sorted(name for name, running in alive.items() if not running)
+    if stopped:
+        raise StackError(
+            f"the stack recorded in {state_dir} is not (fully) running: {', '.join(stopped)} stopped; "
+            f"run `hedera-history stack down --state-dir {state_dir}` and `stack up` again"
+        )
+    return state
+
+
+def _endpoint_table(state: StackState, alive: dict[str, bool] | None = None) -> Table:
+    table = Table(title=f"local stack ({state.state_dir})", caption=f"logs in {Path(state.state_dir) / LOG_FOLDER}")
+    for column in ("service", "endpoint", "pid", "running", "log"):
+        table.add_column(column)
+    hosts = {"bigtable": state.bigtable_host, "pubsub": state.pubsub_host, "gcs": state.storage_endpoint}
+    rows: list[tuple[str, str, str, str]] = []
+    for record in state.emulators:
+        rows.append((record.name, hosts.get(record.name, ""), str(record.pid), record.log_path))
+    for name in sorted(set(hosts) - {record.name for record in state.emulators}):
+        rows.append((name, hosts[name], "-", "(attached)"))
+    for record in state.functions:
+        rows.append((record.name, record.url, str(record.pid), record.log_path))
+    if state.bridge is not None:
+        rows.append(("bridge", "(events, pushes, sweeps)", str(state.bridge.pid), state.bridge.log_path))
+    for name, endpoint, pid, log in rows:
+        running = "" if alive is None else ("yes" if alive.get(name, True) else "[red]no[/]")
+        table.add_row(name, endpoint, pid, running, Path(log).name if log.startswith("/") else log)
+    return table
+
+
+@contextmanager
+def _prerequisites_exit(ctx: click.Context) -> Iterator[None]:
+    """A missing tool: its message and fix, exit status 2, no traceback."""
+    try:
+        yield
+    except PrerequisiteError as e:
+        click.echo(str(e), err=True)
+        ctx.exit(PREREQUISITE_EXIT_CODE)
+
+
+@click.group("stack")
+def stack() -> None:
+    """The local stack: emulators, the four functions and the event bridges on loopback."""
+
+
+@stack.command("up")
+@_state_dir_option
+@click.option(
+    "--address-book",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Bootstrap address book the functions verify with [HEDERA_HISTORY_ADDRESS_BOOK]; "
+    "without one, the first `stack upload` brings its directory's address-book.bin.",
+)
+@click.option(
+    "--first-block", type=int, default=None, help="First block number of the chain [HEDERA_HISTORY_FIRST_BLOCK]."
+)
+@click.option(
+    "--port",
+    "ports",
+    multiple=True,
+    metavar="NAME=PORT",
+    help="Fixed port of a service (bigtable, pubsub, gcs, ingest, sweep, store, query); repeatable; "
+    "others take a free port [HEDERA_HISTORY_STACK_PORTS].",
+)
+@click.option(
+    "--env",
+    "extra_env",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Another variable for every function (e.g. HEDERA_HISTORY_LOG_LEVEL=DEBUG); repeatable.",
+)
+@click.option(
+    "--sweep-interval",
+    type=float,
+    default=None,
+    help="Seconds between scheduled sweep calls; 0 never [HEDERA_HISTORY_STACK_SWEEP_INTERVAL_SECONDS] (default 5).",
+)
+@click.option("--project", default=None, help="Google Cloud project id [GOOGLE_CLOUD_PROJECT].")
+@click.option("--instance", default=None, help="Bigtable instance id [HEDERA_HISTORY_BIGTABLE_INSTANCE].")
+@click.option("--bucket", default=None, help="Stream bucket name [HEDERA_HISTORY_STREAM_BUCKET].")
+@click.option(
+    "--repo",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Repository root holding functions/ (default: found from the installation).",
+)
+@click.option(
+    "--foreground",
+    is_flag=True,
+    help="Stay in the foreground, bridges in this process; Ctrl-C stops everything.",
+)
+@click.pass_context
+def up(
+    ctx: click.Context,
+    *,
+    state_dir: Path | None,
+    address_book: Path | None,
+    first_block: int | None,
+    ports: tuple[str, ...],
+    extra_env: tuple[str, ...],
+    sweep_interval: float | None,
+    project: str | None,
+    instance: str | None,
+    bucket: str | None,
+    repo: Path | None,
+    foreground: bool,
+) -> None:
+    """Start the emulators, create buckets, tables and topics, start the functions and the bridges."""
+    from hedera_history.localstack.stack import LocalStack, StackConfig, StackPorts  # noqa: PLC0415
+
+    console = Console(stderr=True)
+    settings = Settings.from_env(
+        project=project,
+        bigtable_instance=instance,
+        stream_bucket=bucket,
+        first_block=first_block,
+        stack_sweep_interval_seconds=sweep_interval,
+        address_book=str(address_book) if address_book else None,
+    )
+    configured = StackPorts.parse(settings.stack_ports)
+    named = _pairs(ports, "--port")
+    if not all(port.strip().isdigit() for port in named.values()):
+        raise click.BadParameter("a port is a number, e.g. --port query=8080", param_hint="--port")
+    given = {name: int(port) for name, port in named.items()}
+    config = StackConfig.from_settings(
+        settings,
+        state_dir=_state_dir(state_dir),
+        ports=StackPorts.parse({**_nonzero(asdict(configured)), **given}),
+        extra_env=_pairs(extra_env, "--env"),
+        repo_root=repo,
+        detached=not foreground,
+    )
+    with _prerequisites_exit(ctx), console.status("starting the local stack") as status:
+        local = LocalStack(config, on_step=lambda step: status.update(f"local stack: {step}"))
+        local.start()
+    state = local.state
+    console.print(_endpoint_table(state))
+    book = Path(state.address_book)
+    if not book.is_file():
+        console.print("No address book yet: the first `stack upload DIR` installs DIR's address-book.bin.")
+    console.print("Set these to use the stack from a shell (also printed on stdout):")
+    click.echo("\n".join(export_lines(state)))
+    if not foreground:
+        local.detach()
+        console.print(f"Stop it with: hedera-history stack down --state-dir {state.state_dir}")
+        return
+    _run_until_interrupted(console)
+    console.print("stopping the local stack ...")
+    local.stop()
+
+
+def _nonzero(ports: dict[str, int]) -> dict[str, int]:
+    return {name: port for name, port in ports.items() if port}
+
+
+def _run_until_interrupted(console: Console) -> None:
+    stopping = threading.Event()
+
+    def on_signal(_signum: int, _frame: FrameType | None) -> None:
+        stopping.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    console.print("Running in the foreground; Ctrl-C stops it.")
+    try:
+        while not stopping.wait(0.5):
+            pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@stack.command("down")
+@_state_dir_option
+def down(*, state_dir: Path | None) -> None:
+    """Stop the bridge, the functions and the emulators of the recorded stack."""
+    from hedera_history.localstack.stack import stop_recorded_stack  # noqa: PLC0415
+
+    folder = _state_dir(state_dir)
+    state = read_state(folder)
+    if state is None:
+        click.echo(f"no stack is recorded in {folder}; nothing to stop")
+        return
+    stopped = stop_recorded_stack(state)
+    for name, was_running in stopped.items():
+        click.echo(f"{name:>9}: {'stopped' if was_running else 'was not running'}")
+    click.echo(f"the local stack in {folder} is down")
+
+
+@stack.command("upload")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@_state_dir_option
+@click.option("--shuffle", is_flag=True, help="Upload the files in a random order instead of period by period.")
+@click.option(
+    "--duplicates", type=click.IntRange(min=0), default=0, show_default=True, help="Files uploaded a second time."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --shuffle and --duplicates.")
+def upload(*, directory: Path, state_dir: Path | None, shuffle: bool, duplicates: int, seed: int) -> None:
+    """Write every stream file under DIR into the stack's bucket at the same path, as nodes would."""
+    from hedera_history.localstack.upload import (  # noqa: PLC0415
+        BookInstall,
+        find_stream_files,
+        install_address_book,
+        plan_uploads,
+        upload_files,
+    )
+
+    console = Console(stderr=True)
+    state = _running_state(_state_dir(state_dir))
+    files = find_stream_files(directory)
+    if not files:
+        raise StackError(f"no record, signature or sidecar files under {directory}")
+    book = install_address_book(state, directory)
+    if book is BookInstall.INSTALLED:
+        console.print(f"address book: installed {directory}/address-book.bin as the stack's bootstrap book")
+    elif book is BookInstall.KEPT_OTHER:
+        console.print(
+            f"[yellow]address book: the stack keeps its own ({state.address_book}); "
+            f"{directory}/address-book.bin differs[/]"
+        )
+    plan = plan_uploads(files, shuffle=shuffle, duplicates=duplicates, seed=seed)
+    with Progress(
+        TextColumn("uploading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as progress:
+        task = progress.add_task("upload", total=len(plan))
+        upload_files(state, plan, on_upload=lambda _upload: progress.advance(task))
+    click.echo(f"uploaded {len(files)} files (+{duplicates} duplicate uploads) to gs://{state.bucket}")
+
+
+@stack.command("wait")
+@_state_dir_option
+@click.option("--blocks", type=click.IntRange(min=1), default=None, help="Wait for blocks FIRST .. FIRST+N-1.")
+@click.option(
+    "--for",
+    "for_directory",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Wait for the blocks of DIR's ground-truth.json, else for as many blocks as DIR has periods.",
+)
+@click.option("--timeout", type=float, default=300.0, show_default=True, help="Seconds before giving up.")
+@click.pass_context
+def wait(
+    ctx: click.Context, *, state_dir: Path | None, blocks: int | None, for_directory: Path | None, timeout: float
+) -> None:
+    """Wait until blocks are complete; exit 1 on timeout, naming the blocks still missing."""
+    from hedera_history.localstack.progress import (  # noqa: PLC0415
+        directory_target,
+        first_blocks_target,
+        format_ranges,
+        open_gateway_for,
+        wait_for_blocks,
+    )
+    from hedera_history.store.reader import HistoryReader  # noqa: PLC0415
+
+    if (blocks is None) == (for_directory is None):
+        raise click.UsageError("give exactly one of --blocks N and --for DIR")
+    console = Console(stderr=True)
+    state = _running_state(_state_dir(state_dir))
+    if for_directory is not None:
+        target = directory_target(for_directory)
+    else:
+        target = first_blocks_target(state.first_block, blocks or 0)
+    reader = HistoryReader(open_gateway_for(state))
+    with Progress(
+        TextColumn("complete blocks"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as progress:
+        task = progress.add_task("wait", total=target.count)
+        outcome = wait_for_blocks(
+            reader, target, timeout, on_progress=lambda done: progress.update(task, completed=done)
+        )
+    if outcome.done:
+        click.echo(f"{target.description}: all {target.count} complete after {outcome.seconds:.1f} s")
+        return
+    missing = f"; missing: {format_ranges(outcome.missing)}" if outcome.missing else ""
+    click.echo(
+        f"timed out after {outcome.seconds:.1f} s: {outcome.complete} of {target.count} complete "
+        f"({target.description}){missing}",
+        err=True,
+    )
+    ctx.exit(1)
+
+
+@stack.command("status")
+@_state_dir_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+@click.pass_context
+def status(ctx: click.Context, *, state_dir: Path | None, as_json: bool) -> None:
+    """Endpoints, processes, complete blocks, first/last block, pending and quarantined periods;
+    exit 1 when a process of the stack is not running."""
+    from hedera_history.localstack.bridges import read_bridge_stats  # noqa: PLC0415
+    from hedera_history.localstack.progress import open_gateway_for, read_progress  # noqa: PLC0415
+
+    folder = _state_dir(state_dir)
+    state = read_state(folder)
+    if state is None:
+        click.echo(f"no stack is recorded in {folder}", err=True)
+        ctx.exit(1)
+        return
+    alive = state.alive()
+    report: dict[str, Any] = {
+        "state_dir": state.state_dir,
+        "running": alive,
+        "endpoints": {record.name: record.url for record in state.functions},
+        "env": state.client_env(),
+        "bridge": None,
+        "progress": None,
+        "error": None,
+    }
+    stats = read_bridge_stats(folder)
+    if stats is not None:
+        report["bridge"] = asdict(stats)
+    try:
+        gateway = open_gateway_for(state)
+        try:
+            progress = read_progress(gateway)
+        finally:
+            gateway.close()
+        report["progress"] = {**asdict(progress), "pending_periods": progress.pending_periods}
+    except StoreError as e:
+        report["error"] = f"Bigtable not readable: {e}"
+    if as_json:
+        click.echo(json.dumps(report, indent=1, sort_keys=True))
+    else:
+        _print_status(state, alive, report)
+    if not all(alive.values()):
+        ctx.exit(1)
+
+
+def _print_status(state: StackState, alive: dict[str, bool], report: dict[str, Any]) -> None:
+    console = Console()
+    console.print(_endpoint_table(state, alive))
+    summary = Table(show_header=False, title="progress")
+    progress = report["progress"]
+    if progress is not None:
+        first, last = progress["first_block"], progress["last_block"]
+        summary.add_row("complete blocks", str(progress["complete_blocks"]))
+        summary.add_row("first / last block", f"{_or_dash(first)} / {_or_dash(last)}")
+        summary.add_row("pending periods", str(progress["pending_periods"]))
+        summary.add_row("quarantined files", str(progress["quarantined"]))
+        rows = ", ".join(f"{kind} {count}" for kind, count in progress["ingest_rows"].items()) or "none"
+        summary.add_row("ingest_progress rows", rows)
+    else:
+        summary.add_row("Bigtable", str(report["error"]))
+    bridge = report["bridge"]
+    if bridge is not None:
+        summary.add_row(
+            "bucket events",
+            f"{bridge['events_sent']} sent, {bridge['events_retried']} retried, {bridge['events_dropped']} dropped",
+        )
+        summary.add_row("store pushes", f"{bridge['store_acked']} acked, {bridge['store_nacked']} rejected")
+        summary.add_row("sweep calls", f"{bridge['sweep_calls']} ({bridge['sweep_failures']} failed)")
+    console.print(summary)
+    console.print("\n".join(export_lines(state)), highlight=False)
+
+
+def _or_dash(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+@stack.command("bridge", hidden=True)
+@click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+def bridge(*, state_dir: Path) -> None:
+    """The detached bridge process of a stack started by `stack up` (not for direct use)."""
+    from hedera_history import logs  # noqa: PLC0415
+    from hedera_history.localstack.bridges import run_bridge_process  # noqa: PLC0415
+
+    logs.configure("stack-bridge", Settings.from_env().log_level)
+    run_bridge_process(state_dir.resolve())

@@ -1,0 +1,165 @@
+"""What stands in for Eventarc, Cloud Scheduler and push subscriptions in the local stack.
+
+:class:`StackBridges` runs, for one recorded stack:
+
+- a :class:`~hedera_history.localstack.gcs_events.GcsEventBridge`: bucket uploads become finalize
+  CloudEvents POSTed to ingest;
+- a :class:`~hedera_history.localstack.scheduler.SweepScheduler`: the sweep function every few seconds;
+- one :class:`~hedera_history.transport.push_bridge.PushBridge` per store subscription
+  (``store-history``, ``store-sidecars``): each message POSTed to the store function over HTTP as a
+  push subscription would, acknowledged only when the function answers 2xx.
+
+They run in threads of the process that started an in-process stack, or in a detached process of
+their own (``hedera-history stack bridge``, :func:`run_bridge_process`) when the stack was started
+from the command line, so that they outlive ``stack up``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from hedera_history.localstack.gcs_events import GcsEventBridge, JsonApiBucketLister
+from hedera_history.localstack.scheduler import SweepScheduler
+from hedera_history.localstack.stack_state import BRIDGE_READY_FILE, BRIDGE_STATS_FILE, StackState, require_state
+from hedera_history.logs import event
+from hedera_history.pipeline.functions import STORE
+from hedera_history.transport.push_bridge import PushBridge, PushMode
+from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
+
+logger = logging.getLogger(__name__)
+
+STORE_SUBSCRIPTIONS = (STORE_HISTORY, STORE_SIDECARS)
+STATS_INTERVAL_SECONDS = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class BridgeStats:
+    events_sent: int
+    events_retried: int
+    events_dropped: int
+    objects_seen: int
+    sweep_calls: int
+    sweep_failures: int
+    store_acked: int
+    store_nacked: int
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> BridgeStats | None:
+        try:
+            return cls(**{k: int(v) for k, v in json.loads(text).items()})
+        except (ValueError, TypeError, AttributeError):
+            return None
+
+
+class StackBridges:
+    """The bucket event bridge, the sweep scheduler and the store push bridges of one stack."""
+
+    def __init__(self, state: StackState) -> None:
+        self.state = state
+        self._lister = JsonApiBucketLister(state.storage_endpoint, state.bucket)
+        self.events = GcsEventBridge(self._lister, state.ingest_endpoint, poll_interval=state.poll_interval_seconds)
+        self.scheduler = SweepScheduler(state.sweep_endpoint, state.sweep_interval_seconds)
+        store_url = state.function_url(STORE.name)
+        self.pushes = [
+            PushBridge(
+                state.subscription_path(name),
+                store_url,
+                mode=PushMode.CLOUD_EVENT,
+                max_concurrency=STORE.concurrency // len(STORE_SUBSCRIPTIONS) or 1,
+                request_timeout_seconds=float(STORE.timeout_seconds),
+                redelivery_delay_seconds=state.store_redelivery_delay_seconds,
+                emulator_host=state.pubsub_host,
+            )
+            for name in STORE_SUBSCRIPTIONS
+        ]
+        self._started: list[Any] = []
+
+    def start(self) -> StackBridges:
+        """Start every bridge; if one fails, the ones already started are stopped again."""
+        try:
+            for push in self.pushes:
+                self._started.append(push.start())
+            self._started.append(self.events.start())
+            self._started.append(self.scheduler.start())
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop taking new work first (events, sweeps), then the push deliveries in flight."""
+        started, self._started = self._started, []
+        for bridge in reversed(started):
+            bridge.stop()
+        self._lister.close()
+
+    def stats(self) -> BridgeStats:
+        events = self.events.stats()
+        return BridgeStats(
+            events_sent=events.sent,
+            events_retried=events.retried,
+            events_dropped=events.dropped,
+            objects_seen=events.objects,
+            sweep_calls=self.scheduler.calls,
+            sweep_failures=self.scheduler.failures,
+            store_acked=sum(push.acked for push in self.pushes),
+            store_nacked=sum(push.nacked for push in self.pushes),
+        )
+
+    def __enter__(self) -> StackBridges:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+
+def read_bridge_stats(state_dir: Path) -> BridgeStats | None:
+    """The counters the detached bridge process last wrote, or None."""
+    try:
+        return BridgeStats.from_json((state_dir / BRIDGE_STATS_FILE).read_text())
+    except OSError:
+        return None
+
+
+def run_bridge_process(state_dir: Path) -> None:
+    """The body of the detached bridge process: run the stack's bridges until SIGTERM or SIGINT.
+
+    Writes ``bridge.ready`` once every bridge runs (``stack up`` waits for it) and the counters to
+    ``bridge-stats.json`` every second (``stack status`` shows them).
+    """
+    state = require_state(state_dir)
+    stopping = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        event(logger, "bridge process stopping", signal=signal.Signals(signum).name)
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    with StackBridges(state) as bridges:
+        (state_dir / BRIDGE_READY_FILE).write_text(f"{os.getpid()}\n")
+        event(logger, "bridge process ready", state_dir=str(state_dir))
+        while not stopping.wait(STATS_INTERVAL_SECONDS):
+            _write_stats(state_dir, bridges.stats())
+        _write_stats(state_dir, bridges.stats())
+
+
+def _write_stats(state_dir: Path, stats: BridgeStats) -> None:
+    path = state_dir / BRIDGE_STATS_FILE
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        temporary.write_text(stats.to_json())
+        temporary.replace(path)
+    except OSError as e:
+        event(logger, "cannot write bridge stats", logging.WARNING, error=str(e))

@@ -1,0 +1,59 @@
+"""Create what the pipeline expects to exist on the emulators: buckets, tables, topics, subscriptions.
+
+Each step is idempotent, so provisioning a stack attached to emulators that already hold other
+stacks' resources only adds this stack's (unique names keep them apart).
+"""
+
+# ruff: noqa: PLC0415  (each client library is imported by the step that needs it)
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hedera_history.config import Settings
+from hedera_history.errors import SourceError
+from hedera_history.localstack.scoped_env import scoped_environ
+
+
+def create_buckets(storage_endpoint: str, project: str, names: Iterable[str]) -> None:
+    """Create each bucket on the GCS emulator unless it exists."""
+    from google.api_core.exceptions import Conflict, GoogleAPIError
+    from google.auth.credentials import AnonymousCredentials
+    from google.cloud import storage
+
+    client = storage.Client(
+        project=project,
+        credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
+        client_options={"api_endpoint": storage_endpoint},
+    )
+    try:
+        for name in names:
+            try:
+                client.create_bucket(name)
+            except Conflict:
+                continue
+            except GoogleAPIError as e:
+                raise SourceError(f"cannot create bucket {name} on {storage_endpoint}: {e}") from e
+    finally:
+        client.close()
+
+
+def create_tables(settings: Settings, bigtable_host: str) -> None:
+    """Every declared table with its families and GC rules, in ``settings``' instance.
+
+    The admin client is created with the emulator's address set only for this call.
+    """
+    from hedera_history.store.bigtable_client import open_admin_instance
+    from hedera_history.store.schema import ensure_tables
+
+    with scoped_environ({"BIGTABLE_EMULATOR_HOST": bigtable_host}):
+        instance = open_admin_instance(settings.with_(bigtable_emulator_host=""))
+    ensure_tables(instance, settings)
+
+
+def create_topics(project: str, pubsub_host: str, prefix: str) -> None:
+    """The pipeline's topics, and its subscriptions as pull subscriptions (the bridge pushes)."""
+    from hedera_history.transport.admin import ensure_topics
+    from hedera_history.transport.topics import TOPICS, pipeline_subscriptions
+
+    ensure_topics(project, TOPICS, pipeline_subscriptions(None), prefix=prefix, emulator_host=pubsub_host)

@@ -1,0 +1,458 @@
+"""The local stack: the whole pipeline on loopback, started and stopped as one thing.
+
+``LocalStack(config).start()`` (or ``with LocalStack(config) as stack:``):
+
+1. checks the prerequisites of every emulator it will start (a missing Java fails before anything runs);
+2. starts the Bigtable, Pub/Sub and GCS emulators (or attaches to running ones, ``config.attached``);
+3. creates the stream bucket and its quarantine bucket, every table, the topics and the store
+   subscriptions (pull: the bridge pushes);
+4. starts ingest, sweep, store and query, each under functions-framework in its own process group,
+   and waits until each one answers;
+5. starts the bridges (:mod:`~hedera_history.localstack.bridges`): bucket events to ingest, the
+   scheduled sweep, Pub/Sub to store over HTTP; in threads, or in a detached process of their own
+   when ``config.detached`` (the command line's ``stack up``, whose services outlive it);
+6. records all of it in ``<state dir>/state.json`` (:mod:`~hedera_history.localstack.stack_state`),
+   written after every step, so ``stack down`` can clean up even a stack that failed half way.
+
+``stop()`` ends the bridges, then the functions, then the emulators it started, and removes the
+state file. A state file whose processes are all gone is stale and replaced; one with a live
+process refuses a second stack in the same folder.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import hedera_history
+from hedera_history.config import Settings, env_name
+from hedera_history.errors import EmulatorError, StackError
+from hedera_history.localstack.bridges import StackBridges
+from hedera_history.localstack.emulators import (
+    DEFAULT_STARTUP_TIMEOUT_SECONDS,
+    BigtableEmulator,
+    Emulator,
+    GcsEmulator,
+    PubSubEmulator,
+)
+from hedera_history.localstack.function_process import FunctionProcess
+from hedera_history.localstack.prerequisites import require
+from hedera_history.localstack.processes import ServiceProcess, wait_until_ready
+from hedera_history.localstack.provision import create_buckets, create_tables, create_topics
+from hedera_history.localstack.stack_state import (
+    ADDRESS_BOOK_FILE,
+    BRIDGE_READY_FILE,
+    LOG_FOLDER,
+    ServiceRecord,
+    StackState,
+    read_state,
+    remove_state,
+    write_state,
+)
+from hedera_history.pipeline.functions import FUNCTIONS, INGEST, SWEEP, FunctionSpec
+
+EMULATOR_NAMES = ("bigtable", "pubsub", "gcs")
+FUNCTION_NAMES = tuple(spec.name for spec in FUNCTIONS)
+SERVICE_NAMES = (*EMULATOR_NAMES, *FUNCTION_NAMES)
+QUARANTINE_SUFFIX = "-quarantine"
+
+
+@dataclass(frozen=True, slots=True)
+class StackPorts:
+    """A fixed port per service; 0 takes a free one."""
+
+    bigtable: int = 0
+    pubsub: int = 0
+    gcs: int = 0
+    ingest: int = 0
+    sweep: int = 0
+    store: int = 0
+    query: int = 0
+
+    @classmethod
+    def parse(cls, pairs: str | Mapping[str, int]) -> StackPorts:
+        """From ``"query=8080,bigtable=8086"`` (the ``HEDERA_HISTORY_STACK_PORTS`` form) or a mapping."""
+        if isinstance(pairs, str):
+            found: dict[str, int] = {}
+            for pair in filter(None, (part.strip() for part in pairs.split(","))):
+                name, separator, number = pair.partition("=")
+                if not separator:
+                    raise StackError(f"a stack port is given as name=port, got {pair!r}")
+                try:
+                    found[name.strip()] = int(number)
+                except ValueError as e:
+                    raise StackError(f"port of {name.strip()} is not a number: {number!r}") from e
+            pairs = found
+        unknown = sorted(set(pairs) - set(SERVICE_NAMES))
+        if unknown:
+            raise StackError(f"unknown stack service(s) {', '.join(unknown)}; known: {', '.join(SERVICE_NAMES)}")
+        for name, port in pairs.items():
+            if not 0 <= port <= 65535:
+                raise StackError(f"port of {name} out of range: {port}")
+        return cls(**pairs)
+
+    def of(self, name: str) -> int:
+        port: int = getattr(self, name)
+        return port
+
+    def as_text(self) -> str:
+        return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self) if getattr(self, f.name))
+
+
+@dataclass(frozen=True, slots=True)
+class AttachedEmulators:
+    """Emulators already running (e.g. a test session's) that the stack uses but neither starts nor stops."""
+
+    bigtable_host: str
+    pubsub_host: str
+    storage_endpoint: str
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    state_dir: Path = Path("var/stack")
+    project: str = "local-project"
+    bigtable_instance: str = "hedera-history"
+    bucket: str = "hedera-streams"
+    table_prefix: str = ""
+    topic_prefix: str = ""
+    address_book: Path | None = None
+    """Copied into the state folder; None starts without one (``stack upload`` brings DIR's)."""
+    first_block: int = 0
+    ports: StackPorts = field(default_factory=StackPorts)
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+    """More variables for every function (``stack up --env KEY=VALUE``); they win over the stack's."""
+    sweep_interval_seconds: float = 5.0
+    poll_interval_seconds: float = 0.2
+    store_redelivery_delay_seconds: int = 1
+    """How long a message the store function rejected stays hidden before it is pushed again."""
+    repo_root: Path | None = None
+    """Where ``functions/`` is (default: found from the installed package, else the working folder)."""
+    function_sources: Mapping[str, Path] = field(default_factory=dict)
+    """Function name -> folder of its ``main.py``, instead of the repository's (tests use stubs)."""
+    ingest_endpoint: str | None = None
+    """Where bucket events go instead of the ingest function (tests point it at a recorder)."""
+    sweep_endpoint: str | None = None
+    attached: AttachedEmulators | None = None
+    detached: bool = False
+    """Services outlive this process and the bridges run in a process of their own (``stack up``)."""
+    startup_timeout_seconds: float = DEFAULT_STARTUP_TIMEOUT_SECONDS
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **changes: object) -> StackConfig:
+        """The stack the settings describe (project, instance, bucket, prefixes, first block, book,
+        state folder, ports, sweep interval); ``changes`` override fields."""
+        base = cls(
+            state_dir=Path(settings.stack_state_dir),
+            project=settings.project,
+            bigtable_instance=settings.bigtable_instance,
+            bucket=settings.stream_bucket,
+            table_prefix=settings.table_prefix,
+            topic_prefix=settings.pubsub_topic_prefix,
+            address_book=Path(settings.address_book) if settings.address_book else None,
+            first_block=settings.first_block,
+            ports=StackPorts.parse(settings.stack_ports),
+            sweep_interval_seconds=settings.stack_sweep_interval_seconds,
+        )
+        return replace(base, **changes)  # type: ignore[arg-type]
+
+    @property
+    def quarantine_bucket(self) -> str:
+        return self.bucket + QUARANTINE_SUFFIX
+
+
+def find_repo_root() -> Path:
+    """The folder holding ``functions/``: above the installed package (an editable install), else
+    the working folder or one of its parents."""
+    package = Path(hedera_history.__file__).resolve()
+    for candidate in (*package.parents, Path.cwd(), *Path.cwd().parents):
+        if (candidate / "functions" / "query" / "main.py").is_file():
+            return candidate
+    raise StackError("cannot find the functions/ folder: run from the repository, or pass --repo")
+
+
+class LocalStack:
+    """The emulators, the four functions and the bridges of one local stack (see the module docstring)."""
+
+    def __init__(self, config: StackConfig, *, on_step: Callable[[str], None] | None = None) -> None:
+        """``on_step``: told what start-up is doing now (a progress line for the command line)."""
+        self.config = config
+        self._on_step = on_step or (lambda _step: None)
+        self.state_dir = config.state_dir.resolve()
+        self.log_dir = self.state_dir / LOG_FOLDER
+        self._emulators: list[Emulator] = []
+        self._functions: list[FunctionProcess] = []
+        self._bridges: StackBridges | None = None
+        self._bridge_process: ServiceProcess | None = None
+        self._state: StackState | None = None
+        self._owns_state_file = False
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        if self._state is not None:
+            raise StackError(f"the stack in {self.state_dir} is already started")
+        self._claim_state_dir()
+        try:
+            self._on_step("checking prerequisites")
+            emulators = self._emulators_to_start()
+            require("the local stack", [check for emulator in emulators for check in emulator.prerequisites()])
+            self._on_step("starting the emulators")
+            hosts = self._start_emulators(emulators)
+            self._state = self._initial_state(hosts)
+            write_state(self._state)
+            self._on_step("creating buckets, tables, topics and subscriptions")
+            self._provision()
+            self._on_step("starting the functions")
+            self._start_functions()
+            self._on_step("starting the bridges")
+            self._start_bridges()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop bridges, functions and emulators (whatever of them runs) and remove the state file."""
+        if self._bridges is not None:
+            bridges, self._bridges = self._bridges, None
+            bridges.stop()
+        if self._bridge_process is not None:
+            process, self._bridge_process = self._bridge_process, None
+            process.stop()
+        functions, self._functions = self._functions, []
+        emulators, self._emulators = self._emulators, []
+        # Each group takes a second or two to wind down (gunicorn's arbiter, the JVM); side by side.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(functions), len(emulators), 1)) as pool:
+            for done in [pool.submit(function.stop) for function in functions]:
+                done.result()
+            for done in [pool.submit(emulator.stop) for emulator in emulators]:
+                done.result()
+        if self._owns_state_file:
+            remove_state(self.state_dir)
+            self._owns_state_file = False
+        self._state = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    # ---- what users of a running stack need --------------------------------------------------------
+
+    @property
+    def state(self) -> StackState:
+        if self._state is None:
+            raise StackError("the stack is not started")
+        return self._state
+
+    def url(self, function: str) -> str:
+        return self.state.function_url(function)
+
+    def client_env(self) -> dict[str, str]:
+        return self.state.client_env()
+
+    def settings(self) -> Settings:
+        return self.state.settings()
+
+    @property
+    def bridges(self) -> StackBridges | None:
+        """The in-process bridges (None when they run detached)."""
+        return self._bridges
+
+    # ---- steps -----------------------------------------------------------------------------------
+
+    def _claim_state_dir(self) -> None:
+        claim_state_dir(self.state_dir)
+        self._owns_state_file = True
+
+    def _emulators_to_start(self) -> list[Emulator]:
+        if self.config.attached is not None:
+            return []
+        config, ports = self.config, self.config.ports
+        timeout, with_parent = config.startup_timeout_seconds, not config.detached
+        return [
+            BigtableEmulator(
+                port=ports.bigtable or None, log_dir=self.log_dir, startup_timeout=timeout, stop_with_parent=with_parent
+            ),
+            PubSubEmulator(
+                port=ports.pubsub or None, log_dir=self.log_dir, startup_timeout=timeout, stop_with_parent=with_parent
+            ),
+            GcsEmulator(
+                port=ports.gcs or None, log_dir=self.log_dir, startup_timeout=timeout, stop_with_parent=with_parent
+            ),
+        ]
+
+    def _start_emulators(self, emulators: list[Emulator]) -> AttachedEmulators:
+        if self.config.attached is not None:
+            return self.config.attached
+        self._emulators = list(emulators)
+        # Side by side: the Pub/Sub emulator's JVM takes longest, the others start meanwhile.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(emulators)) as pool:
+            for future in [pool.submit(emulator.start) for emulator in emulators]:
+                future.result()
+        env = {name: value for emulator in emulators for name, value in emulator.env().items()}
+        return AttachedEmulators(
+            env["BIGTABLE_EMULATOR_HOST"], env["PUBSUB_EMULATOR_HOST"], env["STORAGE_EMULATOR_HOST"]
+        )
+
+    def _initial_state(self, hosts: AttachedEmulators) -> StackState:
+        config = self.config
+        return StackState(
+            state_dir=str(self.state_dir),
+            project=config.project,
+            bigtable_instance=config.bigtable_instance,
+            table_prefix=config.table_prefix,
+            topic_prefix=config.topic_prefix,
+            bucket=config.bucket,
+            quarantine_bucket=config.quarantine_bucket,
+            first_block=config.first_block,
+            address_book=str(self.state_dir / ADDRESS_BOOK_FILE),
+            bigtable_host=hosts.bigtable_host,
+            pubsub_host=hosts.pubsub_host,
+            storage_endpoint=hosts.storage_endpoint,
+            ingest_endpoint=config.ingest_endpoint or "",
+            sweep_endpoint=config.sweep_endpoint or "",
+            sweep_interval_seconds=config.sweep_interval_seconds,
+            poll_interval_seconds=config.poll_interval_seconds,
+            store_redelivery_delay_seconds=config.store_redelivery_delay_seconds,
+            owner_pid=os.getpid(),
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            emulators=tuple(ServiceRecord.for_emulator(emulator.state()) for emulator in self._emulators),
+        )
+
+    def _provision(self) -> None:
+        state = self.state
+        create_buckets(state.storage_endpoint, state.project, [state.bucket, state.quarantine_bucket])
+        create_tables(state.settings(), state.bigtable_host)
+        create_topics(state.project, state.pubsub_host, state.topic_prefix)
+        book = Path(state.address_book)
+        given = self.config.address_book
+        if given is not None and given.resolve() != book:
+            try:
+                shutil.copyfile(given, book)
+            except OSError as e:
+                raise StackError(f"cannot copy the address book {given}: {e}") from e
+        elif given is None:
+            book.unlink(missing_ok=True)  # a book left by an earlier stack must not be used silently
+
+    def function_env(self) -> dict[str, str]:
+        """What every function process gets from the stack, beyond the inherited environment."""
+        state = self.state
+        env = {
+            **state.client_env(),
+            env_name("table_prefix"): state.table_prefix,
+            env_name("pubsub_topic_prefix"): state.topic_prefix,
+            env_name("address_book"): state.address_book,
+            env_name("quarantine_url"): f"gs://{state.quarantine_bucket}",
+            env_name("first_block"): str(state.first_block),
+        }
+        env.update(self.config.extra_env)
+        return env
+
+    def _source_of(self, spec: FunctionSpec) -> Path:
+        override = self.config.function_sources.get(spec.name)
+        if override is not None:
+            return override
+        return (self.config.repo_root or find_repo_root()) / spec.source
+
+    def _start_functions(self) -> None:
+        env = self.function_env()
+        for spec in FUNCTIONS:
+            function = FunctionProcess(
+                spec,
+                self._source_of(spec),
+                env,
+                port=self.config.ports.of(spec.name),
+                log_dir=self.log_dir,
+                stop_with_parent=not self.config.detached,
+            )
+            self._functions.append(function)
+            function.start()
+        for function in self._functions:
+            function.wait_ready(self.config.startup_timeout_seconds)
+        records = tuple(function.record() for function in self._functions)
+        urls = {record.name: record.url for record in records}
+        self._state = replace(
+            self.state,
+            functions=records,
+            ingest_endpoint=self.config.ingest_endpoint or urls[INGEST.name],
+            sweep_endpoint=self.config.sweep_endpoint or urls[SWEEP.name],
+            function_env=env,
+        )
+        write_state(self._state)
+
+    def _start_bridges(self) -> None:
+        if not self.config.detached:
+            self._bridges = StackBridges(self.state).start()
+            return
+        ready = self.state_dir / BRIDGE_READY_FILE
+        ready.unlink(missing_ok=True)
+        process = ServiceProcess(
+            "bridge",
+            [sys.executable, "-m", "hedera_history.cli.main", "stack", "bridge", "--state-dir", str(self.state_dir)],
+            self.log_dir / "bridge.log",
+            cwd=self.state_dir,
+        )
+        self._bridge_process = process
+        process.start()
+        wait_until_ready(process, ready.is_file, self.config.startup_timeout_seconds, poll_seconds=0.1)
+        assert process.pid is not None
+        record = ServiceRecord("bridge", process.pid, str(process.log_path), str(self.state_dir))
+        self._state = replace(self.state, bridge=record)
+        write_state(self._state)
+
+    def detach(self) -> StackState:
+        """Leave the services running when this object goes away (``stack up``); returns their state."""
+        if not self.config.detached:
+            raise StackError("only a detached stack can be left running")
+        state = self.state
+        self._emulators, self._functions = [], []
+        self._bridge_process = None
+        self._owns_state_file = False
+        return state
+
+
+def claim_state_dir(state_dir: Path) -> StackState | None:
+    """Make ``state_dir`` ready for a new stack. A recorded stack with a live process is a
+    :class:`StackError`; a stale one (nothing of it runs) is removed and returned."""
+    try:
+        existing = read_state(state_dir)
+    except StackError as e:
+        raise StackError(f"{e}; if no stack runs from {state_dir}, delete that file") from e
+    if existing is not None:
+        if existing.anything_alive():
+            raise StackError(
+                f"a stack is already running from {state_dir}; "
+                f"stop it first: hedera-history stack down --state-dir {state_dir}"
+            )
+        remove_state(state_dir)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    return existing
+
+
+def stop_recorded_stack(state: StackState, grace_seconds: float = 10.0) -> dict[str, bool]:
+    """Stop every process group a state file records (bridge, functions, emulators, in that order)
+    and remove the state file. Returns name -> whether it was still running."""
+    stopped: dict[str, bool] = {}
+    failures: list[str] = []
+    for record in state.services():
+        try:
+            stopped[record.name] = record.stop(grace_seconds)
+        except EmulatorError as e:
+            failures.append(f"{record.name}: {e}")
+    if failures:
+        raise StackError("some processes of the stack would not stop: " + "; ".join(failures))
+    remove_state(Path(state.state_dir))
+    return stopped
