@@ -31,3 +31,33 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+# ---- delivery (cloudbuild.yaml runs these) ------------------------------------------------------
+DEPLOY_ENV ?= dev
+
+.PHONY: lint typecheck pytest functions tf-fmt tf-plan tf-apply
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: setup
+	$(BIN)/mypy
+
+pytest: setup
+	$(BIN)/pytest -n 2 --dist loadgroup
+
+# The wheel and every function source (build/dist, build/functions), after checking that
+# infra/generated matches the code.
+functions: setup
+	$(BIN)/hedera-history deploy generate --check
+	$(BIN)/hedera-history deploy build
+
+tf-fmt: setup
+	$(BIN)/hedera-history deploy fmt --check
+
+tf-plan: setup
+	$(BIN)/hedera-history deploy plan --env $(DEPLOY_ENV)
+
+tf-apply: setup
+	$(BIN)/hedera-history deploy apply --env $(DEPLOY_ENV)

@@ -1,0 +1,47 @@
+locals {
+  stream_bucket = var.existing_stream_bucket != "" ? var.existing_stream_bucket : google_storage_bucket.stream[0].name
+  # Eventarc Cloud Storage triggers live in the bucket's location.
+  stream_bucket_region = lower(var.stream_bucket_location)
+  address_book_url     = var.address_book_file != "" ? "gs://${google_storage_bucket.config.name}/${google_storage_bucket_object.address_book[0].name}" : lookup(var.settings, "address_book", "")
+}
+
+# What the nodes upload into (unless an existing bucket is read).
+resource "google_storage_bucket" "stream" {
+  count                       = var.existing_stream_bucket == "" ? 1 : 0
+  name                        = "${var.project}-${var.name_prefix}streams"
+  location                    = var.stream_bucket_location
+  uniform_bucket_level_access = true
+  public_access_prevention    = "enforced"
+}
+
+# Copies of files that can never verify, with the reason recorded in the quarantine table.
+resource "google_storage_bucket" "quarantine" {
+  name                        = "${var.project}-${var.name_prefix}quarantine"
+  location                    = var.stream_bucket_location
+  uniform_bucket_level_access = true
+  public_access_prevention    = "enforced"
+}
+
+# Configuration the functions read: the bootstrap address book.
+resource "google_storage_bucket" "config" {
+  name                        = "${var.project}-${var.name_prefix}config"
+  location                    = var.region
+  uniform_bucket_level_access = true
+  public_access_prevention    = "enforced"
+}
+
+resource "google_storage_bucket_object" "address_book" {
+  count        = var.address_book_file != "" ? 1 : 0
+  bucket       = google_storage_bucket.config.name
+  name         = "address-book/${filemd5(var.address_book_file)}.bin"
+  source       = var.address_book_file
+  content_type = "application/octet-stream"
+}
+
+# Built function sources (and the backfill job's files), written by deploys only.
+resource "google_storage_bucket" "artifacts" {
+  name                        = "${var.project}-${var.name_prefix}artifacts"
+  location                    = var.region
+  uniform_bucket_level_access = true
+  public_access_prevention    = "enforced"
+}

@@ -1,0 +1,43 @@
+# Backfill runs as Dataproc Serverless batches (`hedera-history backfill submit`). Dataproc keeps
+# no stored template for Spark batches, so the template is a JSON object in the artifacts bucket in
+# the shape of the Dataproc API's Batch (identity, staging, runtime, environment); the
+# `backfill_environment` output is the same configuration as the variables `backfill submit` reads.
+
+locals {
+  # The backfill verifies and stores like ingest does, so it reads the same settings.
+  backfill_environment = one([
+    for function in module.contract.functions : function.environment_variables if function.trigger == "storage-finalized"
+  ])
+
+  backfill_batch = {
+    runtimeConfig = merge(
+      {
+        version = var.dataproc_runtime_version
+        properties = merge(
+          { for name, value in local.backfill_environment : "spark.dataproc.driverEnv.${name}" => value },
+          { for name, value in local.backfill_environment : "spark.executorEnv.${name}" => value },
+        )
+      },
+      var.dataproc_container_image == "" ? {} : { containerImage = var.dataproc_container_image },
+    )
+    environmentConfig = {
+      executionConfig = merge(
+        {
+          serviceAccount = google_service_account.identity["backfill"].email
+          stagingBucket  = google_storage_bucket.artifacts.name
+        },
+        var.dataproc_subnetwork == "" ? {} : { subnetworkUri = var.dataproc_subnetwork },
+      )
+    }
+    labels = { app = "hedera-history", component = "backfill" }
+  }
+
+  backfill_submit_settings = ["dataproc_region", "dataproc_staging_url", "dataproc_container_image"]
+}
+
+resource "google_storage_bucket_object" "backfill_batch_template" {
+  bucket       = google_storage_bucket.artifacts.name
+  name         = "backfill/batch-template.json"
+  content_type = "application/json"
+  content      = jsonencode(local.backfill_batch)
+}

@@ -1,0 +1,2 @@
+bucket = "hedera-history-dev-tfstate"
+prefix = "hedera-history/dev"

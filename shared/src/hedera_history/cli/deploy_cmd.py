@@ -1,0 +1,250 @@
+"""``hedera-history deploy``: contracts, function sources and Terraform (see docs/deploy.md).
+
+Exit codes: 0 done, 1 failed, 2 usage, 3 Terraform could not reach its providers or state
+backend (offline), 4 no Terraform binary.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from hedera_history.deploy import contracts, layout
+from hedera_history.deploy.build import build_function_sources, build_wheel
+from hedera_history.deploy.plan import Action, PlanSummary, summarize_plan
+from hedera_history.deploy.terraform import Terraform
+from hedera_history.errors import BuildError, DeployError, StaleContractError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_ACTION_STYLE = {
+    Action.CREATE: "green",
+    Action.UPDATE: "yellow",
+    Action.REPLACE: "magenta",
+    Action.DELETE: "red",
+}
+
+
+def _exits_on_deploy_errors(command: F) -> F:
+    """A failed deployment step prints one line and exits with its error's code, never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except DeployError as error:
+            click.echo(f"error: {error}", err=True)
+            click.get_current_context().exit(error.exit_code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group("deploy")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Repository root (default: found from the working directory).",
+)
+@click.pass_context
+def deploy(ctx: click.Context, root: Path | None) -> None:
+    """Generate the Terraform contracts, build function sources, and plan or apply infra/."""
+    ctx.obj = layout.repository_root(root)
+
+
+def _root() -> Path:
+    root = click.get_current_context().find_object(Path)
+    assert root is not None
+    return root
+
+
+def _console() -> Console:
+    return Console(stderr=True)
+
+
+@contextmanager
+def _step(console: Console, text: str) -> Iterator[None]:
+    with console.status(text):
+        yield
+    console.print(f"[green]done[/] {text}")
+
+
+@deploy.command("generate")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when a contract file is stale.")
+@_exits_on_deploy_errors
+def generate(check: bool) -> None:
+    """Write infra/generated/*.json (tables, functions, topics, settings) from the code."""
+    root = _root()
+    if check:
+        stale = contracts.stale_contracts(root)
+        if stale:
+            names = ", ".join(str(path.relative_to(root)) for path in stale)
+            raise StaleContractError(f"stale: {names}; run hedera-history deploy generate")
+        click.echo("infra/generated is current")
+        return
+    changed = contracts.write_contracts(root)
+    for path in changed:
+        click.echo(f"wrote {path.relative_to(root)}")
+    if not changed:
+        click.echo("infra/generated is current")
+
+
+@deploy.command("build")
+@_exits_on_deploy_errors
+def build() -> None:
+    """Build the project wheel and every function source (folder and zip) under build/."""
+    root, console = _root(), _console()
+    with _step(console, "build the project wheel"):
+        wheel = build_wheel(root, root / layout.WHEEL_DIR)
+    with _step(console, "build the function sources"):
+        built = build_function_sources(root, root / layout.FUNCTIONS_BUILD_DIR, wheel)
+    table = Table(title="function sources")
+    for column in ("source", "functions", "archive", "sha256"):
+        table.add_column(column)
+    for source in built:
+        table.add_row(
+            source.source, ", ".join(source.functions), str(source.archive.relative_to(root)), source.sha256[:16]
+        )
+    console.print(table)
+    click.echo(str(wheel.relative_to(root)))
+
+
+@deploy.command("fmt")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when a file is not formatted.")
+@_exits_on_deploy_errors
+def fmt(check: bool) -> None:
+    """terraform fmt over infra/."""
+    result = _terraform().fmt(check=check)
+    for name in result.unformatted:
+        click.echo(f"{'not formatted' if check else 'formatted'}: infra/{name}")
+    if check and result.unformatted:
+        raise DeployError(f"{len(result.unformatted)} file(s) not formatted; run hedera-history deploy fmt")
+
+
+_ENV = click.option("--env", "env_name", required=True, help="Environment: infra/environments/<env>.tfvars.")
+
+
+@deploy.command("init")
+@_ENV
+@click.option("--no-backend", is_flag=True, help="Skip the state backend (providers and modules only).")
+@_exits_on_deploy_errors
+def init(env_name: str, no_backend: bool) -> None:
+    """terraform init with the environment's state backend."""
+    environment = layout.environment(_root(), env_name)
+    with _step(_console(), f"terraform init ({environment.name})"):
+        _terraform().init(backend_config=environment.backend_config, backend=not no_backend)
+
+
+@deploy.command("plan")
+@_ENV
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON on stdout.")
+@_exits_on_deploy_errors
+def plan(env_name: str, as_json: bool) -> None:
+    """Plan the environment into build/plans/<env>.tfplan and report what would change."""
+    summary = _plan(layout.environment(_root(), env_name))
+    _report(summary, as_json=as_json)
+
+
+@deploy.command("apply")
+@_ENV
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A saved plan (default build/plans/<env>.tfplan; planned now when missing).",
+)
+@_exits_on_deploy_errors
+def apply(env_name: str, plan_file: Path | None) -> None:
+    """Apply the environment's saved plan (or plan now, then apply) and report what changed."""
+    root, console = _root(), _console()
+    environment = layout.environment(root, env_name)
+    terraform = _terraform()
+    plan_file = plan_file or _plan_file(root, environment.name)
+    if plan_file.is_file():
+        with _step(console, f"terraform init ({environment.name})"):
+            terraform.init(backend_config=environment.backend_config)
+        summary = summarize_plan(terraform.show(plan_file))
+    else:
+        summary = _plan(environment)
+    if summary.empty:
+        console.print("Nothing to apply.")
+        return
+    with _step(console, f"terraform apply ({summary.line()})"):
+        terraform.apply(plan_file)
+    plan_file.unlink(missing_ok=True)
+    _report(summary, as_json=False, done=True)
+
+
+@deploy.command("show")
+@click.argument("plan_path", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON on stdout.")
+@_exits_on_deploy_errors
+def show(plan_path: Path, as_json: bool) -> None:
+    """Report what a plan changes: a saved plan file, or the JSON of `terraform show -json`."""
+    if plan_path.suffix == ".json":
+        try:
+            data = json.loads(plan_path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise DeployError(f"cannot read the plan JSON: {e}", file=str(plan_path)) from e
+    else:
+        data = _terraform().show(plan_path.resolve())
+    _report(summarize_plan(data), as_json=as_json)
+
+
+def _terraform() -> Terraform:
+    return Terraform(_root() / layout.INFRA_DIR)
+
+
+def _plan_file(root: Path, env_name: str) -> Path:
+    return root / layout.PLANS_DIR / f"{env_name}.tfplan"
+
+
+def _plan(environment: layout.Environment) -> PlanSummary:
+    root, console = _root(), _console()
+    _require_inputs(root)
+    terraform = _terraform()
+    with _step(console, f"terraform init ({environment.name})"):
+        terraform.init(backend_config=environment.backend_config)
+    with _step(console, f"terraform plan ({environment.name})"):
+        return terraform.plan(var_files=[environment.var_file], out=_plan_file(root, environment.name))
+
+
+def _require_inputs(root: Path) -> None:
+    """A plan needs current contracts and built function sources."""
+    stale = contracts.stale_contracts(root)
+    if stale:
+        raise StaleContractError(f"{len(stale)} contract file(s) stale; run hedera-history deploy generate")
+    missing = [
+        name
+        for name in sorted({function["archive"] for function in contracts.functions_contract()["functions"].values()})
+        if not (root / layout.FUNCTIONS_BUILD_DIR / name).is_file()
+    ]
+    if missing:
+        raise BuildError(f"function sources not built ({', '.join(missing)}); run hedera-history deploy build")
+
+
+def _report(summary: PlanSummary, *, as_json: bool, done: bool = False) -> None:
+    if as_json:
+        click.echo(json.dumps(summary.as_data(), indent=2))
+        return
+    console = _console()
+    if summary.empty:
+        console.print("No changes: the infrastructure matches the configuration.")
+        return
+    table = Table(title="applied changes" if done else "planned changes")
+    table.add_column("action")
+    table.add_column("resource")
+    for change in summary.changes:
+        table.add_row(f"[{_ACTION_STYLE.get(change.action, 'white')}]{change.action}[/]", change.address)
+    console.print(table)
+    line = summary.line()
+    console.print(line.replace("Plan:", "Applied:") if done else line)

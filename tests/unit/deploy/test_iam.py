@@ -1,0 +1,135 @@
+"""Least privilege: every role granted in infra/ is one the table below says its identity needs,
+on the resource it needs it on, and nothing else is granted."""
+
+from __future__ import annotations
+
+import pytest
+from hedera_history.pipeline.functions import FUNCTIONS, Trigger
+from hedera_history.transport.topics import TOPICS, pipeline_subscriptions
+
+from tests.unit.deploy.infra import expr, load_module
+
+STREAM_READER = ("stream_bucket", "", "roles/storage.objectViewer")
+ADDRESS_BOOK_READER = ("config_bucket", "", "roles/storage.objectViewer")
+HISTORY_WRITER = ("bigtable_instance", "", "roles/bigtable.user")
+
+# identity -> (kind of resource, which one, role): why each is needed is in docs/deploy.md.
+NEEDED: dict[str, set[tuple[str, str, str]]] = {
+    "ingest": {
+        HISTORY_WRITER,
+        STREAM_READER,
+        ADDRESS_BOOK_READER,
+        ("quarantine_bucket", "", "roles/storage.objectUser"),
+        ("topic", "history", "roles/pubsub.publisher"),
+        ("topic", "sidecars", "roles/pubsub.publisher"),
+    },
+    "store": {HISTORY_WRITER, ADDRESS_BOOK_READER},
+    "query": {("bigtable_instance", "", "roles/bigtable.reader")},
+    "backfill": {("project", "", "roles/dataproc.worker"), HISTORY_WRITER, STREAM_READER},
+    "builder": {
+        ("project", "", "roles/logging.logWriter"),
+        ("project", "", "roles/artifactregistry.writer"),
+        ("artifacts_bucket", "", "roles/storage.objectViewer"),
+    },
+    "events": {("project", "", "roles/eventarc.eventReceiver"), ("function", "ingest", "roles/run.invoker")},
+    "push": {("function", "store", "roles/run.invoker")},
+    "scheduler": {("function", "sweep", "roles/run.invoker")},
+    "storage_agent": {("project", "", "roles/pubsub.publisher")},
+    "pubsub_agent": {
+        ("topic", "history-dead-letter", "roles/pubsub.publisher"),
+        ("topic", "sidecars-dead-letter", "roles/pubsub.publisher"),
+        ("subscription", "store-history", "roles/pubsub.subscriber"),
+        ("subscription", "store-sidecars", "roles/pubsub.subscriber"),
+    },
+}
+NEEDED["sweep"] = NEEDED["ingest"]  # the sweep retries periods exactly as ingest does
+
+# The IAM resources of infra/ and the roles they may grant: the grants table, or one literal role.
+IAM_RESOURCES = {
+    ("google_project_iam_member", "grant"): "each.value.role",
+    ("google_project_iam_member", "requester_pays"): "roles/serviceusage.serviceUsageConsumer",
+    ("google_bigtable_instance_iam_member", "grant"): "each.value.role",
+    ("google_storage_bucket_iam_member", "grant"): "each.value.role",
+    ("google_pubsub_topic_iam_member", "grant"): "each.value.role",
+    ("google_pubsub_subscription_iam_member", "grant"): "each.value.role",
+    ("google_cloud_run_service_iam_member", "grant"): "each.value.role",
+    ("google_cloud_run_service_iam_member", "query_invoker"): "roles/run.invoker",
+}
+
+
+@pytest.fixture(scope="module")
+def root():
+    return load_module()
+
+
+def granted(root) -> dict[str, set[tuple[str, str, str]]]:
+    table: dict[str, set[tuple[str, str, str]]] = {}
+    for grant in root.locals["grants"]:
+        table.setdefault(grant["identity"], set()).add((grant["on"], grant["target"], grant["role"]))
+    return table
+
+
+def test_every_identity_gets_exactly_the_roles_it_needs(root):
+    assert granted(root) == NEEDED
+
+
+def test_no_identity_is_granted_a_basic_or_admin_role(root):
+    roles = {role for grants in granted(root).values() for _, _, role in grants}
+    assert not {role for role in roles if role in ("roles/owner", "roles/editor", "roles/viewer")}
+    assert not {role for role in roles if role.endswith(".admin") or role.endswith("Admin")}
+
+
+def test_the_only_iam_resources_are_the_known_ones(root):
+    found = {
+        (type_, name): expr(body["role"])
+        for type_, name, body in root.all_resources()
+        if "_iam_" in type_ or type_.endswith("_iam_policy")
+    }
+    assert found == IAM_RESOURCES
+    assert not [type_ for type_, _, _ in root.all_resources() if type_.endswith(("_iam_binding", "_iam_policy"))]
+
+
+def test_grants_name_real_topics_subscriptions_and_functions(root):
+    subscriptions = {spec.name for spec in pipeline_subscriptions("https://store.example")}
+    functions = {spec.name: spec.trigger for spec in FUNCTIONS}
+    for grant in root.locals["grants"]:
+        if grant["on"] == "topic":
+            assert grant["target"] in TOPICS
+        elif grant["on"] == "subscription":
+            assert grant["target"] in subscriptions
+        elif grant["on"] == "function":
+            assert grant["target"] in functions
+        else:
+            assert grant["target"] == ""
+
+
+def test_each_caller_may_invoke_only_the_functions_of_its_trigger(root):
+    callers = {"events": Trigger.STORAGE_FINALIZED, "push": Trigger.PUBSUB_PUSH, "scheduler": Trigger.SCHEDULED_HTTP}
+    for caller, trigger in callers.items():
+        invokes = {target for on, target, _ in granted(root)[caller] if on == "function"}
+        assert invokes == {spec.name for spec in FUNCTIONS if spec.trigger is trigger}, caller
+
+
+def test_dead_letters_are_forwarded_for_every_subscription_that_has_them(root):
+    agent = granted(root)["pubsub_agent"]
+    for spec in pipeline_subscriptions("https://store.example"):
+        if spec.dead_letter_topic:
+            assert ("topic", spec.dead_letter_topic, "roles/pubsub.publisher") in agent
+            assert ("subscription", spec.name, "roles/pubsub.subscriber") in agent
+
+
+def test_publishers_may_publish_to_every_topic_the_store_consumes(root):
+    consumed = {spec.topic for spec in pipeline_subscriptions("https://store.example") if spec.push_endpoint}
+    for identity in ("ingest", "sweep"):
+        published = {target for on, target, _ in granted(root)[identity] if on == "topic"}
+        assert published == consumed
+
+
+def test_requester_pays_billing_goes_only_to_the_stream_readers(root):
+    readers = {identity for identity, grants in NEEDED.items() if STREAM_READER in grants}
+    assert set(root.locals["requester_pays_readers"]) == readers
+
+
+def test_the_query_api_is_private_unless_an_environment_opens_it(root):
+    assert root.variables["query_public"]["default"] is False
+    assert root.variables["query_invokers"]["default"] == []
