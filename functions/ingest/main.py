@@ -14,8 +14,9 @@ import functions_framework
 from cloudevents.http import CloudEvent
 from flask import Request, Response
 from hedera_history.config import Settings
+from hedera_history.errors import HistoryError, is_transient
 from hedera_history.logs import configure, event
-from hedera_history.pipeline.ingest import IngestContext, IngestResult, ingest_object, stream_object
+from hedera_history.pipeline.ingest import IngestContext, ignored_reason, ingest_object
 from hedera_history.pipeline.runtime import Cached, build_ingest_context
 from hedera_history.pipeline.sweep import sweep as run_sweep
 
@@ -39,9 +40,9 @@ def ingest(cloud_event: CloudEvent) -> None:
     if not bucket or not name:
         event(logger, "storage event without bucket or name ignored", logging.WARNING, event_id=cloud_event["id"])
         return
-    ignored = stream_object(name, Settings.from_env())
-    if isinstance(ignored, IngestResult):
-        event(logger, "object ignored", logging.DEBUG, file=name, reason=ignored.reason)
+    ignored = ignored_reason(name, Settings.from_env())
+    if ignored is not None:
+        event(logger, "object ignored", logging.DEBUG, file=name, reason=ignored)
         return
     result = ingest_object(_context(bucket), name)
     event(logger, "object handled", file=name, outcome=result.outcome.value, block=result.block_number)
@@ -50,5 +51,10 @@ def ingest(cloud_event: CloudEvent) -> None:
 @functions_framework.http
 def sweep(request: Request) -> Response:
     del request  # Cloud Scheduler's body carries nothing the sweep needs
-    report = run_sweep(_context())
+    try:
+        report = run_sweep(_context())
+    except HistoryError as e:
+        event(logger, "sweep failed", logging.ERROR, reason=str(e), error_type=type(e).__name__)
+        body = {"error": str(e), "type": type(e).__name__}
+        return Response(json.dumps(body), status=503 if is_transient(e) else 500, mimetype="application/json")
     return Response(json.dumps(report.as_dict()), status=200, mimetype="application/json")

@@ -32,8 +32,11 @@ from typing import Protocol
 from hedera_history.block import NodeSignature, VerifiedBlock
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.config import Settings
+from hedera_history.errata.ingest import ErrataStatus, process_errata_object
+from hedera_history.errata.layout import is_errata_path, parse_errata_path
 from hedera_history.errors import (
     ConfigError,
+    ErrataError,
     FileNameError,
     FormatError,
     HistoryError,
@@ -54,7 +57,7 @@ from hedera_history.sources.base import ObjectSink, ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.store import schema as s
 from hedera_history.store.chaintime import block_time_ns
-from hedera_history.store.gateway import MutationFailure
+from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows, signature_row
 from hedera_history.transport.message import OutgoingMessage
@@ -73,6 +76,7 @@ class Outcome(enum.StrEnum):
     ALREADY_PUBLISHED = "already published"
     SIGNATURE_ADDED = "signature added"
     QUARANTINED = "quarantined"
+    ERRATA_APPLIED = "errata applied"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +92,6 @@ class Publisher(Protocol):
     def publish_all(self, messages: list[OutgoingMessage]) -> None: ...
 
 
-class RowWriter(Protocol):
-    def mutate_rows(self, table: str, rows: list[Row]) -> list[MutationFailure]: ...
-
-
 @dataclass
 class IngestContext:
     settings: Settings
@@ -100,29 +100,58 @@ class IngestContext:
     """The stream bucket's root."""
     state: IngestState
     books: AddressBookHistory
-    rows: RowWriter
+    gateway: BigtableGateway
     publisher: Publisher
     producer: BatchProducer
     quarantine: ObjectSink | None = None
 
 
-def stream_object(name: str, settings: Settings) -> ObjectPath | IngestResult:
-    """The object's place in the stream, or the IGNORED result saying why it is not a stream file."""
+def ignored_reason(name: str, settings: Settings) -> str | None:
+    """Why the object is no concern of the pipeline (None: a stream, sidecar, signature or errata file)."""
     prefix = settings.stream_prefix
     if prefix and not name.startswith(prefix.rstrip("/") + "/"):
-        return IngestResult(Outcome.IGNORED, reason=f"outside the stream prefix {prefix}")
+        return f"outside the stream prefix {prefix}"
+    if is_errata_path(name):
+        return None
     try:
-        return parse_object_path(name)
+        parse_object_path(name)
     except FileNameError as e:
-        return IngestResult(Outcome.IGNORED, reason=e.reason)
+        return e.reason
+    return None
 
 
 def ingest_object(ctx: IngestContext, name: str) -> IngestResult:
     """Handle the upload of ``name`` (relative to the bucket root)."""
-    path = stream_object(name, ctx.settings)
-    if isinstance(path, IngestResult):
-        return path
+    reason = ignored_reason(name, ctx.settings)
+    if reason is not None:
+        return IngestResult(Outcome.IGNORED, reason=reason)
+    if is_errata_path(name):
+        return ingest_errata(ctx, name)
+    path = parse_object_path(name)
     return ingest_period(ctx, path.file.period_key, StreamLocation.of(path), trigger=path)
+
+
+def ingest_errata(ctx: IngestContext, name: str) -> IngestResult:
+    """An errata file or a node's signature for one: judge both authorities, apply when they hold
+    (``errata.ingest``); too little stake so far stays pending for later uploads and the sweep, a
+    refused errata is quarantined with its reasons and changes nothing."""
+    parsed = parse_errata_path(name)
+    book = ctx.books.book_at(parsed.consensus_ns)
+    outcome = process_errata_object(ctx.source, name, ctx.settings, ctx.gateway, book)
+    reason = "; ".join(outcome.reasons)
+    key = parsed.time_text
+    if outcome.status is ErrataStatus.PENDING:
+        ctx.state.mark_errata_pending(parsed.consensus_ns, outcome.errata_path, reason)
+        return IngestResult(Outcome.PENDING, key, reason=reason)
+    ctx.state.clear_errata_pending(parsed.consensus_ns)
+    if outcome.status is ErrataStatus.REJECTED:
+        error = ErrataError(reason or "errata refused", file=outcome.errata_path)
+        data = _read(ctx.source, outcome.errata_path) or b""
+        _quarantine(ctx, outcome.errata_path, data, error, node="", consensus_ns=parsed.consensus_ns)
+        return IngestResult(Outcome.QUARANTINED, key, reason=reason, quarantined=(outcome.errata_path,))
+    if outcome.status is ErrataStatus.APPLIED:
+        return IngestResult(Outcome.ERRATA_APPLIED, key, reason=reason)
+    return IngestResult(Outcome.ALREADY_PUBLISHED, key, reason=reason)
 
 
 def ingest_period(
@@ -401,7 +430,7 @@ def _quarantine(
 def _write(ctx: IngestContext, rows: list[Row]) -> None:
     if not rows:
         return
-    failures = ctx.rows.mutate_rows(s.BLOCKS, rows)
+    failures = ctx.gateway.mutate_rows(s.BLOCKS, rows)
     if failures:
         raise StoreUnavailableError(f"signature cells not written: {failures[0].message}")
 

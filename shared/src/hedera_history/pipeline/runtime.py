@@ -45,7 +45,7 @@ def build_ingest_context(settings: Settings, bucket: str, gateway: BigtableDataG
         source=open_source(stream_url(bucket), settings),
         state=IngestState(gateway),
         books=AddressBookHistory(gateway, bootstrap, first_block=settings.first_block),
-        rows=gateway,
+        gateway=gateway,
         publisher=PubSubPublisher.from_settings(settings),
         producer=BatchProducer(pipeline_routing()),
         quarantine=open_sink(settings.quarantine_url, settings) if settings.quarantine_url else None,

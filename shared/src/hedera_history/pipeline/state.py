@@ -35,6 +35,7 @@ from hedera_history.store.model import Cell, Row
 PERIOD = b"period/"
 PENDING = b"pending/"
 RECHECK = b"recheck/"
+ERRATA_PENDING = b"errata-pending/"
 BROKEN = b"broken/"
 
 Q_LOCATION = b"location"
@@ -211,6 +212,23 @@ class IngestState:
 
     def clear_recheck(self, consensus_ns: int) -> None:
         self._gateway.delete_rows(s.INGEST_PROGRESS, [RECHECK + hex16(consensus_ns)])
+
+    def mark_errata_pending(self, consensus_ns: int, errata_path: str, reason: str) -> None:
+        cells = [(Q_LOCATION, errata_path.encode()), (Q_REASON, reason.encode()[:2000])]
+        self._put(ERRATA_PENDING + hex16(consensus_ns), cells, now_micros())
+
+    def errata_pending(self, limit: int) -> list[tuple[int, str]]:
+        """(consensus ns, errata file path) of errata waiting for more node stake or their block."""
+        query = RowQuery(ranges=(KeyRange(ERRATA_PENDING, prefix_end(ERRATA_PENDING)),), limit=limit)
+        found: list[tuple[int, str]] = []
+        for row in self._gateway.read_rows(s.INGEST_PROGRESS, query):
+            cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_LOCATION)
+            if cell is not None:
+                found.append((decode_hex16(row.key[len(ERRATA_PENDING) :]), cell.value.decode()))
+        return found
+
+    def clear_errata_pending(self, consensus_ns: int) -> None:
+        self._gateway.delete_rows(s.INGEST_PROGRESS, [ERRATA_PENDING + hex16(consensus_ns)])
 
     # ---- chain links -----------------------------------------------------------------------------
 
