@@ -174,7 +174,7 @@ def test_blocks_newest_first(client: Any, generated_stream: GeneratedStream) -> 
         assert link is None or urlsplit(link).path == "/api/v1/blocks"
     assert seen == numbers[::-1]
     newest = get(client, "/api/v1/blocks?order=desc&limit=1")["blocks"][0]
-    assert newest["hash"] == "0x" + generated_stream.truth["blocks"][-1]["file_hash"]
+    assert newest["hash"] == "0x" + generated_stream.truth["blocks"][-1]["end_running_hash"]
 
     def rpc(method: str, *params: Any) -> Any:
         response = client.post("/", json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)})

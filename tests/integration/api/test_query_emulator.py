@@ -66,7 +66,8 @@ def test_query_function_answers_as_the_ground_truth(client: Any, generated_strea
     assert rpc(client, "getBlocks", 0, numbers[-1] + 5) == numbers
     expected_block = truth["blocks"][1]
     block = rpc(client, "getBlock", expected_block["number"])
-    assert block["hash"] == "0x" + expected_block["file_hash"]
+    assert block["hash"] == "0x" + expected_block["end_running_hash"]
+    assert block["file_hash"] == "0x" + expected_block["file_hash"]
     assert block["count"] == expected_block["item_count"]
     assert rpc(client, "getBlockTime", expected_block["number"]) == ts(expected_block["consensus_start_ns"])
 

@@ -44,7 +44,9 @@ def render_block(block: StoredBlock) -> dict[str, Any]:
     return {
         "count": block.item_count,
         "hapi_version": ".".join(str(v) for v in block.hapi_version),
-        "hash": "0x" + block.file_hash.hex(),
+        # As the mirror node: the hash the next block names (end running hash; V1/V2: file hash).
+        "hash": "0x" + (block.end_running_hash or block.file_hash).hex(),
+        "file_hash": "0x" + block.file_hash.hex(),
         "name": block.name,
         "number": block.number,
         "previous_hash": "0x" + block.previous_hash.hex(),
