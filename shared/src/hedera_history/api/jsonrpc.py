@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from hedera_history.api.balances import rpc_get_balance
+from hedera_history.api.errata import block_transactions, markers_at, original_answer
 from hedera_history.api.errors import (
     ApiError,
     InvalidParamsError,
@@ -21,7 +23,7 @@ from hedera_history.api.parse import (
     parse_timestamp,
     parse_transaction_id,
 )
-from hedera_history.api.render import render_block, render_status, render_transaction, timestamp
+from hedera_history.api.render import render_block, render_status, render_transaction, render_transactions, timestamp
 from hedera_history.api.rest import log_skipped_rows
 from hedera_history.errors import StoreError, StoreUnavailableError
 from hedera_history.store.reader import MAX_BLOCK_RANGE, MAX_HISTORY_LIMIT, HistoryReader
@@ -51,8 +53,10 @@ def get_block(get_reader: Reader, params: Params) -> Any:
     block = reader.get_block(number)
     if block is None:
         return None
-    transactions, _ = reader.block_transactions(number)
-    return {**render_block(block), "transactions": [render_transaction(t) for t in transactions]}
+    transactions, errors = block_transactions(reader, number)
+    rendered, skipped = render_transactions(transactions)
+    log_skipped_rows([*errors, *skipped])
+    return {**render_block(block), "transactions": rendered}
 
 
 def get_blocks(get_reader: Reader, params: Params) -> Any:
@@ -101,8 +105,18 @@ def get_transaction_statuses(get_reader: Reader, params: Params) -> Any:
     if len(hashes) > MAX_STATUS_HASHES:
         raise InvalidParamsError(f"at most {MAX_STATUS_HASHES} hashes per call")
     parsed = [parse_hash(h, f"hashes[{i}]") for i, h in enumerate(hashes)]
-    statuses = get_reader().transaction_statuses(parsed).statuses
-    return [render_status(h, statuses.get(h)) for h in parsed]
+    reader = get_reader()
+    statuses = reader.transaction_statuses(parsed).statuses
+    markers, broken = markers_at(reader, (r.consensus_ns for r in statuses.values() if r is not None))
+    log_skipped_rows(list(broken.values()))
+    answers: list[dict[str, Any] | None] = []
+    for transaction_hash in parsed:
+        result = statuses.get(transaction_hash)
+        if result is None or result.consensus_ns in broken:
+            answers.append(None)  # unknown: whether an errata corrected it cannot be read
+            continue
+        answers.append(render_status(transaction_hash, result, markers.get(result.consensus_ns)))
+    return answers
 
 
 def get_transactions_for_account(get_reader: Reader, params: Params) -> Any:
@@ -123,11 +137,17 @@ def get_transactions_for_account(get_reader: Reader, params: Params) -> Any:
     reader = get_reader()
     page = reader.account_history(account, before=before, until=until, limit=limit)
     stored, errors = reader.transactions([e.consensus_ns for e in page.entries])
-    log_skipped_rows(errors)
+    rendered, skipped = render_transactions(stored)
+    log_skipped_rows([*errors, *skipped])
     return {
-        "transactions": [render_transaction(t) for t in stored],
+        "transactions": rendered,
         "next_before": None if page.next_before is None else timestamp(page.next_before),
     }
+
+
+def get_transaction_original(get_reader: Reader, params: Params) -> Any:
+    """The errata record of one consensus time (the original entry and the errata), or None."""
+    return original_answer(get_reader(), parse_timestamp(params["timestamp"], "timestamp"))
 
 
 # name -> (function, parameter names, how many are required)
@@ -140,6 +160,8 @@ METHODS: dict[str, tuple[Method, tuple[str, ...], int]] = {
     "getTransaction": (get_transaction, ("key",), 1),
     "getTransactionStatuses": (get_transaction_statuses, ("hashes",), 1),
     "getTransactionsForAccount": (get_transactions_for_account, ("account", "options"), 1),
+    "getTransactionOriginal": (get_transaction_original, ("timestamp",), 1),
+    "getBalance": (rpc_get_balance, ("account", "options"), 1),
 }
 
 

@@ -44,6 +44,7 @@ def _get(summary: str, params: list[dict[str, Any]], schema: str) -> dict[str, A
     }
 
 
+ERRATA_KINDS = ["INSERT", "UPDATE", "DELETE"]
 CALL_OPERATION_TYPES = ["CALL", "CALLCODE", "CREATE", "CREATE2", "DELEGATECALL", "STATICCALL", "UNKNOWN"]
 
 
@@ -64,12 +65,16 @@ RPC_METHODS: dict[str, str] = {
     "without end: up to the latest complete block",
     "getBlockTime": "params [number] -> consensus time 'seconds.nanos' of the block's first item, or null",
     "getTransaction": "params [hash hex (96 digits) | transaction id '0.0.1001-1657701968-041986003'] -> "
-    "transaction or null (for an id: the user transaction)",
+    "transaction or null (for an id: the user transaction); errata: INSERT/UPDATE when an errata corrected it",
     "getTransactionStatuses": "params [[hash hex, ...]] (at most 1000) -> per hash "
-    "{transaction_hash, consensus_timestamp, block_number, result} or null",
+    "{transaction_hash, consensus_timestamp, block_number, result, errata} or null",
     "getTransactionsForAccount": "params [account, {before, until, limit}] -> {transactions newest first, "
     "next_before}; before/until are consensus timestamps (ns integer or 'seconds.nanos'), exclusive; "
     "limit 1-1000 (default 100)",
+    "getTransactionOriginal": "params [timestamp 'seconds.nanos' or ns] -> the errata record of that consensus "
+    "time (as GET /api/v1/errata/{timestamp}): the original entry the stream had and the errata applied, or null",
+    "getBalance": "params [account, {timestamp}?] -> {context: {timestamp, block, changed_at}, value: tinybar or "
+    "null}: the derived hbar balance now (as far as balances are applied) or at or before timestamp",
 }
 
 
@@ -136,6 +141,19 @@ def openapi_document() -> dict[str, Any]:
             [timestamp_param],
             "ContractStateChanges",
         ),
+        "/api/v1/balances": _get(
+            "The derived hbar balance of one account, now or at a consensus time (mirror node shape)",
+            [
+                _param("account.id", "query", "Account id shard.realm.num or num (or eq:)", required=True),
+                _param("timestamp", "query", "At or before this time: 'seconds.nanos', eq:, lte: or lt:", array=True),
+            ],
+            "Balances",
+        ),
+        "/api/v1/errata/{timestamp}": _get(
+            "HIP-639 errata of one consensus time: the original entry the stream had and the errata applied to it",
+            [_param("timestamp", "path", "Consensus time of error, 'seconds.nanos'")],
+            "Errata",
+        ),
         "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
     }
     obj = {"type": "object"}
@@ -194,6 +212,14 @@ def openapi_document() -> dict[str, Any]:
                     ("nft_transfers", "array"),
                     ("block_number", "integer"),
                 ]
+            }
+            | {
+                "errata": {
+                    "type": "string",
+                    "enum": ERRATA_KINDS,
+                    "nullable": True,
+                    "description": "Set when a HIP-639 errata corrected this entry (null: as the stream delivered it)",
+                }
             },
         },
         "Transactions": {
@@ -201,6 +227,40 @@ def openapi_document() -> dict[str, Any]:
             "properties": {
                 "transactions": {"type": "array", "items": {"$ref": "#/components/schemas/Transaction"}},
                 "links": obj,
+            },
+        },
+        "Balances": {
+            "type": "object",
+            "properties": {
+                "timestamp": {"type": "string", "nullable": True},
+                "balances": {"type": "array", "items": _object({"account": "string", "balance": "integer"})},
+                "links": obj,
+            },
+        },
+        "Errata": {
+            "type": "object",
+            "properties": {
+                "consensus_timestamp": {"type": "string"},
+                "block_number": {"type": "integer", "nullable": True},
+                "index": {"type": "integer", "nullable": True},
+                "errata": {"type": "string", "enum": ERRATA_KINDS, "nullable": True},
+                "original": {
+                    "allOf": [{"$ref": "#/components/schemas/Transaction"}],
+                    "nullable": True,
+                    "description": "The entry as the stream had it; null when the errata inserted it",
+                },
+                "errata_applied": {
+                    "type": "array",
+                    "description": "Every errata accepted for this time, oldest first; the last is in force",
+                    "items": _object(
+                        {
+                            "errata_id": "string",
+                            "consensus_timestamp": "string",
+                            "in_force": "boolean",
+                            "file_base64": "string",
+                        }
+                    ),
+                },
             },
         },
         "ContractAction": _object(

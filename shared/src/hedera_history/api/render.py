@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable
 from typing import Any
 
 from hedera_history import hapi
-from hedera_history.errors import CorruptFileError
+from hedera_history.errata.cells import ErrataMarker, decode_marker
+from hedera_history.errata.read import mirror_errata_field
+from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.store.accounts import decode_transaction_body
 from hedera_history.store.decode import HashResult, StoredBlock, StoredTransaction
 
@@ -58,6 +61,29 @@ def render_block(block: StoredBlock) -> dict[str, Any]:
         "end_running_hash": None if block.end_running_hash is None else "0x" + block.end_running_hash.hex(),
         "signatures": len(block.signatures),
     }
+
+
+def errata_field(stored: StoredTransaction) -> str | None:
+    """The mirror node's ``errata`` field: INSERT, UPDATE or DELETE when an errata corrected the
+    entry, None when it stands as the stream delivered it."""
+    if stored.errata_marker is None:
+        return None
+    try:
+        return mirror_errata_field(decode_marker(stored.errata_marker))
+    except RowDecodeError as e:
+        raise RowDecodeError(f"transactions row at {timestamp(stored.consensus_ns)}: {e.reason}") from e
+
+
+def render_transactions(stored: Iterable[StoredTransaction]) -> tuple[list[dict[str, Any]], list[RowDecodeError]]:
+    """A listing: every transaction that renders, and the errors of those left out."""
+    rendered: list[dict[str, Any]] = []
+    errors: list[RowDecodeError] = []
+    for transaction in stored:
+        try:
+            rendered.append(render_transaction(transaction))
+        except RowDecodeError as e:
+            errors.append(e)
+    return rendered, errors
 
 
 def render_transaction(stored: StoredTransaction) -> dict[str, Any]:
@@ -115,10 +141,13 @@ def render_transaction(stored: StoredTransaction) -> dict[str, Any]:
         ],
         "block_number": stored.block_number,
         "index": stored.index,
+        "errata": errata_field(stored),
     }
 
 
-def render_status(transaction_hash: bytes, result: HashResult | None) -> dict[str, Any] | None:
+def render_status(
+    transaction_hash: bytes, result: HashResult | None, marker: ErrataMarker | None = None
+) -> dict[str, Any] | None:
     if result is None:
         return None
     return {
@@ -126,4 +155,5 @@ def render_status(transaction_hash: bytes, result: HashResult | None) -> dict[st
         "consensus_timestamp": timestamp(result.consensus_ns),
         "block_number": result.block_number,
         "result": status_name(result.status),
+        "errata": mirror_errata_field(marker),
     }

@@ -7,7 +7,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from hedera_history.api.balances import rest_balances
 from hedera_history.api.contracts import contract_actions, contract_state_changes
+from hedera_history.api.errata import rest_errata
 from hedera_history.api.errors import InvalidParamsError, NotFoundError
 from hedera_history.api.parse import (
     MAX_I64,
@@ -19,7 +21,7 @@ from hedera_history.api.parse import (
     parse_transaction_id,
 )
 from hedera_history.api.query import Query, integer_bounds, only, operator, order, page_limit, single
-from hedera_history.api.render import render_block, render_transaction, timestamp
+from hedera_history.api.render import render_block, render_transactions, timestamp
 from hedera_history.errors import RowDecodeError
 from hedera_history.logs import event
 from hedera_history.store.decode import StoredTransaction
@@ -91,7 +93,11 @@ def get_transactions(get_reader: Callable[[], HistoryReader], key: str, query: Q
         log_skipped_rows(errors)
     if not found:
         raise NotFoundError(f"transaction {key[:100]} not found")
-    return {"transactions": [render_transaction(t) for t in found]}
+    rendered, skipped = render_transactions(found)
+    if not rendered:
+        raise skipped[0]
+    log_skipped_rows(skipped)
+    return {"transactions": rendered}
 
 
 def account_transactions(get_reader: Callable[[], HistoryReader], account_text: str, query: Query) -> dict[str, Any]:
@@ -116,14 +122,15 @@ def account_transactions(get_reader: Callable[[], HistoryReader], account_text: 
     reader = get_reader()
     page = reader.account_history(account, before=before, until=until, limit=limit)
     transactions, errors = reader.transactions([e.consensus_ns for e in page.entries])
-    log_skipped_rows(errors)
+    rendered, skipped = render_transactions(transactions)
+    log_skipped_rows([*errors, *skipped])
     next_link = None
     if page.next_before is not None:
         params: list[tuple[str, Any]] = [("limit", limit), ("timestamp", f"lt:{timestamp(page.next_before)}")]
         if until is not None:
             params.append(("timestamp", f"gt:{timestamp(until)}"))
         next_link = f"/api/v1/accounts/{account}/transactions?" + urlencode(params)
-    return {"transactions": [render_transaction(t) for t in transactions], "links": {"next": next_link}}
+    return {"transactions": rendered, "links": {"next": next_link}}
 
 
 def log_skipped_rows(errors: Sequence[RowDecodeError]) -> None:
@@ -148,4 +155,8 @@ def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[
             return contract_actions(reader, consensus, query)
         case ["contracts", "results", consensus, "state"]:
             return contract_state_changes(reader, consensus, query)
+        case ["balances"]:
+            return rest_balances(reader, query)
+        case ["errata", consensus]:
+            return rest_errata(reader, consensus, query)
     raise NotFoundError(f"no route {path[:200]}")

@@ -12,13 +12,17 @@ row at or before the previous slot's end), never from a running total that may a
 it; its rows are written, then its applied-block record, then the progress cell. Re-running a
 block rewrites the same cells. A compensation that arrives for a time already applied rewinds the
 progress to its block, and the blocks from there are recomputed.
+
+One run at a time: two runs that overlap a rewind can overwrite each other's rows with stale
+values (same keys, same cell timestamps). Callers that may run concurrently (the store function's
+instances, the sweep) go through ``derived.lease.ExclusiveBalanceApplier``.
 """
 
 from __future__ import annotations
 
 import logging
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from google.protobuf.message import DecodeError
@@ -79,6 +83,8 @@ class ApplyReport:
     """Compensations folded into the blocks of this run."""
     skipped_items: int = 0
     """Items whose record did not decode (no transfers taken from them)."""
+    interrupted: bool = False
+    """``should_continue`` said stop before ``stopped_at`` (e.g. the lease was lost)."""
 
 
 class BalanceApplier:
@@ -110,8 +116,11 @@ class BalanceApplier:
             ]
         )
 
-    def run(self, max_blocks: int | None = None) -> ApplyReport:
-        """Apply the complete blocks after the progress, in order, up to the first gap."""
+    def run(self, max_blocks: int | None = None, should_continue: Callable[[], bool] | None = None) -> ApplyReport:
+        """Apply the complete blocks after the progress, in order, up to the first gap.
+
+        ``should_continue`` is asked before each block; False ends the run there.
+        """
         report = ApplyReport()
         self._cache.clear()  # another run may have moved the progress since
         progress = read_progress(self.gateway)
@@ -126,6 +135,9 @@ class BalanceApplier:
         progress = self._rewind_for_late(progress, start, compensations, report)
         number, bound = progress.next_block, progress.bound_ns
         while max_blocks is None or len(report.applied) < max_blocks:
+            if should_continue is not None and not should_continue():
+                report.interrupted = True
+                break
             block = self.reader.get_block(number)
             if block is None:
                 report.stopped_at = number

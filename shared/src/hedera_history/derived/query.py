@@ -4,7 +4,8 @@
   ``{"timestamp": ..., "balances": [{"account", "balance", "tokens": []}], "links": {"next": null}}``
   (an empty ``balances`` list when the account has no balance by then).
 - JSON-RPC ``getBalance`` with params ``[account]`` or ``[account, {"timestamp": "<secs.nanos>"}]``:
-  ``{"context": {"timestamp", "block"}, "value": tinybar}``, ``value`` null when unknown.
+  ``{"context": {"timestamp", "block", "changed_at"}, "value": tinybar}``, ``value`` null when
+  unknown (``block`` and ``changed_at``: where the balance last changed).
 """
 
 from __future__ import annotations

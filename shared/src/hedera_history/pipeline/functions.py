@@ -47,6 +47,8 @@ _READS_STREAM = (
     "sidecar_retention_days",
     "sweep_min_age_seconds",
     "sweep_max_periods",
+    "errata_council_keys",
+    "errata_council_threshold",
 )
 
 
@@ -85,7 +87,7 @@ SWEEP = FunctionSpec(
     source="functions/ingest",
     entry_point="sweep",
     trigger=Trigger.SCHEDULED_HTTP,
-    settings=_COMMON + _READS_STREAM,
+    settings=(*_COMMON, *_READS_STREAM, "balances_enabled", "balances_blocks_per_sweep"),
     memory_mb=1024,
     timeout_seconds=540,
     concurrency=1,
@@ -95,7 +97,15 @@ STORE = FunctionSpec(
     source="functions/store",
     entry_point="store",
     trigger=Trigger.PUBSUB_PUSH,
-    settings=(*_COMMON, "retention_days", "sidecar_retention_days", "first_block", "address_book"),
+    settings=(
+        *_COMMON,
+        "retention_days",
+        "sidecar_retention_days",
+        "first_block",
+        "address_book",
+        "balances_enabled",
+        "balances_blocks_per_store_run",
+    ),
     memory_mb=1024,
     timeout_seconds=110,
     concurrency=8,

@@ -56,8 +56,8 @@ from hedera_history.pipeline.state import IngestState, PeriodState, Published
 from hedera_history.sources.base import ObjectSink, ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.store import schema as s
+from hedera_history.store.bigtable_client import BigtableDataGateway
 from hedera_history.store.chaintime import block_time_ns
-from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows, signature_row
 from hedera_history.transport.message import OutgoingMessage
@@ -100,7 +100,7 @@ class IngestContext:
     """The stream bucket's root."""
     state: IngestState
     books: AddressBookHistory
-    gateway: BigtableGateway
+    gateway: BigtableDataGateway
     publisher: Publisher
     producer: BatchProducer
     quarantine: ObjectSink | None = None

@@ -13,6 +13,7 @@ from typing import TypeVar
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.tracking import StatelessTracker
 from hedera_history.config import Settings
+from hedera_history.derived.lease import ExclusiveBalanceApplier
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.pipeline.ingest import IngestContext
 from hedera_history.pipeline.publish import pipeline_routing
@@ -64,7 +65,8 @@ def build_store_context(settings: Settings, gateway: BigtableDataGateway | None 
         books = AddressBookHistory(
             gateway, read_address_book(settings.address_book, settings), first_block=settings.first_block
         )
-    return StoreContext(tracker, books)
+    balances = ExclusiveBalanceApplier(gateway, settings) if settings.balances_enabled else None
+    return StoreContext(tracker, books, balances, settings.balances_blocks_per_store_run)
 
 
 class Cached:

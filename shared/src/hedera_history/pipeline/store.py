@@ -6,7 +6,9 @@ completion row (``completion/<block row key>``, see ``pipeline.publish``) is par
 tracking table under ``completion/<block hash hex>`` and copied into the block row by ``finish``,
 which the tracker calls exactly when every message of the batch has been recorded — so a block
 becomes visible only after all of its rows have landed, whatever order the messages came in.
-After a block completes, the address-book history is advanced up to the contiguous watermark.
+After a block completes, the address-book history is advanced up to the contiguous watermark,
+and derived balances are applied behind it (one instance at a time holds the balance lease; the
+others go on, and the sweep catches up whatever a call left).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from dataclasses import dataclass
 from hedera_history.cardinal.messages import WireMessage
 from hedera_history.cardinal.model import BlockHeader
 from hedera_history.cardinal.tracking import Disposition, StatelessTracker, TrackingOutcome
-from hedera_history.errors import RowDecodeError, StoreUnavailableError
+from hedera_history.derived.lease import ExclusiveBalanceApplier
+from hedera_history.errors import HistoryError, RowDecodeError, StoreUnavailableError, is_transient
 from hedera_history.logs import event
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.pipeline.publish import COMPLETION_PREFIX
@@ -90,6 +93,8 @@ def _staged_row(block_hash: bytes, key: str, value: bytes) -> Row:
 class StoreContext:
     tracker: StatelessTracker
     books: AddressBookHistory | None = None
+    balances: ExclusiveBalanceApplier | None = None
+    balance_blocks_per_run: int = 16
 
 
 def store_message(ctx: StoreContext, message: ReceivedMessage) -> TrackingOutcome:
@@ -109,4 +114,16 @@ def store_message(ctx: StoreContext, message: ReceivedMessage) -> TrackingOutcom
         event(logger, "conflicting producers", logging.ERROR, block=outcome.block_hash.hex())
     if outcome.watermark is not None and ctx.books is not None:
         ctx.books.advance(outcome.watermark.number)
+    if outcome.watermark is not None and ctx.balances is not None:
+        apply_balances(ctx.balances, ctx.balance_blocks_per_run)
     return outcome
+
+
+def apply_balances(applier: ExclusiveBalanceApplier, max_blocks: int) -> None:
+    """One bounded run of the balance applier. Its failure is logged, not raised: the message is
+    stored, and failing it would only have Pub/Sub redeliver it; the sweep runs the applier again."""
+    try:
+        applier.run(max_blocks)
+    except HistoryError as e:
+        level = logging.WARNING if is_transient(e) else logging.ERROR
+        event(logger, "balances not applied", level, error=str(e), error_type=type(e).__name__)

@@ -2,7 +2,9 @@
 
 Oldest first, at most ``sweep_max_periods`` per run, each only once its last attempt is at least
 ``sweep_min_age_seconds`` old (so the sweep does not race uploads still arriving). Only the sweep
-gives the first pre-V6 block of a deployment the configured ``start_block``.
+gives the first pre-V6 block of a deployment the configured ``start_block``. Each sweep then runs
+the derived-balance applier (at most ``balances_blocks_per_sweep`` blocks), catching up what the
+store function's bounded runs left.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from hedera_history.derived.lease import ExclusiveBalanceApplier
 from hedera_history.errors import HistoryError
 from hedera_history.logs import event
-from hedera_history.pipeline.ingest import IngestContext, ingest_period, recheck_signatures
+from hedera_history.pipeline.ingest import IngestContext, ingest_errata, ingest_period, recheck_signatures
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +28,9 @@ class SweepReport:
     skipped_recent: int = 0
     outcomes: Counter[str] = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
+    balances_applied: int = 0
+    balances_busy: bool = False
+    """Another run held the balance lease."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -32,6 +38,8 @@ class SweepReport:
             "skipped_recent": self.skipped_recent,
             "outcomes": dict(self.outcomes),
             "errors": self.errors[:20],
+            "balances_applied": self.balances_applied,
+            "balances_busy": self.balances_busy,
         }
 
 
@@ -61,5 +69,24 @@ def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
                 report.outcomes["signatures rechecked"] += 1
         except HistoryError as e:
             report.errors.append(f"{period_key}: {e}")
+    for consensus_ns, errata_path in ctx.state.errata_pending(ctx.settings.sweep_max_periods):
+        try:
+            report.outcomes["errata " + ingest_errata(ctx, errata_path).outcome.value] += 1
+        except HistoryError as e:
+            report.errors.append(f"errata {errata_path} ({consensus_ns}): {e}")
+    if ctx.settings.balances_enabled:
+        _apply_balances(ctx, report)
     event(logger, "sweep finished", logging.INFO, **report.as_dict())
     return report
+
+
+def _apply_balances(ctx: IngestContext, report: SweepReport) -> None:
+    try:
+        applied = ExclusiveBalanceApplier(ctx.gateway, ctx.settings).run(ctx.settings.balances_blocks_per_sweep)
+    except HistoryError as e:
+        report.errors.append(f"balances: {e}")
+        return
+    if applied is None:
+        report.balances_busy = True
+    else:
+        report.balances_applied = len(applied.applied)

@@ -1,6 +1,10 @@
 """Stored rows back into values. Every ``decode_*`` raises RowDecodeError naming the row.
 
 Readers catch that error per row, so one corrupt row never fails a whole multi-row read.
+
+Cells an errata removed hold a tombstone (``is_tombstone``): they do not exist. A ``transactions``
+row whose record is one is a removed entry and an account-history or sidecar row whose block cell
+is one is gone (their decoders answer None); tombstoned index cells are left out of the results.
 """
 
 from __future__ import annotations
@@ -37,6 +41,16 @@ from hedera_history.store.values import (
 
 T = TypeVar("T")
 
+TOMBSTONE_HEADER = 0xEE
+"""First byte of a cell an errata removed (``errata.cells.tombstone_value``): no encoding header
+``store.encoding`` knows. Kept here too because errata builds on the store, not the other way round."""
+Q_ERRATA_MARKER = b"errata"
+"""The ``transactions`` cell an errata leaves on the entry it corrected (``errata.cells.Q_ERRATA``)."""
+
+
+def is_tombstone(value: bytes) -> bool:
+    return value[:1] == bytes([TOMBSTONE_HEADER])
+
 
 @dataclass(frozen=True, slots=True)
 class StoredBlock:
@@ -64,6 +78,8 @@ class StoredTransaction:
     index: int
     record_bytes: bytes
     transaction_bytes: bytes
+    errata_marker: bytes | None = None
+    """The stored ``t:errata`` cell when an errata corrected this entry (``errata.cells.decode_marker``)."""
 
     def record(self) -> Any:
         """The ``TransactionRecord``."""
@@ -160,8 +176,12 @@ def decode_block_row(row: StoredRow) -> StoredBlock:
     )
 
 
-def decode_transaction_row(row: StoredRow) -> StoredTransaction:
+def decode_transaction_row(row: StoredRow) -> StoredTransaction | None:
+    """The entry, or None when an errata removed it (its record is a tombstone)."""
     family = s.TRANSACTION_FAMILY
+    if is_tombstone(_required(row, family, s.Q_RECORD).value):
+        return None
+    marker = row.cell(family, Q_ERRATA_MARKER)
     position = decode_position(_payload(_required(row, family, s.Q_POSITION)))
     return StoredTransaction(
         consensus_ns=consensus_from_key(row.key),
@@ -169,13 +189,14 @@ def decode_transaction_row(row: StoredRow) -> StoredTransaction:
         index=position.index,
         record_bytes=_payload(_required(row, family, s.Q_RECORD)),
         transaction_bytes=_payload(_required(row, family, s.Q_TRANSACTION)),
+        errata_marker=None if marker is None or is_tombstone(marker.value) else marker.value,
     )
 
 
 def decode_tx_hash_row(row: StoredRow) -> list[HashResult]:
     """Every consensus result under one hash, oldest first."""
     results = []
-    for cell in row.family(s.TX_BY_HASH_FAMILY):
+    for cell in _present(row.family(s.TX_BY_HASH_FAMILY)):
         entry: HashEntry = decode_hash_entry(_payload(cell))
         results.append(HashResult(consensus_from_key(cell.qualifier), entry.block_number, entry.status))
     return sorted(results, key=lambda r: r.consensus_ns)
@@ -184,7 +205,7 @@ def decode_tx_hash_row(row: StoredRow) -> list[HashResult]:
 def decode_tx_id_row(row: StoredRow) -> list[TransactionIdResult]:
     """Every consensus result of one transaction id, oldest first."""
     results = []
-    for cell in row.family(s.TX_BY_ID_FAMILY):
+    for cell in _present(row.family(s.TX_BY_ID_FAMILY)):
         entry: IdEntry = decode_id_entry(_payload(cell))
         results.append(
             TransactionIdResult(
@@ -198,17 +219,24 @@ def decode_tx_id_row(row: StoredRow) -> list[TransactionIdResult]:
     return sorted(results, key=lambda r: r.consensus_ns)
 
 
-def decode_account_history_row(row: StoredRow) -> AccountHistoryEntry:
+def decode_account_history_row(row: StoredRow) -> AccountHistoryEntry | None:
+    """The entry, or None when an errata took it out of the account's history."""
     _, consensus = decode_account_history_key(row.key)
-    block = decode_u64(_payload(_required(row, s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)))
-    return AccountHistoryEntry(consensus, block)
+    cell = _required(row, s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)
+    if is_tombstone(cell.value):
+        return None
+    return AccountHistoryEntry(consensus, decode_u64(_payload(cell)))
 
 
-def decode_sidecar_row(row: StoredRow) -> SidecarRow:
+def decode_sidecar_row(row: StoredRow) -> SidecarRow | None:
+    """The records, or None when an errata removed the entry they belong to."""
     consensus = consensus_from_key(row.key)
-    block = decode_u64(_payload(_required(row, s.SIDECAR_META_FAMILY, s.Q_BLOCK)))
+    block_cell = _required(row, s.SIDECAR_META_FAMILY, s.Q_BLOCK)
+    if is_tombstone(block_cell.value):
+        return None
+    block = decode_u64(_payload(block_cell))
     records = []
-    for cell in row.family(s.SIDECAR_RECORD_FAMILY):
+    for cell in _present(row.family(s.SIDECAR_RECORD_FAMILY)):
         kind, sidecar_id, index = cell.qualifier.split(b"/")
         records.append(StoredSidecarRecord(consensus, int(kind), int(sidecar_id), int(index), _payload(cell)))
     return SidecarRow(block, tuple(records))
@@ -244,6 +272,10 @@ def _required(row: StoredRow, family: str, qualifier: bytes) -> StoredCell:
     if cell is None:
         raise RowDecodeError(f"missing cell {family}:{qualifier.decode('ascii', 'replace')}")
     return cell
+
+
+def _present(cells: list[StoredCell]) -> list[StoredCell]:
+    return [cell for cell in cells if not is_tombstone(cell.value)]
 
 
 def _payload(cell: StoredCell) -> bytes:

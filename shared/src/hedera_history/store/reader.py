@@ -7,6 +7,10 @@ remembered (it never goes back). Multi-row reads report undecodable rows in ``er
 single-row reads raise RowDecodeError. Every call is bounded by the gateway's timeout; large key
 sets are read in chunks.
 
+Errata (docs/errata.md): a cell holding a tombstone does not exist, so an entry an errata removed
+is not found, its index cells and account-history rows are skipped (a page of them is not the end
+of a history), and a corrected entry carries its errata marker (``StoredTransaction.errata_marker``).
+
 Newest first without a reverse scan (the emulator has none): block keys are fixed-width hex, so
 "the first complete block at or after N" is one key-only ReadRows returning at most one row.
 ``latest_block`` searches with such probes (see there); ``blocks_descending`` scans backwards in
@@ -157,16 +161,31 @@ class HistoryReader:
                 found[block.number] = block
         return [found[n] for n in numbers if n in found], errors
 
-    def block_transactions(self, number: int) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
-        """The block's transactions in consensus order (empty when the block is not complete)."""
+    def block_transactions(
+        self, number: int, also: Iterable[int] = ()
+    ) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
+        """The block's transactions in consensus order (empty when the block is not complete).
+
+        ``also``: consensus times of entries placed in the block outside its span (an entry an
+        errata inserted after the block's last item: ``errata.read.inserted_entries``).
+        """
         block = self.get_block(number)
-        if block is None or block.item_count == 0:
+        if block is None:
             return [], []
-        end = hex16(block.consensus_end + 1) if block.consensus_end < MAX_U64 else None
-        query = RowQuery(ranges=(KeyRange(row_key_for_transaction(block.consensus_start), end),))
-        rows = self.gateway.read_rows(s.TRANSACTIONS, query)
-        transactions, errors = _decode_all(s.TRANSACTIONS, rows, decode_transaction_row)
-        return [t for t in transactions if t.block_number == number], errors
+        found: dict[int, StoredTransaction] = {}
+        errors: list[RowDecodeError] = []
+        if block.item_count:
+            end = hex16(block.consensus_end + 1) if block.consensus_end < MAX_U64 else None
+            query = RowQuery(ranges=(KeyRange(row_key_for_transaction(block.consensus_start), end),))
+            rows = self.gateway.read_rows(s.TRANSACTIONS, query)
+            transactions, errors = _decode_all(s.TRANSACTIONS, rows, decode_transaction_row)
+            found.update((t.consensus_ns, t) for t in transactions)
+        outside = sorted({ns for ns in also if ns not in found})
+        if outside:
+            extra, extra_errors = self.transactions(outside)
+            found.update((t.consensus_ns, t) for t in extra)
+            errors.extend(extra_errors)
+        return [found[ns] for ns in sorted(found) if found[ns].block_number == number], errors
 
     def block_file(self, number: int) -> BlockFile | None:
         """The record file's signed bytes (or item list) as stored in the items table."""
@@ -335,6 +354,8 @@ class HistoryReader:
         if row is None:
             return None
         transaction = guarded(s.TRANSACTIONS, row, decode_transaction_row)
+        if transaction is None:
+            return None
         return transaction if self.complete_blocks([transaction.block_number]) else None
 
     def transactions(self, consensus_times: Sequence[int]) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
@@ -362,7 +383,9 @@ class HistoryReader:
         complete = self.complete_blocks(r.block_number for r in results)
         for result in results:
             if result.block_number in complete:
-                return self.transaction(result.consensus_ns)
+                found = self.transaction(result.consensus_ns)
+                if found is not None:
+                    return found
         return None
 
     def transactions_by_id(self, payer: str, valid_start_ns: int) -> list[TransactionIdResult]:
@@ -405,7 +428,8 @@ class HistoryReader:
         """Transactions touching ``account`` with ``until < consensus < before``, newest first.
 
         Cursors are consensus timestamps (ns), so one that was never stored works as well.
-        ``limit`` is capped at MAX_HISTORY_LIMIT.
+        ``limit`` is capped at MAX_HISTORY_LIMIT. Rows an errata removed are skipped and reading
+        goes on past them, so a page is short only at the end of the history.
         """
         limit = max(1, min(limit, MAX_HISTORY_LIMIT))
         start, end = account_history_range(account, before, until)
@@ -439,7 +463,7 @@ class HistoryReader:
         if row is None:
             return []
         decoded = guarded(s.SIDECARS, row, decode_sidecar_row)
-        if not self.complete_blocks([decoded.block_number]):
+        if decoded is None or not self.complete_blocks([decoded.block_number]):
             return []
         records = [r for r in decoded.records if wanted is None or r.type in wanted]
         return sorted(records, key=lambda r: (r.sidecar_id, r.index))
@@ -460,15 +484,19 @@ def _decode_consensus_start(row: StoredRow) -> int:
 
 
 def _decode_all(
-    table: str, rows: Iterable[StoredRow], decoder: Callable[[StoredRow], T]
+    table: str, rows: Iterable[StoredRow], decoder: Callable[[StoredRow], T | None]
 ) -> tuple[list[T], list[RowDecodeError]]:
+    """The rows decoded (those that decode to None, removed by an errata, left out) and the errors."""
     values: list[T] = []
     errors: list[RowDecodeError] = []
     for row in rows:
         try:
-            values.append(guarded(table, row, decoder))
+            value = guarded(table, row, decoder)
         except RowDecodeError as e:
             errors.append(e)
+            continue
+        if value is not None:
+            values.append(value)
     return values, errors
 
 
