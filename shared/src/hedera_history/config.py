@@ -106,11 +106,22 @@ class Settings:
         "A smaller number than the super-majority is refused.",
     )
 
+    # --- Derived state (hbar balances) ---------------------------------------------------------
+    balances_enabled: bool = setting(
+        True,
+        "Apply derived hbar balances (docs/errata.md) in the store function behind the contiguous watermark "
+        "and in each sweep, one run at a time (a lease in the balances table); without a snapshot loaded "
+        "before the first block, balances start from zero at HEDERA_HISTORY_FIRST_BLOCK.",
+    )
+    balances_blocks_per_store_run: int = setting(
+        16, "Most blocks one store-function call applies to derived balances (the sweep catches up the rest)."
+    )
+    balances_blocks_per_sweep: int = setting(2000, "Most blocks one sweep run applies to derived balances.")
+
     # --- Backfill (Spark) ------------------------------------------------------------------------
     backfill_periods_per_partition: int = setting(
         500, "Periods one backfill task verifies and writes (a partition); also the unit of a re-run."
     )
-    backfill_listing_workers: int = setting(16, "Node folders a backfill lists at once when it plans a range.")
     dataproc_region: str = setting("us-central1", "Dataproc region that `backfill submit` sends the job to.")
     dataproc_staging_url: str = setting(
         "", "gs://bucket/prefix where `backfill submit` uploads the wheel, the job file and the address book."
