@@ -22,7 +22,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 from hedera_history.config import Settings
 from hedera_history.derived.applier import ApplyReport, BalanceApplier
@@ -31,7 +30,7 @@ from hedera_history.derived.rows import STATE_TIMESTAMP
 from hedera_history.errors import RowDecodeError, StoreError
 from hedera_history.logs import event
 from hedera_history.store.encoding import decode_value, encode_value
-from hedera_history.store.gateway import BigtableGateway, RowQuery
+from hedera_history.store.gateway import ConditionalGateway, RowQuery
 from hedera_history.store.schema import BALANCES, BALANCES_FAMILY
 
 logger = logging.getLogger(__name__)
@@ -42,21 +41,7 @@ DEFAULT_TTL_SECONDS = 60.0
 _EXPIRY = struct.Struct(">Q")
 
 
-@runtime_checkable
-class LeaseGateway(BigtableGateway, Protocol):
-    """A gateway that can compare-and-set one cell (``BigtableDataGateway``)."""
-
-    def check_and_set(
-        self,
-        table: str,
-        key: bytes,
-        *,
-        family: str,
-        qualifier: bytes,
-        expected: bytes | None,
-        value: bytes,
-        timestamp_micros: int | None = None,
-    ) -> bool: ...
+LeaseGateway = ConditionalGateway
 
 
 @dataclass(frozen=True, slots=True)

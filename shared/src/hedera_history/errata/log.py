@@ -22,7 +22,7 @@ from hedera_history.formats.model import RecordItem
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.keys import decode_hex16, hex16
-from hedera_history.store.row_codec import encode_varint
+from hedera_history.store.row_codec import ByteReader, encode_varint
 
 Q_FILE = b"file"
 Q_TIME_OF_ERROR = b"time_of_error"
@@ -130,7 +130,7 @@ def decode_original(payload: bytes) -> OriginalEntry:
     layout, present, block, index = _ORIGINAL_HEAD.unpack_from(payload)
     if layout != _ORIGINAL_LAYOUT or present not in (0, 1):
         raise RowDecodeError(f"original entry: unknown layout {layout} or flag {present}")
-    reader = _Reader(payload, _ORIGINAL_HEAD.size)
+    reader = ByteReader(payload, "original entry", _ORIGINAL_HEAD.size)
     consensus_ns = reader.varint()
     cells = []
     for _ in range(reader.varint()):
@@ -142,37 +142,6 @@ def decode_original(payload: bytes) -> OriginalEntry:
     if not reader.at_end:
         raise RowDecodeError("original entry: bytes after the last cell")
     return OriginalEntry(consensus_ns, int(block), int(index), bool(present), tuple(cells))
-
-
-class _Reader:
-    def __init__(self, data: bytes, pos: int) -> None:
-        self.data = data
-        self.pos = pos
-
-    @property
-    def at_end(self) -> bool:
-        return self.pos == len(self.data)
-
-    def varint(self) -> int:
-        value = shift = 0
-        while True:
-            if self.pos >= len(self.data):
-                raise RowDecodeError("original entry: truncated varint")
-            byte = self.data[self.pos]
-            self.pos += 1
-            value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return value
-            shift += 7
-            if shift > 63:
-                raise RowDecodeError("original entry: varint longer than 64 bits")
-
-    def sized(self) -> bytes:
-        length = self.varint()
-        if self.pos + length > len(self.data):
-            raise RowDecodeError("original entry: truncated field")
-        self.pos += length
-        return self.data[self.pos - length : self.pos]
 
 
 def entries_in_row(cells: dict[bytes, bytes]) -> Iterator[tuple[int, str, bytes]]:

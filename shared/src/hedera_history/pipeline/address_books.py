@@ -19,13 +19,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from typing import Protocol
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.errors import RowDecodeError, StoreUnavailableError
 from hedera_history.store import schema as s
-from hedera_history.store.gateway import KeyRange, MutationFailure, RowQuery, StoredRow
+from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
 from hedera_history.store.model import Cell, Row
 from hedera_history.verify.address_book import AddressBook, address_book_to_bytes, parse_address_book
@@ -40,22 +38,7 @@ Q_STATE = b"state"
 ADVANCE_BATCH = 1000
 
 
-class BookGateway(Protocol):
-    def mutate_rows(self, table: str, rows: Sequence[Row]) -> list[MutationFailure]: ...
-
-    def read_rows(self, table: str, query: RowQuery) -> Iterator[StoredRow]: ...
-
-    def check_and_set(
-        self,
-        table: str,
-        key: bytes,
-        *,
-        family: str,
-        qualifier: bytes,
-        expected: bytes | None,
-        value: bytes,
-        timestamp_micros: int | None = None,
-    ) -> bool: ...
+BookGateway = ConditionalGateway
 
 
 class AddressBookHistory:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from hedera_history.store.model import Row
 
@@ -94,3 +94,22 @@ class BigtableGateway(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ConditionalGateway(BigtableGateway, Protocol):
+    """A gateway that can also compare-and-set one cell (state tables: tracking, keepers, leases)."""
+
+    def check_and_set(
+        self,
+        table: str,
+        key: bytes,
+        *,
+        family: str,
+        qualifier: bytes,
+        expected: bytes | None,
+        value: bytes,
+        timestamp_micros: int | None = None,
+    ) -> bool:
+        """Set the cell to ``value`` if its latest value is ``expected`` (None: if it is absent)."""
+        ...

@@ -41,7 +41,7 @@ def decode_row_message(key: str, value: bytes) -> Row:
     table, sep, row_key = key.partition(SEPARATOR)
     if not sep or not table or not row_key:
         raise RowDecodeError(f"message key {key!r} is not <table>/<row key>")
-    reader = _Reader(value, key)
+    reader = ByteReader(value, f"row message {key!r}")
     layout = reader.byte()
     if layout != LAYOUT:
         raise RowDecodeError(f"row message {key!r}: unknown layout {layout}")
@@ -71,11 +71,14 @@ def encode_varint(value: int) -> bytes:
             return bytes(out)
 
 
-class _Reader:
-    def __init__(self, data: bytes, key: str) -> None:
+class ByteReader:
+    """Reads the varint-framed layouts of this project (row messages, errata originals, ...);
+    every problem is a RowDecodeError naming ``what`` and the byte it happened at."""
+
+    def __init__(self, data: bytes, what: str, pos: int = 0) -> None:
         self.data = data
-        self.key = key
-        self.pos = 0
+        self.what = what
+        self.pos = pos
 
     @property
     def remaining(self) -> int:
@@ -87,7 +90,7 @@ class _Reader:
 
     def byte(self) -> int:
         if self.at_end:
-            raise RowDecodeError(f"row message {self.key!r}: empty value")
+            raise RowDecodeError(f"{self.what}: no byte left at {self.pos}")
         self.pos += 1
         return self.data[self.pos - 1]
 
@@ -95,7 +98,7 @@ class _Reader:
         value = shift = 0
         while True:
             if self.at_end:
-                raise RowDecodeError(f"row message {self.key!r}: truncated varint at byte {self.pos}")
+                raise RowDecodeError(f"{self.what}: truncated varint at byte {self.pos}")
             byte = self.data[self.pos]
             self.pos += 1
             value |= (byte & 0x7F) << shift
@@ -103,11 +106,11 @@ class _Reader:
                 return value
             shift += 7
             if shift > 63:
-                raise RowDecodeError(f"row message {self.key!r}: varint longer than 64 bits at byte {self.pos}")
+                raise RowDecodeError(f"{self.what}: varint longer than 64 bits at byte {self.pos}")
 
     def sized(self) -> bytes:
         length = self.varint()
         if length > self.remaining:
-            raise RowDecodeError(f"row message {self.key!r}: needs {length} bytes at {self.pos}, has {self.remaining}")
+            raise RowDecodeError(f"{self.what}: needs {length} bytes at {self.pos}, has {self.remaining}")
         self.pos += length
         return self.data[self.pos - length : self.pos]

@@ -9,10 +9,10 @@ turns client errors into ``StoreUnavailableError`` (try again) or ``StoreError``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Final, Protocol
+from collections.abc import Mapping
+from typing import Final
 
-from hedera_history.store.gateway import RowQuery, StoredRow
+from hedera_history.store.gateway import ConditionalGateway, RowQuery
 from hedera_history.store.schema import CARDINAL_TRACKING, CARDINAL_TRACKING_FAMILY
 
 SERVER_TIME: Final = -1
@@ -20,22 +20,7 @@ SERVER_TIME: Final = -1
 skewed clocks must never write a compare-and-set value older than the one it replaced."""
 
 
-class TrackingGateway(Protocol):
-    """What the tracking store needs from ``bigtable_client.BigtableDataGateway``."""
-
-    def read_rows(self, table: str, query: RowQuery) -> Iterator[StoredRow]: ...
-
-    def check_and_set(
-        self,
-        table: str,
-        key: bytes,
-        *,
-        family: str,
-        qualifier: bytes,
-        expected: bytes | None,
-        value: bytes,
-        timestamp_micros: int | None = None,
-    ) -> bool: ...
+TrackingGateway = ConditionalGateway
 
 
 class BigtableTrackingStore:
