@@ -24,6 +24,10 @@ COMMANDS: dict[str, str] = {
     "doctor": "hedera_history.cli.doctor_cmd:doctor",
     "load": "hedera_history.cli.load_cmd:load",
     "serve": "hedera_history.cli.serve_cmd:serve",
+    "errata": "hedera_history.cli.errata_cmd:errata",
+    "backfill": "hedera_history.cli.backfill_cmd:backfill",
+    "stack": "hedera_history.cli.stack_cmd:stack",
+    "deploy": "hedera_history.cli.deploy_cmd:deploy",
 }
 
 

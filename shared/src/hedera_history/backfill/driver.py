@@ -1,0 +1,217 @@
+"""The backfill driver: plan the range, run the partitions in waves, check the boundaries, report.
+
+The driver holds the listing (period names, never file contents), hands partitions to an
+executor (Spark in production, a plain loop in unit tests) and receives only small summaries.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from hedera_history.backfill.book_state import BookState
+from hedera_history.backfill.boundaries import check_boundaries, check_stored_neighbours
+from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
+from hedera_history.backfill.plan import (
+    assumed_starts,
+    narrow_to_blocks,
+    partition_periods,
+    refuse_outside_retention,
+)
+from hedera_history.backfill.progress import ProgressStore
+from hedera_history.backfill.report import BackfillReport, block_span, combine
+from hedera_history.backfill.task import run_partition
+from hedera_history.backfill.waves import partitions_to_rerun
+from hedera_history.config import Settings
+from hedera_history.errors import BackfillError, FormatError, SourceError
+from hedera_history.formats.dispatch import parse_record_file
+from hedera_history.formats.layout import NodeIdentity
+from hedera_history.logs import event
+from hedera_history.sources.base import ObjectSource
+from hedera_history.sources.period_files import SourcePeriod, StreamLocation
+from hedera_history.sources.period_listing import ListedPeriod, list_periods
+from hedera_history.store.gateway import BigtableGateway
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.writer import BlockWriter
+from hedera_history.verify.address_book import AddressBook, parse_address_book
+
+logger = logging.getLogger(__name__)
+
+Executor = Callable[[Sequence[PartitionRun], Callable[[int], None]], list[PartitionSummary]]
+"""Runs partitions (in any order, in parallel) and returns their summaries; calls the callback
+with the number of partitions finished so far whenever it knows more."""
+
+
+class BackfillListener(Protocol):
+    """Progress as the run goes (the CLI draws it; logs are written either way)."""
+
+    def listed(self, periods: int) -> None: ...
+
+    def wave_started(self, wave: int, partitions: int) -> None: ...
+
+    def partitions_done(self, done: int) -> None: ...
+
+
+class QuietListener:
+    def listed(self, periods: int) -> None:
+        pass
+
+    def wave_started(self, wave: int, partitions: int) -> None:
+        pass
+
+    def partitions_done(self, done: int) -> None:
+        pass
+
+
+def run_backfill(
+    job: BackfillJob,
+    execute: Executor,
+    *,
+    gateway: BigtableGateway,
+    source: ObjectSource,
+    listener: BackfillListener | None = None,
+    now_ns: Callable[[], int] = time.time_ns,
+) -> BackfillReport:
+    """Backfill ``job``'s range; the tables must exist (``schema.ensure_tables``)."""
+    started = time.monotonic()
+    shown = listener or QuietListener()
+    settings = job.settings
+    refuse_outside_retention(job.start_ns, settings, now_ns())
+    bootstrap_book = parse_address_book(job.book, "bootstrap address book")
+    bootstrap = BookState.of(bootstrap_book)
+    progress = ProgressStore(gateway, BlockWriter(gateway, settings))
+    # Earlier runs' checkpoints are only guesses of each partition's starting book (confirmed after
+    # each wave), so they serve a --reprocess run as well.
+    checkpoints = progress.checkpoints(job.start_ns, job.end_ns - 1)
+    books = [bootstrap_book, *(checkpoint.state.address_book() for checkpoint in checkpoints.values())]
+
+    listed: list[ListedPeriod] = []
+    for period in list_periods(
+        source,
+        job.location,
+        _identities(job.location, books),
+        job.start_ns,
+        job.end_ns,
+    ):
+        listed.append(period)
+        if len(listed) % 1000 == 0:
+            shown.listed(len(listed))
+    shown.listed(len(listed))
+    listed.sort(key=lambda period: (period.consensus_ns, period.period_key))
+    periods: Sequence[ListedPeriod] = listed
+    offset = 0
+    if job.first_block is not None or job.last_block is not None:
+
+        def block_number_of(index: int) -> int:
+            fallback = settings.start_block + index
+            return record_block_number(
+                source, job.location, listed[index], bootstrap_book, fallback=fallback, settings=settings
+            )
+
+        periods, offset = narrow_to_blocks(listed, job.first_block, job.last_block, block_number_of)
+    plans = partition_periods(
+        periods,
+        partitions=job.partitions,
+        periods_per_partition=settings.backfill_periods_per_partition,
+        start_block=settings.start_block + offset,
+    )
+    event(logger, "backfill planned", source=job.source_url, periods=len(periods), partitions=len(plans))
+
+    summaries: dict[int, PartitionSummary] = {}
+    runs = assumed_starts(plans, bootstrap, checkpoints)
+    wave = 0
+    reran: set[int] = set()
+    task_seconds = 0.0
+    while runs:
+        wave += 1
+        if wave > len(plans) + 1:
+            raise BackfillError(f"address-book states did not settle after {wave - 1} waves")
+        if wave > 1:
+            reran.update(run.plan.index for run in runs)
+        shown.wave_started(wave, len(runs))
+        event(logger, "backfill wave started", wave=wave, partitions=len(runs))
+        for summary in execute(runs, shown.partitions_done):
+            summaries[summary.index] = summary
+            task_seconds += summary.seconds
+        runs = partitions_to_rerun(plans, summaries, bootstrap)
+
+    final = [summaries[plan.index] for plan in plans]
+    counts, failures, failures_total, problems, unverifiable = combine(final)
+    report = BackfillReport(
+        source=job.source_url,
+        start_ns=job.start_ns,
+        end_ns=job.end_ns,
+        first_block=job.first_block,
+        last_block=job.last_block,
+        periods=len(periods),
+        partitions=len(plans),
+        waves=wave,
+        reran=tuple(sorted(reran)),
+        counts=counts,
+        blocks=block_span(final),
+        failures=failures,
+        failures_total=failures_total,
+        block_problems=problems,
+        boundaries=(*check_boundaries(final), *check_stored_neighbours(final, HistoryReader(gateway))),
+        unverifiable_links=unverifiable,
+        seconds=time.monotonic() - started,
+        reprocess=job.reprocess,
+        task_seconds=task_seconds,
+    )
+    event(
+        logger,
+        "backfill finished",
+        ok=report.ok,
+        periods=report.periods,
+        written=counts.written,
+        skipped=counts.skipped,
+        failed=failures_total,
+        seconds=round(report.seconds, 3),
+    )
+    return report
+
+
+def run_in_process(
+    job: BackfillJob, *, source: ObjectSource | None = None, gateway: BigtableGateway | None = None
+) -> Executor:
+    """An executor that runs the partitions one after another in this process (tests, tiny ranges)."""
+
+    def execute(runs: Sequence[PartitionRun], done: Callable[[int], None]) -> list[PartitionSummary]:
+        summaries = []
+        for run in runs:
+            summaries.append(run_partition(job, run, source=source, gateway=gateway))
+            done(len(summaries))
+        return summaries
+
+    return execute
+
+
+def record_block_number(
+    source: ObjectSource,
+    location: StreamLocation,
+    period: ListedPeriod,
+    book: AddressBook,
+    *,
+    fallback: int,
+    settings: Settings,
+) -> int:
+    """The block number a period's record file states (before V6: ``fallback``), from the first
+    node with a readable copy. Unverified: for choosing periods only."""
+    max_decompressed = settings.max_decompressed_bytes
+    files = SourcePeriod.for_book(source, location, period.period_key, book)
+    for node in files.nodes():
+        fetched = files.record(node)
+        if fetched is None:
+            continue
+        try:
+            record = parse_record_file(fetched.data, fetched.name, max_decompressed=max_decompressed)
+        except FormatError:
+            continue
+        return record.block_number if record.block_number is not None else fallback
+    raise SourceError("no node holds a readable record file for the period", file=period.period_key)
+
+
+def _identities(location: StreamLocation, books: Sequence[AddressBook]) -> list[NodeIdentity]:
+    return list(dict.fromkeys(identity for book in books for identity in location.identities(book)))

@@ -1,0 +1,113 @@
+"""The only module that imports PySpark: a session, and an executor that maps partitions over it.
+
+Each partition becomes one Spark task (``parallelize`` with one slice per partition) running
+:func:`~hedera_history.backfill.task.run_partition` in an executor's Python worker; only the small
+summaries come back (``collect``). While a wave runs, a thread polls Spark's status tracker and
+reports the number of finished tasks.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from py4j.protocol import Py4JError
+from pyspark.errors import PySparkException
+from pyspark.sql import SparkSession
+
+from hedera_history.backfill.driver import Executor
+from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
+from hedera_history.backfill.task import run_partition
+from hedera_history.errors import BackfillError
+from hedera_history.logs import event
+
+logger = logging.getLogger(__name__)
+
+APP_NAME = "hedera-history-backfill"
+POLL_SECONDS = 0.5
+MAX_ERROR_CHARS = 4000
+
+JOB_PROPERTIES = {
+    # A speculative copy of a task would verify and write the same partition twice (harmless, wasted).
+    "spark.speculation": "false",
+    "spark.python.worker.reuse": "true",
+}
+LOCAL_PROPERTIES = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+}
+
+
+def spark_session(local_cores: str | None = None) -> SparkSession:
+    """The session: ``local[N]`` when ``local_cores`` is given (``"*"``: every core), else the
+    master ``spark-submit`` (Dataproc) configured. An existing session is reused."""
+    builder = SparkSession.builder.appName(APP_NAME)
+    properties = dict(JOB_PROPERTIES)
+    if local_cores is not None:
+        builder = builder.master(f"local[{local_cores}]")
+        properties.update(LOCAL_PROPERTIES)
+        # Python workers must run this interpreter (the one with the library), not ``python3`` on
+        # the PATH; PySpark reads only the variable when the driver starts the context itself.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    for key, value in properties.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def spark_executor(spark: SparkSession, job: BackfillJob) -> Executor:
+    """Run each wave's partitions as the tasks of one Spark job."""
+
+    def execute(runs: Sequence[PartitionRun], done: Callable[[int], None]) -> list[PartitionSummary]:
+        context = spark.sparkContext
+        group = f"backfill-{uuid.uuid4().hex[:12]}"
+        context.setJobGroup(group, f"backfill {len(runs)} partition(s)", interruptOnCancel=True)
+        stop = threading.Event()
+        poller = threading.Thread(target=_poll, args=(context, group, done, stop), daemon=True)
+        poller.start()
+        try:
+            task = functools.partial(run_partition, job)
+            summaries: list[PartitionSummary] = context.parallelize(list(runs), len(runs)).map(task).collect()
+        except (Py4JError, PySparkException) as e:
+            raise BackfillError(f"the Spark job failed: {_short(e)}") from e
+        finally:
+            stop.set()
+            poller.join()
+        done(len(summaries))
+        return summaries
+
+    return execute
+
+
+def _poll(context: Any, group: str, done: Callable[[int], None], stop: threading.Event) -> None:
+    tracker = context.statusTracker()
+    reported = -1
+    while not stop.wait(POLL_SECONDS):
+        finished = 0
+        for job_id in tracker.getJobIdsForGroup(group):
+            info = tracker.getJobInfo(job_id)
+            for stage_id in info.stageIds if info is not None else ():
+                stage = tracker.getStageInfo(stage_id)
+                finished += stage.numCompletedTasks if stage is not None else 0
+        if finished != reported:
+            reported = finished
+            done(finished)
+            event(logger, "backfill tasks finished", level=logging.DEBUG, finished=finished)
+
+
+def _short(error: BaseException) -> str:
+    """The Python error at the root of a failed Spark job, without the JVM stack."""
+    text = str(error)
+    marker = text.rfind("Traceback (most recent call last)")
+    if marker >= 0:
+        tail = [line for line in text[marker:].splitlines() if line and not line.startswith("\tat ")]
+        text = next((line for line in reversed(tail) if not line.startswith(" ")), text)
+    return text[:MAX_ERROR_CHARS]

@@ -1,0 +1,54 @@
+"""Address-book changes across partitions: which partitions must run again, and from which state.
+
+All partitions run at once, each from an assumed address-book state (the bootstrap book, or a
+checkpoint left by an earlier run). Only the first partition's assumption is known to be right.
+After a wave the driver walks the partitions in order, carrying the state known to be in force:
+
+- a partition that ran from that state is confirmed, and its end state is carried on;
+- one that ran from another book must run again from the known state (its blocks are verified
+  again: their progress rows name the outdated book). If none of its blocks changed the book
+  files, its end state is the state it was given, so the walk goes on; if some did, the states
+  after it are unknown until it has run again, and the walk stops there for this wave.
+
+A partition that ran from the right book but different book-file contents (no book known yet for
+a file the true state knows) stands when none of its blocks touched the book files and it knew
+every file the true state knows: an append to a file it did not know would have been ignored.
+
+Each wave confirms at least the first unconfirmed partition, so the runs end; without a book
+change in the range there is one wave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from hedera_history.backfill.book_state import BookState
+from hedera_history.backfill.model import PartitionPlan, PartitionRun, PartitionSummary
+
+
+def partitions_to_rerun(
+    plans: Sequence[PartitionPlan], summaries: Mapping[int, PartitionSummary], bootstrap: BookState
+) -> list[PartitionRun]:
+    """The partitions whose assumed start turned out wrong, with the state known to be in force."""
+    known = bootstrap
+    reruns: list[PartitionRun] = []
+    for plan in plans:
+        summary = summaries[plan.index]
+        if ran_from(summary, known):
+            known = summary.end if summary.book_files_touched else known
+            continue
+        reruns.append(PartitionRun(plan, known))
+        if summary.book_files_touched:
+            break
+    return reruns
+
+
+def ran_from(summary: PartitionSummary, state: BookState) -> bool:
+    """Whether the partition's outcome is the one it would have had starting from ``state``."""
+    start = summary.start
+    if start.book_fingerprint != state.book_fingerprint:
+        return False
+    if start.fingerprint == state.fingerprint:
+        return True
+    known_files = {number for number, _ in start.contents}
+    return not summary.book_files_touched and known_files >= {number for number, _ in state.contents}

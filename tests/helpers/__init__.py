@@ -1,0 +1,1 @@
+"""Helpers shared by integration and end-to-end tests."""

@@ -1,0 +1,158 @@
+"""The report's two forms, the Dataproc submission plan and the command-line checks (no Spark)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from hedera_history.backfill import submit as dataproc
+from hedera_history.cli.backfill_cmd import _parse_time
+from hedera_history.cli.main import cli
+from hedera_history.errors import ConfigError
+
+from .conftest import SMALL, InProcess
+
+NS = 1_000_000_000
+
+
+def test_report_json_and_summary(backfill: InProcess) -> None:
+    report = backfill.run(partitions=3)
+    data = json.loads(json.dumps(report.to_json()))
+    assert data["ok"] is True
+    assert data["periods"] == SMALL.periods and data["partitions"] == 3 and data["waves"] == 2
+    assert data["blocks"] == {"first": 0, "last": SMALL.periods - 1}
+    assert data["counts"]["written"] == SMALL.periods
+    assert data["counts"]["transactions"] == SMALL.periods * SMALL.transactions
+    assert data["boundaries"] == {"checked": 2, "problems": []}
+    assert set(data["throughput"]) == {"transactions_per_second", "bytes_per_second", "periods_per_second"}
+    lines = report.summary_lines()
+    assert lines[0].startswith(f"{SMALL.periods} period(s) in 3 partition(s), 2 wave(s): blocks 0-")
+    assert any("re-ran partition(s)" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1717200000000000000", 1_717_200_000 * NS),
+        ("2024-06-01", 1_717_200_000 * NS),
+        ("2024-06-01T00:00:02Z", 1_717_200_002 * NS),
+        ("2024-06-01T00:00:02.5Z", 1_717_200_002 * NS + 500_000_000),
+        ("2024-06-01T00_00_02.000000007Z", 1_717_200_002 * NS + 7),
+        ("2024-06-01T02:00:00+02:00", 1_717_200_000 * NS),
+    ],
+)
+def test_times_in_every_accepted_form(text: str, expected: int) -> None:
+    assert _parse_time(text, "--start") == expected
+
+
+def test_a_time_that_is_not_one() -> None:
+    with pytest.raises(click.BadParameter):
+        _parse_time("yesterday", "--start")
+
+
+def test_run_checks_its_options_before_starting_anything(tmp_path: Path) -> None:
+    base = ["backfill", "run", str(tmp_path), "--address-book", str(tmp_path / "none.bin")]
+    result = CliRunner().invoke(cli, [*base, "--start", "2024-06-02", "--end", "2024-06-01"])
+    assert result.exit_code == 2 and "--end must be after --start" in result.output
+    result = CliRunner().invoke(cli, [*base, "--start", "2024-06-01", "--end", "2024-06-02", "--layout", "node-id"])
+    assert result.exit_code == 2 and "--network" in result.output
+
+
+# ---- Dataproc --------------------------------------------------------------------------------------
+
+
+def _plan(**changes: object) -> dataproc.SubmitPlan:
+    arguments: dict[str, object] = {
+        "project": "p",
+        "region": "europe-west1",
+        "staging_url": "gs://staging/runs",
+        "batch_id": "hedera-backfill-1",
+        "wheel": Path("/tmp/x") / dataproc.WHEEL_NAME,
+        **changes,
+    }
+    return dataproc.plan_submission(["gs://streams/", "--start", "2024-06-01"], **arguments)  # type: ignore[arg-type]
+
+
+def test_a_serverless_batch_by_default() -> None:
+    plan = _plan(container_image="europe-docker.pkg.dev/p/r/history:1", properties={"spark.executor.cores": "8"})
+    command = list(plan.command)
+    assert command[:6] == [
+        "gcloud",
+        "dataproc",
+        "batches",
+        "submit",
+        "pyspark",
+        "gs://staging/runs/hedera-backfill-1/job.py",
+    ]
+    assert "--batch=hedera-backfill-1" in command and "--region=europe-west1" in command
+    assert f"--py-files=gs://staging/runs/hedera-backfill-1/{dataproc.WHEEL_NAME}" in command
+    assert "--container-image=europe-docker.pkg.dev/p/r/history:1" in command
+    assert "--version=2.2" in command
+    properties = next(c for c in command if c.startswith("--properties="))
+    assert "spark.executor.cores=8" in properties and "spark.speculation=false" in properties
+    assert command[command.index("--") + 1 :] == ["gs://streams/", "--start", "2024-06-01"]
+    assert [u.url.rsplit("/", 1)[1] for u in plan.uploads] == [dataproc.WHEEL_NAME, "job.py"]
+
+
+def test_an_existing_cluster_and_a_local_address_book(tmp_path: Path) -> None:
+    book = tmp_path / "book.bin"
+    plan = _plan(cluster="history", address_book=book)
+    command = list(plan.command)
+    assert command[:5] == ["gcloud", "dataproc", "jobs", "submit", "pyspark"]
+    assert "--cluster=history" in command and "--id=hedera-backfill-1" in command
+    assert not any(c.startswith("--container-image") for c in command)
+    staged = "gs://staging/runs/hedera-backfill-1/address-book.bin"
+    assert command[-2:] == ["--address-book", staged]
+    assert plan.uploads[-1] == dataproc.Upload(book, staged)
+
+
+def test_the_staging_location_must_be_a_bucket() -> None:
+    with pytest.raises(ConfigError):
+        _plan(staging_url="/tmp/staging")
+
+
+def test_settings_travel_as_env_flags_but_emulators_do_not() -> None:
+    environ = {
+        "HEDERA_HISTORY_RETENTION_DAYS": "30",
+        "GOOGLE_CLOUD_PROJECT": "p",
+        "BIGTABLE_EMULATOR_HOST": "127.0.0.1:1",
+        "HOME": "/root",
+    }
+    assert dataproc.forwarded_environment(environ) == [
+        "--env",
+        "GOOGLE_CLOUD_PROJECT=p",
+        "--env",
+        "HEDERA_HISTORY_RETENTION_DAYS=30",
+    ]
+
+
+def test_submit_dry_run_prints_the_command_and_builds_nothing(small_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HEDERA_HISTORY_TABLE_PREFIX", raising=False)
+    monkeypatch.setattr(dataproc, "build_wheel", _must_not_run)
+    monkeypatch.setattr(dataproc, "upload", _must_not_run)
+    args = ["backfill", "submit", "s3://hedera-streams/", "--address-book", str(small_dir / "address-book.bin")]
+    args += ["--start", "2024-06-01", "--end", "2024-07-01", "--staging-url", "gs://staging/x", "--batch", "b-1"]
+    args += ["--s3-requester-pays", "--instance", "history", "--dry-run"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    command = shlex.split(result.output.strip().splitlines()[-1])
+    assert command[:5] == ["gcloud", "dataproc", "batches", "submit", "pyspark"]
+    job_args = command[command.index("--") + 1 :]
+    assert job_args[0] == "s3://hedera-streams/"
+    assert {"--s3-requester-pays", "--instance", "history", "--start", "2024-06-01"} <= set(job_args)
+    assert job_args[-2:] == ["--address-book", "gs://staging/x/b-1/address-book.bin"]
+    assert "--local" not in job_args and "--dry-run" not in job_args
+
+
+def test_submit_needs_a_staging_location(small_dir: Path) -> None:
+    args = ["backfill", "submit", "gs://b/", "--address-book", str(small_dir / "address-book.bin")]
+    result = CliRunner().invoke(cli, [*args, "--start", "2024-06-01", "--end", "2024-06-02", "--dry-run"])
+    assert result.exit_code == 2 and "--staging-url" in result.output
+
+
+def _must_not_run(*_: object) -> None:
+    raise AssertionError("a dry run must not build or upload anything")
