@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from hedera_history.errors import ObjectNotFoundError
 from hedera_history.formats.layout import BucketLayout, NodeDirectory, NodeIdentity, ObjectPath, object_path
-from hedera_history.formats.names import StreamFileName, parse_timestamp, signature_file_name
+from hedera_history.formats.names import StreamFileKind, StreamFileName, parse_timestamp
 from hedera_history.sources.base import ObjectSource
 from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.period import FetchedFile
@@ -68,7 +68,8 @@ class SourcePeriod:
         self._nodes = list(nodes)
         self._directory = directory
         self._max_bytes = max_bytes
-        self._name = signature_file_name(parse_timestamp(period_key))
+        # Names come from the key as written: older files have fewer than nine fraction digits.
+        self._name = StreamFileName(period_key, parse_timestamp(period_key), StreamFileKind.SIGNATURE)
         self._signatures: dict[NodeIdentity, FetchedFile | None] = {}
         self.reads = 0
         """Objects read (found or not), for logs and tests."""
