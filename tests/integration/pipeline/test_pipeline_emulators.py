@@ -9,7 +9,9 @@ hold exactly the cells the single-process path (verify + BlockWriter) writes for
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +136,17 @@ def test_too_few_signatures_store_nothing_and_the_period_stays_pending(
     assert reason is not None and "stake" in reason.reason.lower()
     reader = HistoryReader(pipeline.gateway)
     assert reader.first_available_block() is None
+
+
+def test_concurrent_uploads_of_one_period_publish_it_once(pipeline: Pipeline, stream: GeneratedStream) -> None:
+    rng = random.Random(11)
+    names = pipeline.upload(dict(stream.objects), rng, duplicates=10)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda name: ingest_object(pipeline.ingest, name), names))
+    published = Counter(r.period_key for r in results if r.outcome is Outcome.PUBLISHED)
+    assert published == {p.record_name.period_key: 1 for p in stream.periods}
+    pipeline.drain(rng)
+    sweep(pipeline.ingest)
+    reader = HistoryReader(pipeline.gateway)
+    numbers = [b["number"] for b in stream.truth["blocks"]]
+    assert reader.get_blocks(numbers[0], numbers[-1]) == numbers

@@ -6,6 +6,10 @@ same period. Each run reads the period's files from every node folder, verifies 
 publishes the block as a Cardinal Streams batch. Every step is idempotent, so concurrent runs for
 one period publish the same bytes and the consumer keeps one copy.
 
+Runs triggered by the other uploads of a period while one run verifies it wait for that run's
+result (a claim cell with a lifetime, ``pipeline.state``) instead of verifying and publishing the
+same block again; they then only do their own file's part (a late signature, a copy to check).
+
 Outcomes:
 
 - not a stream file, or outside the configured prefix: ignored;
@@ -25,6 +29,7 @@ from __future__ import annotations
 import enum
 import logging
 import time
+import uuid
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
@@ -67,6 +72,11 @@ from hedera_history.verify.period import PeriodReport, check_period
 from hedera_history.verify.signatures import verify_node_signature
 
 logger = logging.getLogger(__name__)
+
+CLAIM_TTL_SECONDS = 30.0
+"""How long one run may hold a period's verification claim (far above a period's verification
+time); a run that dies holding it delays the period by at most this."""
+CLAIM_POLL_SECONDS = 0.05
 
 
 class Outcome(enum.StrEnum):
@@ -163,14 +173,38 @@ def ingest_period(
     sweeping: bool = False,
 ) -> IngestResult:
     consensus_ns = parse_timestamp(period_key)
-    known = ctx.state.period(consensus_ns)
     book = ctx.books.book_at(consensus_ns)
-    if known is not None and known.published is not None:
-        ctx.state.clear_pending(consensus_ns)
-        if trigger is None:
-            return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, known.published.block_number)
-        return _after_publication(ctx, trigger, known.published, book)
+    owner = uuid.uuid4().hex
+    give_up = time.monotonic() + 2 * CLAIM_TTL_SECONDS
+    while True:
+        known = ctx.state.period(consensus_ns)
+        if known is not None and known.published is not None:
+            ctx.state.clear_pending(consensus_ns)
+            if trigger is None:
+                return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, known.published.block_number)
+            return _after_publication(ctx, trigger, known.published, book)
+        if ctx.state.try_claim(consensus_ns, owner, CLAIM_TTL_SECONDS):
+            try:
+                return _verify_and_publish(ctx, period_key, location, book, trigger=trigger, sweeping=sweeping)
+            finally:
+                ctx.state.release_claim(consensus_ns, owner)
+        if time.monotonic() > give_up:
+            reason = "another run kept the period's verification claim"
+            ctx.state.mark_pending(consensus_ns, period_key, location, reason)
+            return IngestResult(Outcome.PENDING, period_key, reason=reason)
+        time.sleep(CLAIM_POLL_SECONDS)  # another run is verifying the period: wait for its result
 
+
+def _verify_and_publish(
+    ctx: IngestContext,
+    period_key: str,
+    location: StreamLocation,
+    book: AddressBook,
+    *,
+    trigger: ObjectPath | None,
+    sweeping: bool,
+) -> IngestResult:
+    consensus_ns = parse_timestamp(period_key)
     files = SourcePeriod.for_book(ctx.source, location, period_key, book)
     predecessor = ctx.state.published_before(consensus_ns)
     first_of_chain = False

@@ -11,6 +11,9 @@ Row keys (all in the ``ingest_progress`` table unless said otherwise):
   ``reason`` (why it is pending), and once published ``published`` (JSON: block
   number, file hash, running hashes);
 - ``pending/<hex16 consensus ns>``: ``period`` (the period key), present while pending;
+- the ``claim`` cell of ``period/<hex16 consensus ns>``: ``<owner> <expiry ms>`` while one run
+  verifies the period (empty once released), so that runs triggered by the other uploads of the
+  period wait for its result instead of verifying and publishing the same block again;
 - ``chain_links`` table, ``<hex16 block number>``: ``hash``, ``previous``, ``period``; and
   ``broken/<hex16 block number>``: ``reason``;
 - ``quarantine`` table, ``<hex16 consensus ns>/<path>``: ``reason``, ``error``, ``node``, ``copy``.
@@ -19,8 +22,9 @@ Row keys (all in the ``ingest_progress`` table unless said otherwise):
 from __future__ import annotations
 
 import json
+import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -28,7 +32,7 @@ from hedera_history.errors import RowDecodeError, StoreUnavailableError
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store import schema as s
-from hedera_history.store.gateway import KeyRange, MutationFailure, RowQuery, StoredRow
+from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery, StoredRow
 from hedera_history.store.keys import decode_hex16, hex16, prefix_end
 from hedera_history.store.model import Cell, Row
 
@@ -48,13 +52,10 @@ Q_PREVIOUS = b"previous"
 Q_ERROR = b"error"
 Q_NODE = b"node"
 Q_COPY = b"copy"
+Q_CLAIM = b"claim"
 
 
-class StateGateway(Protocol):
-    def mutate_rows(self, table: str, rows: Sequence[Row]) -> list[MutationFailure]: ...
-
-    def read_rows(self, table: str, query: RowQuery) -> Iterator[StoredRow]: ...
-
+class StateGateway(ConditionalGateway, Protocol):
     def delete_rows(self, table: str, keys: Sequence[bytes]) -> None: ...
 
 
@@ -157,6 +158,41 @@ class IngestState:
     def any_period_before(self, consensus_ns: int) -> bool:
         query = RowQuery(ranges=(KeyRange(PERIOD, PERIOD + hex16(consensus_ns)),), key_only=True, limit=1)
         return any(True for _ in self._gateway.read_rows(s.INGEST_PROGRESS, query))
+
+    def try_claim(self, consensus_ns: int, owner: str, ttl_seconds: float) -> bool:
+        """Take the period's verification claim if nobody holds a live one."""
+        key = PERIOD + hex16(consensus_ns)
+        current = self._claim_cell(key)
+        if current and _claim_live(current):
+            return current.split(b" ", 1)[0] == owner.encode()
+        expiry = time.time_ns() // 1_000_000 + int(ttl_seconds * 1000)
+        return self._gateway.check_and_set(
+            s.INGEST_PROGRESS,
+            key,
+            family=s.INGEST_PROGRESS_FAMILY,
+            qualifier=Q_CLAIM,
+            expected=current,
+            value=f"{owner} {expiry}".encode(),
+        )
+
+    def release_claim(self, consensus_ns: int, owner: str) -> None:
+        key = PERIOD + hex16(consensus_ns)
+        current = self._claim_cell(key)
+        if current and current.split(b" ", 1)[0] == owner.encode():
+            self._gateway.check_and_set(
+                s.INGEST_PROGRESS, key, family=s.INGEST_PROGRESS_FAMILY, qualifier=Q_CLAIM, expected=current, value=b""
+            )
+
+    def claim_held(self, consensus_ns: int) -> bool:
+        current = self._claim_cell(PERIOD + hex16(consensus_ns))
+        return bool(current) and _claim_live(current or b"")
+
+    def _claim_cell(self, key: bytes) -> bytes | None:
+        query = RowQuery(keys=(key,), families=(s.INGEST_PROGRESS_FAMILY,), qualifier_regex=re.escape(Q_CLAIM))
+        for row in self._gateway.read_rows(s.INGEST_PROGRESS, query):
+            cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_CLAIM)
+            return None if cell is None else cell.value
+        return None
 
     def mark_pending(self, consensus_ns: int, period_key: str, location: StreamLocation, reason: str) -> None:
         stamp = now_micros()
@@ -315,6 +351,13 @@ class IngestState:
         failures = self._gateway.mutate_rows(table, rows)
         if failures:
             raise StoreUnavailableError(f"{table}: {len(failures)} state rows not written: {failures[0].message}")
+
+
+def _claim_live(value: bytes) -> bool:
+    try:
+        return int(value.rsplit(b" ", 1)[1]) > time.time_ns() // 1_000_000
+    except (IndexError, ValueError):
+        return False
 
 
 def _period_state(consensus_ns: int, row: StoredRow) -> PeriodState:
