@@ -150,3 +150,21 @@ def test_concurrent_uploads_of_one_period_publish_it_once(pipeline: Pipeline, st
     reader = HistoryReader(pipeline.gateway)
     numbers = [b["number"] for b in stream.truth["blocks"]]
     assert reader.get_blocks(numbers[0], numbers[-1]) == numbers
+
+
+def test_a_block_that_does_not_link_to_its_neighbour_is_recorded_as_broken(
+    pipeline: Pipeline, stream: GeneratedStream, caplog: pytest.LogCaptureFixture
+) -> None:
+    rng = random.Random(12)
+    blocks = stream.truth["blocks"]
+    before, block = blocks[2], blocks[3]
+    pipeline.ingest.state.record_link(before["number"], b"\x07" * 48, b"\x00" * 48, before["name"])
+    key = block["name"].split(".rcd")[0]
+    objects = {name: data for name, data in stream.objects.items() if key in name}
+    with caplog.at_level("ERROR"):
+        for name in pipeline.upload(objects, rng):
+            ingest_object(pipeline.ingest, name)
+    broken = pipeline.ingest.state.broken_links()
+    assert list(broken) == [block["number"]]
+    assert "names its predecessor" in broken[block["number"]]
+    assert any(record.getMessage() == "chain link broken" for record in caplog.records)
