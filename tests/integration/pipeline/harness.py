@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from google.cloud import pubsub_v1
+from hedera_history.cardinal.tracking import TrackingOutcome
 from hedera_history.config import Settings
 from hedera_history.pipeline.ingest import IngestContext
 from hedera_history.pipeline.runtime import build_ingest_context, build_store_context
@@ -31,6 +33,12 @@ class Pipeline:
     ingest: IngestContext
     store: StoreContext
     bucket: Any
+    outcomes: list[TrackingOutcome] = field(default_factory=list)
+    """Every store call's outcome, in order."""
+
+    def completions(self) -> Counter[int]:
+        """How many store calls completed each block number."""
+        return Counter(o.completed.number for o in self.outcomes if o.completed is not None)
 
     def upload(self, objects: dict[str, bytes], rng: random.Random, duplicates: int = 0) -> list[str]:
         names = list(objects)
@@ -60,9 +68,9 @@ class Pipeline:
                 rng.shuffle(pulled)
                 for path, received in pulled:
                     message = received_from_pull(_Pulled(received.message))
-                    store_message(self.store, message)
+                    self.outcomes.append(store_message(self.store, message))
                     if rng.random() < redeliver:
-                        store_message(self.store, message)
+                        self.outcomes.append(store_message(self.store, message))
                     subscriber.acknowledge(subscription=path, ack_ids=[received.ack_id])
                     handled += 1
         finally:

@@ -90,6 +90,7 @@ def test_every_copy_shuffled_with_duplicates_stores_exactly_the_reference_cells(
     assert pipeline.ingest.state.broken_links() == {}
     watermark = pipeline.store.tracker.watermark()
     assert watermark is not None and watermark.number == numbers[-1]
+    assert pipeline.completions() == {number: 1 for number in numbers}, "every block completes exactly once"
 
     assert history_cells(pipeline.gateway) == reference_cells(bigtable_instance, stream, tmp_path)
 
