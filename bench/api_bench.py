@@ -21,10 +21,7 @@ from __future__ import annotations
 
 import os
 import random
-import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +41,8 @@ from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
+from bench.timing import Call, p50_p99, paired_samples
+
 BLOCKS = 20
 TRANSACTIONS_PER_BLOCK = 100
 LOOKUPS = 150
@@ -53,8 +52,6 @@ GOAL_ADDED_MS = 1.0
 INSTANCE = "apibench"
 PREFIX = "api_"
 SOURCE = Path(__file__).resolve().parents[1] / "functions" / "query" / "main.py"
-
-Call = Callable[[], object]
 
 
 def build(stream: GeneratedStream) -> list[VerifiedBlock]:
@@ -70,18 +67,6 @@ def build(stream: GeneratedStream) -> list[VerifiedBlock]:
 
 def ts(ns: int) -> str:
     return f"{ns // 1_000_000_000}.{ns % 1_000_000_000:09d}"
-
-
-def _timed(action: Call) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
-
-
-def _percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    return statistics.median(ordered), p99
 
 
 class Api:
@@ -234,18 +219,8 @@ def bench(api: Api, reader: HistoryReader, truth: dict[str, Any]) -> None:
         for _ in range(3):  # warm both sides: completion caches, the latest-block hint, code paths
             for call in make():
                 call()
-        ours: list[float] = []
-        plain: list[float] = []
-        for _ in range(LOOKUPS):
-            api_call, reader_call = make()
-            # Alternate who goes first: the emulator shares two cores with everything else.
-            if rng.random() < 0.5:
-                ours.append(_timed(api_call))
-                plain.append(_timed(reader_call))
-            else:
-                plain.append(_timed(reader_call))
-                ours.append(_timed(api_call))
-        (o50, o99), (p50, p99) = _percentiles(ours), _percentiles(plain)
+        ours, plain = paired_samples(make, LOOKUPS, rng)
+        (o50, o99), (p50, p99) = p50_p99(ours), p50_p99(plain)
         ratio, added_ms = o50 / p50, (o50 - p50) * 1e3
         verdict = "ok" if ratio <= GOAL or added_ms <= GOAL_ADDED_MS else "ABOVE GOAL"
         print(

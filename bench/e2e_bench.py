@@ -37,15 +37,12 @@ from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
+from bench.timing import percentile
+
 PERIODS = 40
 LATENCY_PERIODS = 12
 TRANSACTIONS = 200
 WAIT_SECONDS = 600.0
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def block_queryable(query: str, number: int) -> bool:

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import os
 import random
-import statistics
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -56,6 +54,8 @@ from hedera_history.store.writer import MAX_BATCH_CELLS, BlockWriter
 from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.consensus import DEFAULT_RATIO
 from hedera_history.verify.stream import verify_stream
+
+from bench.timing import p50_p99, paired_samples, timed
 
 BLOCKS = 30
 TRANSACTIONS_PER_BLOCK = 200
@@ -120,18 +120,6 @@ def plain_write(client: BigtableDataClient, settings: Settings, built: Sequence[
     return count
 
 
-def _timed(action: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
-
-
-def _percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    return statistics.median(ordered), p99
-
-
 def bench_writes(
     client: BigtableDataClient,
     gateway: BigtableDataGateway,
@@ -146,11 +134,11 @@ def bench_writes(
     for round_number in range(ROUNDS):
         # Alternate who goes first: the emulator shares two cores with everything else.
         if round_number % 2:
-            ours.append(_timed(lambda: all(r.complete for r in writer.iter_write_rows(built))))
-            plain.append(_timed(lambda: plain_write(client, base, built)))
+            ours.append(timed(lambda: all(r.complete for r in writer.iter_write_rows(built))))
+            plain.append(timed(lambda: plain_write(client, base, built)))
         else:
-            plain.append(_timed(lambda: plain_write(client, base, built)))
-            ours.append(_timed(lambda: all(r.complete for r in writer.iter_write_rows(built))))
+            plain.append(timed(lambda: plain_write(client, base, built)))
+            ours.append(timed(lambda: all(r.complete for r in writer.iter_write_rows(built))))
     ours_rate, plain_rate = rows / min(ours), rows / min(plain)
     ratio = ours_rate / plain_rate
     print(f"write: {rows} rows; writer {ours_rate:,.0f} rows/s, plain bulk_mutate_rows {plain_rate:,.0f} rows/s")
@@ -246,17 +234,8 @@ def bench_reads(
     ]
     print(f"{'read':28} {'reader p50/p99 ms':>20} {'plain p50/p99 ms':>20} {'p50 ratio':>10}")
     for name, make in cases:
-        ours: list[float] = []
-        plain: list[float] = []
-        for _ in range(LOOKUPS):
-            our_call, plain_call = make()
-            if rng.random() < 0.5:
-                ours.append(_timed(our_call))
-                plain.append(_timed(plain_call))
-            else:
-                plain.append(_timed(plain_call))
-                ours.append(_timed(our_call))
-        (o50, o99), (p50, p99) = _percentiles(ours), _percentiles(plain)
+        ours, plain = paired_samples(make, LOOKUPS, rng)
+        (o50, o99), (p50, p99) = p50_p99(ours), p50_p99(plain)
         ratio = o50 / p50
         verdict = "ok" if ratio <= READ_GOAL else "ABOVE GOAL"
         print(f"{name:28} {o50 * 1e3:9.2f}/{o99 * 1e3:<9.2f} {p50 * 1e3:9.2f}/{p99 * 1e3:<9.2f} {ratio:9.2f} {verdict}")

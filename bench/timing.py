@@ -1,0 +1,43 @@
+"""Timing helpers the benchmarks share: one call timed, percentiles, and paired samples."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+Call = Callable[[], object]
+
+
+def timed(action: Call) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def p50_p99(samples: list[float]) -> tuple[float, float]:
+    return statistics.median(samples), percentile(samples, 0.99)
+
+
+def paired_samples(
+    make: Callable[[], tuple[Call, Call]], count: int, rng: random.Random
+) -> tuple[list[float], list[float]]:
+    """``count`` timings of each side of ``make()``'s pair. Who goes first alternates at random:
+    the emulator shares the machine's cores with everything else, so order would bias the ratio."""
+    ours: list[float] = []
+    baseline: list[float] = []
+    for _ in range(count):
+        our_call, baseline_call = make()
+        if rng.random() < 0.5:
+            ours.append(timed(our_call))
+            baseline.append(timed(baseline_call))
+        else:
+            baseline.append(timed(baseline_call))
+            ours.append(timed(our_call))
+    return ours, baseline
