@@ -57,7 +57,7 @@ from hedera_history.formats.names import StreamFileKind, parse_stream_file_name,
 from hedera_history.logs import event
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.pipeline.publish import block_for_stream
-from hedera_history.pipeline.state import IngestState, PeriodState, Published
+from hedera_history.pipeline.state import ERRATA_CLAIM, IngestState, PeriodState, Published
 from hedera_history.sources.base import ObjectSink, ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.store import schema as s
@@ -147,7 +147,19 @@ def ingest_errata(ctx: IngestContext, name: str) -> IngestResult:
     refused errata is quarantined with its reasons and changes nothing."""
     parsed = parse_errata_path(name)
     book = ctx.books.book_at(parsed.consensus_ns)
-    outcome = process_errata_object(ctx.source, name, ctx.settings, ctx.gateway, book)
+    owner = uuid.uuid4().hex
+    give_up = time.monotonic() + 2 * CLAIM_TTL_SECONDS
+    # Two errata for one time must not be applied at once (each rewrites the same cells).
+    while not ctx.state.try_claim(parsed.consensus_ns, owner, CLAIM_TTL_SECONDS, row=ERRATA_CLAIM):
+        if time.monotonic() > give_up:
+            reason = "another run kept the claim on this errata time"
+            ctx.state.mark_errata_pending(parsed.consensus_ns, parsed.errata_file, reason)
+            return IngestResult(Outcome.PENDING, parsed.time_text, reason=reason)
+        time.sleep(CLAIM_POLL_SECONDS)
+    try:
+        outcome = process_errata_object(ctx.source, name, ctx.settings, ctx.gateway, book)
+    finally:
+        ctx.state.release_claim(parsed.consensus_ns, owner, row=ERRATA_CLAIM)
     reason = "; ".join(outcome.reasons)
     key = parsed.time_text
     if outcome.status is ErrataStatus.PENDING:

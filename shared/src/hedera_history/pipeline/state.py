@@ -40,6 +40,7 @@ PERIOD = b"period/"
 PENDING = b"pending/"
 RECHECK = b"recheck/"
 ERRATA_PENDING = b"errata-pending/"
+ERRATA_CLAIM = b"errata-claim/"
 BROKEN = b"broken/"
 
 Q_LOCATION = b"location"
@@ -159,9 +160,10 @@ class IngestState:
         query = RowQuery(ranges=(KeyRange(PERIOD, PERIOD + hex16(consensus_ns)),), key_only=True, limit=1)
         return any(True for _ in self._gateway.read_rows(s.INGEST_PROGRESS, query))
 
-    def try_claim(self, consensus_ns: int, owner: str, ttl_seconds: float) -> bool:
-        """Take the period's verification claim if nobody holds a live one."""
-        key = PERIOD + hex16(consensus_ns)
+    def try_claim(self, consensus_ns: int, owner: str, ttl_seconds: float, *, row: bytes = PERIOD) -> bool:
+        """Take the claim on ``<row><hex16 time>`` (a period's verification, or with ``ERRATA_CLAIM``
+        an errata time's application) if nobody holds a live one."""
+        key = row + hex16(consensus_ns)
         current = self._claim_cell(key)
         if current and _claim_live(current):
             return current.split(b" ", 1)[0] == owner.encode()
@@ -175,8 +177,8 @@ class IngestState:
             value=f"{owner} {expiry}".encode(),
         )
 
-    def release_claim(self, consensus_ns: int, owner: str) -> None:
-        key = PERIOD + hex16(consensus_ns)
+    def release_claim(self, consensus_ns: int, owner: str, *, row: bytes = PERIOD) -> None:
+        key = row + hex16(consensus_ns)
         current = self._claim_cell(key)
         if current and current.split(b" ", 1)[0] == owner.encode():
             self._gateway.check_and_set(
