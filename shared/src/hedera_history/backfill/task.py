@@ -38,6 +38,7 @@ from hedera_history.backfill.progress import BookCheckpoint, PeriodDone, Progres
 from hedera_history.block import VerifiedBlock
 from hedera_history.errors import BackfillError, BrokenChainError, StoreError
 from hedera_history.logs import event
+from hedera_history.pipeline.address_books import write_book
 from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectInfo, ObjectSource, open_source
 from hedera_history.sources.period_files import SourcePeriod
 from hedera_history.sources.period_listing import ListedPeriod
@@ -285,6 +286,9 @@ class _PartitionTask:
             self._set_state(state)
             self._tracked_book, self._tracked_contents = tracker.book, dict(tracker.contents)
             self.touched = True
+        if block is not None and result.new_book is not None:
+            # So that a stream started after this backfill verifies with the book it put in force.
+            write_book(self.writer.gateway, block.record.consensus_end + 1, result.new_book)
         if block is None:
             error = result.error
             assert error is not None

@@ -23,7 +23,7 @@ import json
 from hedera_history.block import VerifiedBlock
 from hedera_history.errors import RowDecodeError, StoreUnavailableError
 from hedera_history.store import schema as s
-from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery
+from hedera_history.store.gateway import BigtableGateway, ConditionalGateway, KeyRange, RowQuery
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
 from hedera_history.store.model import Cell, Row
 from hedera_history.verify.address_book import AddressBook, address_book_to_bytes, parse_address_book
@@ -98,7 +98,7 @@ class AddressBookHistory:
             effective, name, changes = _decode_changes(cell.value)
             book = tracker.apply_changes(changes, name)
             if book is not None:
-                self._write(BOOK + hex16(ones_complement(effective)), Q_BOOK, address_book_to_bytes(book))
+                write_book(self._gateway, effective, book)
                 new_books.append(effective)
         new_state = json.dumps(
             {
@@ -149,3 +149,16 @@ def _decode_changes(raw: bytes) -> tuple[int, str, list[FileChange]]:
         return int(data["effective_ns"]), str(data["name"]), changes
     except (ValueError, KeyError, TypeError) as e:
         raise RowDecodeError(f"address book change row unreadable: {e}") from e
+
+
+def write_book(gateway: BigtableGateway, effective_ns: int, book: AddressBook) -> None:
+    """Record that ``book`` is in force from ``effective_ns`` on (the stream's keeper and the
+    backfill both write these rows, so a stream that starts after a backfill knows its books)."""
+    row = Row(
+        s.ADDRESS_BOOKS,
+        BOOK + hex16(ones_complement(effective_ns)),
+        (Cell(s.ADDRESS_BOOKS_FAMILY, Q_BOOK, address_book_to_bytes(book), 0),),
+    )
+    failures = gateway.mutate_rows(s.ADDRESS_BOOKS, [row])
+    if failures:
+        raise StoreUnavailableError(f"address book from {effective_ns} not written: {failures[0].message}")
