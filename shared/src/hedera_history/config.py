@@ -129,6 +129,9 @@ class Settings:
     dataproc_container_image: str = setting(
         "", "Custom container image holding the project's dependencies (Dataproc Serverless batches)."
     )
+    dataproc_service_account: str = setting(
+        "", "Service account a Dataproc Serverless backfill batch runs as (empty: the project's default)."
+    )
 
     # --- Stream generator -----------------------------------------------------------------------
     key_cache_dir: str = setting(

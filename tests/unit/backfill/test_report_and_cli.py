@@ -136,11 +136,12 @@ def test_submit_dry_run_prints_the_command_and_builds_nothing(small_dir: Path, m
     monkeypatch.setattr(dataproc, "upload", _must_not_run)
     args = ["backfill", "submit", "s3://hedera-streams/", "--address-book", str(small_dir / "address-book.bin")]
     args += ["--start", "2024-06-01", "--end", "2024-07-01", "--staging-url", "gs://staging/x", "--batch", "b-1"]
-    args += ["--s3-requester-pays", "--instance", "history", "--dry-run"]
+    args += ["--s3-requester-pays", "--instance", "history", "--service-account", "bf@p.iam", "--dry-run"]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     command = shlex.split(result.output.strip().splitlines()[-1])
     assert command[:5] == ["gcloud", "dataproc", "batches", "submit", "pyspark"]
+    assert "--service-account=bf@p.iam" in command[: command.index("--")]
     job_args = command[command.index("--") + 1 :]
     assert job_args[0] == "s3://hedera-streams/"
     assert {"--s3-requester-pays", "--instance", "history", "--start", "2024-06-01"} <= set(job_args)

@@ -85,6 +85,7 @@ def plan_submission(
     address_book: Path | None = None,
     cluster: str | None = None,
     container_image: str = "",
+    service_account: str = "",
     runtime_version: str = DEFAULT_RUNTIME_VERSION,
     properties: Mapping[str, str] | None = None,
 ) -> SubmitPlan:
@@ -119,6 +120,9 @@ def plan_submission(
         command += [*common, f"--version={runtime_version}"]
         if container_image:
             command.append(f"--container-image={container_image}")
+        if service_account:
+            # The least-privilege identity Terraform makes for the job (output backfill_service_account).
+            command.append(f"--service-account={service_account}")
     command += ["--", *args]
     return SubmitPlan(batch_id, tuple(uploads), tuple(command), merged)
 

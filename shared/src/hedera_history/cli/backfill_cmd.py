@@ -216,6 +216,12 @@ def run(ctx: click.Context, /, **params: Any) -> None:
     default=None,
     help="Image with the dependencies, for a batch [HEDERA_HISTORY_DATAPROC_CONTAINER_IMAGE].",
 )
+@click.option(
+    "--service-account",
+    default=None,
+    help="Identity the batch runs as (Terraform output backfill_service_account) "
+    "[HEDERA_HISTORY_DATAPROC_SERVICE_ACCOUNT].",
+)
 @click.option("--runtime-version", default=None, help="Serverless runtime version (default 2.2).")
 @click.option("--batch", "batch_id", default=None, help="Batch (or cluster job) id; default from the time.")
 @click.option("--property", "properties", multiple=True, metavar="KEY=VALUE", help="An extra Spark property.")
@@ -252,6 +258,7 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
             address_book=local_book,
             cluster=params["cluster"],
             container_image=params["container_image"] or settings.dataproc_container_image,
+            service_account=params["service_account"] or settings.dataproc_service_account,
             runtime_version=params["runtime_version"] or dataproc.DEFAULT_RUNTIME_VERSION,
             properties=_key_values(params["properties"], "--property"),
         )
