@@ -205,6 +205,10 @@ class HistoryReader:
         if last < start:
             return []
         stop = hex16(last + 1) if last < MAX_U64 else None
+        return self._complete_in(start, stop, limit)
+
+    def _complete_in(self, start: int, stop: bytes | None, limit: int) -> list[int]:
+        """Complete block numbers from ``start`` up to the key ``stop`` (exclusive), at most ``limit``."""
         query = RowQuery(
             ranges=(KeyRange(row_key_for_block(start), stop),),
             families=(s.BLOCK_COMPLETION_FAMILY,),
@@ -317,17 +321,7 @@ class HistoryReader:
         if start < 0 or limit <= 0 or (end is not None and end < start) or start > MAX_U64:
             return []
         stop = hex16(end + 1) if end is not None and end < MAX_U64 else None
-        query = RowQuery(
-            ranges=(KeyRange(row_key_for_block(start), stop),),
-            families=(s.BLOCK_COMPLETION_FAMILY,),
-            key_only=True,
-            cells_per_row=1,
-            limit=min(limit, MAX_BLOCK_RANGE),
-        )
-        numbers = [block_number_from_key(row.key) for row in self.gateway.read_rows(s.BLOCKS, query)]
-        for number in numbers:
-            self._remember(number)
-        return numbers
+        return self._complete_in(start, stop, limit)
 
     def _complete_from(self, number: int, count: int) -> list[int]:
         """Up to ``count`` complete block numbers at or after ``number``, ascending."""
