@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 
 from hedera_history.block import VerifiedBlock
-from hedera_history.errors import RowDecodeError, StoreUnavailableError
+from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
-from hedera_history.store.gateway import BigtableGateway, ConditionalGateway, KeyRange, RowQuery
+from hedera_history.store.gateway import BigtableGateway, ConditionalGateway, KeyRange, RowQuery, write_or_raise
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
 from hedera_history.store.model import Cell, Row
 from hedera_history.verify.address_book import AddressBook, address_book_to_bytes, parse_address_book
@@ -137,9 +137,7 @@ class AddressBookHistory:
 
     def _write(self, key: bytes, qualifier: bytes, value: bytes) -> None:
         row = Row(s.ADDRESS_BOOKS, key, (Cell(s.ADDRESS_BOOKS_FAMILY, qualifier, value, 0),))
-        failures = self._gateway.mutate_rows(s.ADDRESS_BOOKS, [row])
-        if failures:
-            raise StoreUnavailableError(f"address book row {key!r} not written: {failures[0].message}")
+        write_or_raise(self._gateway, s.ADDRESS_BOOKS, [row], f"address book row {key!r}")
 
 
 def _decode_changes(raw: bytes) -> tuple[int, str, list[FileChange]]:
@@ -159,6 +157,4 @@ def write_book(gateway: BigtableGateway, effective_ns: int, book: AddressBook) -
         BOOK + hex16(ones_complement(effective_ns)),
         (Cell(s.ADDRESS_BOOKS_FAMILY, Q_BOOK, address_book_to_bytes(book), 0),),
     )
-    failures = gateway.mutate_rows(s.ADDRESS_BOOKS, [row])
-    if failures:
-        raise StoreUnavailableError(f"address book from {effective_ns} not written: {failures[0].message}")
+    write_or_raise(gateway, s.ADDRESS_BOOKS, [row], f"address book from {effective_ns}")

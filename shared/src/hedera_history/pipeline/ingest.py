@@ -47,7 +47,6 @@ from hedera_history.errors import (
     HistoryError,
     NoConsensusError,
     ObjectNotFoundError,
-    StoreUnavailableError,
     VerificationError,
     is_transient,
 )
@@ -63,6 +62,7 @@ from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway
 from hedera_history.store.chaintime import block_time_ns
+from hedera_history.store.gateway import write_or_raise
 from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows, signature_row
 from hedera_history.transport.message import OutgoingMessage
@@ -474,11 +474,8 @@ def _quarantine(
 
 
 def _write(ctx: IngestContext, rows: list[Row]) -> None:
-    if not rows:
-        return
-    failures = ctx.gateway.mutate_rows(s.BLOCKS, rows)
-    if failures:
-        raise StoreUnavailableError(f"signature cells not written: {failures[0].message}")
+    if rows:
+        write_or_raise(ctx.gateway, s.BLOCKS, rows, "signature cells")
 
 
 def _read(source: ObjectSource, path: str) -> bytes | None:

@@ -28,11 +28,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from hedera_history.errors import RowDecodeError, StoreUnavailableError
+from hedera_history.errors import RowDecodeError
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store import schema as s
-from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery, StoredRow
+from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery, StoredRow, write_or_raise
 from hedera_history.store.keys import decode_hex16, hex16, prefix_end
 from hedera_history.store.model import Cell, Row
 
@@ -350,9 +350,7 @@ class IngestState:
         self._mutate(s.INGEST_PROGRESS, [row])
 
     def _mutate(self, table: str, rows: Sequence[Row]) -> None:
-        failures = self._gateway.mutate_rows(table, rows)
-        if failures:
-            raise StoreUnavailableError(f"{table}: {len(failures)} state rows not written: {failures[0].message}")
+        write_or_raise(self._gateway, table, rows, f"{table} state")
 
 
 def _claim_live(value: bytes) -> bool:

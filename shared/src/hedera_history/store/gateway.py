@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from hedera_history.errors import StoreUnavailableError
 from hedera_history.store.model import Row
 
 # gRPC status codes worth another attempt for one MutateRows entry.
@@ -94,6 +95,14 @@ class BigtableGateway(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def write_or_raise(gateway: BigtableGateway, table: str, rows: Sequence[Row], what: str) -> None:
+    """One MutateRows call for a few state rows, without the writer's retries: any entry that did
+    not apply is a StoreUnavailableError naming ``what`` (the caller's call fails and is retried)."""
+    failures = gateway.mutate_rows(table, rows)
+    if failures:
+        raise StoreUnavailableError(f"{what}: {len(failures)} row(s) not written: {failures[0].message}")
 
 
 @runtime_checkable
