@@ -27,6 +27,7 @@ Outcomes:
 from __future__ import annotations
 
 import enum
+import functools
 import logging
 import time
 import uuid
@@ -218,24 +219,23 @@ def _verify_and_publish(
 ) -> IngestResult:
     consensus_ns = parse_timestamp(period_key)
     files = SourcePeriod.for_book(ctx.source, location, period_key, book)
-    predecessor = ctx.state.published_before(consensus_ns)
-    first_of_chain = False
-    if predecessor is not None and predecessor.published is not None:
-        candidate: int | None = predecessor.published.block_number + 1
-    elif sweeping and not ctx.state.any_period_before(consensus_ns):
-        # Only the sweep numbers the first pre-V6 block, so a period that merely arrived early
-        # does not take the number of the one before it.
-        candidate, first_of_chain = ctx.settings.start_block, True
-    else:
-        candidate = None
-    report = check_period(
+    verify = functools.partial(
+        check_period,
         files,
         book,
         ratio=ctx.ratio,
-        block_number=candidate,
         sidecars=ctx.settings.sidecars_enabled,
         max_decompressed=ctx.settings.max_decompressed_bytes,
     )
+    report = verify(block_number=None)
+    predecessor: PeriodState | None = None
+    first_of_chain = False
+    if report.record is not None and report.record.block_number is None:
+        # Only files before V6 need their predecessor (a scan of the state rows before them), so
+        # V6 periods never pay for it; the signatures read are cached, the record is read again.
+        predecessor, candidate, first_of_chain = _pre_v6_number(ctx, consensus_ns, sweeping)
+        if candidate is not None:
+            report = verify(block_number=candidate)
     certain = report.record is not None and _book_certain(ctx, report)
     quarantined = _quarantine_bad_trigger(ctx, trigger, report, files, book) if certain else ()
     if report.block is not None:
@@ -300,6 +300,20 @@ def recheck_signatures(ctx: IngestContext, consensus_ns: int, period_key: str, b
         _after_publication(ctx, path, known.published, book)
     ctx.state.clear_recheck(consensus_ns)
     return True
+
+
+def _pre_v6_number(
+    ctx: IngestContext, consensus_ns: int, sweeping: bool
+) -> tuple[PeriodState | None, int | None, bool]:
+    """(the published predecessor, the block number to verify with, whether it starts the chain)."""
+    predecessor = ctx.state.published_before(consensus_ns)
+    if predecessor is not None and predecessor.published is not None:
+        return predecessor, predecessor.published.block_number + 1, False
+    if sweeping and not ctx.state.any_period_before(consensus_ns):
+        # Only the sweep numbers the first pre-V6 block, so a period that merely arrived early
+        # does not take the number of the one before it.
+        return predecessor, ctx.settings.start_block, True
+    return predecessor, None, False
 
 
 def _links(predecessor: PeriodState | None, block: VerifiedBlock) -> bool:
