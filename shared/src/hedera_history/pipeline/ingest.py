@@ -335,7 +335,7 @@ def _publish(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation,
     record = block.record
     ctx.state.record_link(block.block_number, block.hash, block.previous_hash, period_key)
     _check_links(ctx, block, period_key)
-    published = Published(block.block_number, record.file_hash, block.hash, block.previous_hash)
+    published = Published(block.block_number, record.file_hash, block.hash, block.previous_hash, block_time_ns(record))
     ctx.state.mark_published(parse_timestamp(period_key), location, published)
     event(
         logger,
@@ -393,9 +393,8 @@ def _after_publication(
                     f"{published.file_hash.hex()[:16]}…",
                     node=account,
                 )
-            time_ns = _published_block_time(ctx, trigger, published)
             signature = NodeSignature(account, entry.node_id, sig.file_signature, sig.metadata_signature)
-            _write(ctx, [signature_row(published.block_number, time_ns, signature)])
+            _write(ctx, [signature_row(published.block_number, published.block_time_ns, signature)])
             return IngestResult(Outcome.SIGNATURE_ADDED, period_key, published.block_number)
         if trigger.file.kind is StreamFileKind.RECORD:
             record = parse_record_file(data, trigger.file.name, max_decompressed=ctx.settings.max_decompressed_bytes)
@@ -414,21 +413,6 @@ def _after_publication(
         _quarantine(ctx, trigger.path, data, e, node=account, consensus_ns=consensus_ns)
         return IngestResult(Outcome.QUARANTINED, period_key, published.block_number, str(e), (trigger.path,))
     return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number)
-
-
-def _published_block_time(ctx: IngestContext, trigger: ObjectPath, published: Published) -> int:
-    """The cell time of a published block: read back from the consensus node copy's record file."""
-    for compressed in (True, False):
-        data = _read(ctx.source, trigger.sibling(trigger.file.record(compressed=compressed)))
-        if data is not None:
-            record = parse_record_file(
-                data,
-                trigger.file.record(compressed=compressed).name,
-                max_decompressed=ctx.settings.max_decompressed_bytes,
-            )
-            if record.file_hash == published.file_hash:
-                return block_time_ns(record)
-    raise ObjectNotFoundError("no matching record copy to date a late signature", file=trigger.path)
 
 
 def _quarantine_bad_trigger(

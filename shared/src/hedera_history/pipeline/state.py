@@ -9,7 +9,7 @@ Row keys (all in the ``ingest_progress`` table unless said otherwise):
 
 - ``period/<hex16 consensus ns>``: ``location`` (where the files are), ``last_attempt``,
   ``reason`` (why it is pending), and once published ``published`` (JSON: block
-  number, file hash, running hashes);
+  number, file hash, running hashes, block time);
 - ``pending/<hex16 consensus ns>``: ``period`` (the period key), present while pending;
 - the ``claim`` cell of ``period/<hex16 consensus ns>``: ``<owner> <expiry ms>`` while one run
   verifies the period (empty once released), so that runs triggered by the other uploads of the
@@ -71,11 +71,14 @@ class Published:
     file_hash: bytes
     hash: bytes
     previous_hash: bytes
+    block_time_ns: int
+    """The consensus time the block's cells are stamped with (a late signature cell needs it)."""
 
     def to_json(self) -> bytes:
         return json.dumps(
             {
                 "block": self.block_number,
+                "block_time_ns": self.block_time_ns,
                 "file_hash": self.file_hash.hex(),
                 "hash": self.hash.hex(),
                 "previous_hash": self.previous_hash.hex(),
@@ -92,6 +95,7 @@ class Published:
                 bytes.fromhex(data["file_hash"]),
                 bytes.fromhex(data["hash"]),
                 bytes.fromhex(data["previous_hash"]),
+                int(data["block_time_ns"]),
             )
         except (ValueError, KeyError, TypeError) as e:
             raise RowDecodeError(f"ingest progress: unreadable published cell: {e}") from e
