@@ -1,13 +1,18 @@
 """Golden values: what every real file under ``../shared/data/hedera`` must yield.
 
 The values are those listed in that folder's README (asserted by the Hiero mirror node's own
-tests, or computed there and vouched for by the node signature files). Paths are relative to
+tests, or computed there and vouched for by the node signature files); the V1 and V2 values are
+read from ``v1/EXPECTED.json`` and ``v2/EXPECTED.json`` beside the files. Paths are relative to
 the data folder. Hashes and signatures are lowercase hex.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
+
+from tests.data_dir import real_data_dir
 
 NODES = ("0.0.3", "0.0.4", "0.0.5", "0.0.6")
 CONTRACT_STATE_CHANGE = 1
@@ -24,21 +29,36 @@ class SidecarMetadataGolden:
 @dataclass(frozen=True)
 class RecordGolden:
     folder: str
-    """``v5`` or ``v6``; node copies live in ``<folder>/recordstreams/record<node>/``."""
+    """``v1``, ``v2``, ``v5`` or ``v6``; node copies live in ``<folder>/recordstreams/record<node>/``."""
     name: str
     version: int
     size: int
     count: int
     consensus_start: int
     consensus_end: int
-    item_consensus_ns: tuple[int, ...]
+    item_consensus_ns: tuple[int, ...] | None
+    """Every item's consensus time, where the source lists them (V1/V2 list only start and end)."""
     hapi_version: tuple[int, int, int]
     block_number: int | None
-    start_running_hash: str
+    """The number the file itself carries (V6 only)."""
+    start_running_hash: str | None
+    """V5/V6: the start running hash. V1/V2 have none."""
     end_running_hash: str
+    """V5/V6: the end running hash. V1/V2: the file hash (what the next file must name)."""
     file_hash: str
-    metadata_hash: str
+    metadata_hash: str | None
+    previous_file_hash: str | None = None
+    """V1/V2: the hash of the previous file as the file states it."""
+    index: int | None = None
+    """The block number the reference assigns by counting files from 0 (V1/V2 tests assert it)."""
     sidecars: tuple[SidecarMetadataGolden, ...] = ()
+
+    @property
+    def previous_hash(self) -> str:
+        """What the predecessor must have ended with (the start running hash, or the previous file hash)."""
+        value = self.start_running_hash if self.version >= 5 else self.previous_file_hash
+        assert value is not None
+        return value
 
     def path(self, node: str) -> str:
         return f"{self.folder}/recordstreams/record{node}/{self.name}"
@@ -84,7 +104,7 @@ class SignatureGolden:
     path: str
     version: int
     file_hash: str
-    metadata_hash: str
+    metadata_hash: str | None
     file_signature: str | None = None
     """Given for the stand-alone files; node signature files are checked by RSA elsewhere."""
     metadata_signature: str | None = None
@@ -162,7 +182,51 @@ V5_FILE_2 = RecordGolden(
     metadata_hash="912869b5204ffbb7e437aaa6e7a09e9d53da98ead27942fdf7017e850827e857fadb1167e8877cfb8175883adcd74f7d",
 )
 
-RECORD_FILES = (V6_FILE_1, V6_FILE_2, V5_FILE_1, V5_FILE_2)
+
+def _expected_json(folder: str) -> dict[str, Any]:
+    path = real_data_dir() / folder / "EXPECTED.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: set HEDERA_HISTORY_TEST_DATA to the real data folder")
+    expected: dict[str, Any] = json.loads(path.read_text())
+    return expected
+
+
+def _legacy_goldens(folder: str) -> tuple[RecordGolden, ...]:
+    """The V1 or V2 set's values, as ``<folder>/EXPECTED.json`` states them with their citations."""
+    return tuple(
+        RecordGolden(
+            folder=folder,
+            name=entry["name"],
+            version=entry["version"],
+            size=entry["size"],
+            count=entry["count"],
+            consensus_start=entry["consensus_start"],
+            consensus_end=entry["consensus_end"],
+            item_consensus_ns=None,
+            # The reference treats the HAPI version of V1/V2 files as unset, whatever the header int says.
+            hapi_version=(0, 0, 0),
+            block_number=None,
+            start_running_hash=None,
+            end_running_hash=entry["end_running_hash"],
+            file_hash=entry["file_hash"],
+            metadata_hash=None,
+            previous_file_hash=entry["previous_hash"],
+            index=entry["block_number"],
+        )
+        for entry in _expected_json(folder)["files"]
+    )
+
+
+V1_FILES = _legacy_goldens("v1")
+V2_FILES = _legacy_goldens("v2")
+BOOKS = {
+    "v6": "addressbook/test-v6-sidecar-4n.bin",
+    "v5": "addressbook/test-resources-testnet.bin",
+    **{folder: _expected_json(folder)["address_book"] for folder in ("v1", "v2")},
+}
+"""The address book each set verifies with, relative to the data folder."""
+
+RECORD_FILES = (V6_FILE_1, V6_FILE_2, V5_FILE_1, V5_FILE_2, *V1_FILES, *V2_FILES)
 
 SIDECAR_FILES = (
     SidecarFileGolden(
@@ -278,7 +342,8 @@ STANDALONE_SIGNATURES = (
 NODE_SIGNATURES = tuple(
     SignatureGolden(
         path=record.signature_path(node),
-        version=record.version,
+        # V1 and V2 record files share one signature format (a type byte, the hash, the signature).
+        version=max(record.version, 2),
         file_hash=record.file_hash,
         metadata_hash=record.metadata_hash,
     )

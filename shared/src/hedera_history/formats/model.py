@@ -74,6 +74,9 @@ class RecordFile:
     """Bytes as stored (compressed for V6)."""
     object_stream_version: int | None = None
     """V5 only."""
+    header_hapi_int: int | None = None
+    """V1 and V2: the header's second int32, kept to rebuild the signed bytes. The reference mirror
+    node reads no HAPI version from these files, so ``hapi_version`` is 0.0.0 for them."""
 
     @property
     def consensus_start(self) -> int:

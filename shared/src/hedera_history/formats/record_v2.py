@@ -25,7 +25,7 @@ def parse_record_v2(data: bytes, name: str) -> RecordFile:
     version = reader.read_int32("version")
     if version not in (1, 2):
         reader.expect("version", "1 or 2", version)
-    hapi_version = reader.read_int32("hapi version")
+    header_hapi_int = reader.read_int32("hapi version")
     reader.expect_byte("previous hash marker", PREVIOUS_HASH_MARKER)
     previous_file_hash = reader.read_bytes(HASH_SIZE, "previous file hash")
 
@@ -45,7 +45,7 @@ def parse_record_v2(data: bytes, name: str) -> RecordFile:
     return RecordFile(
         name=name,
         version=version,
-        hapi_version=(hapi_version, 0, 0),
+        hapi_version=(0, 0, 0),
         items=tuple(items),
         file_hash=file_hash,
         metadata_hash=None,
@@ -55,4 +55,5 @@ def parse_record_v2(data: bytes, name: str) -> RecordFile:
         previous_file_hash=previous_file_hash,
         block_number=None,
         size=len(data),
+        header_hapi_int=header_hapi_int,
     )

@@ -104,7 +104,7 @@ def _rebuild_v5(record: RecordFile) -> bytes | None:
 def _rebuild_v2(record: RecordFile) -> bytes | None:
     if record.previous_file_hash is None:
         return None
-    header = struct.pack(">ii", record.version, record.hapi_version[0]) + b"\x01" + record.previous_file_hash
+    header = struct.pack(">ii", record.version, record.header_hapi_int or 0) + b"\x01" + record.previous_file_hash
     body = b"".join(
         b"\x02"
         + _INT32.pack(len(i.transaction_bytes))
