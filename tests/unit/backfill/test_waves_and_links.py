@@ -114,7 +114,9 @@ def test_link_edges() -> None:
         link_edges(_edge(5, a, b), _edge(6, a, a))
     with pytest.raises(BrokenChainError, match="numbers jump"):
         link_edges(_edge(5, a, b), _edge(7, b, a))
-    assert not link_edges(_edge(5, a, b, version=2), _edge(6, b, a, version=5)).ok  # a new chain: unverifiable
+    assert link_edges(_edge(5, a, b, version=2), _edge(6, b, a, version=5)).ok  # V2 -> V5 names the V2 file hash
+    with pytest.raises(BrokenChainError, match="start running hash"):
+        link_edges(_edge(5, a, b, version=2), _edge(6, a, a, version=5))
 
 
 def _edged(index: int, first: BlockEdge | None, last: BlockEdge | None, **failures: Any) -> PartitionSummary:

@@ -4,7 +4,7 @@ import pytest
 from hedera_history.errors import BrokenChainError
 from hedera_history.formats.hashing import EMPTY_HASH, sha384
 from hedera_history.formats.model import RecordFile
-from hedera_history.verify.chain import LinkStatus, block_number_for, check_link
+from hedera_history.verify.chain import block_number_for, check_link
 
 H = [sha384(bytes([i])) for i in range(6)]
 
@@ -26,7 +26,7 @@ def _file(name: str, version: int, *, previous: bytes, this: bytes, block_number
     )
 
 
-@pytest.mark.parametrize(("v1", "v2"), [(6, 6), (5, 5), (5, 6), (2, 2), (1, 2), (1, 1)])
+@pytest.mark.parametrize(("v1", "v2"), [(6, 6), (5, 5), (5, 6), (2, 2), (1, 2), (1, 1), (2, 5), (1, 5)])
 def test_matching_links_are_ok(v1, v2):
     first = _file("a", v1, previous=H[0], this=H[1])
     second = _file("b", v2, previous=H[1], this=H[2])
@@ -34,7 +34,7 @@ def test_matching_links_are_ok(v1, v2):
     assert link.ok and (link.previous, link.current) == ("a", "b")
 
 
-@pytest.mark.parametrize(("v1", "v2"), [(6, 6), (5, 6), (2, 2)])
+@pytest.mark.parametrize(("v1", "v2"), [(6, 6), (5, 6), (2, 2), (1, 2), (2, 5)])
 def test_a_mismatch_is_broken_and_names_both_files(v1, v2):
     first = _file("a.rcd", v1, previous=H[0], this=H[1])
     second = _file("b.rcd", v2, previous=H[3], this=H[2])
@@ -44,12 +44,13 @@ def test_a_mismatch_is_broken_and_names_both_files(v1, v2):
     assert H[1].hex() in caught.value.reason and H[3].hex() in caught.value.reason
 
 
-def test_v2_to_v5_is_unverifiable_by_design():
+def test_the_first_v5_file_must_start_from_the_last_v2_file_hash():
     last_v2 = _file("a.rcd", 2, previous=H[0], this=H[1])
-    first_v5 = _file("b.rcd", 5, previous=EMPTY_HASH, this=H[2])
-    link = check_link(last_v2, first_v5)
-    assert link.status is LinkStatus.UNVERIFIABLE and not link.ok
-    assert "no common hash" in link.reason
+    assert check_link(last_v2, _file("b.rcd", 5, previous=H[1], this=H[2])).ok
+    # A V5 file that starts a chain of its own (or names another V2 file) is a splice, not a boundary.
+    for start in (EMPTY_HASH, H[3]):
+        with pytest.raises(BrokenChainError, match=r"start running hash: .* \(the file hash of a.rcd\)"):
+            check_link(last_v2, _file("b.rcd", 5, previous=start, this=H[2]))
 
 
 def test_a_version_going_back_is_broken():
@@ -60,9 +61,11 @@ def test_a_version_going_back_is_broken():
 def test_a_bare_previous_hash():
     current = _file("b", 6, previous=H[1], this=H[2])
     assert check_link(H[1], current).ok
-    with pytest.raises(BrokenChainError, match="the end of previous block"):
+    with pytest.raises(BrokenChainError, match="the end running hash of previous block"):
         check_link(H[0], current)
-    assert check_link(H[0], current, previous_version=2).status is LinkStatus.UNVERIFIABLE
+    assert check_link(H[1], current, previous_version=2).ok
+    with pytest.raises(BrokenChainError):
+        check_link(H[0], current, previous_version=2)
 
 
 def test_block_numbers():

@@ -356,7 +356,7 @@ def _check_links(ctx: IngestContext, block: VerifiedBlock, period_key: str) -> N
     links = ctx.state.links([number - 1, number + 1])
     problems: list[str] = []
     before = links.get(number - 1)
-    if before is not None and before[0] != block.previous_hash and block.record.version > 2:
+    if before is not None and before[0] != block.previous_hash:
         problems.append(
             f"block {number - 1} ends with {before[0].hex()[:16]}…, block {number} names its predecessor "
             f"{block.previous_hash.hex()[:16]}…"

@@ -2,10 +2,15 @@
 
 - V5 and V6 (also V5 -> V6): the start running hash equals the previous file's end running hash.
 - V1 and V2 (also V1 -> V2): the previous file hash equals the previous file's hash.
-- V2 -> V5: the first V5 file starts a new running-hash chain; nothing in it names the last V2
-  file, so the link cannot be verified *by design*. It is reported as ``UNVERIFIABLE``, never as
-  broken; the V5 file's own signatures are what vouch for it.
+- V2 -> V5: the first V5 file's start running hash equals the last V2 file's *file hash*. That is
+  how the network seeded the running-hash chain, and the reference mirror node requires it
+  (``Downloader``: every file's previous hash must equal the last file's hash, across versions).
+  A V5 file naming any other hash is broken, however well signed.
 - A version going back (e.g. V6 then V5) is broken.
+
+So one rule holds at every boundary: ``current.previous_hash == previous.hash``.
+``LinkStatus.UNVERIFIABLE`` is left for links that cannot be checked because a period between the
+two blocks failed (see ``verify.stream`` and ``backfill.boundaries``).
 
 Block numbers: V6 files carry their own; earlier files are the previous block's number + 1, and
 the first is the configured ``start_block``.
@@ -60,18 +65,12 @@ def check_link(
             f"version goes back: {previous_name} is V{previous_version}, then V{current.version}",
             file=_both(previous_name, current.name),
         )
-    if previous_version <= 2 < current.version:
-        return ChainLink(
-            previous_name,
-            current.name,
-            LinkStatus.UNVERIFIABLE,
-            f"V{previous_version} -> V{current.version}: the running-hash chain starts anew, no common hash",
-        )
     found = current.previous_hash
     if found != expected:
         what = "start running hash" if current.version >= 5 else "previous file hash"
+        end = "file hash" if previous_version <= 2 else "end running hash"
         raise BrokenChainError(
-            f"{what}: expected {expected.hex()} (the end of {previous_name}), got {found.hex()}",
+            f"{what}: expected {expected.hex()} (the {end} of {previous_name}), got {found.hex()}",
             file=_both(previous_name, current.name),
         )
     return ChainLink(previous_name, current.name, LinkStatus.OK)
