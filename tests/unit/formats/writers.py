@@ -1,7 +1,8 @@
-"""Small writers for hand-built stream files (V1, V2, V5, V6, sidecars, signatures).
+"""Hand-built stream files (V1, V2, V5, V6, sidecars, signatures) for the reader tests.
 
-They follow the layouts in ARCHITECTURE.md byte for byte and compute the hashes with
-``formats/hashing.py``, so a reader test can compare what it parses with what was written.
+The files themselves come from the format writers beside each reader (``formats/record_v2.py``,
+``record_v5.py``, ``record_v6.py``, ``sidecar.py``, ``signature.py``); this module adds test
+items, defaults and the deliberately malformed variants the writers do not make.
 """
 
 from __future__ import annotations
@@ -13,12 +14,18 @@ from dataclasses import dataclass
 
 from hedera_history import hapi
 from hedera_history.formats.hashing import EMPTY_HASH, item_hash, next_running_hash, v6_metadata_hash
+from hedera_history.formats.model import SidecarMetadata
+from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
+from hedera_history.formats.record_v5 import hash_object as hash_object  # noqa: PLC0414 (re-exported)
+from hedera_history.formats.record_v5 import metadata_hash_v5, write_record_v5
+from hedera_history.formats.record_v6 import write_record_v6
+from hedera_history.formats.sidecar import write_sidecar_file
+from hedera_history.formats.signature import write_signature_v2 as write_signature_v2  # noqa: PLC0414
+from hedera_history.formats.signature import write_signature_v5 as write_signature_v5  # noqa: PLC0414
+from hedera_history.formats.signature import write_signature_v6 as write_signature_v6  # noqa: PLC0414
 
 NS = 1_000_000_000
-HASH_CLASS_ID = bytes.fromhex("f422da83a251741e")
 SIGNATURE_CLASS_ID = bytes.fromhex("13dc4b399b245c69")
-ITEM_CLASS_ID = bytes.fromhex("e370929ba5429d8b")
-SHA_384_DIGEST_TYPE = 0x58FF811B
 
 
 def i32(value: int) -> bytes:
@@ -47,6 +54,14 @@ class Item:
     transaction: bytes
     record: bytes
     consensus_ns: int
+
+    @property
+    def transaction_bytes(self) -> bytes:
+        return self.transaction
+
+    @property
+    def record_bytes(self) -> bytes:
+        return self.record
 
 
 def make_item(consensus_ns: int, memo: str = "transfer", payer: int = 1001) -> Item:
@@ -84,22 +99,14 @@ def running_hash_of(start: bytes, items: list[Item]) -> bytes:
 
 
 def write_v2(items: list[Item], *, version: int = 2, hapi_version: int = 3, previous: bytes = EMPTY_HASH) -> bytes:
-    header = i32(version) + i32(hapi_version) + b"\x01" + previous
-    body = b"".join(b"\x02" + i32(len(i.transaction)) + i.transaction + i32(len(i.record)) + i.record for i in items)
-    return header + body
+    return write_record_v2(items, previous_file_hash=previous, version=version, header_hapi_int=hapi_version)
 
 
 def v2_file_hash(data: bytes, version: int) -> bytes:
-    if version == 1:
-        return hashlib.sha384(data).digest()
-    return hashlib.sha384(data[:57] + hashlib.sha384(data[57:]).digest()).digest()
+    return file_hash_v2(version, data)
 
 
 # ---- V5 ------------------------------------------------------------------------------------------
-
-
-def hash_object(value: bytes) -> bytes:
-    return HASH_CLASS_ID + i32(1) + i32(SHA_384_DIGEST_TYPE) + i32(len(value)) + value
 
 
 def write_v5(
@@ -112,15 +119,17 @@ def write_v5(
 ) -> bytes:
     """A V5 file; ``end`` defaults to the true running hash."""
     end = running_hash_of(start, items) if end is None else end
-    header = i32(5) + b"".join(i32(v) for v in hapi_version) + i32(object_stream_version)
-    body = b"".join(
-        ITEM_CLASS_ID + i32(1) + i32(len(i.record)) + i.record + i32(len(i.transaction)) + i.transaction for i in items
+    return write_record_v5(
+        items,
+        hapi_version=hapi_version,
+        start_running_hash=start,
+        end_running_hash=end,
+        object_stream_version=object_stream_version,
     )
-    return header + hash_object(start) + body + hash_object(end)
 
 
 def v5_metadata_hash(data: bytes) -> bytes:
-    return hashlib.sha384(data[:88] + data[-68:]).digest()
+    return metadata_hash_v5(data)
 
 
 # ---- V6 ------------------------------------------------------------------------------------------
@@ -150,6 +159,17 @@ def write_v6_content(
     ``item_bytes`` replaces the encoded items (to test unusual encodings); ``extra`` is appended.
     """
     end = running_hash_of(start, items) if end is None else end
+    if item_bytes is None:
+        metadata = [SidecarMetadata(sidecar_id, tuple(types), digest) for sidecar_id, types, digest in sidecars or []]
+        written = write_record_v6(
+            items,
+            hapi_version=hapi_version,
+            start_running_hash=start,
+            end_running_hash=end,
+            block_number=block_number,
+            sidecars=metadata,
+        )
+        return written + extra
     head = hapi.RecordStreamFile()
     head.hapi_proto_version.major, head.hapi_proto_version.minor, head.hapi_proto_version.patch = hapi_version
     head.start_object_running_hash.CopyFrom(hash_object_v6(start))
@@ -209,30 +229,15 @@ def actions_record(consensus_ns: int) -> bytes:
 
 
 def write_sidecar_content(records: list[bytes]) -> bytes:
-    return b"".join(len_field(1, r) for r in records)
+    return write_sidecar_file(records)
 
 
 # ---- signature files -----------------------------------------------------------------------------
 
 
-def write_signature_v2(file_hash: bytes, signature: bytes) -> bytes:
-    return b"\x04" + file_hash + b"\x03" + i32(len(signature)) + signature
-
-
 def signature_object_v5(signature: bytes, *, checksum: int | None = None, kind: int = 1) -> bytes:
     checksum = 101 - len(signature) if checksum is None else checksum
     return SIGNATURE_CLASS_ID + i32(1) + i32(kind) + i32(len(signature)) + i32(checksum) + signature
-
-
-def write_signature_v5(file_hash: bytes, file_sig: bytes, metadata_hash: bytes, metadata_sig: bytes) -> bytes:
-    return (
-        b"\x05"
-        + i32(1)
-        + hash_object(file_hash)
-        + signature_object_v5(file_sig)
-        + hash_object(metadata_hash)
-        + signature_object_v5(metadata_sig)
-    )
 
 
 def signature_object_v6(file_hash: bytes, signature: bytes) -> hapi.SignatureObject:
@@ -243,12 +248,3 @@ def signature_object_v6(file_hash: bytes, signature: bytes) -> hapi.SignatureObj
         signature=signature,
         hash_object=hash_object_v6(file_hash),
     )
-
-
-def write_signature_v6(file_hash: bytes, file_sig: bytes, metadata_hash: bytes, metadata_sig: bytes) -> bytes:
-    message = hapi.SignatureFile(
-        file_signature=signature_object_v6(file_hash, file_sig),
-        metadata_signature=signature_object_v6(metadata_hash, metadata_sig),
-    )
-    encoded: bytes = message.SerializeToString()
-    return b"\x06" + encoded

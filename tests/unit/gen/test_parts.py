@@ -8,12 +8,13 @@ import random
 import pytest
 from hedera_history import hapi
 from hedera_history.errors import ConfigError
+from hedera_history.formats.model import RecordItem, SidecarMetadata
+from hedera_history.formats.record_v6 import write_record_v6
+from hedera_history.formats.wire import varint
 from hedera_history.gen import GeneratorConfig
 from hedera_history.gen.books import FILE_CHUNK_BYTES, file_chunks
 from hedera_history.gen.gzipped import deflate, gzip_member
 from hedera_history.gen.plan import COVERAGE, TxKind, group_size, plan_period
-from hedera_history.gen.record_file import SidecarPromise, record_file_bytes, record_stream_item
-from hedera_history.gen.wire import varint
 
 
 @pytest.mark.parametrize("capacity", [1, 2, 7, 40])
@@ -49,13 +50,13 @@ def test_varint_matches_protobuf(value: int) -> None:
 def test_record_file_bytes_match_protobuf_serialisation() -> None:
     transaction = hapi.Transaction(signedTransactionBytes=b"signed").SerializeToString()
     record = hapi.TransactionRecord(memo="m").SerializeToString()
-    data = record_file_bytes(
-        (0, 56, 0),
-        b"\x01" * 48,
-        [record_stream_item(transaction, record)],
+    data = write_record_v6(
+        [RecordItem(transaction, record, 0)],
+        hapi_version=(0, 56, 0),
+        start_running_hash=b"\x01" * 48,
         end_running_hash=b"\x02" * 48,
         block_number=7,
-        sidecars=[SidecarPromise(1, b"\x03" * 48, (1, 3))],
+        sidecars=[SidecarMetadata(1, (1, 3), b"\x03" * 48)],
     )
     expected = hapi.RecordStreamFile()
     expected.hapi_proto_version.minor = 56

@@ -9,7 +9,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errata.codec import encode_errata_file, parse_errata_file
 from hedera_history.errata.model import CouncilSignature
-from hedera_history.gen.signing import signature_file_bytes
+from hedera_history.formats.signature import write_signature_v6
 from hedera_history.verify.signatures import sign_hash
 
 
@@ -26,7 +26,7 @@ def node_signature_file(data: bytes, key: rsa.RSAPrivateKey, name: str = "errata
     """A node's signature file for the errata file ``data``: file hash SHA-384 of the file,
     metadata hash SHA-384 of the body, each signed with RSA PKCS#1 v1.5 / SHA-384."""
     errata = parse_errata_file(data, name)
-    return signature_file_bytes(
+    return write_signature_v6(
         errata.file_hash,
         sign_hash(key, errata.file_hash),
         errata.body_hash,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Protocol
 
 
 class SidecarType(IntEnum):
@@ -31,6 +32,17 @@ class RecordItem:
     transaction_bytes: bytes
     record_bytes: bytes
     consensus_ns: int
+
+
+class ItemBytes(Protocol):
+    """What the format writers need of an item: its two serialised messages (a
+    :class:`RecordItem`, or anything else holding them)."""
+
+    @property
+    def transaction_bytes(self) -> bytes: ...
+
+    @property
+    def record_bytes(self) -> bytes: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,15 +8,18 @@ of the whole file; V2's is ``SHA-384(header || SHA-384(body))``.
 from __future__ import annotations
 
 import hashlib
+import struct
+from collections.abc import Iterable
 
 from hedera_history.formats.hashing import HASH_SIZE
 from hedera_history.formats.items import parse_record_item
-from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.formats.model import ItemBytes, RecordFile, RecordItem
 from hedera_history.formats.reader import ByteReader
 
 PREVIOUS_HASH_MARKER = 1
 RECORD_MARKER = 2
 HEADER_SIZE = 4 + 4 + 1 + HASH_SIZE
+_int32 = struct.Struct(">i").pack
 
 
 def parse_record_v2(data: bytes, name: str) -> RecordFile:
@@ -37,17 +40,12 @@ def parse_record_v2(data: bytes, name: str) -> RecordFile:
         record_bytes = reader.read_length_prefixed(f"{field} record", min_length=1)
         items.append(parse_record_item(transaction_bytes, record_bytes, field, name))
 
-    if version == 1:
-        file_hash = hashlib.sha384(data).digest()
-    else:
-        body_hash = hashlib.sha384(memoryview(data)[HEADER_SIZE:]).digest()
-        file_hash = hashlib.sha384(data[:HEADER_SIZE] + body_hash).digest()
     return RecordFile(
         name=name,
         version=version,
         hapi_version=(0, 0, 0),
         items=tuple(items),
-        file_hash=file_hash,
+        file_hash=file_hash_v2(version, data),
         metadata_hash=None,
         start_running_hash=None,
         end_running_hash=None,
@@ -57,3 +55,25 @@ def parse_record_v2(data: bytes, name: str) -> RecordFile:
         size=len(data),
         header_hapi_int=header_hapi_int,
     )
+
+
+def file_hash_v2(version: int, data: bytes) -> bytes:
+    """V1: SHA-384 of the file; V2: ``SHA-384(header || SHA-384(body))``."""
+    if version == 1:
+        return hashlib.sha384(data).digest()
+    body_hash = hashlib.sha384(memoryview(data)[HEADER_SIZE:]).digest()
+    return hashlib.sha384(data[:HEADER_SIZE] + body_hash).digest()
+
+
+def write_record_v2(
+    items: Iterable[ItemBytes], *, previous_file_hash: bytes, version: int = 2, header_hapi_int: int = 0
+) -> bytes:
+    """A V1 or V2 record file; ``header_hapi_int`` is the header's second int32.
+
+    Writes what it is given (any version, any hash length), so tests can build broken files too.
+    """
+    parts = [_int32(version), _int32(header_hapi_int), bytes([PREVIOUS_HASH_MARKER]), previous_file_hash]
+    for item in items:
+        transaction, record = item.transaction_bytes, item.record_bytes
+        parts += [bytes([RECORD_MARKER]), _int32(len(transaction)), transaction, _int32(len(record)), record]
+    return b"".join(parts)

@@ -10,11 +10,13 @@ transaction``, which is also exactly what the item hash covers.
 from __future__ import annotations
 
 import hashlib
+import struct
+from collections.abc import Iterable
 
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.hashing import HASH_SIZE, RECORD_STREAM_OBJECT_HEADER, next_running_hash
 from hedera_history.formats.items import parse_record_item
-from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.formats.model import ItemBytes, RecordFile, RecordItem
 from hedera_history.formats.reader import ByteReader
 
 VERSION = 5
@@ -25,6 +27,7 @@ ITEM_CLASS_ID = RECORD_STREAM_OBJECT_HEADER[:8]
 ITEM_CLASS_VERSION = 1
 HEADER_SIZE = 20  # five int32
 HASH_OBJECT_SIZE = 8 + 4 + 4 + 4 + HASH_SIZE
+_int32 = struct.Struct(">i").pack
 
 
 def read_hash_object(reader: ByteReader, what: str) -> bytes:
@@ -62,19 +65,16 @@ def parse_record_v5(data: bytes, name: str) -> RecordFile:
     if not items:
         raise CorruptFileError("field items: expected at least one record stream object but got none", file=name)
 
-    end_object_start = reader.position
     end = read_hash_object(reader, "end running hash object")
     reader.expect_end()
 
-    metadata = hashlib.sha384(data[: HEADER_SIZE + HASH_OBJECT_SIZE])
-    metadata.update(memoryview(data)[end_object_start:])
     return RecordFile(
         name=name,
         version=VERSION,
         hapi_version=hapi_version,
         items=tuple(items),
         file_hash=hashlib.sha384(data).digest(),
-        metadata_hash=metadata.digest(),
+        metadata_hash=metadata_hash_v5(data),
         start_running_hash=start,
         end_running_hash=end,
         computed_end_running_hash=running,
@@ -83,3 +83,32 @@ def parse_record_v5(data: bytes, name: str) -> RecordFile:
         size=len(data),
         object_stream_version=object_stream_version,
     )
+
+
+def metadata_hash_v5(data: bytes) -> bytes:
+    """SHA-384 of the header, the start hash object and the end hash object (the last bytes)."""
+    metadata = hashlib.sha384(memoryview(data)[: HEADER_SIZE + HASH_OBJECT_SIZE])
+    metadata.update(memoryview(data)[len(data) - HASH_OBJECT_SIZE :])
+    return metadata.digest()
+
+
+def hash_object(value: bytes) -> bytes:
+    """A V5 hash object holding ``value`` (a SHA-384 digest)."""
+    return HASH_CLASS_ID + struct.pack(">iii", HASH_CLASS_VERSION, SHA_384_DIGEST_TYPE, len(value)) + value
+
+
+def write_record_v5(
+    items: Iterable[ItemBytes],
+    *,
+    hapi_version: tuple[int, int, int],
+    start_running_hash: bytes,
+    end_running_hash: bytes,
+    object_stream_version: int = 1,
+) -> bytes:
+    """A V5 record file with exactly these fields; the end hash is written as given."""
+    parts = [struct.pack(">iiiii", VERSION, *hapi_version, object_stream_version), hash_object(start_running_hash)]
+    for item in items:
+        record, transaction = item.record_bytes, item.transaction_bytes
+        parts += [RECORD_STREAM_OBJECT_HEADER, _int32(len(record)), record, _int32(len(transaction)), transaction]
+    parts.append(hash_object(end_running_hash))
+    return b"".join(parts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -24,9 +24,9 @@ from hedera_history.formats.hashing import (
     RECORD_STREAM_OBJECT_HEADER,
     v6_metadata_hash,
 )
-from hedera_history.formats.model import RecordFile, RecordItem, SidecarMetadata
+from hedera_history.formats.model import ItemBytes, RecordFile, RecordItem, SidecarMetadata
 from hedera_history.formats.raw_view import RawRecordStreamFile
-from hedera_history.formats.wire import repeated_spans, singular_spans
+from hedera_history.formats.wire import length_delimited, repeated_spans, singular_spans, varint, varint_field
 
 VERSION = 6
 VERSION_PREFIX = struct.pack(">i", VERSION)
@@ -201,3 +201,45 @@ def _sidecar_of(sidecar: Any, name: str) -> SidecarMetadata:
         types=tuple(int(t) for t in sidecar.types),
         hash=hash_object_bytes(sidecar.hash, "sidecars.hash", name),
     )
+
+
+def encode_hash_object(digest: bytes) -> bytes:
+    """A serialised ``HashObject`` holding a SHA-384 digest."""
+    return varint_field(1, SHA_384) + varint_field(2, len(digest)) + length_delimited(3, digest)
+
+
+def record_stream_item(transaction_bytes: bytes, record_bytes: bytes) -> bytes:
+    """A serialised ``RecordStreamItem`` holding exactly these two serialised messages."""
+    return length_delimited(1, transaction_bytes) + length_delimited(2, record_bytes)
+
+
+def write_record_v6(
+    items: Iterable[ItemBytes],
+    *,
+    hapi_version: tuple[int, int, int],
+    start_running_hash: bytes,
+    end_running_hash: bytes,
+    block_number: int,
+    sidecars: Sequence[SidecarMetadata] = (),
+) -> bytes:
+    """Decompressed V6 bytes: int32 6, then the ``RecordStreamFile`` as protobuf serialises it.
+
+    The items are concatenated from their exact bytes (the running hash covers those bytes, and a
+    period can hold thousands of them); every field is written in field-number order, as the
+    nodes' canonical encoding does, so a parsed real file is rebuilt byte for byte.
+    """
+    major, minor, patch = hapi_version
+    parts = [
+        VERSION_PREFIX,
+        length_delimited(1, varint_field(1, major) + varint_field(2, minor) + varint_field(3, patch)),
+        length_delimited(2, encode_hash_object(start_running_hash)),
+    ]
+    parts.extend(length_delimited(3, record_stream_item(i.transaction_bytes, i.record_bytes)) for i in items)
+    parts.append(length_delimited(4, encode_hash_object(end_running_hash)))
+    parts.append(varint_field(5, block_number))
+    for sidecar in sidecars:
+        metadata = length_delimited(1, encode_hash_object(sidecar.hash)) + varint_field(2, sidecar.id)
+        if sidecar.types:
+            metadata += length_delimited(3, b"".join(varint(t) for t in sidecar.types))
+        parts.append(length_delimited(6, metadata))
+    return b"".join(parts)

@@ -7,6 +7,7 @@ which of the ``sidecar_records`` oneof is set.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 
 from google.protobuf.message import DecodeError
 
@@ -14,7 +15,7 @@ from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, FileNameError
 from hedera_history.formats.model import SidecarFile, SidecarRecord, SidecarType
 from hedera_history.formats.names import parse_stream_file_name
-from hedera_history.formats.wire import repeated_spans
+from hedera_history.formats.wire import length_delimited, repeated_spans
 
 _RECORDS_FIELD = 1
 _TYPE_OF_ONEOF = {
@@ -64,3 +65,8 @@ def parse_sidecar_content(content: bytes, name: str, *, id: int | None = None, s
         records=tuple(records),
         size=len(content) if size is None else size,
     )
+
+
+def write_sidecar_file(records: Iterable[bytes]) -> bytes:
+    """Decompressed ``SidecarFile`` bytes of serialised ``TransactionSidecarRecord``s."""
+    return b"".join(length_delimited(_RECORDS_FIELD, record) for record in records)

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from google.protobuf.message import DecodeError
@@ -19,8 +20,8 @@ from hedera_history.errors import CorruptFileError, TruncatedFileError, Unsuppor
 from hedera_history.formats.hashing import HASH_SIZE
 from hedera_history.formats.model import SignatureFile
 from hedera_history.formats.reader import ByteReader
-from hedera_history.formats.record_v5 import read_hash_object
-from hedera_history.formats.record_v6 import hash_object_bytes
+from hedera_history.formats.record_v5 import hash_object, read_hash_object
+from hedera_history.formats.record_v6 import SHA_384, hash_object_bytes
 
 V2_HASH_MARKER = 4
 V2_SIGNATURE_MARKER = 3
@@ -137,3 +138,59 @@ def parse_signature(data: bytes, name: str) -> SignatureFile:
             f"field version: expected a signature file marker 4, 5 or 6 but got {data[0]}", file=name
         )
     return parser(data, name)
+
+
+def write_signature_v2(file_hash: bytes, signature: bytes) -> bytes:
+    """A V1/V2 signature file: the file hash and the node's signature over it."""
+    return (
+        bytes([V2_HASH_MARKER])
+        + file_hash
+        + bytes([V2_SIGNATURE_MARKER])
+        + struct.pack(">i", len(signature))
+        + signature
+    )
+
+
+def _signature_object_v5(signature: bytes) -> bytes:
+    header = struct.pack(
+        ">iiii", SIGNATURE_CLASS_VERSION, SHA_384_WITH_RSA, len(signature), CHECKSUM_BASE - len(signature)
+    )
+    return SIGNATURE_CLASS_ID + header + signature
+
+
+def write_signature_v5(
+    file_hash: bytes,
+    file_signature: bytes,
+    metadata_hash: bytes,
+    metadata_signature: bytes,
+    *,
+    object_stream_signature_version: int = 1,
+) -> bytes:
+    return (
+        bytes([V5_MARKER])
+        + struct.pack(">i", object_stream_signature_version)
+        + hash_object(file_hash)
+        + _signature_object_v5(file_signature)
+        + hash_object(metadata_hash)
+        + _signature_object_v5(metadata_signature)
+    )
+
+
+def _fill_signature_object(target: Any, digest: bytes, signature: bytes) -> None:
+    target.type = SHA_384_WITH_RSA
+    target.length = len(signature)
+    target.checksum = CHECKSUM_BASE - len(signature)
+    target.signature = signature
+    target.hash_object.algorithm = SHA_384
+    target.hash_object.length = len(digest)
+    target.hash_object.hash = digest
+
+
+def write_signature_v6(
+    file_hash: bytes, file_signature: bytes, metadata_hash: bytes, metadata_signature: bytes
+) -> bytes:
+    message = hapi.SignatureFile()
+    _fill_signature_object(message.file_signature, file_hash, file_signature)
+    _fill_signature_object(message.metadata_signature, metadata_hash, metadata_signature)
+    serialised: bytes = message.SerializeToString()
+    return bytes([V6_MARKER]) + serialised

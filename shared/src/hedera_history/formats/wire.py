@@ -5,6 +5,10 @@ Parsing into messages is upb's job; these helpers only locate length-delimited f
 :class:`CorruptFileError` or :class:`TruncatedFileError` for wire data that cannot be right.
 As in protobuf parsers, a field whose wire type differs from its declaration is an unknown
 field, so these helpers find exactly the fields upb finds.
+
+The writers (``varint``, ``length_delimited``, ``varint_field``) go the other way for the
+container messages the format writers assemble from already serialised parts, in field-number
+order as protobuf itself serialises them.
 """
 
 from __future__ import annotations
@@ -127,3 +131,27 @@ def singular_spans(
         else:
             pos = skip_field(data, pos, end, wire_type, field=f"{what} (unknown field {field_number})", name=name)
     return found
+
+
+def varint(value: int) -> bytes:
+    """Base-128 varint; negative numbers as their 64-bit two's complement, as protobuf does."""
+    if value < 0:
+        value += 1 << 64
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def length_delimited(field_number: int, payload: bytes) -> bytes:
+    """A bytes, string or sub-message field."""
+    return varint(field_number << 3 | LEN) + varint(len(payload)) + payload
+
+
+def varint_field(field_number: int, value: int) -> bytes:
+    """An integer or enum field; proto3 omits zero."""
+    if value == 0:
+        return b""
+    return varint(field_number << 3 | VARINT) + varint(value)

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 
 from hedera_history.errors import GeneratorError
 from hedera_history.formats.hashing import item_hash, next_running_hash, sha384, v6_metadata_hash
+from hedera_history.formats.model import SidecarMetadata
 from hedera_history.formats.names import StreamFileName, record_file_name
+from hedera_history.formats.record_v6 import write_record_v6
+from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.gen import keys as keygen
 from hedera_history.gen.books import address_book_bytes, file_chunks
 from hedera_history.gen.facts import GeneratedItem
@@ -34,12 +37,6 @@ from hedera_history.gen.model import (
     node_object_path,
 )
 from hedera_history.gen.plan import COVERAGE, TxKind, group_size, plan_period
-from hedera_history.gen.record_file import (
-    SidecarPromise,
-    record_file_bytes,
-    record_stream_item,
-    sidecar_file_bytes,
-)
 from hedera_history.gen.signing import signed_signature_file
 from hedera_history.gen.transactions import TransactionFactory
 from hedera_history.gen.truth import TruthCollector
@@ -215,10 +212,8 @@ class _Generator:
     ) -> GeneratedPeriod:
         config = self.config
         running = start_hash
-        serialised = []
         for item in items:
             running = next_running_hash(running, item_hash(item.record_bytes, item.transaction_bytes))
-            serialised.append(record_stream_item(item.transaction_bytes, item.record_bytes))
         name = record_file_name(items[0].facts.consensus_ns, compressed=True)
         sidecars: tuple[GeneratedSidecar, ...] = ()
         sidecar_records = [record for item in items for record in item.sidecar_records]
@@ -227,16 +222,16 @@ class _Generator:
             sidecars = (
                 GeneratedSidecar(
                     name=name.sidecar(_SIDECAR_ID),
-                    data=sidecar_file_bytes(sidecar_records),
+                    data=write_sidecar_file(sidecar_records),
                     types=types,
                     record_count=len(sidecar_records),
                 ),
             )
-        promises = [SidecarPromise(s.name.sidecar_id or _SIDECAR_ID, sha384(s.data), s.types) for s in sidecars]
-        record_bytes = record_file_bytes(
-            config.hapi_version,
-            start_hash,
-            serialised,
+        promises = [SidecarMetadata(s.name.sidecar_id or _SIDECAR_ID, s.types, sha384(s.data)) for s in sidecars]
+        record_bytes = write_record_v6(
+            items,
+            hapi_version=config.hapi_version,
+            start_running_hash=start_hash,
             end_running_hash=running,
             block_number=block_number,
             sidecars=promises,

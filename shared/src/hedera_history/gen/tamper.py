@@ -15,9 +15,10 @@ from enum import Enum
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
 from hedera_history.formats.hashing import sha384
+from hedera_history.formats.signature import write_signature_v6
 from hedera_history.gen.gzipped import deflate, gzip_member
 from hedera_history.gen.model import GeneratedStream, NodeRef
-from hedera_history.gen.signing import signature_file_bytes, signed_signature_file
+from hedera_history.gen.signing import signed_signature_file
 
 
 class TamperTarget(Enum):
@@ -117,7 +118,7 @@ def _damage_signature_file(data: bytes) -> bytes:
     message = hapi.SignatureFile.FromString(data[1:])
     file_sig, meta_sig = message.file_signature, message.metadata_signature
     flipped = bytes([file_sig.signature[0] ^ 0x01]) + file_sig.signature[1:]
-    return signature_file_bytes(file_sig.hash_object.hash, flipped, meta_sig.hash_object.hash, meta_sig.signature)
+    return write_signature_v6(file_sig.hash_object.hash, flipped, meta_sig.hash_object.hash, meta_sig.signature)
 
 
 def _damage_sidecar_file(data: bytes) -> bytes:
