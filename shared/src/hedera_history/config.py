@@ -14,6 +14,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
 from hedera_history.errors import ConfigError
+from hedera_history.networks import network_named
 
 PREFIX = "HEDERA_HISTORY_"
 
@@ -54,11 +55,25 @@ class Settings:
     )
 
     # --- Stream and verification ---------------------------------------------------------------
+    network: str = setting(
+        "custom",
+        "Network preset: mainnet, testnet, previewnet, demo, or custom (nothing preset). A preset fills in "
+        "the stream bucket and prefix, the requester-pays and anonymous flags, the bootstrap address book "
+        "and the block pin, each unless set explicitly (docs/networks.md).",
+    )
     stream_bucket: str = setting("hedera-streams", "Bucket (or local directory) the nodes upload into.")
     stream_prefix: str = setting("", "Folder inside the bucket above the node folders.")
     address_book: str = setting("", "Path or gs:// URL of the bootstrap address book (NodeAddressBook bytes).")
     consensus_ratio: float = setting(1 / 3, "Share of total stake that must sign one file hash.")
-    start_block: int = setting(0, "Block number of the first record file before V6.")
+    start_block: int = setting(
+        0, "Block number of the first record file before V6 (when set, numbers count from it, not from a pin)."
+    )
+    block_pin: str = setting(
+        "",
+        "CONSENSUS_END_NS:BLOCK_NUMBER: the record file with that consensus end is that block, and files "
+        "before V6 count from it as the mirror node numbers them (docs/networks.md); empty: none, or the "
+        "network preset's when HEDERA_HISTORY_START_BLOCK is not set.",
+    )
     first_block: int = setting(
         0, "First block number this deployment holds: the root of the contiguous watermark (every block from it on)."
     )
@@ -165,10 +180,38 @@ class Settings:
             if name in env:
                 values[f.name] = _convert(f.name, env[name], f.default)
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+        return cls(**_with_network_preset(values))
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
+
+
+def _with_network_preset(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the network preset's facts filled in where nothing was set explicitly.
+
+    An explicit ``start_block`` keeps the preset's block pin out: the user chose the numbering.
+    """
+    preset = network_named(str(values.get("network", "custom")))
+    if preset is None:
+        return values
+    filled = dict(values)
+
+    def fill(name: str, value: Any) -> None:
+        if filled.get(name) in (None, ""):
+            filled[name] = value
+
+    fill("stream_bucket", preset.bucket)
+    fill("stream_prefix", preset.prefix)
+    fill("address_book", str(preset.bootstrap_book()))
+    if "s3_requester_pays" not in values:
+        filled["s3_requester_pays"] = preset.requester_pays
+    if "s3_anonymous" not in values:
+        filled["s3_anonymous"] = preset.anonymous
+    if preset.requester_pays and values.get("project"):
+        fill("requester_pays_project", values["project"])
+    if preset.pin is not None and "start_block" not in values:
+        fill("block_pin", str(preset.pin))
+    return filled
 
 
 def env_name(field_name: str) -> str:

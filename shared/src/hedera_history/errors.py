@@ -98,6 +98,11 @@ class AddressBookError(VerificationError):
     """An address book cannot be parsed, or names no usable node key."""
 
 
+class BlockPinMismatchError(VerificationError):
+    """A record file and the network's block-number pin disagree: the file that ends at the pin
+    would get another number, or no file ends at the pin where the listing put it."""
+
+
 # ---- sources, store, transport, config -----------------------------------------------------------
 
 
@@ -151,6 +156,10 @@ class ConflictingProducersError(TransportError):
 
 class ConfigError(HistoryError):
     """A configuration value is missing or invalid."""
+
+
+class BlockPinOutOfReachError(ConfigError):
+    """Block numbers before V6 are to come from a pin, but what is at hand does not reach it."""
 
 
 class BackfillError(HistoryError):

@@ -1,0 +1,123 @@
+"""The public networks' facts, in one place: buckets, layout, bootstrap books, block-number pins.
+
+Every value comes from the Hiero mirror node (paths under
+``importer/src/main/java/org/hiero/mirror/importer/``); ``docs/networks.md`` lists them with their
+sources. ``custom`` presets nothing: every value comes from the settings.
+
+- Buckets (``ImporterProperties.HederaNetwork``): the same name on GCS and S3; the mirror node reads
+  every network but demo as requester pays (``RequestPayer.REQUESTER`` on every S3 call) and demo
+  anonymously (``isAllowAnonymousAccess``).
+- Layout (``downloader/CommonDownloaderProperties.pathType``, default ``ACCOUNT_ID``): record files
+  under ``recordstreams/record0.0.<N>/``; the newer node-id layout is
+  ``<network>/<shard>/<nodeId>/record/`` with the network's name as first folder
+  (``downloader/provider/S3StreamFileProvider.getNodeIdPrefix``).
+- Bootstrap books (``addressbook/AddressBookServiceImpl``): ``addressbook/<network>``, or the
+  ``<network>-<ns>`` book with the latest time not after the start.
+- Block-number pins (``migration/BlockNumberMigration.BLOCK_NUMBER_MAPPING``): the record file
+  with that consensus end has that block number; files before V6 are numbered from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hedera_history.errors import ConfigError
+from hedera_history.formats.layout import BucketLayout
+from hedera_history.networks.block_numbers import BlockPin
+
+CUSTOM = "custom"
+BOOKS_DIR = Path(__file__).parent / "addressbook"
+
+
+@dataclass(frozen=True, slots=True)
+class Network:
+    """One public network's stream facts."""
+
+    name: str
+    bucket: str
+    """Record-stream bucket, the same name on GCS and on S3."""
+    requester_pays: bool
+    """Reads are billed to the reader (GCS ``userProject``, S3 ``RequestPayer=requester``)."""
+    anonymous: bool
+    """Readable without credentials (S3 unsigned requests)."""
+    books: tuple[tuple[int, str], ...]
+    """Bootstrap address books as (in force from ns, file under ``addressbook/``), oldest first;
+    the first is in force from genesis (0)."""
+    pin: BlockPin | None = None
+    """The mirror node's block-number pin for files before V6, if any."""
+    layout: BucketLayout = BucketLayout.ACCOUNT
+    prefix: str = ""
+    """Folder inside the bucket above the layout's folders."""
+
+    @property
+    def node_id_folder(self) -> str:
+        """First folder of the node-id layout (``<network>/<shard>/<nodeId>/record/``)."""
+        return self.name
+
+    def bootstrap_book(self, at_ns: int | None = None) -> Path:
+        """The packaged book the mirror node starts from for a start at ``at_ns`` (None: now, the newest)."""
+        chosen = self.books[0][1]
+        for since, name in self.books:
+            if at_ns is None or since <= at_ns:
+                chosen = name
+        return BOOKS_DIR / name_checked(chosen)
+
+    def packaged_books(self) -> tuple[Path, ...]:
+        return tuple(BOOKS_DIR / name for _, name in self.books)
+
+
+def name_checked(name: str) -> str:
+    if "/" in name or not name.endswith(".bin"):
+        raise ConfigError(f"bad packaged address book name {name!r}")
+    return name
+
+
+NETWORKS: dict[str, Network] = {
+    network.name: network
+    for network in (
+        Network(
+            "mainnet",
+            "hedera-mainnet-streams",
+            requester_pays=True,
+            anonymous=False,
+            books=((0, "mainnet.bin"), (1769623200803405897, "mainnet-1769623200803405897.bin")),
+            pin=BlockPin(consensus_end_ns=1656461547557609267, block_number=34305852),
+        ),
+        Network(
+            "testnet",
+            "hedera-testnet-streams-2024-02",
+            requester_pays=True,
+            anonymous=False,
+            books=((0, "testnet.bin"), (1767117600294393897, "testnet-1767117600294393897.bin")),
+            # From the testnet before its 2024 reset; the 2024-02 bucket's files are all V6 and
+            # carry their own numbers, so the pin is never reached there.
+            pin=BlockPin(consensus_end_ns=1656461617493248000, block_number=22384256),
+        ),
+        Network(
+            "previewnet",
+            "hedera-preview-testnet-streams",
+            requester_pays=True,
+            anonymous=False,
+            books=((0, "previewnet.bin"),),
+        ),
+        Network(
+            "demo",
+            "hedera-demo-streams",
+            requester_pays=False,
+            anonymous=True,
+            books=((0, "demo.bin"),),
+        ),
+    )
+}
+NAMES = (*NETWORKS, CUSTOM)
+
+
+def network_named(name: str) -> Network | None:
+    """The preset called ``name``; None for ``custom``; ConfigError for anything else."""
+    key = name.strip().lower()
+    if key == CUSTOM:
+        return None
+    if key not in NETWORKS:
+        raise ConfigError(f"unknown network {name!r}: expected one of {', '.join(NAMES)}")
+    return NETWORKS[key]
