@@ -124,7 +124,7 @@ def test_bad_and_unreadable_signatures_are_reported(sigs, node_keys, book):
 
 
 def test_the_group_with_most_stake_leads(node_keys):
-    book = _staked_book(node_keys, {3: 1, 4: 1, 5: 5, 6: 1})
+    book = _staked_book(node_keys, {3: 1, 4: 1, 5: 9, 6: 1})
     files = {
         _acct(3): _sig(node_keys[3]),
         _acct(4): _sig(node_keys[4]),
@@ -132,7 +132,7 @@ def test_the_group_with_most_stake_leads(node_keys):
         _acct(6): _sig(node_keys[6]),
     }
     result = verify_consensus(files, book)
-    assert (result.file_hash, result.stake, result.total_stake) == (OTHER, 5, 8)
+    assert (result.file_hash, result.stake, result.total_stake) == (OTHER, 9, 12)
     assert result.outcomes["0.0.5"] == "ok"
     assert result.outcomes["0.0.3"].startswith("signed a different file hash " + GOOD.hex()[:16])
     assert [node.account for node, _ in result.agreeing] == ["0.0.5"]

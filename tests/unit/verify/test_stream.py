@@ -5,6 +5,7 @@ from hedera_history.formats.hashing import EMPTY_HASH, sha384
 from hedera_history.verify.address_book import address_book_from_keys, address_book_to_bytes
 from hedera_history.verify.chain import LinkStatus
 from hedera_history.verify.period import FetchedFile
+from hedera_history.verify.stakes import NodeStakes, node_stake_update_body
 from hedera_history.verify.stream import verify_stream
 
 from .streamkit import (
@@ -100,3 +101,21 @@ def test_v2_blocks_are_numbered_from_start_block(node_keys, book):
     assert [r.block_number for r in results] == [500, 501, 502]
     assert [r.ok for r in results] == [True, False, True]
     assert results[2].link is not None and results[2].link.status is LinkStatus.UNVERIFIABLE
+
+
+def test_stakes_take_effect_after_their_block_and_decide_where_a_count_would_not(node_keys, book):
+    # block 0 puts 0.0.3 (node 0) at 60 % of the stake; block 1 is signed by 0.0.3 alone (1 of 4 by
+    # count), block 2 by the three others (3 of 4 by count, 40 % of the stake)
+    update = (transaction_bytes(node_stake_update_body({0: 60, 1: 20, 2: 10, 3: 10})), record_bytes(NS))
+    periods = _chain(node_keys, 3, items={0: [update]}, signers={1: {3: node_keys[3]}})
+    for node in list(periods[2].signatures):
+        if node == account(3):
+            del periods[2].signatures[node]
+    results = list(verify_stream(periods, book))
+    assert results[0].new_stakes == NodeStakes.of({0: 60, 1: 20, 2: 10, 3: 10})
+    assert [r.ok for r in results] == [True, True, True]
+    assert results[1].report.consensus is not None and results[1].report.consensus.stake == 60
+    assert results[2].report.consensus is not None and results[2].report.consensus.stake == 40
+    # by count (no stakes in the stream) the lone signer of block 1 is short
+    plain = _chain(node_keys, 3, signers={1: {3: node_keys[3]}})
+    assert [r.ok for r in verify_stream(plain, book)] == [True, False, True]

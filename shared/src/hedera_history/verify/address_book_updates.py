@@ -13,6 +13,10 @@ certificate hashes). Both are tracked, only 0.0.102 changes the book in force; t
 
 Caveat (shared with the mirror node): contents cut exactly between two entries also parse; such a
 book is in force until the next append completes it.
+
+The tracker also keeps the node stakes in force (``NodeStakeUpdate`` transactions, see
+:mod:`hedera_history.verify.stakes`): they take effect after their block the same way, and
+:attr:`AddressBookTracker.consensus_book` is the book in force weighted by them.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from hedera_history import hapi
 from hedera_history.errors import AddressBookError, CorruptFileError
 from hedera_history.formats.model import RecordFile, RecordItem
 from hedera_history.verify.address_book import AddressBook, parse_address_book
+from hedera_history.verify.stakes import NodeStakes, stake_update, weigh
 
 NODE_DETAILS_FILE = 102
 """0.0.102: node keys and stakes; authoritative for verification."""
@@ -41,14 +46,25 @@ class FileChange(NamedTuple):
     is_append: bool
 
 
+class BlockChanges(NamedTuple):
+    """What one block changes in the state the tracker keeps."""
+
+    files: list[FileChange]
+    """Successful changes of the book files, in order (usually none)."""
+    stakes: NodeStakes | None
+    """The stakes of the block's last successful NodeStakeUpdate (usually none)."""
+
+
 class AddressBookTracker:
-    """The book in force and the known contents of the book files, advanced block by block."""
+    """The book in force, the known contents of the book files and the node stakes in force,
+    advanced block by block."""
 
     def __init__(
         self,
         book: AddressBook,
         *,
         contents: Mapping[int, bytes] | None = None,
+        stakes: NodeStakes | None = None,
         shard: int = 0,
         realm: int = 0,
     ) -> None:
@@ -56,21 +72,48 @@ class AddressBookTracker:
         self.endpoint_book: AddressBook | None = None
         self.contents: dict[int, bytes] = dict(contents or {})
         """File number -> its contents as far as the stream has shown them (state to persist)."""
+        self.stakes = stakes
+        """The node stakes in force (None until the stream shows a NodeStakeUpdate)."""
         self.shard = shard
         self.realm = realm
 
+    @property
+    def consensus_book(self) -> AddressBook:
+        """The book in force with each node's consensus weight (:func:`~hedera_history.verify.stakes.weigh`)."""
+        return weigh(self.book, self.stakes)
+
     def apply_block(self, record_file: RecordFile) -> AddressBook | None:
-        """Apply the block's book-file transactions; return the new book in force, if it changed."""
-        return self.apply_changes(self.file_changes(record_file), record_file.name)
+        """Apply the block's book-file and stake transactions; return the new book in force, if it
+        changed (new stakes show in :attr:`stakes`)."""
+        changes = self.block_changes(record_file)
+        self.apply_stakes(changes.stakes)
+        return self.apply_changes(changes.files, record_file.name)
+
+    def block_changes(self, record_file: RecordFile) -> BlockChanges:
+        """The block's changes of the book files and its stake update, in one pass over its items."""
+        files: list[FileChange] = []
+        stakes: NodeStakes | None = None
+        for item in record_file.items:
+            body = transaction_body(item.transaction_bytes, record_file.name)
+            change = self._file_change(body, item, record_file.name)
+            if change is not None:
+                files.append(FileChange(*change))
+                continue
+            update = stake_update(body)
+            if update is not None and _succeeded(item, record_file.name):
+                stakes = update
+        return BlockChanges(files, stakes)
 
     def file_changes(self, record_file: RecordFile) -> list[FileChange]:
         """The block's successful changes of the book files, in order (usually none)."""
-        changes: list[FileChange] = []
-        for item in record_file.items:
-            change = self._file_change(item, record_file.name)
-            if change is not None:
-                changes.append(FileChange(*change))
-        return changes
+        return self.block_changes(record_file).files
+
+    def apply_stakes(self, stakes: NodeStakes | None) -> NodeStakes | None:
+        """Put ``stakes`` in force (None: no update); the new stakes, if they changed."""
+        if stakes is None or stakes == self.stakes:
+            return None
+        self.stakes = stakes
+        return stakes
 
     def apply_changes(self, changes: Iterable[FileChange], name: str) -> AddressBook | None:
         """Apply one block's changes (from :meth:`file_changes`); the new book in force, if it changed."""
@@ -94,8 +137,7 @@ class AddressBookTracker:
                 self.endpoint_book = book
         return changed
 
-    def _file_change(self, item: RecordItem, name: str) -> tuple[int, bytes, bool] | None:
-        body = transaction_body(item.transaction_bytes, name)
+    def _file_change(self, body: hapi.TransactionBody, item: RecordItem, name: str) -> tuple[int, bytes, bool] | None:
         kind = body.WhichOneof("data")
         if kind not in ("fileUpdate", "fileAppend"):
             return None

@@ -1,11 +1,24 @@
 """Stake consensus over one period's signature files. Pure: signatures and a book in, result out.
 
+Weights: each book node's ``stake``. The book in force comes weighted by the node stakes of the
+stream (:func:`hedera_history.verify.stakes.weigh`: the book decides which nodes and keys count,
+``NodeStakeUpdate`` transactions how much each weighs, one each when they total 0), so this module
+only adds them up.
+
 Each node's signatures are verified against its key; valid ones are grouped by the (file hash,
-metadata hash) they sign; the group with the most stake leads, and consensus holds when its stake
-is at least ``ratio`` of the book's total stake. The comparison is exact (integers and
-:class:`~fractions.Fraction`): ``stake * denominator >= numerator * total``. Nodes the book does not
-list are reported and never counted; a node named twice (e.g. by account and by node id) counts once.
-Equal-stake groups that both reach the ratio are a fork, reported as no consensus.
+metadata hash) they sign; the group with the most stake leads. The threshold is the mirror node's
+(``downloader/ConsensusValidatorImpl.java``): a group reaches it with at least
+``ceil(total × ratio)`` stake, computed in integers (:func:`required_stake`). For an integer stake,
+``stake >= ceil(total × ratio)`` holds exactly when ``stake >= total × ratio``, so this is the
+exact-fraction rule used before, stated as the reference states it; the reference's default ratio
+(1/3 cut to 19 decimal digits) gives the same ceiling as the exact 1/3 for every total below
+3 × 10^19, i.e. every total a signed 64-bit stake can reach.
+
+Nodes the book does not list are reported and never counted; a node named twice (e.g. by account
+and by node id) counts once. A fork: when a second group (another file or metadata hash) also
+reaches the threshold, there is no consensus, whatever the stakes. The mirror node accepts any
+group that reaches it, so with the default 1/3 two disagreeing groups can both pass there; we
+refuse to pick one.
 """
 
 from __future__ import annotations
@@ -41,7 +54,9 @@ class ConsensusResult:
     outcomes: Mapping[str, str]
     """Node account (or ``node N`` when unknown) -> ``"ok"`` or why it was not counted."""
     fork: bool = False
-    """Another group holds the same stake and also reaches the ratio."""
+    """Another group also reaches the threshold."""
+    rival_stake: int = 0
+    """The stake of the strongest other group (0 when there is none)."""
 
     @property
     def reached(self) -> bool:
@@ -58,8 +73,13 @@ class ConsensusResult:
         )
 
 
+def required_stake(total_stake: int, ratio: Fraction) -> int:
+    """``ceil(total × ratio)``: the least stake that reaches consensus."""
+    return -(-total_stake * ratio.numerator // ratio.denominator)
+
+
 def meets_ratio(stake: int, total_stake: int, ratio: Fraction) -> bool:
-    return total_stake > 0 and stake * ratio.denominator >= ratio.numerator * total_stake
+    return total_stake > 0 and stake >= required_stake(total_stake, ratio)
 
 
 def parse_consensus_ratio(value: Fraction | float | str) -> Fraction:
@@ -119,14 +139,23 @@ def count_signatures(
 
     (file_hash, metadata_hash), members = ranked[0]
     stake = _stake(members)
-    fork = len(ranked) > 1 and _stake(ranked[1][1]) == stake and meets_ratio(stake, total, ratio)
+    rival = _stake(ranked[1][1]) if len(ranked) > 1 else 0
+    fork = len(ranked) > 1 and meets_ratio(rival, total, ratio)
     for (other_hash, _), other in ranked[1:]:
         for node, _sig in other:
             outcomes[node.account] = f"signed a different file hash {other_hash.hex()[:16]}…"
     for node, _sig in members:
         outcomes[node.account] = OK
     return ConsensusResult(
-        file_hash, metadata_hash, stake, total, ratio, tuple(members), _by_node(outcomes, book), fork=fork
+        file_hash,
+        metadata_hash,
+        stake,
+        total,
+        ratio,
+        tuple(members),
+        _by_node(outcomes, book),
+        fork=fork,
+        rival_stake=rival,
     )
 
 
@@ -149,11 +178,14 @@ def require_consensus(result: ConsensusResult, period: str | None = None) -> Non
     if result.file_hash is None:
         message = f"no valid signature among {len(result.outcomes)} nodes"
     elif result.fork:
-        message = f"two file hashes each hold stake {result.stake} of {result.total_stake}"
+        message = (
+            f"two file hashes each reach the threshold: stake {result.stake} and {result.rival_stake} "
+            f"of {result.total_stake} (at least {required_stake(result.total_stake, result.ratio)} needed)"
+        )
     else:
         message = (
-            f"nodes signing one file hash hold stake {result.stake} of {result.total_stake}: "
-            f"expected at least {result.ratio} of total stake"
+            f"nodes signing one file hash hold stake {result.stake} of {result.total_stake}: expected at "
+            f"least {result.ratio} of total stake ({required_stake(result.total_stake, result.ratio)})"
         )
     raise NoConsensusError(message, file=period)
 

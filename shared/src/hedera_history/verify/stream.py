@@ -1,7 +1,8 @@
 """Verify a sequence of periods in order, reporting each, never stopping at a bad one.
 
 - The book in force advances with the stream: a book completed in a block is used from the next
-  period on (:class:`~hedera_history.verify.address_book_updates.AddressBookTracker`).
+  period on (:class:`~hedera_history.verify.address_book_updates.AddressBookTracker`); so do the
+  node stakes that weigh each node's signature (``NodeStakeUpdate``, :mod:`hedera_history.verify.stakes`).
 - Block numbers: V6 files carry theirs; earlier files get the previous period's number + 1 (a
   period that failed still takes its number: it is a block we could not verify, not a gap), the
   first ``start_block``.
@@ -26,6 +27,7 @@ from hedera_history.verify.address_book_updates import AddressBookTracker
 from hedera_history.verify.chain import ChainLink, LinkStatus, block_number_for, check_link
 from hedera_history.verify.consensus import DEFAULT_RATIO
 from hedera_history.verify.period import PeriodFiles, PeriodReport, check_period
+from hedera_history.verify.stakes import NodeStakes
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,8 @@ class PeriodResult:
     """The period's error, or a broken link, or an unreadable book update."""
     new_book: AddressBook | None = None
     """The book this block put in force for later periods."""
+    new_stakes: NodeStakes | None = None
+    """The node stakes this block put in force for later periods."""
 
     @property
     def ok(self) -> bool:
@@ -68,7 +72,7 @@ def verify_stream(
         expected = start_block if last_number is None else last_number + 1
         report = check_period(
             files,
-            books.book,
+            books.consensus_book,
             ratio=ratio,
             block_number=expected,
             sidecars=sidecars,
@@ -95,12 +99,14 @@ def verify_stream(
         elif failed_since:
             link = _after_failures("nothing verified", block.record.name, failed_since)
         new_book: AddressBook | None = None
+        stakes_before = books.stakes
         try:
             new_book = books.apply_block(block.record)
         except CorruptFileError as e:
             error = error or e
+        new_stakes = books.stakes if books.stakes != stakes_before else None
         last_block, last_number, failed_since = block, block.block_number, []
-        yield PeriodResult(report, block.block_number, link, error, new_book)
+        yield PeriodResult(report, block.block_number, link, error, new_book, new_stakes)
 
 
 def _after_failures(previous: str, current: str, failed: list[str]) -> ChainLink:
