@@ -258,6 +258,7 @@ def test_openapi_documents_every_route_and_method() -> None:
         "/api/v1/accounts/{id}/transactions",
         "/api/v1/contracts/results/{timestamp}/actions",
         "/api/v1/contracts/results/{timestamp}/state",
+        "/api/v1/contracts/results/{timestamp}/sidecars",
         "/api/v1/balances",
         "/api/v1/errata/{timestamp}",
         "/openapi.json",

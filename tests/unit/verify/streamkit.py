@@ -59,7 +59,12 @@ class SidecarSpec:
     types: tuple[int, ...]
 
 
-def sidecar(sidecar_id: int, consensus_ns: int, types: Sequence[int] = (1,)) -> SidecarSpec:
+def sidecar(
+    sidecar_id: int, consensus_ns: int, types: Sequence[int] = (1,), *, unknown_fields: Sequence[int] = ()
+) -> SidecarSpec:
+    """Records of ``types`` (1 state changes, 2 actions, else bytecode), then one record per
+    ``unknown_fields`` entry whose payload is that ``TransactionSidecarRecord`` field number, as a
+    newer HAPI version would write it; the promised types are ``types`` only."""
     message = hapi.SidecarFile()
     for offset, kind in enumerate(types):
         record = message.sidecar_records.add()
@@ -73,7 +78,30 @@ def sidecar(sidecar_id: int, consensus_ns: int, types: Sequence[int] = (1,)) -> 
         else:
             record.bytecode.initcode = b"\x60\x00"
     raw = bytes(message.SerializeToString())
+    for offset, number in enumerate(unknown_fields, start=len(types)):
+        raw += _field(1, unknown_sidecar_record(consensus_ns + offset, number))
     return SidecarSpec(sidecar_id, gzip.compress(raw), sha384(raw), tuple(types))
+
+
+def unknown_sidecar_record(consensus_ns: int, field_number: int, payload: bytes = b"\x0a\x02\xca\xfe") -> bytes:
+    """A ``TransactionSidecarRecord`` whose payload is field ``field_number`` (unknown to this HAPI)."""
+    record = hapi.TransactionSidecarRecord()
+    record.consensus_timestamp.seconds, record.consensus_timestamp.nanos = divmod(consensus_ns, 1_000_000_000)
+    return bytes(record.SerializeToString()) + _field(field_number, payload)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 @dataclass(frozen=True)

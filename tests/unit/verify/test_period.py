@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hedera_history import hapi
 from hedera_history.errors import (
     ConfigError,
     DecompressionError,
@@ -15,6 +16,7 @@ from hedera_history.errors import (
 )
 from hedera_history.formats.hashing import EMPTY_HASH, sha384
 from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.model import SidecarType
 from hedera_history.verify.period import FetchedFile, check_period, verify_period
 
 from .streamkit import (
@@ -172,6 +174,30 @@ def test_one_bad_sidecar_copy_falls_back(node_keys, book):
 def test_sidecar_types_must_match(node_keys, book):
     car = sidecar(1, NS, types=(1,))
     period = v6_period(node_keys, _record(sidecars=[car], sidecar_types={1: (1, 2)}), sidecars=[car])
+    with pytest.raises(SidecarMismatchError, match="types"):
+        verify_period(period, book)
+
+
+def test_a_sidecar_type_this_hapi_does_not_know_still_verifies_by_hash(node_keys, book):
+    # A newer network: record field 200 and SidecarType 9 in the metadata, next to a known type.
+    car = sidecar(1, NS, types=(2,), unknown_fields=(200,))
+    period = v6_period(node_keys, _record(sidecars=[car], sidecar_types={1: (2, 9)}), sidecars=[car])
+    block = verify_period(period, book)
+    records = block.sidecars[0].records
+    assert [r.type for r in records] == [SidecarType.CONTRACT_ACTION, SidecarType.UNKNOWN]
+    assert block.record.sidecars[0].types == (2, 9)
+    assert hapi.TransactionSidecarRecord.FromString(records[1].raw).WhichOneof("sidecar_records") is None
+
+
+def test_unknown_types_are_still_held_to_the_promise(node_keys, book):
+    # An unknown record the metadata does not announce as any unknown type is the record's fault.
+    car = sidecar(1, NS, types=(2,), unknown_fields=(200,))
+    period = v6_period(node_keys, _record(sidecars=[car], sidecar_types={1: (2,)}), sidecars=[car])
+    with pytest.raises(SidecarMismatchError, match="types"):
+        verify_period(period, book)
+    # ... and a promised unknown type with no such record.
+    plain = sidecar(1, NS, types=(2,))
+    period = v6_period(node_keys, _record(sidecars=[plain], sidecar_types={1: (2, 9)}), sidecars=[plain])
     with pytest.raises(SidecarMismatchError, match="types"):
         verify_period(period, book)
 

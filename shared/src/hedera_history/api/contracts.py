@@ -1,4 +1,5 @@
-"""REST routes over the sidecar table: ``/api/v1/contracts/results/{timestamp}/actions`` and ``/state``.
+"""REST routes over the sidecar table: ``/api/v1/contracts/results/{timestamp}/actions``, ``/state``
+and ``/sidecars`` (every record as stored, types this HAPI version does not know included).
 
 ``{timestamp}`` is the transaction's consensus time ``seconds.nanos``. A timestamp with no complete
 transaction is a 404; a transaction without such sidecar records (not a contract call, or sidecars
@@ -15,9 +16,9 @@ from hedera_history.api.errors import NotFoundError
 from hedera_history.api.parse import parse_timestamp
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
 from hedera_history.api.render import timestamp
-from hedera_history.api.render_contracts import render_action, render_state_changes
+from hedera_history.api.render_contracts import render_action, render_sidecar_record, render_state_changes
 from hedera_history.formats.model import SidecarType
-from hedera_history.store.decode import decode_sidecar_message
+from hedera_history.store.decode import StoredSidecarRecord, decode_sidecar_message
 from hedera_history.store.reader import HistoryReader
 
 MAX_ACTION_INDEX = 2**31 - 1
@@ -66,8 +67,22 @@ def contract_state_changes(get_reader: Reader, timestamp_text: str, query: Query
     return {"state_changes": [change for record in records for change in render_state_changes(record)]}
 
 
+def contract_sidecars(get_reader: Reader, timestamp_text: str, query: Query) -> dict[str, Any]:
+    """Every sidecar record of the transaction, by sidecar file and position, with its bytes."""
+    only(query, set())
+    consensus_ns = parse_timestamp(timestamp_text, "timestamp")
+    stored = _sidecar_records(get_reader(), consensus_ns, None)
+    return {"sidecars": [render_sidecar_record(record, decode_sidecar_message(record)) for record in stored]}
+
+
 def _sidecar_messages(reader: HistoryReader, consensus_ns: int, kind: SidecarType) -> list[Any]:
-    records = reader.sidecar_records(consensus_ns, [kind])
+    return [decode_sidecar_message(record) for record in _sidecar_records(reader, consensus_ns, [kind])]
+
+
+def _sidecar_records(
+    reader: HistoryReader, consensus_ns: int, kinds: list[SidecarType] | None
+) -> list[StoredSidecarRecord]:
+    records = reader.sidecar_records(consensus_ns, kinds)
     if not records and reader.transaction(consensus_ns) is None:
         raise NotFoundError(f"no transaction at {timestamp(consensus_ns)}")
-    return [decode_sidecar_message(record) for record in records]
+    return records

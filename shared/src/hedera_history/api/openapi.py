@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hedera_history import __version__
+from hedera_history.formats.model import SidecarType
 
 _REST_ERROR: dict[str, Any] = {
     "description": "Error (mirror node shape)",
@@ -140,6 +141,11 @@ def openapi_document() -> dict[str, Any]:
             "Storage slots a contract transaction read or wrote, from its sidecar records",
             [timestamp_param],
             "ContractStateChanges",
+        ),
+        "/api/v1/contracts/results/{timestamp}/sidecars": _get(
+            "Every sidecar record of a transaction as stored, types this HAPI version does not know included",
+            [timestamp_param],
+            "SidecarRecords",
         ),
         "/api/v1/balances": _get(
             "The derived hbar balance of one account, now or at a consensus time (mirror node shape)",
@@ -299,6 +305,21 @@ def openapi_document() -> dict[str, Any]:
             "properties": {
                 "state_changes": {"type": "array", "items": {"$ref": "#/components/schemas/ContractStateChange"}},
             },
+        },
+        "SidecarRecord": _object(
+            {
+                "field": "integer",
+                "index": "integer",
+                "migration": "boolean",
+                "raw": "string",
+                "sidecar_id": "integer",
+                "timestamp": "string",
+                "type": ("string", [t.name for t in SidecarType]),
+            }
+        ),
+        "SidecarRecords": {
+            "type": "object",
+            "properties": {"sidecars": {"type": "array", "items": {"$ref": "#/components/schemas/SidecarRecord"}}},
         },
     }
     return {

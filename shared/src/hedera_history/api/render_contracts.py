@@ -1,11 +1,16 @@
-"""Sidecar records as mirror-node shaped JSON: contract actions and storage state changes."""
+"""Sidecar records as JSON: contract actions and storage state changes (mirror-node shaped), and
+every record of a transaction as stored, including types this HAPI version does not know."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from google.protobuf.unknown_fields import UnknownFieldSet
+
 from hedera_history import hapi
 from hedera_history.api.render import timestamp
+from hedera_history.formats.model import SidecarType
+from hedera_history.store.decode import StoredSidecarRecord
 
 EVM_ADDRESS_BYTES = 20
 WORD_BYTES = 32
@@ -117,3 +122,34 @@ def render_state_changes(sidecar_record: Any) -> list[dict[str, Any]]:
                 }
             )
     return rendered
+
+
+_ENVELOPE_FIELDS = (1, 2)
+"""``consensus_timestamp`` and ``migration``: every other field is the record's payload."""
+
+
+def render_sidecar_record(stored: StoredSidecarRecord, message: Any) -> dict[str, Any]:
+    """One stored ``TransactionSidecarRecord``: its type, the field number of its payload, its
+    bytes. A type this HAPI version does not know is ``UNKNOWN``; ``field`` then names the field
+    the newer network wrote it in (the bytes are served as they were verified)."""
+    kind = message.WhichOneof("sidecar_records")
+    if kind is not None:
+        field: int | None = message.DESCRIPTOR.fields_by_name[kind].number
+    else:
+        fields = UnknownFieldSet(message)
+        numbers = (fields[i].field_number for i in range(len(fields)))
+        unknown = [number for number in numbers if number not in _ENVELOPE_FIELDS]
+        field = unknown[0] if unknown else None
+    try:
+        name = SidecarType(stored.type).name
+    except ValueError:
+        name = SidecarType.UNKNOWN.name
+    return {
+        "field": field,
+        "index": stored.index,
+        "migration": bool(message.migration),
+        "raw": hex_data(stored.raw),
+        "sidecar_id": stored.sidecar_id,
+        "timestamp": timestamp(stored.consensus_ns),
+        "type": name,
+    }

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api.balances import rest_balances
-from hedera_history.api.contracts import contract_actions, contract_state_changes
+from hedera_history.api.contracts import contract_actions, contract_sidecars, contract_state_changes
 from hedera_history.api.errata import rest_errata
 from hedera_history.api.errors import InvalidParamsError, NotFoundError
 from hedera_history.api.parse import (
@@ -155,6 +155,8 @@ def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[
             return contract_actions(reader, consensus, query)
         case ["contracts", "results", consensus, "state"]:
             return contract_state_changes(reader, consensus, query)
+        case ["contracts", "results", consensus, "sidecars"]:
+            return contract_sidecars(reader, consensus, query)
         case ["balances"]:
             return rest_balances(reader, query)
         case ["errata", consensus]:

@@ -8,7 +8,7 @@ each sidecar once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
@@ -26,7 +26,7 @@ from hedera_history.errors import (
 )
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
 from hedera_history.formats.layout import NodeIdentity
-from hedera_history.formats.model import RecordFile, SidecarFile, SidecarMetadata, SignatureFile
+from hedera_history.formats.model import RecordFile, SidecarFile, SidecarMetadata, SidecarType, SignatureFile
 from hedera_history.verify.address_book import AddressBook, NodeEntry
 from hedera_history.verify.consensus import (
     DEFAULT_RATIO,
@@ -223,13 +223,19 @@ def fetch_sidecars(
 
 
 def check_sidecar(sidecar: SidecarFile, meta: SidecarMetadata, record_name: str) -> None:
-    """The sidecar's hash and types equal its SidecarMetadata."""
+    """The sidecar's hash and types equal its SidecarMetadata.
+
+    Types the HAPI protobufs do not know yet (a metadata value outside ``SidecarType``, a record
+    whose payload is a field this version cannot name) all count as ``UNKNOWN``: they cannot be
+    matched one to one, and the hash already vouches for the bytes, so a newer type never stops a
+    period that verifies by hash.
+    """
     if sidecar.hash != meta.hash:
         raise SidecarMismatchError(
             f"sidecar {meta.id} hash: expected {meta.hash.hex()} (from {record_name}), got {sidecar.hash.hex()}",
             file=sidecar.name,
         )
-    if set(meta.types) != sidecar.types:
+    if _type_classes(meta.types) != _type_classes(sidecar.types):
         raise SidecarMismatchError(
             f"sidecar {meta.id} types: expected {sorted(meta.types)} (from {record_name}), got {sorted(sidecar.types)}",
             file=sidecar.name,
@@ -270,6 +276,11 @@ def _fetch_sidecar(
     if failures:
         raise failures[0]
     raise SidecarMismatchError(f"sidecar {meta.id} is missing on every agreeing node", file=record.name)
+
+
+def _type_classes(types: Iterable[int]) -> set[SidecarType]:
+    known = {int(t) for t in SidecarType}
+    return {SidecarType(t) if t in known else SidecarType.UNKNOWN for t in types}
 
 
 def _identities_by_node(files: PeriodFiles, book: AddressBook) -> dict[int, list[NodeIdentity]]:
