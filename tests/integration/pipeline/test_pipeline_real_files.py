@@ -11,6 +11,8 @@ from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.store.reader import HistoryReader
 
+from tests.conformance.golden import V1_FILES, V2_FILES
+
 from .harness import make_pipeline
 
 pytestmark = [pytest.mark.emulator]
@@ -68,3 +70,64 @@ def test_real_v5_files_take_their_numbers_from_the_sweep_and_the_chain(
         assert second.previous_hash == first.end_running_hash
         assert pipeline.ingest.state.pending(10) == []
         assert pipeline.ingest.state.broken_links() == {}
+
+
+def _legacy_golden(folder: str) -> Any:
+    return {"v1": V1_FILES, "v2": V2_FILES}[folder]
+
+
+@pytest.mark.parametrize(("folder", "book_name"), [("v1", "test-v1.bin"), ("v2", "test-resources-testnet.bin")])
+def test_real_v1_and_v2_files_become_the_expected_blocks(
+    hedera_data: Path,
+    bigtable_instance: Any,
+    gcs_bucket: Any,
+    pubsub_emulator: Any,
+    tmp_path: Path,
+    folder: str,
+    book_name: str,
+) -> None:
+    goldens = _legacy_golden(folder)
+    book = (hedera_data / "addressbook" / book_name).read_bytes()
+    for pipeline in make_pipeline(bigtable_instance, gcs_bucket, tmp_path, book, first_block=0, start_block=0):
+        rng = random.Random(3)
+        for name in pipeline.upload(bucket_objects(hedera_data / folder), rng, duplicates=2):
+            ingest_object(pipeline.ingest, name)
+        report = sweep(pipeline.ingest)
+        assert report.outcomes["published"] == 2, report.as_dict()
+        pipeline.drain(rng)
+
+        reader = HistoryReader(pipeline.gateway)
+        assert reader.get_blocks(0, 10) == [g.index for g in goldens]
+        for golden in goldens:
+            block = reader.get_block(golden.index)
+            assert block is not None
+            assert (block.file_hash.hex(), block.previous_hash.hex()) == (golden.file_hash, golden.previous_hash)
+            assert block.hapi_version == (0, 0, 0)
+            assert len(reader.block_transactions(golden.index)[0]) == golden.count
+        watermark = pipeline.store.tracker.watermark()
+        assert watermark is not None and watermark.number == 1
+        assert pipeline.ingest.state.broken_links() == {}
+        assert pipeline.ingest.state.quarantined() == []
+
+
+def test_a_v5_file_naming_another_file_after_v2_is_never_stored_as_a_good_link(
+    hedera_data: Path, bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path
+) -> None:
+    book = (hedera_data / "addressbook" / "test-resources-testnet.bin").read_bytes()
+    objects = {**bucket_objects(hedera_data / "v2"), **bucket_objects(hedera_data / "v5")}
+    for pipeline in make_pipeline(bigtable_instance, gcs_bucket, tmp_path, book, first_block=0, start_block=0):
+        rng = random.Random(4)
+        for name in pipeline.upload(objects, rng):
+            ingest_object(pipeline.ingest, name)
+        for _ in range(3):
+            sweep(pipeline.ingest)
+            pipeline.drain(rng)
+
+        reader = HistoryReader(pipeline.gateway)
+        stored = reader.get_blocks(0, 10)
+        assert stored[:2] == [0, 1]
+        # Whatever became of the V5 files, none is stored as block 2 linked to the last V2 file.
+        block_two = reader.get_block(2)
+        assert block_two is None or 2 in pipeline.ingest.state.broken_links()
+        watermark = pipeline.store.tracker.watermark()
+        assert watermark is not None and watermark.number == 1

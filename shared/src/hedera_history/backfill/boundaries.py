@@ -13,11 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from hedera_history.backfill.model import BlockEdge, PartitionSummary
+from hedera_history.backfill.model import BlockEdge, PartitionSummary, PeriodFailure
 from hedera_history.errors import BrokenChainError
 from hedera_history.formats.model import RecordFile
 from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.chain import ChainLink, check_link
+
+BROKEN_CHAIN = BrokenChainError("").kind
 
 
 class BoundaryStatus(Enum):
@@ -37,6 +39,8 @@ class BoundaryCheck:
     current: str
     status: BoundaryStatus
     reason: str = ""
+    block_number: int | None = None
+    """The later block's number: the block whose link this is."""
 
     @property
     def ok(self) -> bool:
@@ -57,6 +61,15 @@ def link_edges(previous: BlockEdge, current: BlockEdge) -> ChainLink:
             file=f"{previous.name} -> {current.name}",
         )
     return link
+
+
+def broken_links(problems: Sequence[PeriodFailure], boundaries: Sequence[BoundaryCheck]) -> dict[int, str]:
+    """Block number -> why its link is broken: breaks found inside partitions and between them."""
+    found = {p.block_number: p.reason for p in problems if p.kind == BROKEN_CHAIN and p.block_number is not None}
+    for check in boundaries:
+        if check.status is BoundaryStatus.BROKEN and check.block_number is not None:
+            found[check.block_number] = check.reason
+    return found
 
 
 def check_boundaries(summaries: Sequence[PartitionSummary]) -> list[BoundaryCheck]:
@@ -110,13 +123,16 @@ def _linked(
             after.name,
             BoundaryStatus.UNVERIFIABLE,
             f"{failed_between} period(s) between them did not verify; the link cannot be checked",
+            after.number,
         )
     try:
         link = link_edges(before, after)
     except BrokenChainError as e:
-        return BoundaryCheck(previous_partition, partition, before.name, after.name, BoundaryStatus.BROKEN, str(e))
+        return BoundaryCheck(
+            previous_partition, partition, before.name, after.name, BoundaryStatus.BROKEN, str(e), after.number
+        )
     status = BoundaryStatus.OK if link.ok else BoundaryStatus.UNVERIFIABLE
-    return BoundaryCheck(previous_partition, partition, before.name, after.name, status, link.reason)
+    return BoundaryCheck(previous_partition, partition, before.name, after.name, status, link.reason, after.number)
 
 
 def _hash_only_record(edge: BlockEdge) -> RecordFile:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from hedera_history.backfill.book_state import BookState
-from hedera_history.backfill.boundaries import check_boundaries, check_stored_neighbours
+from hedera_history.backfill.boundaries import broken_links, check_boundaries, check_stored_neighbours
 from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
 from hedera_history.backfill.plan import (
     assumed_starts,
@@ -32,7 +32,9 @@ from hedera_history.logs import event
 from hedera_history.sources.base import ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod, list_periods
-from hedera_history.store.gateway import BigtableGateway
+from hedera_history.store import schema as s
+from hedera_history.store.chain_links import broken_link_row
+from hedera_history.store.gateway import BigtableGateway, write_or_raise
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.address_book import AddressBook, parse_address_book
@@ -160,6 +162,13 @@ def run_backfill(
         reprocess=job.reprocess,
         task_seconds=task_seconds,
     )
+    breaks = broken_links(report.block_problems, report.boundaries)
+    if breaks:
+        # Recorded where the stream records its breaks, so status and alerts see both paths alike.
+        rows = [broken_link_row(number, reason) for number, reason in sorted(breaks.items())]
+        write_or_raise(gateway, s.CHAIN_LINKS, rows, "recording broken chain links")
+        for number, reason in sorted(breaks.items()):
+            event(logger, "chain link broken", logging.ERROR, block=number, reason=reason)
     event(
         logger,
         "backfill finished",

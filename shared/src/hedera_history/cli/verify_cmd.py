@@ -96,12 +96,17 @@ def result_to_json(result: PeriodResult, *, sidecars: bool = True) -> dict[str, 
         "version": record.version if record else None,
         "block_number": result.block_number if record else None,
         "item_count": len(record.items) if record else None,
+        "size": record.size if record else None,
         "consensus_start": record.consensus_start if record else None,
         "consensus_end": record.consensus_end if record else None,
         "hapi_version": ".".join(str(part) for part in record.hapi_version) if record else None,
         "start_running_hash": _hex(record.start_running_hash if record else None),
         "end_running_hash": _hex(record.end_running_hash if record else None),
         "previous_file_hash": _hex(record.previous_file_hash if record else None),
+        # The chain link in the reference's terms, whatever the version: what this file names as its
+        # predecessor's end, and what its successor must name.
+        "previous_hash": _hex(record.previous_hash if record else None),
+        "hash": _hex(record.hash if record else None),
         "file_hash": _hex(record.file_hash if record else None),
         "metadata_hash": _hex(record.metadata_hash if record else None),
         "sidecars": [

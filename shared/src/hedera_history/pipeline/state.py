@@ -32,6 +32,7 @@ from hedera_history.errors import RowDecodeError
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store import schema as s
+from hedera_history.store.chain_links import broken_link_row, read_broken_links
 from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery, StoredRow, write_or_raise
 from hedera_history.store.keys import decode_hex16, hex16, prefix_end
 from hedera_history.store.model import Cell, Row
@@ -41,7 +42,6 @@ PENDING = b"pending/"
 RECHECK = b"recheck/"
 ERRATA_PENDING = b"errata-pending/"
 ERRATA_CLAIM = b"errata-claim/"
-BROKEN = b"broken/"
 
 Q_LOCATION = b"location"
 Q_LAST_ATTEMPT = b"last_attempt"
@@ -301,24 +301,10 @@ class IngestState:
         return found
 
     def record_broken_link(self, block_number: int, reason: str) -> None:
-        self._mutate(
-            s.CHAIN_LINKS,
-            [
-                Row(
-                    s.CHAIN_LINKS,
-                    BROKEN + hex16(block_number),
-                    (Cell(s.CHAIN_LINKS_FAMILY, Q_REASON, reason.encode(), 0),),
-                )
-            ],
-        )
+        self._mutate(s.CHAIN_LINKS, [broken_link_row(block_number, reason)])
 
     def broken_links(self, limit: int = 1000) -> dict[int, str]:
-        query = RowQuery(ranges=(KeyRange(BROKEN, prefix_end(BROKEN)),), limit=limit)
-        found: dict[int, str] = {}
-        for row in self._gateway.read_rows(s.CHAIN_LINKS, query):
-            cell = row.cell(s.CHAIN_LINKS_FAMILY, Q_REASON)
-            found[decode_hex16(row.key[len(BROKEN) :])] = cell.value.decode() if cell else ""
-        return found
+        return read_broken_links(self._gateway, limit)
 
     # ---- quarantine ------------------------------------------------------------------------------
 

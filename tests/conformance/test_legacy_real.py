@@ -1,0 +1,163 @@
+"""The real V1 and V2 sets (``v1/``, ``v2/``) verify with the values their ``EXPECTED.json`` states,
+and a real V2 chain followed by a validly signed V5 file that names another file is rejected.
+
+The V2 and V5 sets verify with the same address book (``test-resources-testnet.bin``), so putting
+the real V5 files after the real V2 files is a splice every signature vouches for: only the chain
+link across the V2 -> V5 boundary can tell, and it must.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hedera_history.backfill.driver import run_backfill, run_in_process
+from hedera_history.backfill.model import BackfillJob
+from hedera_history.cli.verify_cmd import verify
+from hedera_history.config import Settings
+from hedera_history.errors import BadSignatureError
+from hedera_history.formats.dispatch import parse_signature_file
+from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.names import parse_stream_file_name
+from hedera_history.sources.local import LocalSource
+from hedera_history.sources.period_files import StreamLocation
+from hedera_history.store.chain_links import read_broken_links
+from hedera_history.verify.address_book import parse_address_book
+from hedera_history.verify.signatures import verify_node_signature
+
+from tests.unit.store.fakes import MemoryGateway
+
+from .golden import BOOKS, NODES, V1_FILES, V2_FILES, V5_FILE_1, RecordGolden
+
+LEGACY = {"v1": V1_FILES, "v2": V2_FILES}
+
+
+def _cli(folder: Path, book: Path, *extra: str) -> tuple[int, list[dict[str, Any]]]:
+    result = CliRunner().invoke(verify, [str(folder), "--address-book", str(book), "--json", *extra], env={})
+    return result.exit_code, [json.loads(line) for line in result.output.splitlines()]
+
+
+def _expected_line(golden: RecordGolden) -> dict[str, Any]:
+    return {
+        "name": golden.name,
+        "version": golden.version,
+        "size": golden.size,
+        "item_count": golden.count,
+        "consensus_start": golden.consensus_start,
+        "consensus_end": golden.consensus_end,
+        "hapi_version": "0.0.0",
+        "file_hash": golden.file_hash,
+        "previous_file_hash": golden.previous_file_hash,
+        "previous_hash": golden.previous_hash,
+        "hash": golden.end_running_hash,
+        "block_number": golden.index,
+        "metadata_hash": None,
+        "start_running_hash": None,
+    }
+
+
+@pytest.mark.parametrize("folder", ["v1", "v2"])
+def test_cli_prints_every_expected_value(hedera_data: Path, folder: str) -> None:
+    code, lines = _cli(hedera_data / folder, hedera_data / BOOKS[folder])
+    assert code == 0
+    goldens = LEGACY[folder]
+    assert len(lines) == len(goldens) == 2
+    for line, golden in zip(lines, goldens, strict=True):
+        expected = _expected_line(golden)
+        assert {key: line[key] for key in expected} == expected
+        assert line["ok"] is True and line["error"] is None
+        assert line["nodes"] == dict.fromkeys(NODES, "ok")
+        assert line["consensus"]["file_hash"] == golden.file_hash
+        assert (line["consensus"]["stake"], line["consensus"]["total_stake"]) == (4, 4)
+    assert lines[1]["link"] == {"previous": goldens[0].name, "status": "ok", "reason": None}
+
+
+@pytest.mark.parametrize("folder", ["v1", "v2"])
+def test_every_node_signature_verifies_with_its_book_only(hedera_data: Path, folder: str) -> None:
+    book = parse_address_book((hedera_data / BOOKS[folder]).read_bytes(), BOOKS[folder])
+    other = "v2" if folder == "v1" else "v1"
+    wrong = parse_address_book((hedera_data / BOOKS[other]).read_bytes(), BOOKS[other])
+    files = sorted((hedera_data / folder).rglob("*.rcd_sig"))
+    assert len(files) == 8
+    for path in files:
+        account = path.parent.name.removeprefix("record")
+        node, stranger = book.by_account(account), wrong.by_account(account)
+        assert node is not None and stranger is not None
+        signature = parse_signature_file(path.read_bytes(), path.name)
+        assert signature.metadata_hash is None  # V1/V2 signatures sign the file hash only
+        verify_node_signature(signature, node)
+        with pytest.raises(BadSignatureError):
+            verify_node_signature(signature, stranger)
+
+
+def _splice(hedera_data: Path, target: Path) -> Path:
+    """The real V2 files, then the real V5 files (which start a chain of their own)."""
+    for folder in ("v2", "v5"):
+        shutil.copytree(hedera_data / folder / "recordstreams", target / "recordstreams", dirs_exist_ok=True)
+    return target
+
+
+def test_a_v5_file_naming_another_file_after_v2_fails_verify(hedera_data: Path, tmp_path: Path) -> None:
+    folder = _splice(hedera_data, tmp_path / "spliced")
+    code, lines = _cli(folder, hedera_data / BOOKS["v2"])
+    assert code == 1
+    assert [line["name"] for line in lines] == [g.name for g in V2_FILES] + [
+        V5_FILE_1.name,
+        "2021-01-11T22_09_34.097416003Z.rcd",
+    ]
+    assert [line["ok"] for line in lines] == [True, True, False, True]
+    broken = lines[2]
+    assert broken["error_kind"] == "broken_chain"
+    assert V2_FILES[1].file_hash in broken["error"] and "00" * 48 in broken["error"]
+    assert broken["consensus"]["reached"] is True  # every node signed it: only the link tells
+
+
+def _job(folder: Path, book: Path, start_name: str, end_name: str) -> BackfillJob:
+    return BackfillJob(
+        source_url=str(folder),
+        location=StreamLocation(BucketLayout.ACCOUNT),
+        settings=Settings(),
+        book=book.read_bytes(),
+        start_ns=parse_stream_file_name(start_name).consensus_ns,
+        end_ns=parse_stream_file_name(end_name).consensus_ns + 1,
+        partitions=2,
+    )
+
+
+def _backfill(folder: Path, job: BackfillJob, gateway: MemoryGateway | None = None) -> Any:
+    gateway = gateway or MemoryGateway()
+    source = LocalSource(folder)
+    return run_backfill(job, run_in_process(job, source=source, gateway=gateway), gateway=gateway, source=source)
+
+
+@pytest.mark.parametrize("folder", ["v1", "v2"])
+def test_backfill_writes_the_expected_blocks(hedera_data: Path, folder: str) -> None:
+    goldens = LEGACY[folder]
+    report = _backfill(
+        hedera_data / folder, _job(hedera_data / folder, hedera_data / BOOKS[folder], goldens[0].name, goldens[-1].name)
+    )
+    assert report.ok, report.summary_lines()
+    assert report.blocks == (goldens[0].index, goldens[-1].index)
+    assert report.counts.transactions == sum(g.count for g in goldens)
+    assert all(boundary.ok for boundary in report.boundaries)
+
+
+def test_backfill_records_the_spliced_link_as_broken(hedera_data: Path, tmp_path: Path) -> None:
+    folder = _splice(hedera_data, tmp_path / "spliced")
+    last = "2021-01-11T22_09_34.097416003Z.rcd"
+    for partitions in (1, 2, 4):  # the break inside one partition, and on a partition boundary
+        job = _job(folder, hedera_data / BOOKS["v2"], V2_FILES[0].name, last)
+        gateway = MemoryGateway()
+        report = _backfill(folder, replace(job, partitions=partitions), gateway)
+        assert not report.ok, partitions
+        text = "\n".join(report.summary_lines())
+        assert "start running hash" in text and V2_FILES[1].file_hash in text, text
+        # Recorded where the stream records its breaks: block 2 (the first V5 file) does not link.
+        (reason,) = read_broken_links(gateway).values()
+        assert list(read_broken_links(gateway)) == [2]
+        assert V2_FILES[1].file_hash in reason
