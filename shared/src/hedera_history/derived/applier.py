@@ -219,15 +219,7 @@ class BalanceApplier:
         return out
 
     def _original_items(self, block: StoredBlock) -> tuple[RecordItem, ...]:
-        stored = self.reader.block_file(block.number)
-        if stored is None:
-            raise StoreError(f"block {block.number}: its items row is missing although the block is complete")
-        if stored.kind == "items":
-            return _decode_item_list(stored.data, block.number)
-        try:
-            return parse_record_file(stored.data, block.name.removesuffix(".gz")).items
-        except FormatError as e:
-            raise StoreError(f"block {block.number}: the stored record file does not parse: {e}") from e
+        return original_items(self.reader, block)
 
     # ---- compensations ---------------------------------------------------------------------------
 
@@ -293,6 +285,19 @@ class BalanceApplier:
         return default
 
 
+def original_items(reader: HistoryReader, block: StoredBlock) -> tuple[RecordItem, ...]:
+    """A complete block's items as the nodes signed them (the ``items`` table), never corrected."""
+    stored = reader.block_file(block.number)
+    if stored is None:
+        raise StoreError(f"block {block.number}: its items row is missing although the block is complete")
+    if stored.kind == "items":
+        return _decode_item_list(stored.data, block.number)
+    try:
+        return parse_record_file(stored.data, block.name.removesuffix(".gz")).items
+    except FormatError as e:
+        raise StoreError(f"block {block.number}: the stored record file does not parse: {e}") from e
+
+
 def _hbar_transfers(item: RecordItem) -> list[tuple[str, int]] | None:
     try:
         record = hapi.TransactionRecord.FromString(item.record_bytes)
@@ -325,4 +330,4 @@ def _decode_item_list(data: bytes, block_number: int) -> tuple[RecordItem, ...]:
     return tuple(items)
 
 
-__all__ = ["ApplyReport", "BalanceApplier"]
+__all__ = ["ApplyReport", "BalanceApplier", "original_items"]

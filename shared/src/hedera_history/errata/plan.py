@@ -47,7 +47,7 @@ from hedera_history.errata.log import (
     time_row_key,
 )
 from hedera_history.errata.model import EntryKind, ErrataBody, ErrataFile
-from hedera_history.errors import ErrataError, ErrataPlacementError, RowDecodeError
+from hedera_history.errors import ErrataPlacementError, RowDecodeError
 from hedera_history.formats.model import RecordFile, RecordItem
 from hedera_history.formats.names import record_file_name
 from hedera_history.store import schema as s
@@ -66,6 +66,7 @@ Address = tuple[str, bytes, str, bytes]
 ITEM_TABLES = (s.TRANSACTIONS, s.TX_BY_HASH, s.TX_BY_ID, s.ACCOUNT_HISTORY)
 """The history tables an entry's own cells live in (besides its sidecar records)."""
 _PLACEMENT_LOOKAHEAD = 16
+MICROS_PER_MS = 1000
 _NO_HASH = bytes(48)
 """Placeholder hashes of the one-item block ``item_cells`` builds (only its item rows are used)."""
 
@@ -135,14 +136,8 @@ def plan_errata(errata: ErrataFile, gateway: BigtableGateway, settings: Settings
         original = capture_original(gateway, time_of_error, settings)
 
     (in_force_ns, in_force_id), in_force = max(bodies.items(), key=lambda entry: entry[0])
-    stamp = cell_timestamp_micros(in_force_ns)
     block_stamp = max((c.timestamp_micros for c in original.cells), default=0)
-    if original.present and stamp <= block_stamp:
-        raise ErrataError(
-            f"errata {in_force_id}: its consensus time must be at least a millisecond after its block's "
-            f"cell time {block_stamp} µs",
-            file=errata.name,
-        )
+    stamp = correction_stamp(in_force_ns, block_stamp if original.present else None)
 
     kind = _entry_kind(in_force, original)
     desired = _desired_history(in_force, original, kind, settings, in_force_id=in_force_id, in_force_ns=in_force_ns)
@@ -195,6 +190,17 @@ def plan_errata(errata: ErrataFile, gateway: BigtableGateway, settings: Settings
         derived=_diff_stamped(gateway, compensation_cells(errata)),
         record=_diff_stamped(gateway, record_wanted),
     )
+
+
+def correction_stamp(in_force_ns: int, block_stamp: int | None) -> int:
+    """The cell time of a correction: the in-force errata's consensus time, but always a
+    millisecond above the cells of the block it corrects (so re-writing the block never hides it).
+    An errata within the same millisecond as its block's first item (a network errata is one
+    nanosecond after its time of error) is lifted to the next millisecond."""
+    stamp = cell_timestamp_micros(in_force_ns)
+    if block_stamp is None:
+        return stamp
+    return max(stamp, block_stamp + MICROS_PER_MS)
 
 
 def compensation_cells(errata: ErrataFile) -> dict[Address, tuple[bytes, int]]:
