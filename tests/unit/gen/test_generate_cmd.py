@@ -7,7 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from hedera_history.cli.main import cli
+from hedera_history.derived.snapshot import parse_snapshot
 from hedera_history.errors import ConfigError
+from hedera_history.gen.ledger import TOTAL_TINYBAR
 
 
 def test_generate_writes_a_stream(tmp_path: Path) -> None:
@@ -34,6 +36,11 @@ def test_generate_writes_a_stream(tmp_path: Path) -> None:
     assert [b["number"] for b in truth["blocks"]] == [40, 41]
     assert (out / "address-book.bin").is_file()
     assert len(list((out / "recordstreams").glob("record0.0.*/*.rcd_sig"))) == 4
+    # The genesis balances, as a snapshot derived balances can start from (just before block 40).
+    snapshot = parse_snapshot((out / "genesis-balances.json").read_bytes(), "genesis-balances.json")
+    assert snapshot.consensus_ns < min(t["consensus_ns"] for t in truth["transactions"])
+    assert dict(snapshot.balances) == truth["balances"]["genesis"]
+    assert sum(snapshot.balances.values()) == TOTAL_TINYBAR and min(snapshot.balances.values()) >= 0
 
 
 def test_generate_node_id_layout_without_sidecars(tmp_path: Path) -> None:

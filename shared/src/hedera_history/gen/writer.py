@@ -9,6 +9,9 @@
                                        a rotated key is ``node-0.0.3-gen1.pem``
     OUT/keys/council-0.pem             Ed25519 council keys, same naming
     OUT/ground-truth.json
+    OUT/genesis-balances.json          the hbar balances before the first block, as a balance
+                                       snapshot (``derived.snapshot``): load it so that derived
+                                       balances start from the generated genesis, not from zero
 
 Existing files are overwritten; nothing else in OUT is removed.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
@@ -25,6 +29,7 @@ from hedera_history.gen.keys import private_pem, public_pem
 from hedera_history.gen.model import GeneratedStream, address_book_file
 
 GROUND_TRUTH_FILE = "ground-truth.json"
+GENESIS_BALANCES_FILE = "genesis-balances.json"
 ADDRESS_BOOK_FILE = "address-book.bin"
 KEYS_FOLDER = "keys"
 _PRETTY_LIMIT = 20_000
@@ -47,8 +52,16 @@ def write_stream(stream: GeneratedStream, out_dir: Path | str) -> None:
         pretty = len(stream.truth.get("transactions", ())) <= _PRETTY_LIMIT
         text = json.dumps(stream.truth, indent=1 if pretty else None, separators=None if pretty else (",", ":"))
         _write(out / GROUND_TRUTH_FILE, text.encode() + b"\n")
+        _write(out / GENESIS_BALANCES_FILE, json.dumps(genesis_snapshot(stream), indent=1).encode() + b"\n")
     except OSError as e:
         raise GeneratorError(f"cannot write the generated stream: {e}", file=str(out)) from e
+
+
+def genesis_snapshot(stream: GeneratedStream) -> dict[str, Any]:
+    """The generated genesis hbar balances as a snapshot just before the first block's first item."""
+    truth = stream.truth
+    first = min((block["consensus_start_ns"] for block in truth["blocks"]), default=stream.config.start_time_ns)
+    return {"consensus_ns": min(first, stream.config.start_time_ns) - 1, "balances": truth["balances"]["genesis"]}
 
 
 def _write_key(folder: Path, stem: str, key: rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey) -> None:
