@@ -14,6 +14,7 @@ from hedera_history.errors import BrokenChainError, CorruptFileError
 from hedera_history.gen import GeneratedStream
 from hedera_history.sources.period_listing import ListedPeriod
 from hedera_history.verify.address_book import parse_address_book
+from hedera_history.verify.stakes import NodeStakes
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +61,22 @@ def test_book_state_round_trip_and_fingerprints(states: dict[str, BookState]) ->
         BookState.decode(states["old"].encode()[:-3])
     with pytest.raises(CorruptFileError):
         BookState.decode(states["old"].encode() + b"x")
+
+
+def test_stakes_travel_with_the_book_state(states: dict[str, BookState]) -> None:
+    old = states["old"]
+    staked = BookState.of(old.address_book(), stakes=NodeStakes.of({0: 60, 1: 40}))
+    restaked = BookState.of(old.address_book(), stakes=NodeStakes.of({0: 40, 1: 60}))
+    assert old.encode() == BookState(old.book).encode()  # no stakes: the encoding from before stakes
+    assert BookState.decode(staked.encode()) == staked and staked.node_stakes() == NodeStakes.of({0: 60, 1: 40})
+    assert len({old.book_fingerprint, staked.book_fingerprint, restaked.book_fingerprint}) == 3
+    tracker = staked.tracker()
+    assert tracker.stakes == NodeStakes.of({0: 60, 1: 40}) and BookState.of_tracker(tracker) == staked
+    # a partition that ran on other stakes ran on another verification state: it runs again
+    assert not ran_from(_summary(0, old), staked)
+    plans = [_plan(i) for i in range(3)]
+    summaries = {0: _summary(0, old, staked, touched=True), 1: _summary(1, old), 2: _summary(2, old)}
+    assert [(r.plan.index, r.start) for r in partitions_to_rerun(plans, summaries, old)] == [(1, staked), (2, staked)]
 
 
 def test_no_change_confirms_every_partition_in_one_wave(states: dict[str, BookState]) -> None:

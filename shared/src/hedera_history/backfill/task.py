@@ -38,7 +38,7 @@ from hedera_history.backfill.progress import BookCheckpoint, PeriodDone, Progres
 from hedera_history.block import VerifiedBlock
 from hedera_history.errors import BackfillError, BrokenChainError, StoreError
 from hedera_history.logs import event
-from hedera_history.pipeline.address_books import write_book
+from hedera_history.pipeline.address_books import write_book, write_stakes
 from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectInfo, ObjectSource, open_source
 from hedera_history.sources.period_files import SourcePeriod
 from hedera_history.sources.period_listing import ListedPeriod
@@ -49,6 +49,7 @@ from hedera_history.store.writer import BlockWriter, BlockWriteResult
 from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.address_book_updates import AddressBookTracker
 from hedera_history.verify.chain import LinkStatus
+from hedera_history.verify.stakes import NodeStakes
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 logger = logging.getLogger(__name__)
@@ -160,6 +161,7 @@ class _PartitionTask:
         self.complete: set[int] = set()
         self._tracked_book: AddressBook | None = None
         self._tracked_contents: dict[int, bytes] = {}
+        self._tracked_stakes: NodeStakes | None = None
         self.consensus_of = {period.period_key: period.consensus_ns for period in run.plan.periods}
         self.key_of = {period.consensus_ns: period.period_key for period in run.plan.periods}
 
@@ -228,6 +230,7 @@ class _PartitionTask:
         periods = self.plan.periods
         tracker = self.state.tracker()
         self._tracked_book, self._tracked_contents = tracker.book, dict(tracker.contents)
+        self._tracked_stakes = tracker.stakes
         run_start = index
         next_block = start_block
 
@@ -279,16 +282,23 @@ class _PartitionTask:
         consensus_ns = self.consensus_of[result.period_key]
         used_book, prior = self.book_fingerprint, self.state_fingerprint
         block = result.report.block
-        # verify_stream has applied the block's book updates to the tracker by now.
-        if block is not None and (tracker.book is not self._tracked_book or tracker.contents != self._tracked_contents):
+        # verify_stream has applied the block's book and stake updates to the tracker by now.
+        if block is not None and (
+            tracker.book is not self._tracked_book
+            or tracker.contents != self._tracked_contents
+            or tracker.stakes != self._tracked_stakes
+        ):
             state = BookState.of_tracker(tracker)
             self.progress.record_checkpoint(BookCheckpoint(consensus_ns, prior, state))
             self._set_state(state)
             self._tracked_book, self._tracked_contents = tracker.book, dict(tracker.contents)
+            self._tracked_stakes = tracker.stakes
             self.touched = True
         if block is not None and result.new_book is not None:
             # So that a stream started after this backfill verifies with the book it put in force.
             write_book(self.writer.gateway, block.record.consensus_end + 1, result.new_book)
+        if block is not None and result.new_stakes is not None:
+            write_stakes(self.writer.gateway, block.record.consensus_end + 1, result.new_stakes)
         if block is None:
             error = result.error
             assert error is not None

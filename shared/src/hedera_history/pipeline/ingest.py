@@ -186,7 +186,7 @@ def ingest_period(
     sweeping: bool = False,
 ) -> IngestResult:
     consensus_ns = parse_timestamp(period_key)
-    book = ctx.books.book_at(consensus_ns)
+    book = ctx.books.consensus_book_at(consensus_ns)
     owner = uuid.uuid4().hex
     give_up = time.monotonic() + 2 * CLAIM_TTL_SECONDS
     while True:
@@ -293,7 +293,7 @@ def recheck_signatures(ctx: IngestContext, consensus_ns: int, period_key: str, b
     if known is None or known.published is None or known.location is None:
         ctx.state.clear_recheck(consensus_ns)
         return True
-    book = ctx.books.book_at(consensus_ns)
+    book = ctx.books.consensus_book_at(consensus_ns)
     name = parse_stream_file_name(period_key + ".rcd_sig")
     for node in known.location.identities(book):
         path = parse_object_path(known.location.path(node, name, book))
