@@ -70,3 +70,14 @@ def test_a_file_straddling_the_pin_or_a_gap_over_it_is_a_mismatch() -> None:
     assert isinstance(gap, BlockPinMismatchError)
     assert pin_problem(PIN, name="f", consensus_start=1_050, consensus_end=1_100, number=7, previous_end=None) is None
     assert pin_problem(None, name="f", consensus_start=900, consensus_end=1_000, number=1, previous_end=None) is None
+
+
+def test_the_file_taken_for_the_pinned_one_must_end_at_the_pin() -> None:
+    short = pin_problem(
+        PIN, name="f", consensus_start=900, consensus_end=950, number=500, previous_end=800, expected_pinned=True
+    )
+    assert isinstance(short, BlockPinMismatchError) and "do not reach" in str(short)
+    fine = pin_problem(
+        PIN, name="f", consensus_start=900, consensus_end=1_000, number=500, previous_end=800, expected_pinned=True
+    )
+    assert fine is None

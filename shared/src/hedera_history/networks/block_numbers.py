@@ -85,16 +85,25 @@ def pin_problem(
     consensus_end: int,
     number: int,
     previous_end: int | None,
+    expected_pinned: bool = False,
 ) -> BlockPinMismatchError | None:
     """What is wrong with a record file numbered ``number`` given the pin, if anything.
 
     - The file ending at the pin must be the pinned block (never renumbered silently).
     - No file may straddle the pin, and the pin may not fall between the previous file and this
       one: then the file that ends there is missing or another file holds its time.
+    - ``expected_pinned``: the numbering took this file for the pinned one (from its name time), so
+      it must end at the pin.
     """
     if pin is None:
         return None
     end = pin.consensus_end_ns
+    if expected_pinned and consensus_end != end:
+        return BlockPinMismatchError(
+            f"numbered as the pinned block {pin.block_number}, but it ends at {consensus_end}, not at the pin "
+            f"({end}): the files at hand do not reach the pinned file (set a start block instead)",
+            file=name,
+        )
     if consensus_end == end:
         if number != pin.block_number:
             return BlockPinMismatchError(

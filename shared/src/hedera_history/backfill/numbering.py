@@ -1,0 +1,108 @@
+"""The block number of a backfill range's first period before V6, counted from the network's pin.
+
+With a pin in force (``HEDERA_HISTORY_BLOCK_PIN``, filled in by the mainnet and testnet presets)
+the range's numbers are the mirror node's wherever the range lies:
+
+- the pinned file inside the range: the first period is the pin's number minus its distance;
+- the range before the pin: the periods from the range's end up to the pin are listed and counted;
+- the range after the pin: the periods between the pin and the range's start are listed and
+  counted, unless the range's first file is V6 (V6 files carry their own numbers; nothing to count).
+
+Cost: at most one more listing of every node folder, over the gap between the range and the pin
+(for mainnet's pin of 2022-06-29, a 2019 range lists about three years: tens of millions of periods;
+set ``--start-block`` to skip it). The pinned period's record file is read (one copy, unverified)
+to check it ends at the pin and, from V6 on, states the pinned number: a mismatch is a
+BlockPinMismatchError before anything is written, never a silent renumbering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hedera_history.errors import BlockPinMismatchError, FormatError, SourceError
+from hedera_history.formats.dispatch import parse_record_file
+from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.model import RecordFile
+from hedera_history.networks.block_numbers import BlockPin, first_number, pinned_index, start_block_after_pin
+from hedera_history.sources.base import ObjectSource
+from hedera_history.sources.period_files import SourcePeriod, StreamLocation
+from hedera_history.sources.period_listing import ListedPeriod, list_periods
+from hedera_history.verify.address_book import AddressBook
+
+PIN_LOOKBACK_NS = 3_600 * 1_000_000_000
+"""How far before the pin's consensus end the pinned period is looked for when the range is after it
+(a record file spans a few seconds)."""
+
+
+def range_start_block(
+    listed: Sequence[ListedPeriod],
+    *,
+    pin: BlockPin | None,
+    start_block: int,
+    start_ns: int,
+    end_ns: int,
+    source: ObjectSource,
+    location: StreamLocation,
+    nodes: Sequence[NodeIdentity],
+    book: AddressBook,
+    max_decompressed: int | None = None,
+) -> int:
+    """The number of ``listed[0]`` (the range's periods, ascending) if it is before V6."""
+    if pin is None or not listed:
+        return start_block
+    starts = [period.consensus_ns for period in listed]
+    index = pinned_index(starts, pin)
+    end = pin.consensus_end_ns
+    if index < 0:
+        first = read_record(source, location, listed[0], book, max_decompressed)
+        if first.version >= 6:
+            return start_block
+        between = list(list_periods(source, location, nodes, end + 1, start_ns))
+        near = list(list_periods(source, location, nodes, max(0, end - PIN_LOOKBACK_NS), end + 1))
+        if not near:
+            raise BlockPinMismatchError(
+                f"no period starts in the hour before the pin's consensus end {end}: the pinned file is not there"
+            )
+        check_pinned(read_record(source, location, near[-1], book, max_decompressed), pin)
+        return start_block_after_pin(pin, len(between))
+    beyond: list[ListedPeriod] = []
+    if index == len(listed) - 1 and end_ns <= end:
+        beyond = list(list_periods(source, location, nodes, end_ns, end + 1))
+    pinned = beyond[-1] if beyond else listed[index]
+    check_pinned(read_record(source, location, pinned, book, max_decompressed), pin)
+    return first_number(starts, pin, periods_after=len(beyond))
+
+
+def check_pinned(record: RecordFile, pin: BlockPin) -> None:
+    """BlockPinMismatchError unless ``record`` ends at the pin (and, from V6 on, states its number)."""
+    if record.consensus_end != pin.consensus_end_ns:
+        raise BlockPinMismatchError(
+            f"the period the listing puts at the pin ends at {record.consensus_end}, not at the pin's "
+            f"{pin.consensus_end_ns}: block {pin.block_number} cannot be placed",
+            file=record.name,
+        )
+    if record.block_number is not None and record.block_number != pin.block_number:
+        raise BlockPinMismatchError(
+            f"the file ending at the pin states block {record.block_number}, the network pins it to {pin.block_number}",
+            file=record.name,
+        )
+
+
+def read_record(
+    source: ObjectSource,
+    location: StreamLocation,
+    period: ListedPeriod,
+    book: AddressBook,
+    max_decompressed: int | None = None,
+) -> RecordFile:
+    """The period's record file from the first node with a readable copy (unverified)."""
+    files = SourcePeriod.for_book(source, location, period.period_key, book)
+    for node in files.nodes():
+        fetched = files.record(node)
+        if fetched is None:
+            continue
+        try:
+            return parse_record_file(fetched.data, fetched.name, max_decompressed=max_decompressed)
+        except FormatError:
+            continue
+    raise SourceError("no node holds a readable record file for the period", file=period.period_key)
