@@ -74,9 +74,30 @@ def test_stakes_travel_with_the_book_state(states: dict[str, BookState]) -> None
     assert tracker.stakes == NodeStakes.of({0: 60, 1: 40}) and BookState.of_tracker(tracker) == staked
     # a partition that ran on other stakes ran on another verification state: it runs again
     assert not ran_from(_summary(0, old), staked)
-    plans = [_plan(i) for i in range(3)]
-    summaries = {0: _summary(0, old, staked, touched=True), 1: _summary(1, old), 2: _summary(2, old)}
-    assert [(r.plan.index, r.start) for r in partitions_to_rerun(plans, summaries, old)] == [(1, staked), (2, staked)]
+
+
+def test_daily_stake_updates_do_not_stop_the_walk(states: dict[str, BookState]) -> None:
+    old = states["old"]
+    day = [BookState.of(old.address_book(), stakes=NodeStakes.of({0: 10 + d, 1: 10})) for d in range(3)]
+
+    def updated(index: int, start: BookState, end: BookState) -> PartitionSummary:
+        return replace(_summary(index, start, end), stakes_updated=True)
+
+    plans = [_plan(i) for i in range(5)]
+    # wave 1: every partition from the bootstrap state; 1, 2 and 3 each carry a day's update
+    summaries = {
+        0: _summary(0, old),
+        1: updated(1, old, day[0]),
+        2: updated(2, old, day[1]),
+        3: updated(3, old, day[2]),
+        4: _summary(4, old),
+    }
+    reruns = partitions_to_rerun(plans, summaries, old)
+    # 1 stands (it ran from the right state); 2, 3 and 4 run again in one wave, each from the
+    # update of the partition before it
+    assert [(r.plan.index, r.start) for r in reruns] == [(2, day[0]), (3, day[1]), (4, day[2])]
+    summaries.update({2: updated(2, day[0], day[1]), 3: updated(3, day[1], day[2]), 4: _summary(4, day[2])})
+    assert partitions_to_rerun(plans, summaries, old) == []
 
 
 def test_no_change_confirms_every_partition_in_one_wave(states: dict[str, BookState]) -> None:

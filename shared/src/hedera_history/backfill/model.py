@@ -155,3 +155,6 @@ class PartitionSummary:
     before (its own signatures vouch for it), an address-book update that does not parse."""
     unverifiable_links: int = 0
     seconds: float = 0.0
+    stakes_updated: bool = False
+    """Whether a block of the partition put new node stakes in force (a whole table: the end
+    stakes are the partition's last update, whatever it started from)."""

@@ -145,6 +145,7 @@ class _PartitionTask:
         self.progress = progress
         self._set_state(run.start)
         self.touched = False
+        self.restaked = False
         self.counts: dict[str, int] = {}
         self.failures: list[PeriodFailure] = []
         self.failures_total = 0
@@ -214,8 +215,7 @@ class _PartitionTask:
             period = periods[index]
             done = self.done[period.consensus_ns]
             if done.after_fingerprint != self.state_fingerprint:
-                self._set_state(self.checkpoints[period.consensus_ns].state)
-                self.touched = True
+                self._note_change(self.checkpoints[period.consensus_ns].state)
             index += 1
         first = self.done[periods[first_index].consensus_ns].block_number
         last = self.done[periods[index - 1].consensus_ns].block_number
@@ -290,10 +290,9 @@ class _PartitionTask:
         ):
             state = BookState.of_tracker(tracker)
             self.progress.record_checkpoint(BookCheckpoint(consensus_ns, prior, state))
-            self._set_state(state)
+            self._note_change(state)
             self._tracked_book, self._tracked_contents = tracker.book, dict(tracker.contents)
             self._tracked_stakes = tracker.stakes
-            self.touched = True
         if block is not None and result.new_book is not None:
             # So that a stream started after this backfill verifies with the book it put in force.
             write_book(self.writer.gateway, block.record.consensus_end + 1, result.new_book)
@@ -366,6 +365,15 @@ class _PartitionTask:
 
     # ---- bookkeeping -----------------------------------------------------------------------------
 
+    def _note_change(self, state: BookState) -> None:
+        """A block changed the state: the book files (the end then depends on the start), the
+        stakes (a whole new table: the end stakes do not), or both."""
+        if (state.book, state.contents) != (self.state.book, self.state.contents):
+            self.touched = True
+        if state.stakes != self.state.stakes:
+            self.restaked = True
+        self._set_state(state)
+
     def _set_state(self, state: BookState) -> None:
         self.state = state
         self.book_fingerprint = state.book_fingerprint
@@ -392,6 +400,7 @@ class _PartitionTask:
             start=self.start,
             end=self.state,
             book_files_touched=self.touched,
+            stakes_updated=self.restaked,
             first=self.first,
             last=self.last,
             leading_failures=self.leading_failures if self.first is not None else self.failures_since,

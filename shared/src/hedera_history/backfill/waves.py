@@ -14,13 +14,20 @@ A partition that ran from the right book but different book-file contents (no bo
 a file the true state knows) stands when none of its blocks touched the book files and it knew
 every file the true state knows: an append to a file it did not know would have been ignored.
 
+Node stakes (``NodeStakeUpdate``, once a day on the network) are part of the state but do not stop
+the walk: each update replaces the whole table, so a partition that updated them but not the book
+files is guessed to end with its own last update whatever it started from, and the partitions
+after it run again from that guess in the same wave (the next walk confirms or corrects it). A
+range over many days thus needs about two waves more, not one per day.
+
 Each wave confirms at least the first unconfirmed partition, so the runs end; without a book
-change in the range there is one wave.
+or stake change in the range there is one wave.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.model import PartitionPlan, PartitionRun, PartitionSummary
@@ -35,12 +42,20 @@ def partitions_to_rerun(
     for plan in plans:
         summary = summaries[plan.index]
         if ran_from(summary, known):
-            known = summary.end if summary.book_files_touched else known
+            known = summary.end if summary.book_files_touched else _restaked(known, summary)
             continue
         reruns.append(PartitionRun(plan, known))
         if summary.book_files_touched:
             break
+        # Stakes are replaced whole, so the partition's own last update is a good guess of its end
+        # from any start: the walk goes on with it instead of one wave per (daily) stake update.
+        # The next walk confirms or corrects each guess.
+        known = _restaked(known, summary)
     return reruns
+
+
+def _restaked(known: BookState, summary: PartitionSummary) -> BookState:
+    return replace(known, stakes=summary.end.stakes) if summary.stakes_updated else known
 
 
 def ran_from(summary: PartitionSummary, state: BookState) -> bool:
