@@ -137,6 +137,9 @@ def result_to_json(result: PeriodResult, *, sidecars: bool = True) -> dict[str, 
         if result.link
         else None,
         "address_book_changed": result.new_book is not None,
+        "node_stakes_changed": (
+            {str(node): stake for node, stake in result.new_stakes.entries} if result.new_stakes else None
+        ),
         "ok": result.ok,
         "error": str(result.error) if result.error else None,
         "error_kind": result.error.kind if result.error else None,
@@ -159,6 +162,8 @@ def result_to_text(result: PeriodResult) -> str:
         lines.append(f"     chain: {result.link.status.value}: {result.link.reason}")
     if result.new_book is not None:
         lines.append(f"     address book changes: {len(result.new_book.nodes)} nodes from the next period")
+    if result.new_stakes is not None:
+        lines.append(f"     node stakes change: {len(result.new_stakes.entries)} nodes from the next period")
     if result.error:
         lines.append(f"     error ({result.error.kind}): {result.error}")
     if report.consensus:
