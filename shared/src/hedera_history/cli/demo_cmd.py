@@ -2,8 +2,9 @@
 
 Generates a signed four-node V6 stream (sidecars, an address-book key rotation) with the
 project's own test keys, brings the local stack up (emulators, the functions, the bridges),
-uploads every node's copy of every file in shuffled order with duplicate uploads, as nodes would,
-waits until every block is complete, then prints a summary and a few queries answered by the
+loads the generated genesis balances (so derived balances never go negative), uploads every
+node's copy of every file in shuffled order with duplicate uploads, as nodes would, waits until
+every block is complete, then prints a summary and a few queries answered by the
 query function over HTTP. The stack keeps running for further queries (``--stop`` stops it).
 """
 
@@ -27,7 +28,8 @@ from hedera_history.config import Settings
 from hedera_history.errors import PrerequisiteError, StackError
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.model import GeneratedStream
-from hedera_history.gen.writer import ADDRESS_BOOK_FILE
+from hedera_history.gen.writer import ADDRESS_BOOK_FILE, GENESIS_BALANCES_FILE
+from hedera_history.localstack.balances import SnapshotLoad, load_directory_snapshot
 from hedera_history.localstack.progress import directory_target, open_gateway_for, read_progress, wait_for_blocks
 from hedera_history.localstack.stack import LocalStack, StackConfig, stop_recorded_stack
 from hedera_history.localstack.stack_state import read_state
@@ -65,6 +67,9 @@ def demo(ctx: click.Context, *, out: Path, nodes: int, periods: int, transaction
     stack = _start_stack(ctx, console, stream, stream_dir, state_dir)
     stack_ready = time.monotonic()
     try:
+        # Before the first block: derived balances start from the generated genesis, not from zero.
+        if load_directory_snapshot(stack.state, stream_dir) is SnapshotLoad.LOADED:
+            console.print(f"balances: starting from the generated genesis ({GENESIS_BALANCES_FILE})")
         files = find_stream_files(stream_dir)
         plan = plan_uploads(files, shuffle=True, duplicates=max(1, len(files) // 5), seed=seed)
         uploaded = _upload(console, stack, plan)
@@ -163,9 +168,9 @@ def _examples(stack: LocalStack, stream: GeneratedStream) -> None:
         answer = requests.post(query, json=body, timeout=30).json()
         click.secho(f"curl -s {query} -d '{json.dumps(body)}'", bold=True)
         click.echo(_shorten(answer.get("result", answer.get("error"))))
-    path = "/api/v1/blocks?order=desc&limit=2"
-    click.secho(f"curl -s '{query}{path}'", bold=True)
-    click.echo(_shorten(requests.get(query + path, timeout=30).json()))
+    for path in ("/api/v1/blocks?order=desc&limit=2", f"/api/v1/balances?account.id={busiest}"):
+        click.secho(f"curl -s '{query}{path}'", bold=True)
+        click.echo(_shorten(requests.get(query + path, timeout=30).json()))
 
 
 def _shorten(value: Any, limit: int = 900) -> str:

@@ -257,7 +257,12 @@ def down(*, state_dir: Path | None) -> None:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of --shuffle and --duplicates.")
 def upload(*, directory: Path, state_dir: Path | None, shuffle: bool, duplicates: int, seed: int) -> None:
-    """Write every stream file under DIR into the stack's bucket at the same path, as nodes would."""
+    """Write every stream file under DIR into the stack's bucket at the same path, as nodes would.
+
+    DIR's genesis-balances.json (written by `generate`) seeds derived balances when they have not
+    begun yet."""
+    from hedera_history.gen.writer import GENESIS_BALANCES_FILE  # noqa: PLC0415
+    from hedera_history.localstack.balances import SnapshotLoad, load_directory_snapshot  # noqa: PLC0415
     from hedera_history.localstack.upload import (  # noqa: PLC0415
         BookInstall,
         find_stream_files,
@@ -279,6 +284,8 @@ def upload(*, directory: Path, state_dir: Path | None, shuffle: bool, duplicates
             f"[yellow]address book: the stack keeps its own ({state.address_book}); "
             f"{directory}/address-book.bin differs[/]"
         )
+    if load_directory_snapshot(state, directory) is SnapshotLoad.LOADED:
+        console.print(f"balances: {directory}/{GENESIS_BALANCES_FILE} loaded as the starting balances")
     plan = plan_uploads(files, shuffle=shuffle, duplicates=duplicates, seed=seed)
     with Progress(
         TextColumn("uploading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console

@@ -150,7 +150,10 @@ class ExclusiveBalanceApplier:
 
     The first run of a deployment begins application at ``settings.first_block`` (the root of the
     contiguous watermark), not at the lowest block stored so far: blocks complete out of order.
-    A snapshot loaded before (``derived.snapshot.load_snapshot``) has begun it already.
+    A snapshot loaded before (``derived.snapshot.load_snapshot``) has begun it already. Without
+    one, nothing is begun until that block is complete, so a snapshot loaded after the functions
+    came up but before the stream's first block (the local stack, a new deployment) still counts
+    instead of being refused because balances already started from zero.
 
     One object may be shared by the threads of an instance (they share its lease holder id, so a
     local lock keeps them apart as the lease keeps instances apart).
@@ -173,6 +176,8 @@ class ExclusiveBalanceApplier:
                 return None
             try:
                 if read_progress(self.gateway) is None:
+                    if not self.applier.reader.complete_blocks([self.first_block]):
+                        return ApplyReport(stopped_at=self.first_block)
                     self.applier.start(self.first_block, 0)
                 return self.applier.run(max_blocks, should_continue=self.lease.keep)
             finally:
