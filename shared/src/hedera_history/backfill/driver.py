@@ -25,6 +25,7 @@ from hedera_history.backfill.report import BackfillReport, block_span, combine
 from hedera_history.backfill.task import run_partition
 from hedera_history.backfill.waves import partitions_to_rerun
 from hedera_history.config import Settings
+from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.errors import BackfillError, FormatError, SourceError
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.layout import NodeIdentity
@@ -169,6 +170,9 @@ def run_backfill(
         write_or_raise(gateway, s.CHAIN_LINKS, rows, "recording broken chain links")
         for number, reason in sorted(breaks.items()):
             event(logger, "chain link broken", logging.ERROR, block=number, reason=reason)
+    errata_pass = network_errata_pass(gateway, settings)
+    if errata_pass is not None and report.blocks is not None:
+        errata_pass.apply_blocks(*report.blocks)  # the stream's pass applies them alike (errata.network_pass)
     event(
         logger,
         "backfill finished",

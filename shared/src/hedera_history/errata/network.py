@@ -34,6 +34,7 @@ from importlib import resources
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
+from hedera_history.config import Settings
 from hedera_history.errata.codec import (
     encode_errata_body,
     encode_errata_file,
@@ -44,6 +45,7 @@ from hedera_history.errata.model import ErrataFile
 from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.errors import CorruptFileError, ErrataFormatError
 from hedera_history.formats.model import RecordItem
+from hedera_history.networks import network_named
 from hedera_history.store.accounts import decode_transaction_body, entity_text
 
 NS_PER_SECOND = 1_000_000_000
@@ -110,6 +112,12 @@ class NetworkErrata:
             return errata.errata_id in self._missing_ids
         made = self.errata_for_item(original)
         return made is not None and made.errata_id == errata.errata_id
+
+
+def network_errata_for(settings: Settings) -> NetworkErrata | None:
+    """The errata of the network preset ``settings.network`` names (None: custom, or none shipped)."""
+    preset = network_named(settings.network)
+    return network_errata(preset.errata if preset is not None else None)
 
 
 def network_errata(name: str | None) -> NetworkErrata | None:

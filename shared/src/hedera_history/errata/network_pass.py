@@ -28,9 +28,9 @@ from hedera_history.config import Settings
 from hedera_history.derived.applier import original_items
 from hedera_history.errata.apply import apply_plan
 from hedera_history.errata.model import ErrataFile
-from hedera_history.errata.network import NetworkErrata
+from hedera_history.errata.network import NetworkErrata, network_errata_for
 from hedera_history.errata.plan import plan_errata
-from hedera_history.errors import ErrataPlacementError, RowDecodeError
+from hedera_history.errors import ErrataPlacementError, HistoryError, RowDecodeError, is_transient
 from hedera_history.logs import event
 from hedera_history.store import schema as s
 from hedera_history.store.decode import StoredBlock
@@ -42,6 +42,9 @@ from hedera_history.store.writer import BlockWriter
 
 logger = logging.getLogger(__name__)
 Q_PROGRESS = b"next"
+NETWORK_ERRATA_BLOCKS_PER_RUN = 256
+"""Blocks one run of the store function or the sweep visits (outside the rule's window a visit is
+one row read)."""
 PROGRESS_TIMESTAMP = 0
 """The progress cell always has this timestamp, so each write replaces the last."""
 _PROGRESS = struct.Struct(">Qq")
@@ -67,6 +70,23 @@ class NetworkPassReport:
     """Why the run stopped before a complete block (an errata not placeable yet)."""
 
 
+def network_errata_pass(gateway: BigtableGateway, settings: Settings) -> NetworkErrataPass | None:
+    """The pass for the network preset ``settings`` names; None when it ships no errata."""
+    errata = network_errata_for(settings)
+    return None if errata is None else NetworkErrataPass(gateway, settings, errata)
+
+
+def run_network_errata(errata_pass: NetworkErrataPass, max_blocks: int | None = None) -> NetworkPassReport | None:
+    """One run whose failure is logged, not raised (for the store function and the sweep, whose own
+    work is done: the next run tries again)."""
+    try:
+        return errata_pass.run(max_blocks)
+    except HistoryError as e:
+        level = logging.WARNING if is_transient(e) else logging.ERROR
+        event(logger, "network errata not applied", level, error=str(e), error_type=type(e).__name__)
+        return None
+
+
 class NetworkErrataPass:
     def __init__(
         self,
@@ -83,6 +103,7 @@ class NetworkErrataPass:
         self._times = [e.time_of_error for e in errata.missing]
 
     def run(self, max_blocks: int | None = None) -> NetworkPassReport:
+        """Visit the complete blocks after the progress, in order, up to the first gap."""
         report = NetworkPassReport()
         progress = self.read_progress()
         if progress is None:
@@ -90,9 +111,23 @@ class NetworkErrataPass:
             if first is None:
                 return report
             progress = (first, -1)
-        number, slot_end = progress
-        moved = False
-        while max_blocks is None or len(report.visited) < max_blocks:
+        number, slot_end = self._visit(*progress, None, max_blocks, report)
+        if report.visited:
+            self._write_progress(number, slot_end)
+        return self._logged(report)
+
+    def apply_blocks(self, first: int, last: int) -> NetworkPassReport:
+        """Visit blocks ``first`` to ``last`` (a backfilled range) without moving the progress."""
+        report = NetworkPassReport()
+        previous = self.reader.get_block(first - 1) if first > 0 else None
+        slot_end = previous.consensus_end if previous is not None and previous.item_count else -1
+        self._visit(first, slot_end, last, None, report)
+        return self._logged(report)
+
+    def _visit(
+        self, number: int, slot_end: int, last: int | None, max_blocks: int | None, report: NetworkPassReport
+    ) -> tuple[int, int]:
+        while (max_blocks is None or len(report.visited) < max_blocks) and (last is None or number <= last):
             block = self.reader.get_block(number)
             if block is None:
                 report.stopped_at = number
@@ -103,9 +138,10 @@ class NetworkErrataPass:
                 report.stopped_at, report.pending = number, e.reason
                 break
             report.visited.append(number)
-            number, slot_end, moved = number + 1, end, True
-        if moved:
-            self._write_progress(number, slot_end)
+            number, slot_end = number + 1, end
+        return number, slot_end
+
+    def _logged(self, report: NetworkPassReport) -> NetworkPassReport:
         if report.applied or report.pending:
             event(
                 logger,

@@ -49,6 +49,8 @@ class Network:
     layout: BucketLayout = BucketLayout.ACCOUNT
     prefix: str = ""
     """Folder inside the bucket above the layout's folders."""
+    errata: str | None = None
+    """The known errata shipped for the network (``errata.network.network_errata``), if any."""
 
     @property
     def node_id_folder(self) -> str:
@@ -83,6 +85,7 @@ NETWORKS: dict[str, Network] = {
             anonymous=False,
             books=((0, "mainnet.bin"), (1769623200803405897, "mainnet-1769623200803405897.bin")),
             pin=BlockPin(consensus_end_ns=1656461547557609267, block_number=34305852),
+            errata="mainnet",
         ),
         Network(
             "testnet",

@@ -14,6 +14,7 @@ from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.tracking import StatelessTracker
 from hedera_history.config import Settings
 from hedera_history.derived.lease import ExclusiveBalanceApplier
+from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.pipeline.ingest import IngestContext
 from hedera_history.pipeline.publish import pipeline_routing
@@ -66,7 +67,8 @@ def build_store_context(settings: Settings, gateway: BigtableDataGateway | None 
             gateway, read_address_book(settings.address_book, settings), first_block=settings.first_block
         )
     balances = ExclusiveBalanceApplier(gateway, settings) if settings.balances_enabled else None
-    return StoreContext(tracker, books, balances, settings.balances_blocks_per_store_run)
+    network_errata = network_errata_pass(gateway, settings)
+    return StoreContext(tracker, books, balances, settings.balances_blocks_per_store_run, network_errata)
 
 
 class Cached:

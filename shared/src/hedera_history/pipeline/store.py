@@ -22,6 +22,7 @@ from hedera_history.cardinal.messages import WireMessage
 from hedera_history.cardinal.model import BlockHeader
 from hedera_history.cardinal.tracking import Disposition, StatelessTracker, TrackingOutcome
 from hedera_history.derived.lease import ExclusiveBalanceApplier
+from hedera_history.errata.network_pass import NETWORK_ERRATA_BLOCKS_PER_RUN, NetworkErrataPass, run_network_errata
 from hedera_history.errors import HistoryError, RowDecodeError, StoreUnavailableError, is_transient
 from hedera_history.logs import event
 from hedera_history.pipeline.address_books import AddressBookHistory
@@ -95,6 +96,8 @@ class StoreContext:
     books: AddressBookHistory | None = None
     balances: ExclusiveBalanceApplier | None = None
     balance_blocks_per_run: int = 16
+    network_errata: NetworkErrataPass | None = None
+    """The network preset's known errata (``errata.network_pass``), applied before balances."""
 
 
 def store_message(ctx: StoreContext, message: ReceivedMessage) -> TrackingOutcome:
@@ -114,6 +117,8 @@ def store_message(ctx: StoreContext, message: ReceivedMessage) -> TrackingOutcom
         event(logger, "conflicting producers", logging.ERROR, block=outcome.block_hash.hex())
     if outcome.watermark is not None and ctx.books is not None:
         ctx.books.advance(outcome.watermark.number)
+    if outcome.watermark is not None and ctx.network_errata is not None:
+        run_network_errata(ctx.network_errata, NETWORK_ERRATA_BLOCKS_PER_RUN)
     if outcome.watermark is not None and ctx.balances is not None:
         apply_balances(ctx.balances, ctx.balance_blocks_per_run)
     return outcome

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from hedera_history.derived.lease import ExclusiveBalanceApplier
+from hedera_history.errata.network_pass import NETWORK_ERRATA_BLOCKS_PER_RUN, network_errata_pass, run_network_errata
 from hedera_history.errors import HistoryError
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest import IngestContext, ingest_errata, ingest_period, recheck_signatures
@@ -30,6 +31,7 @@ class SweepReport:
     errors: list[str] = field(default_factory=list)
     balances_applied: int = 0
     balances_busy: bool = False
+    network_errata_applied: int = 0
     """Another run held the balance lease."""
 
     def as_dict(self) -> dict[str, object]:
@@ -40,6 +42,7 @@ class SweepReport:
             "errors": self.errors[:20],
             "balances_applied": self.balances_applied,
             "balances_busy": self.balances_busy,
+            "network_errata_applied": self.network_errata_applied,
         }
 
 
@@ -74,6 +77,10 @@ def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
             report.outcomes["errata " + ingest_errata(ctx, errata_path).outcome.value] += 1
         except HistoryError as e:
             report.errors.append(f"errata {errata_path} ({consensus_ns}): {e}")
+    errata_pass = network_errata_pass(ctx.gateway, ctx.settings)
+    if errata_pass is not None:
+        network = run_network_errata(errata_pass, NETWORK_ERRATA_BLOCKS_PER_RUN)
+        report.network_errata_applied = len(network.applied) if network is not None else 0
     if ctx.settings.balances_enabled:
         _apply_balances(ctx, report)
     event(logger, "sweep finished", logging.INFO, **report.as_dict())
