@@ -21,11 +21,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from hedera_history import logs
 from hedera_history.backfill.model import BackfillJob
+from hedera_history.cli.common import bootstrap_book_location, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.config import Settings
 from hedera_history.errors import FileNameError, SourceError
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.formats.names import parse_timestamp
+from hedera_history.networks import network_named
 from hedera_history.sources.period_files import StreamLocation
 
 NS_PER_SECOND = 1_000_000_000
@@ -40,6 +42,8 @@ _FORWARDED_FLAGS = (
     ("last_block", "--last-block"),
     ("layout", "--layout"),
     ("network", "--network"),
+    ("network_folder", "--network-folder"),
+    ("block_pin", "--block-pin"),
     ("shard", "--shard"),
     ("partitions", "--partitions"),
     ("periods_per_partition", "--periods-per-partition"),
@@ -60,8 +64,8 @@ _FORWARDED_SWITCHES = (
 
 def _job_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options of a backfill job, shared by ``run`` and ``submit``."""
-    options = [
-        click.argument("source"),
+    options: list[Callable[[Any], Any]] = [
+        click.argument("source", required=False),
         click.option(
             "--address-book",
             default=None,
@@ -77,11 +81,16 @@ def _job_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--layout",
             type=click.Choice(sorted(LAYOUTS)),
-            default="account",
-            show_default=True,
-            help="Bucket layout: recordstreams/record<account>/ or <network>/<shard>/<nodeId>/record/.",
+            default=None,
+            help="Bucket layout: recordstreams/record<account>/ or <network>/<shard>/<nodeId>/record/ "
+            "(default: the network preset's, else account).",
         ),
-        click.option("--network", default="", help="First folder of the node-id layout (e.g. mainnet)."),
+        network_options,
+        click.option(
+            "--network-folder",
+            default=None,
+            help="First folder of the node-id layout (default: the --network preset's name, e.g. mainnet).",
+        ),
         click.option("--shard", type=int, default=0, show_default=True, help="Shard folder of the node-id layout."),
         click.option("--partitions", type=int, default=None, help="Number of Spark tasks (default: by size)."),
         click.option(
@@ -156,6 +165,8 @@ def backfill() -> None:
 @click.pass_context
 def run(ctx: click.Context, /, **params: Any) -> None:
     """Verify every period of SOURCE in the range and write the blocks (gs://, s3:// or a directory).
+
+    Without SOURCE, a --network preset's bucket on GCS (gs://hedera-mainnet-streams for mainnet).
 
     Periods already complete are skipped unless --reprocess; a run that stopped goes on where it
     stopped. Exits 0 only when every period verified and was written and every link checked out.
@@ -236,9 +247,10 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
     staging = params["staging_url"] or settings.dataproc_staging_url
     if not staging:
         raise click.UsageError("a staging location is needed: --staging-url gs://bucket/prefix")
-    _parse_time(params["start"], "--start")
+    start = _parse_time(params["start"], "--start")
     _parse_time(params["end"], "--end")
-    book = params["address_book"] or settings.address_book
+    _source_url(params, settings)
+    book = params["address_book"] or bootstrap_book_location(settings, start)
     local_book = Path(book) if book and "://" not in book else None
     if local_book is not None and not local_book.is_file():
         raise click.UsageError(f"no address book at {local_book}")
@@ -279,17 +291,19 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
 def _job(params: dict[str, Any]) -> BackfillJob:
     _apply_env(params["env"])
     settings = _settings(params)
-    layout = LAYOUTS[params["layout"]]
-    if layout is BucketLayout.NODE_ID and not params["network"]:
-        raise click.UsageError("the node-id layout needs --network (the first folder, e.g. mainnet)")
+    preset = network_named(settings.network)
+    layout = LAYOUTS[params["layout"]] if params["layout"] else preset.layout if preset else BucketLayout.ACCOUNT
+    folder = params["network_folder"] or (preset.node_id_folder if preset else "")
+    if layout is BucketLayout.NODE_ID and not folder:
+        raise click.UsageError("the node-id layout needs --network-folder (the first folder) or a --network preset")
     start, end = _parse_time(params["start"], "--start"), _parse_time(params["end"], "--end")
     if end <= start:
         raise click.UsageError("--end must be after --start")
     return BackfillJob(
-        source_url=params["source"],
-        location=StreamLocation(layout, "", params["network"], params["shard"]),
+        source_url=_source_url(params, settings),
+        location=StreamLocation(layout, "", folder, params["shard"]),
         settings=settings,
-        book=_read_address_book(params["address_book"] or settings.address_book, settings),
+        book=_read_address_book(params["address_book"] or bootstrap_book_location(settings, start), settings),
         start_ns=start,
         end_ns=end,
         ratio=consensus_ratio_of(params["consensus_ratio"], settings),
@@ -311,7 +325,19 @@ def _settings(params: dict[str, Any]) -> Settings:
         requester_pays_project=params["requester_pays_project"],
         s3_requester_pays=params["s3_requester_pays"],
         backfill_periods_per_partition=params["periods_per_partition"],
+        network=params["network"],
+        block_pin=params["block_pin"],
     )
+
+
+def _source_url(params: dict[str, Any], settings: Settings) -> str:
+    """SOURCE, or the network preset's bucket on GCS."""
+    if params["source"]:
+        return str(params["source"])
+    if network_named(settings.network) is None:
+        raise click.UsageError("SOURCE is needed (gs://, s3:// or a directory) unless --network names a preset")
+    prefix = settings.stream_prefix.strip("/")
+    return f"gs://{settings.stream_bucket}" + (f"/{prefix}" if prefix else "")
 
 
 def _apply_env(pairs: tuple[str, ...]) -> None:
@@ -369,7 +395,7 @@ def _read_address_book(location: str, settings: Settings) -> bytes:
 
 
 def _forwarded_args(params: dict[str, Any]) -> list[str]:
-    args = [params["source"]]
+    args = [params["source"]] if params["source"] else []
     for name, flag in _FORWARDED_FLAGS:
         if params.get(name) not in (None, ""):
             args += [flag, str(params[name])]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
+from typing import Any
 
 import click
 
 from hedera_history.config import Settings
+from hedera_history.networks import NAMES, network_named
 from hedera_history.sources.address_book_file import read_address_book
 from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.consensus import parse_consensus_ratio
@@ -22,3 +26,30 @@ def load_address_book(location: str, settings: Settings | None = None) -> Addres
     if not location:
         raise click.UsageError("an address book is needed: --address-book FILE or HEDERA_HISTORY_ADDRESS_BOOK")
     return read_address_book(location, settings or Settings.from_env())
+
+
+def network_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--network`` (a preset, docs/networks.md) and ``--block-pin``, for commands that read streams."""
+    command = click.option(
+        "--block-pin",
+        default=None,
+        metavar="END_NS:BLOCK",
+        help="The record file with this consensus end is this block; files before V6 count from it "
+        "(the preset's unless --start-block is given) [HEDERA_HISTORY_BLOCK_PIN].",
+    )(command)
+    return click.option(
+        "--network",
+        type=click.Choice(NAMES, case_sensitive=False),
+        default=None,
+        help="Network preset: bucket, layout, requester pays, bootstrap book and block pin, each unless "
+        "given explicitly; custom presets nothing [HEDERA_HISTORY_NETWORK].",
+    )(command)
+
+
+def bootstrap_book_location(settings: Settings, at_ns: int | None) -> str:
+    """The configured book; when it is the network preset's own, the preset's book for a start at
+    ``at_ns`` (the mirror node switches to a newer packaged book from its time on)."""
+    preset = network_named(settings.network)
+    if preset is not None and settings.address_book and Path(settings.address_book) in preset.packaged_books():
+        return str(preset.bootstrap_book(at_ns))
+    return settings.address_book

@@ -11,13 +11,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hedera_history.block import VerifiedBlock
+from hedera_history.cli.common import bootstrap_book_location, load_address_book, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
-from hedera_history.cli.common import load_address_book
 from hedera_history.config import Settings
+from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import open_admin_instance, open_gateway
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter, BlockWriteResult
+from hedera_history.verify.block_pin import numbering_for, with_pin_checks
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 
@@ -64,6 +66,7 @@ class LoadReport:
     show_default=True,
     help="Create missing tables and families and set their GC rules first.",
 )
+@network_options
 @click.pass_context
 def load(
     ctx: click.Context,
@@ -77,6 +80,8 @@ def load(
     start_block: int | None,
     sidecars: bool | None,
     create_tables: bool,
+    network: str | None,
+    block_pin: str | None,
 ) -> None:
     """Verify every period under DIR (either bucket layout) and write the verified blocks.
 
@@ -90,12 +95,20 @@ def load(
         table_prefix=table_prefix,
         start_block=start_block,
         sidecars_enabled=sidecars,
+        network=network,
+        block_pin=block_pin,
     )
     ratio = consensus_ratio_of(consensus_ratio, settings)
-    book = load_address_book(settings.address_book)
     periods = find_local_periods(directory)
     if not periods:
         raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
+    book = load_address_book(bootstrap_book_location(settings, periods[0].consensus_ns))
+    numbering = numbering_for(
+        periods,
+        start_block=settings.start_block,
+        pin=BlockPin.parse(settings.block_pin),
+        max_decompressed=settings.max_decompressed_bytes,
+    )
 
     if create_tables:
         ensure_tables(open_admin_instance(settings), settings)
@@ -108,13 +121,16 @@ def load(
         with Progress(*columns, console=console) as progress:
             verifying = progress.add_task("verified", total=len(periods))
             writing = progress.add_task("written", total=None)
-            results = verify_stream(
-                periods,
-                book,
-                ratio=ratio,
-                start_block=settings.start_block,
-                sidecars=settings.sidecars_enabled,
-                max_decompressed=settings.max_decompressed_bytes,
+            results = with_pin_checks(
+                verify_stream(
+                    periods,
+                    book,
+                    ratio=ratio,
+                    start_block=numbering.start_block,
+                    sidecars=settings.sidecars_enabled,
+                    max_decompressed=settings.max_decompressed_bytes,
+                ),
+                numbering,
             )
 
             def on_period() -> None:

@@ -8,10 +8,12 @@ from typing import Any
 
 import click
 
+from hedera_history.cli.common import bootstrap_book_location, load_address_book, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
-from hedera_history.cli.common import load_address_book
 from hedera_history.config import Settings
+from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.verify.block_pin import numbering_for, with_pin_checks
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 
@@ -39,6 +41,7 @@ from hedera_history.verify.stream import PeriodResult, verify_stream
     default=None,
     help="Fetch and verify sidecar files. [HEDERA_HISTORY_SIDECARS_ENABLED]",
 )
+@network_options
 @click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
 @click.pass_context
 def verify(
@@ -49,6 +52,8 @@ def verify(
     consensus_ratio: str | None,
     start_block: int | None,
     sidecars: bool | None,
+    network: str | None,
+    block_pin: str | None,
     as_json: bool,
 ) -> None:
     """Verify every period under DIR (either bucket layout, any level of it) in order.
@@ -59,21 +64,30 @@ def verify(
         address_book=str(address_book) if address_book else None,
         start_block=start_block,
         sidecars_enabled=sidecars,
+        network=network,
+        block_pin=block_pin,
     )
     ratio = consensus_ratio_of(consensus_ratio, settings)
-    book = load_address_book(settings.address_book)
     periods = find_local_periods(directory)
     if not periods:
         raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
+    book = load_address_book(bootstrap_book_location(settings, periods[0].consensus_ns))
+    numbering = numbering_for(
+        periods,
+        start_block=settings.start_block,
+        pin=BlockPin.parse(settings.block_pin),
+        max_decompressed=settings.max_decompressed_bytes,
+    )
     all_ok = True
-    for result in verify_stream(
+    results = verify_stream(
         periods,
         book,
         ratio=ratio,
-        start_block=settings.start_block,
+        start_block=numbering.start_block,
         sidecars=settings.sidecars_enabled,
         max_decompressed=settings.max_decompressed_bytes,
-    ):
+    )
+    for result in with_pin_checks(results, numbering):
         all_ok &= result.ok
         if as_json:
             click.echo(json.dumps(result_to_json(result, sidecars=settings.sidecars_enabled), separators=(",", ":")))

@@ -12,8 +12,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from hedera_history.errors import BlockPinOutOfReachError, FormatError
+from hedera_history.errors import BlockPinMismatchError, BlockPinOutOfReachError, FormatError
 from hedera_history.formats.dispatch import parse_record_file
+from hedera_history.formats.model import RecordFile
 from hedera_history.networks.block_numbers import BlockPin, first_number, pin_problem, pinned_index
 from hedera_history.verify.period import PeriodFiles
 from hedera_history.verify.stream import PeriodResult
@@ -40,21 +41,38 @@ def numbering_for(
 ) -> Numbering:
     """The numbering of ``periods`` (ascending): from ``start_block``, or counted from ``pin``.
 
-    BlockPinOutOfReachError when every period starts after the pin and the first one is before V6
-    (the files between were not counted).
+    Reads (unverified) the first period's record file, and the one taken for the pinned file to
+    check it ends at the pin. When the first file is V6 every file carries its number and nothing
+    is counted. BlockPinOutOfReachError when the periods do not reach the pinned file (all start
+    after it, or all end before it); BlockPinMismatchError when the file taken for it does not end
+    at the pin.
     """
     if pin is None or not periods:
         return Numbering(start_block, pin)
+    first = first_record(periods[0], max_decompressed)
+    if first is not None and first.version >= 6:
+        return Numbering(start_block, pin)
     starts = [period.consensus_ns for period in periods]
     index = pinned_index(starts, pin)
+    end = pin.consensus_end_ns
     if index < 0:
-        version = record_version(periods[0], max_decompressed)
-        if version is not None and version >= 6:
-            return Numbering(start_block, pin)
         raise BlockPinOutOfReachError(
-            f"every period starts after the pinned file (consensus end {pin.consensus_end_ns}, block "
-            f"{pin.block_number}) and {periods[0].period_key} is before V6: its number cannot be counted "
-            "from the pin here; set a start block (--start-block) instead"
+            f"every period starts after the pinned file (consensus end {end}, block {pin.block_number}) and "
+            f"{periods[0].period_key} is before V6: its number cannot be counted from the pin here; "
+            "set a start block (--start-block) instead"
+        )
+    pinned = first_record(periods[index], max_decompressed)
+    if pinned is not None and pinned.consensus_end != end:
+        if index == len(periods) - 1 and pinned.consensus_end < end:
+            raise BlockPinOutOfReachError(
+                f"the periods end before the pinned file (consensus end {end}, block {pin.block_number}): their "
+                "numbers cannot be counted from the pin here; set a start block (--start-block) instead",
+                file=pinned.name,
+            )
+        raise BlockPinMismatchError(
+            f"the period holding the pin's consensus end {end} ends at {pinned.consensus_end}: no file ends "
+            f"at the pin, block {pin.block_number} cannot be placed",
+            file=pinned.name,
         )
     return Numbering(first_number(starts, pin), pin, periods[index].period_key)
 
@@ -83,14 +101,14 @@ def with_pin_checks(results: Iterable[PeriodResult], numbering: Numbering) -> It
         yield checked
 
 
-def record_version(period: PeriodFiles, max_decompressed: int | None = None) -> int | None:
-    """The version of the first readable record copy of ``period`` (unverified), if any."""
+def first_record(period: PeriodFiles, max_decompressed: int | None = None) -> RecordFile | None:
+    """The first readable record copy of ``period`` (unverified), if any."""
     for node in period.nodes():
         fetched = period.record(node)
         if fetched is None:
             continue
         try:
-            return parse_record_file(fetched.data, fetched.name, max_decompressed=max_decompressed).version
+            return parse_record_file(fetched.data, fetched.name, max_decompressed=max_decompressed)
         except FormatError:
             continue
     return None
