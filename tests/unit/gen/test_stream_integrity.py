@@ -43,6 +43,7 @@ def test_file_and_metadata_hashes(generated_stream: GeneratedStream) -> None:
         version = parsed.hapi_proto_version
         assert (version.major, version.minor, version.patch) == config.hapi_version
         assert parsed.block_number == config.start_block + index
+        assert period.start_running_hash is not None and period.end_running_hash is not None
         assert period.metadata_hash == v6_metadata_hash(
             config.hapi_version, period.start_running_hash, period.end_running_hash, parsed.block_number
         )

@@ -18,6 +18,16 @@ DEFAULT_START_NS = 1_717_200_000 * NS_PER_SECOND
 FIRST_NODE_ACCOUNT = 3
 MAX_NODES = 90
 """Node accounts are 0.0.3 upward and must stay below the fee collector 0.0.98."""
+RECORD_VERSIONS = (1, 2, 5, 6)
+"""Record file versions in the order the network used them."""
+
+PeriodTable = tuple[tuple[int, tuple[int, ...]], ...]
+"""(period index, numbers) pairs, sorted by period: stakes per node id, or node ids."""
+
+
+def _period_table(value: PeriodTable | Mapping[int, tuple[int, ...]]) -> PeriodTable:
+    pairs = value.items() if isinstance(value, Mapping) else value
+    return tuple(sorted((int(period), tuple(numbers)) for period, numbers in pairs))
 
 
 @dataclass(frozen=True)
@@ -43,9 +53,24 @@ class GeneratorConfig:
     rotate_key: bool = True
     """Rotate one node's key through a 0.0.102 update halfway, when there are at least 4 periods."""
     stakes: tuple[int, ...] | None = None
-    """Stake per node (by node id); one each when None."""
+    """Stake per node (by node id) in the address book; one each when None."""
+    eras: tuple[tuple[int, int], ...] | None = None
+    """(record file version, periods) in stream order, versions among 1, 2, 5, 6 and rising, the
+    periods adding up to ``periods``; None: every period V6."""
+    duplicate_block_at: int | None = None
+    """Block number N carried by two consecutive V6 files (the one after says N + 1), as mainnet's
+    block 44029066."""
+    stake_updates: PeriodTable = ()
+    """(period index, stake per node id): that period's first item is a ``NodeStakeUpdate`` paid by
+    0.0.2 with these stakes. A mapping is accepted too."""
+    signers: PeriodTable = ()
+    """(period index, node ids): only these nodes upload a signature file for that period (the
+    others still upload the record and sidecar files); periods not listed: every node. A mapping
+    is accepted too."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "stake_updates", _period_table(self.stake_updates))
+        object.__setattr__(self, "signers", _period_table(self.signers))
         checks = [
             (1 <= self.nodes <= MAX_NODES, f"nodes must be 1..{MAX_NODES}, got {self.nodes}"),
             (self.periods >= 1, f"periods must be at least 1, got {self.periods}"),
@@ -69,9 +94,96 @@ class GeneratorConfig:
                     f"stakes must be {self.nodes} numbers >= 0 with a positive sum, got {self.stakes}",
                 )
             )
+        checks += self._era_checks() + self._duplicate_checks() + self._table_checks()
         for ok, message in checks:
             if not ok:
                 raise ConfigError(message)
+
+    def _era_checks(self) -> list[tuple[bool, str]]:
+        if self.eras is None:
+            return []
+        versions = [version for version, _ in self.eras]
+        return [
+            (bool(self.eras), "eras must not be empty"),
+            (
+                all(v in RECORD_VERSIONS for v in versions) and versions == sorted(set(versions)),
+                f"era versions must be among {RECORD_VERSIONS}, each once, rising; got {versions}",
+            ),
+            (all(count >= 1 for _, count in self.eras), f"every era needs at least one period, got {self.eras}"),
+            (
+                sum(count for _, count in self.eras) == self.periods,
+                f"the eras hold {sum(c for _, c in self.eras)} periods, the stream {self.periods}",
+            ),
+        ]
+
+    def _duplicate_checks(self) -> list[tuple[bool, str]]:
+        if self.duplicate_block_at is None:
+            return []
+        first = self.duplicate_block_at - self.start_block
+        fits = first >= 0 and first + 1 < self.periods
+        return [
+            (fits, f"duplicate block {self.duplicate_block_at} needs two periods from block {self.start_block} on"),
+            (
+                not fits or self.version_of(first) == self.version_of(first + 1) == 6,
+                f"duplicate block {self.duplicate_block_at}: only V6 files carry a block number",
+            ),
+        ]
+
+    def _table_checks(self) -> list[tuple[bool, str]]:
+        checks = []
+        for name, table in (("stake_updates", self.stake_updates), ("signers", self.signers)):
+            periods = [period for period, _ in table]
+            checks.append(
+                (
+                    len(set(periods)) == len(periods) and all(0 <= p < self.periods for p in periods),
+                    f"{name}: periods must be distinct and within 0..{self.periods - 1}, got {periods}",
+                )
+            )
+        for period, stakes in self.stake_updates:
+            checks.append(
+                (
+                    len(stakes) == self.nodes and all(s >= 0 for s in stakes),
+                    f"stake_updates[{period}]: expected {self.nodes} stakes >= 0, got {stakes}",
+                )
+            )
+        for period, node_ids in self.signers:
+            checks.append(
+                (
+                    len(set(node_ids)) == len(node_ids) and all(0 <= n < self.nodes for n in node_ids),
+                    f"signers[{period}]: expected distinct node ids within 0..{self.nodes - 1}, got {node_ids}",
+                )
+            )
+        return checks
+
+    def version_of(self, period: int) -> int:
+        """The record file version of period ``period``."""
+        if self.eras is None:
+            return 6
+        for version, count in self.eras:
+            if period < count:
+                return version
+            period -= count
+        return self.eras[-1][0]
+
+    @property
+    def era_list(self) -> tuple[tuple[int, int], ...]:
+        """The eras, the default spelled out."""
+        return self.eras if self.eras is not None else ((6, self.periods),)
+
+    def block_number_of(self, period: int) -> int:
+        """The block number of period ``period``: ``start_block`` upward, one number given twice
+        at ``duplicate_block_at``."""
+        number = self.start_block + period
+        if self.duplicate_block_at is not None and number > self.duplicate_block_at:
+            return number - 1
+        return number
+
+    def stake_update_at(self, period: int) -> tuple[int, ...] | None:
+        return dict(self.stake_updates).get(period)
+
+    def signers_at(self, period: int) -> tuple[int, ...] | None:
+        """The node ids that sign ``period``; None: every node."""
+        return dict(self.signers).get(period)
 
     @property
     def period_ns(self) -> int:
@@ -84,7 +196,7 @@ class GeneratorConfig:
     @property
     def end_block(self) -> int:
         """The last block's number."""
-        return self.start_block + self.periods - 1
+        return self.block_number_of(self.periods - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,15 +237,33 @@ class GeneratedPeriod:
     block_number: int
     record_name: StreamFileName
     record_bytes: bytes
-    """Decompressed: int32 6, then the ``RecordStreamFile``."""
+    """Decompressed (V6: int32 6, then the ``RecordStreamFile``; earlier versions are not compressed)."""
     file_hash: bytes
-    metadata_hash: bytes
-    start_running_hash: bytes
-    end_running_hash: bytes
+    metadata_hash: bytes | None
+    """V5 and V6 only."""
+    start_running_hash: bytes | None
+    """V5 and V6 only."""
+    end_running_hash: bytes | None
+    """V5 and V6 only."""
     consensus_start_ns: int
     consensus_end_ns: int
     item_count: int
     sidecars: tuple[GeneratedSidecar, ...]
+    version: int = 6
+    previous_file_hash: bytes | None = None
+    """V1 and V2 only: the hash of the file before, as this file names it."""
+
+    @property
+    def previous_hash(self) -> bytes:
+        """What this file says its predecessor ended with."""
+        value = self.start_running_hash if self.version >= 5 else self.previous_file_hash
+        assert value is not None
+        return value
+
+    @property
+    def hash(self) -> bytes:
+        """What the next file must name: the end running hash (V5, V6) or the file hash (V1, V2)."""
+        return self.end_running_hash if self.end_running_hash is not None else self.file_hash
 
 
 @dataclass(frozen=True)

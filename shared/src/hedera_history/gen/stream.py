@@ -1,28 +1,34 @@
-"""``generate_stream``: a whole signed V6 stream, in memory, with its ground truth.
+"""``generate_stream``: a whole signed stream, in memory, with its ground truth.
 
-Per period: plan the transactions, build them through the ledger, chain the running hash, write
-the record file and (when there are contract sidecar records) one sidecar file, then give every
-node its own gzip copies and a signature file signed with the key its address book entry holds
-for that block. A 0.0.102 update halfway rotates one node's key; the new book is in force from
-the block after the one that carried it.
+Per period: plan the transactions, build them through the ledger, chain the hashes, write the
+record file in its era's format and (V6, when there are contract sidecar records) one sidecar
+file, then give every node its copies (V6: its own gzip copies) and a signature file signed with
+the key its address book entry holds for that block. A 0.0.102 update halfway rotates one node's
+key; the new book is in force from the block after the one that carried it.
+
+Eras (``GeneratorConfig.eras``) chain as the network did: V1/V2 files name the previous file's
+hash, V5 and V6 files carry running hashes, and the first V5 (or V6) file after a V2 file starts
+its running hash from that V2 file's hash.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hedera_history.errors import GeneratorError
 from hedera_history.formats.hashing import item_hash, next_running_hash, sha384, v6_metadata_hash
 from hedera_history.formats.model import SidecarMetadata
 from hedera_history.formats.names import StreamFileName, record_file_name
+from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
+from hedera_history.formats.record_v5 import metadata_hash_v5, write_record_v5
 from hedera_history.formats.record_v6 import write_record_v6
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.gen import keys as keygen
 from hedera_history.gen.books import address_book_bytes, file_chunks
 from hedera_history.gen.facts import GeneratedItem
-from hedera_history.gen.gzipped import deflate, gzip_member
+from hedera_history.gen.gzipped import Deflated, deflate, gzip_member
 from hedera_history.gen.ledger import Ledger, genesis_state
 from hedera_history.gen.model import (
     FIRST_NODE_ACCOUNT,
@@ -43,6 +49,8 @@ from hedera_history.gen.truth import TruthCollector
 
 _DERIVATION = "hedera-history/gen/v1"
 _SIDECAR_ID = 1
+LEGACY_HEADER_HAPI_INT = 3
+"""The second int32 of V1 and V2 headers, as the network's files carry it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +114,7 @@ class _Generator:
         self.generations = [0] * config.nodes
         self.bootstrap_book = address_book_bytes(self.nodes, self.node_keys, self.generations)
         self.rotation = self._plan_rotation()
+        self._deflated: tuple[int, list[tuple[StreamFileName, Deflated]]] | None = None
 
     def _plan_rotation(self) -> _Rotation | None:
         config = self.config
@@ -121,7 +130,11 @@ class _Generator:
             raise GeneratorError(
                 f"the new address book needs {len(chunks)} items, a period holds {config.transactions}"
             )
-        return _Rotation(period=config.periods // 2, node_id=node_id, chunks=chunks)
+        period = config.periods // 2
+        if config.duplicate_block_at is not None and config.block_number_of(period) == config.duplicate_block_at:
+            # Both files of the duplicate block are signed under one book: the second carries the update.
+            period = config.duplicate_block_at - config.start_block + 1
+        return _Rotation(period=period, node_id=node_id, chunks=chunks)
 
     def run(
         self, on_period: Callable[[GeneratedPeriod], None] | None, edit_items: ItemEditor | None = None
@@ -134,18 +147,20 @@ class _Generator:
             (config.start_block, tuple(self.generations), self.bootstrap_book, None)
         ]
         coverage = list(COVERAGE)
-        running = truth.start_running_hash
+        chain = truth.start_running_hash
         for index in range(config.periods):
-            block_number = config.start_block + index
+            block_number = config.block_number_of(index)
             rotating = self.rotation is not None and index == self.rotation.period
             items = self._period_items(index, coverage, rotating)
             if edit_items is not None:
                 items = edit_items(index, items)
-            period = self._assemble(index, block_number, running, items)
+            if config.version_of(index) != 6:
+                items = [_without_sidecars(item) for item in items]
+            period = self._assemble(index, block_number, chain, items)
             self._upload(period, objects)
             truth.add_block(period, items, len(books) - 1, self.ledger.take_changed())
             periods.append(period)
-            running = period.end_running_hash
+            chain = period.hash
             if rotating and self.rotation is not None:
                 self.generations[self.rotation.node_id] = 1
                 books.append((block_number + 1, tuple(self.generations), b"".join(self.rotation.chunks), block_number))
@@ -181,12 +196,18 @@ class _Generator:
     def _period_items(self, index: int, coverage: list[TxKind], rotating: bool) -> list[GeneratedItem]:
         config = self.config
         chunks = self.rotation.chunks if self.rotation is not None else ()
-        groups = plan_period(
-            self.rng, config.transactions, coverage, address_book_update=rotating, book_chunks=len(chunks)
-        )
+        stakes = config.stake_update_at(index)
+        capacity = config.transactions - (stakes is not None)
+        if rotating and len(chunks) > capacity:
+            raise GeneratorError(f"period {index}: the address-book update and the stake update need more items")
+        groups = plan_period(self.rng, capacity, coverage, address_book_update=rotating, book_chunks=len(chunks))
         slots = self._slots(config.start_time_ns + index * config.period_ns)
         items: list[GeneratedItem] = []
         position = 0
+        if stakes is not None:
+            # As on mainnet, the stake update is the first transaction after the day's end.
+            items.append(self.factory.node_stake_update(slots[0], stakes))
+            position = 1
         for kind in groups:
             size = group_size(kind, len(chunks))
             group_slots = slots[position : position + size]
@@ -207,7 +228,60 @@ class _Generator:
         jitter = max(1, gap // 2)
         return [period_start_ns + j * gap + self.rng.randrange(jitter) for j in range(count)]
 
-    def _assemble(
+    def _assemble(self, index: int, block_number: int, chain: bytes, items: list[GeneratedItem]) -> GeneratedPeriod:
+        """Period ``index``'s record file; ``chain`` is what it must name of the file before."""
+        version = self.config.version_of(index)
+        if version == 6:
+            return self._assemble_v6(index, block_number, chain, items)
+        if version == 5:
+            return self._assemble_v5(index, block_number, chain, items)
+        return self._assemble_v2(index, block_number, chain, items, version)
+
+    def _assemble_v2(
+        self, index: int, block_number: int, previous: bytes, items: list[GeneratedItem], version: int
+    ) -> GeneratedPeriod:
+        data = write_record_v2(
+            items, previous_file_hash=previous, version=version, header_hapi_int=LEGACY_HEADER_HAPI_INT
+        )
+        return GeneratedPeriod(
+            index=index,
+            block_number=block_number,
+            record_name=record_file_name(items[0].facts.consensus_ns, compressed=False),
+            record_bytes=data,
+            file_hash=file_hash_v2(version, data),
+            metadata_hash=None,
+            start_running_hash=None,
+            end_running_hash=None,
+            consensus_start_ns=items[0].facts.consensus_ns,
+            consensus_end_ns=items[-1].facts.consensus_ns,
+            item_count=len(items),
+            sidecars=(),
+            version=version,
+            previous_file_hash=previous,
+        )
+
+    def _assemble_v5(self, index: int, block_number: int, start: bytes, items: list[GeneratedItem]) -> GeneratedPeriod:
+        end = _running_hash(start, items)
+        data = write_record_v5(
+            items, hapi_version=self.config.hapi_version, start_running_hash=start, end_running_hash=end
+        )
+        return GeneratedPeriod(
+            index=index,
+            block_number=block_number,
+            record_name=record_file_name(items[0].facts.consensus_ns, compressed=False),
+            record_bytes=data,
+            file_hash=sha384(data),
+            metadata_hash=metadata_hash_v5(data),
+            start_running_hash=start,
+            end_running_hash=end,
+            consensus_start_ns=items[0].facts.consensus_ns,
+            consensus_end_ns=items[-1].facts.consensus_ns,
+            item_count=len(items),
+            sidecars=(),
+            version=5,
+        )
+
+    def _assemble_v6(
         self, index: int, block_number: int, start_hash: bytes, items: list[GeneratedItem]
     ) -> GeneratedPeriod:
         config = self.config
@@ -252,20 +326,46 @@ class _Generator:
         )
 
     def _upload(self, period: GeneratedPeriod, objects: dict[str, bytes]) -> None:
-        """Every node's copies: its own gzip headers (upload time, name), its own signature."""
-        compressed = [(period.record_name, deflate(period.record_bytes))]
-        compressed += [(sidecar.name, deflate(sidecar.data)) for sidecar in period.sidecars]
-        upload_second = (period.consensus_start_ns + self.config.period_ns) // NS_PER_SECOND
+        """Every node's copies (V6: its own gzip headers, upload time and name) and, for the nodes
+        that sign the period, its own signature."""
         signature_name = period.record_name.signature()
+        signers = self.config.signers_at(period.index)
         for node in self.nodes:
-            for file_name, deflated in compressed:
-                objects[node_object_path(self.config, node, file_name)] = gzip_member(
-                    deflated, mtime=upload_second + node.node_id, file_name=_inner_name(file_name)
-                )
+            for file_name, data in self._copies(period, node):
+                objects[node_object_path(self.config, node, file_name)] = data
+            if signers is not None and node.node_id not in signers:
+                continue
             key = self.node_keys[(node.node_id, self.generations[node.node_id])]
             objects[node_object_path(self.config, node, signature_name)] = signed_signature_file(
-                key, period.file_hash, period.metadata_hash
+                key, period.file_hash, period.metadata_hash, version=period.version
             )
+
+    def _copies(self, period: GeneratedPeriod, node: NodeInfo) -> list[tuple[StreamFileName, bytes]]:
+        if period.version != 6:
+            return [(period.record_name, period.record_bytes)]
+        if self._deflated is None or self._deflated[0] != period.index:
+            compressed = [(period.record_name, deflate(period.record_bytes))]
+            compressed += [(sidecar.name, deflate(sidecar.data)) for sidecar in period.sidecars]
+            self._deflated = (period.index, compressed)
+        upload_second = (period.consensus_start_ns + self.config.period_ns) // NS_PER_SECOND
+        return [
+            (name, gzip_member(deflated, mtime=upload_second + node.node_id, file_name=_inner_name(name)))
+            for name, deflated in self._deflated[1]
+        ]
+
+
+def _running_hash(start: bytes, items: list[GeneratedItem]) -> bytes:
+    running = start
+    for item in items:
+        running = next_running_hash(running, item_hash(item.record_bytes, item.transaction_bytes))
+    return running
+
+
+def _without_sidecars(item: GeneratedItem) -> GeneratedItem:
+    """The item as a file before V6 holds it: no sidecar records, none promised."""
+    if not item.sidecar_records:
+        return item
+    return replace(item, sidecar_records=(), facts=replace(item.facts, sidecar_types=()))
 
 
 def _inner_name(name: StreamFileName) -> str:

@@ -14,11 +14,13 @@ from enum import Enum
 
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
+from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.signature import write_signature_v6
+from hedera_history.formats.signature import write_signature_v2, write_signature_v5, write_signature_v6
 from hedera_history.gen.gzipped import deflate, gzip_member
 from hedera_history.gen.model import GeneratedStream, NodeRef
 from hedera_history.gen.signing import signed_signature_file
+from hedera_history.store.originals import file_hash_of, rebuild_file_bytes
 
 
 class TamperTarget(Enum):
@@ -47,20 +49,26 @@ def tamper(
     if not 0 <= period < len(stream.periods):
         raise GeneratorError(f"no period {period}: the stream has {len(stream.periods)}")
     objects = dict(stream.objects)
+    block = stream.periods[period]
     if target is TamperTarget.RECORD:
         path = stream.record_path(info.node_id, period)
-        data = _gunzip(objects[path], path)
-        damaged = _damage_record_file(data, path)
-        objects[path] = _regzip(objects[path], damaged)
+        if block.version == 6:
+            damaged = _damage_record_file(_gunzip(objects[path], path), path)
+            objects[path] = _regzip(objects[path], damaged)
+            damaged_hash = sha384(damaged)
+        else:
+            damaged, damaged_hash = _damage_legacy_record_file(objects[path], path)
+            objects[path] = damaged
         if resign:
-            block = stream.periods[period]
             key = stream.signing_key(info.node_id, block.block_number)
             objects[stream.signature_path(info.node_id, period)] = signed_signature_file(
-                key, sha384(damaged), block.metadata_hash
+                key, damaged_hash, block.metadata_hash, version=block.version
             )
     elif target is TamperTarget.SIGNATURE:
         path = stream.signature_path(info.node_id, period)
-        objects[path] = _damage_signature_file(objects[path])
+        if path not in objects:
+            raise GeneratorError(f"node did not sign period {period}", node=info.account)
+        objects[path] = _damage_signature_file(objects[path], path)
     else:
         paths = stream.sidecar_paths(info.node_id, period)
         if not paths:
@@ -114,11 +122,28 @@ def _damage_record_file(data: bytes, path: str) -> bytes:
     return data[:4] + serialised
 
 
-def _damage_signature_file(data: bytes) -> bytes:
-    message = hapi.SignatureFile.FromString(data[1:])
-    file_sig, meta_sig = message.file_signature, message.metadata_signature
-    flipped = bytes([file_sig.signature[0] ^ 0x01]) + file_sig.signature[1:]
-    return write_signature_v6(file_sig.hash_object.hash, flipped, meta_sig.hash_object.hash, meta_sig.signature)
+def _damage_legacy_record_file(data: bytes, path: str) -> tuple[bytes, bytes]:
+    """A V1, V2 or V5 file with the first item's transaction hash changed (the stated running
+    hashes and previous file hash kept), and its new file hash."""
+    name = path.rsplit("/", 1)[-1]
+    parsed = parse_record_file(data, name)
+    record = hapi.TransactionRecord.FromString(parsed.items[0].record_bytes)
+    record.transactionHash = bytes([record.transactionHash[0] ^ 0x01]) + record.transactionHash[1:]
+    items = [replace(parsed.items[0], record_bytes=record.SerializeToString()), *parsed.items[1:]]
+    damaged = rebuild_file_bytes(replace(parsed, items=tuple(items)))
+    if damaged is None:
+        raise GeneratorError("record file cannot be rewritten", file=path)
+    return damaged, file_hash_of(parsed.version, damaged)
+
+
+def _damage_signature_file(data: bytes, path: str) -> bytes:
+    signature = parse_signature_file(data, path.rsplit("/", 1)[-1])
+    flipped = bytes([signature.file_signature[0] ^ 0x01]) + signature.file_signature[1:]
+    if signature.version == 2:
+        return write_signature_v2(signature.file_hash, flipped)
+    assert signature.metadata_hash is not None and signature.metadata_signature is not None
+    writer = write_signature_v5 if signature.version == 5 else write_signature_v6
+    return writer(signature.file_hash, flipped, signature.metadata_hash, signature.metadata_signature)
 
 
 def _damage_sidecar_file(data: bytes) -> bytes:

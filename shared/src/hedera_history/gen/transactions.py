@@ -29,6 +29,8 @@ _FEES = {
     "file": (3_000_000, 12_000_000),
     "duplicate": (40_000, 90_000),
 }
+_DAY_NS = 86_400 * NS_PER_SECOND
+STAKE_UPDATE_MEMO = "End of staking period calculation record"
 _MEMOS = ("", "", "", "invoice", "payroll", "refund", "gift", "swap", "rent", "coffee")
 
 
@@ -84,6 +86,23 @@ class TransactionFactory:
             operation.contents = chunk
             items.append(self.writer.finish(draft, self._fee("file"), {}))
         return items
+
+    def node_stake_update(self, consensus_ns: int, stakes: Sequence[int]) -> GeneratedItem:
+        """The network's end-of-day ``NodeStakeUpdate``: paid by 0.0.2, submitted by no node, no
+        fee; ``stakes`` by node id. The staking period it closes is the UTC day before."""
+        valid_start = consensus_ns - 1
+        while (TREASURY, valid_start) in self._used_ids:
+            valid_start -= 1
+        self._used_ids.add((TREASURY, valid_start))
+        body = hapi.TransactionBody(memo=STAKE_UPDATE_MEMO)
+        set_transaction_id(body.transactionID, TREASURY, valid_start)
+        update = body.node_stake_update
+        set_timestamp(update.end_of_staking_period, consensus_ns // _DAY_NS * _DAY_NS - 1)
+        update.staking_period = 1440
+        update.staking_periods_stored = 365
+        for node_id, stake in enumerate(stakes):
+            update.node_stake.add(node_id=node_id, stake=stake, stake_rewarded=stake, max_stake=sum(stakes))
+        return self.writer.finish(Draft(body, TREASURY, valid_start, consensus_ns, None), 0, {})
 
     # ---- kinds -------------------------------------------------------------------------------
 

@@ -84,20 +84,30 @@ def transaction_truth(
     }
 
 
-def block_truth(period: GeneratedPeriod, hapi_version: str, book_index: int) -> dict[str, Any]:
+def _hex(value: bytes | None) -> str | None:
+    return None if value is None else value.hex()
+
+
+def block_truth(period: GeneratedPeriod, hapi_version: str, book_index: int, signers: Sequence[str]) -> dict[str, Any]:
     return {
         "number": period.block_number,
         "period": period.index,
+        "version": period.version,
         "name": str(period.record_name),
         "file_hash": period.file_hash.hex(),
-        "metadata_hash": period.metadata_hash.hex(),
-        "start_running_hash": period.start_running_hash.hex(),
-        "end_running_hash": period.end_running_hash.hex(),
+        "metadata_hash": _hex(period.metadata_hash),
+        "start_running_hash": _hex(period.start_running_hash),
+        "end_running_hash": _hex(period.end_running_hash),
+        "previous_file_hash": _hex(period.previous_file_hash),
+        "previous_hash": period.previous_hash.hex(),
+        "hash": period.hash.hex(),
         "consensus_start_ns": period.consensus_start_ns,
         "consensus_end_ns": period.consensus_end_ns,
         "item_count": period.item_count,
-        "hapi_version": hapi_version,
+        # The reference reads no HAPI version from V1/V2 files.
+        "hapi_version": hapi_version if period.version >= 5 else "0.0.0",
         "address_book": book_index,
+        "signers": list(signers),
         "sidecars": [
             {
                 "id": sidecar.name.sidecar_id,
@@ -126,7 +136,9 @@ class TruthCollector:
     blocks: list[dict[str, Any]] = field(default_factory=list)
     transactions: list[dict[str, Any]] = field(default_factory=list)
     balances_by_block: dict[str, dict[str, int]] = field(default_factory=dict)
+    stake_updates: list[dict[str, Any]] = field(default_factory=list)
     _history: dict[int, list[int]] = field(default_factory=dict)
+    _items_in_block: dict[int, int] = field(default_factory=dict)
 
     def add_block(
         self,
@@ -135,14 +147,30 @@ class TruthCollector:
         book_index: int,
         changed: Mapping[int, int],
     ) -> None:
-        self.blocks.append(block_truth(period, self.config.hapi_version_text, book_index))
-        for index, item in enumerate(items):
+        signers = self.config.signers_at(period.index)
+        signing = [n.account for n in self.nodes if signers is None or n.node_id in signers]
+        self.blocks.append(block_truth(period, self.config.hapi_version_text, book_index, signing))
+        # A block number given to two files (the duplicate block) is one block, as the reference
+        # merges it: the second file's items follow the first's.
+        first_index = self._items_in_block.get(period.block_number, 0)
+        self._items_in_block[period.block_number] = first_index + len(items)
+        for index, item in enumerate(items, start=first_index):
             facts = item.facts
             touched = facts.accounts_touched()
             self.transactions.append(transaction_truth(facts, period.block_number, index, touched))
             for num in touched:
                 self._history.setdefault(num, []).append(facts.consensus_ns)
-        self.balances_by_block[str(period.block_number)] = _by_account(changed)
+        self.balances_by_block.setdefault(str(period.block_number), {}).update(_by_account(changed))
+        stakes = self.config.stake_update_at(period.index)
+        if stakes is not None:
+            self.stake_updates.append(
+                {
+                    "period": period.index,
+                    "block_number": period.block_number,
+                    "consensus_ns": items[0].facts.consensus_ns,
+                    "stakes": {node.account: stakes[node.node_id] for node in self.nodes},
+                }
+            )
 
     def document(
         self,
@@ -169,6 +197,10 @@ class TruthCollector:
                 "accounts": config.accounts,
                 "council_keys": config.council_keys,
                 "rotate_key": config.rotate_key,
+                "eras": [list(era) for era in config.era_list],
+                "duplicate_block_at": config.duplicate_block_at,
+                "stake_updates": [[period, list(stakes)] for period, stakes in config.stake_updates],
+                "signers": [[period, list(node_ids)] for period, node_ids in config.signers],
             },
             "nodes": [{"account": n.account, "node_id": n.node_id, "stake": n.stake} for n in self.nodes],
             "address_books": [
@@ -187,6 +219,8 @@ class TruthCollector:
             "council_keys": [ed25519_public_bytes(key).hex() for key in council],
             "start_running_hash": self.start_running_hash.hex(),
             "blocks": self.blocks,
+            "duplicate_blocks": self._duplicate_blocks(),
+            "stake_updates": self.stake_updates,
             "transactions": self.transactions,
             "accounts": {account(a): list(reversed(times)) for a, times in sorted(self._history.items())},
             "balances": {
@@ -209,8 +243,15 @@ class TruthCollector:
             },
             "contracts": [account(c) for c in ledger.contracts],
             "counts": {
-                "blocks": len(self.blocks),
+                "blocks": len({b["number"] for b in self.blocks}),
                 "transactions": len(self.transactions),
                 "sidecar_files": sum(len(b["sidecars"]) for b in self.blocks),
             },
         }
+
+    def _duplicate_blocks(self) -> list[dict[str, Any]]:
+        """Block numbers two files carry: the number and the files, in stream order."""
+        files: dict[int, list[str]] = {}
+        for block in self.blocks:
+            files.setdefault(block["number"], []).append(block["name"])
+        return [{"number": n, "files": names} for n, names in files.items() if len(names) > 1]
