@@ -1,0 +1,90 @@
+"""The pipeline's stake history: recorded per block, applied behind the watermark, looked up by time."""
+
+from __future__ import annotations
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from hedera_history.block import VerifiedBlock
+from hedera_history.formats.hashing import sha384
+from hedera_history.pipeline.address_books import AddressBookHistory, write_stakes
+from hedera_history.store import schema as s
+from hedera_history.verify.address_book import AddressBook, address_book_from_keys
+from hedera_history.verify.stakes import NodeStakes, node_stake_update_body
+from hedera_history.verify.stream import verify_stream
+
+from tests.unit.store.fakes import MemoryGateway
+from tests.unit.verify.streamkit import record_bytes, transaction_bytes, v6_period, v6_record
+
+NS = 1_700_000_000_000_000_000
+STEP = 2_000_000_000
+
+
+@pytest.fixture(scope="module")
+def node_keys() -> dict[int, rsa.RSAPrivateKey]:
+    return {num: rsa.generate_private_key(public_exponent=65537, key_size=2048) for num in (3, 4, 5, 6)}
+
+
+@pytest.fixture(scope="module")
+def book(node_keys: dict[int, rsa.RSAPrivateKey]) -> AddressBook:
+    return address_book_from_keys((f"0.0.{num}", key.public_key()) for num, key in node_keys.items())
+
+
+class ConditionalMemoryGateway(MemoryGateway):
+    def check_and_set(
+        self,
+        table: str,
+        key: bytes,
+        *,
+        family: str,
+        qualifier: bytes,
+        expected: bytes | None,
+        value: bytes,
+        timestamp_micros: int | None = None,
+    ) -> bool:
+        cells = self.tables.setdefault(table, {}).setdefault(key, {})
+        current = cells.get((family, qualifier))
+        if (current[1] if current else None) != expected:
+            return False
+        cells[(family, qualifier)] = (timestamp_micros or 0, value)
+        return True
+
+
+def _blocks(node_keys, book, updates: dict[int, dict[int, int]], count: int) -> list[VerifiedBlock]:
+    periods, start = [], sha384(b"genesis")
+    for i in range(count):
+        ns = NS + i * STEP
+        items = [(transaction_bytes(node_stake_update_body(updates[i])), record_bytes(ns))] if i in updates else None
+        record = v6_record(ns, start=start, block_number=i, items=items)
+        periods.append(v6_period(node_keys, record))
+        start = record.end
+    results = list(verify_stream(periods, book))
+    assert all(r.ok for r in results)
+    return [r.report.block for r in results if r.report.block is not None]
+
+
+def test_stakes_are_in_force_after_their_block_once_the_keeper_applied_them(node_keys, book):
+    blocks = _blocks(node_keys, book, {1: {0: 60, 1: 20, 2: 10, 3: 10}, 3: {0: 5, 1: 5}}, 5)
+    gateway = ConditionalMemoryGateway()
+    history = AddressBookHistory(gateway, book)
+    for block in blocks:
+        history.record_block(block)
+    after = [block.record.consensus_end + 1 for block in blocks]
+    assert history.stakes_at(after[4]) is None  # recorded, not applied yet
+    history.advance(2)
+    assert history.stakes_at(after[0]) is None
+    assert history.stakes_at(after[1]) == NodeStakes.of({0: 60, 1: 20, 2: 10, 3: 10})
+    assert [n.stake for n in history.consensus_book_at(after[2]).nodes] == [60, 20, 10, 10]
+    history.advance(4)  # goes on from the keeper's state (stakes included)
+    assert [n.stake for n in history.consensus_book_at(after[3]).nodes] == [5, 5, 0, 0]
+    assert [n.stake for n in history.consensus_book_at(after[2]).nodes] == [60, 20, 10, 10]
+    assert history.consensus_book_at(after[0]) == book  # before any update: the book's own weights
+    stake_rows = [key for key in gateway.tables[s.ADDRESS_BOOKS] if key.startswith(b"stakes/")]
+    assert len(stake_rows) == 2
+
+
+def test_a_stream_started_after_a_backfill_reads_the_stakes_it_wrote(book):
+    gateway = ConditionalMemoryGateway()
+    write_stakes(gateway, NS, NodeStakes.of({0: 70, 1: 10, 2: 10, 3: 10}))  # what a backfill writes
+    fresh = AddressBookHistory(gateway, book, first_block=100)
+    assert fresh.stakes_at(NS - 1) is None
+    assert [n.stake for n in fresh.consensus_book_at(NS + STEP).nodes] == [70, 10, 10, 10]
