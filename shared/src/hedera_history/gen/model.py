@@ -60,10 +60,10 @@ class GeneratorConfig:
     duplicate_block_at: int | None = None
     """Block number N carried by two consecutive V6 files (the one after says N + 1), as mainnet's
     block 44029066."""
-    stake_updates: PeriodTable = ()
+    stake_updates: PeriodTable | Mapping[int, tuple[int, ...]] = ()
     """(period index, stake per node id): that period's first item is a ``NodeStakeUpdate`` paid by
     0.0.2 with these stakes. A mapping is accepted too."""
-    signers: PeriodTable = ()
+    signers: PeriodTable | Mapping[int, tuple[int, ...]] = ()
     """(period index, node ids): only these nodes upload a signature file for that period (the
     others still upload the record and sidecar files); periods not listed: every node. A mapping
     is accepted too."""
@@ -131,7 +131,7 @@ class GeneratorConfig:
 
     def _table_checks(self) -> list[tuple[bool, str]]:
         checks = []
-        for name, table in (("stake_updates", self.stake_updates), ("signers", self.signers)):
+        for name, table in (("stake_updates", self.stake_update_table), ("signers", self.signer_table)):
             periods = [period for period, _ in table]
             checks.append(
                 (
@@ -139,14 +139,14 @@ class GeneratorConfig:
                     f"{name}: periods must be distinct and within 0..{self.periods - 1}, got {periods}",
                 )
             )
-        for period, stakes in self.stake_updates:
+        for period, stakes in self.stake_update_table:
             checks.append(
                 (
                     len(stakes) == self.nodes and all(s >= 0 for s in stakes),
                     f"stake_updates[{period}]: expected {self.nodes} stakes >= 0, got {stakes}",
                 )
             )
-        for period, node_ids in self.signers:
+        for period, node_ids in self.signer_table:
             checks.append(
                 (
                     len(set(node_ids)) == len(node_ids) and all(0 <= n < self.nodes for n in node_ids),
@@ -178,12 +178,20 @@ class GeneratorConfig:
             return number - 1
         return number
 
+    @property
+    def stake_update_table(self) -> PeriodTable:
+        return _period_table(self.stake_updates)  # already one, after __post_init__
+
+    @property
+    def signer_table(self) -> PeriodTable:
+        return _period_table(self.signers)
+
     def stake_update_at(self, period: int) -> tuple[int, ...] | None:
-        return dict(self.stake_updates).get(period)
+        return dict(self.stake_update_table).get(period)
 
     def signers_at(self, period: int) -> tuple[int, ...] | None:
         """The node ids that sign ``period``; None: every node."""
-        return dict(self.signers).get(period)
+        return dict(self.signer_table).get(period)
 
     @property
     def period_ns(self) -> int:

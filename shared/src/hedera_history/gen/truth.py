@@ -199,8 +199,8 @@ class TruthCollector:
                 "rotate_key": config.rotate_key,
                 "eras": [list(era) for era in config.era_list],
                 "duplicate_block_at": config.duplicate_block_at,
-                "stake_updates": [[period, list(stakes)] for period, stakes in config.stake_updates],
-                "signers": [[period, list(node_ids)] for period, node_ids in config.signers],
+                "stake_updates": [[period, list(stakes)] for period, stakes in config.stake_update_table],
+                "signers": [[period, list(node_ids)] for period, node_ids in config.signer_table],
             },
             "nodes": [{"account": n.account, "node_id": n.node_id, "stake": n.stake} for n in self.nodes],
             "address_books": [
