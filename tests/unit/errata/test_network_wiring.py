@@ -96,3 +96,33 @@ def _history_and_errata(gateway: MemoryGateway) -> dict[str, Any]:
     tables = _tables(gateway)
     tables.get(ERRATA_LOG, {}).pop(b"p/network/mainnet", None)  # the stream's progress; the backfill keeps none
     return tables
+
+
+def test_the_errata_cli_shows_plans_and_applies(
+    stream: tuple[GeneratedStream, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner  # noqa: PLC0415
+    from hedera_history.cli.main import cli  # noqa: PLC0415
+    from hedera_history.store import bigtable_client  # noqa: PLC0415
+
+    generated, folder = stream
+    gateway = MemoryGateway()
+    results = verify_stream(find_local_periods(folder), parse_address_book(generated.address_book))
+    BlockWriter(gateway, MAINNET).write_blocks(r.report.block for r in results if r.report.block)
+    monkeypatch.setattr(bigtable_client, "open_gateway", lambda settings: gateway)
+    expected = _expected(generated)
+
+    shown = CliRunner().invoke(cli, ["errata", "network", "--network", "mainnet"], catch_exceptions=False)
+    assert shown.exit_code == 0 and "113 missing transaction(s)" in shown.output
+
+    dry = CliRunner().invoke(cli, ["errata", "network", "--network", "mainnet", "--dry-run"], catch_exceptions=False)
+    assert dry.exit_code == 0, dry.output
+    assert f"{len(expected)} errata would be applied" in dry.output
+    assert all(errata_marker(gateway, ns) is None for ns in expected)
+
+    applied = CliRunner().invoke(
+        cli, ["errata", "network", "--network", "mainnet", "--apply", "--blocks", "0-3"], catch_exceptions=False
+    )
+    assert applied.exit_code == 0, applied.output
+    assert f"4 block(s) visited, {len(expected)} errata applied" in applied.output
+    assert all(errata_marker(gateway, ns) is not None for ns in expected)

@@ -44,6 +44,7 @@ from hedera_history.formats.hashing import sha384
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordItem, SignatureFile
 from hedera_history.formats.names import format_timestamp, parse_timestamp
+from hedera_history.networks import NAMES
 from hedera_history.sources.local import LocalSource
 from hedera_history.store import schema as s
 from hedera_history.store.keys import check_entity_id
@@ -305,6 +306,84 @@ def apply(
             console.print(f"applied: {written} cell(s) written")
     finally:
         gateway.close()
+
+
+@errata.command("network")
+@click.option(
+    "--network",
+    type=click.Choice(NAMES, case_sensitive=False),
+    default=None,
+    help="Network preset whose known errata to apply [HEDERA_HISTORY_NETWORK].",
+)
+@click.option("--blocks", default=None, metavar="FIRST-LAST", help="Only these blocks (default: from the progress on).")
+@click.option("--apply", "write", is_flag=True, help="Write to Bigtable (without it, or with --dry-run: show only).")
+@click.option("--dry-run", is_flag=True, help="Print exactly which cells would change; write nothing.")
+@click.option("--project", default=None, help="Google Cloud project [GOOGLE_CLOUD_PROJECT].")
+@click.option("--instance", default=None, help="Bigtable instance id [HEDERA_HISTORY_BIGTABLE_INSTANCE].")
+@click.option("--table-prefix", default=None, help="Prefix of every table id [HEDERA_HISTORY_TABLE_PREFIX].")
+@click.pass_context
+def network(
+    ctx: click.Context,
+    *,
+    network: str | None,
+    blocks: str | None,
+    write: bool,
+    dry_run: bool,
+    project: str | None,
+    instance: str | None,
+    table_prefix: str | None,
+) -> None:
+    """Show the known errata of a network preset (mainnet: 113 missing transactions and the 2019
+    spurious-transfer rule); with --apply or --dry-run, apply them to stored blocks."""
+    from hedera_history.errata.network import network_errata_for  # noqa: PLC0415
+    from hedera_history.errata.network_pass import NetworkErrataPass  # noqa: PLC0415
+
+    settings = Settings.from_env(
+        network=network, project=project, bigtable_instance=instance, table_prefix=table_prefix
+    )
+    console = Console()
+    known = network_errata_for(settings)
+    if known is None:
+        console.print(f"network {settings.network}: no known errata")
+        return
+    authority = known.authority
+    console.print(
+        f"network {authority.network}: {len(known.missing)} missing transaction(s) "
+        f"({format_timestamp(known.missing[0].time_of_error)} .. {format_timestamp(known.missing[-1].time_of_error)}), "
+        f"spurious-transfer rule before {format_timestamp(known.rule_before_ns)}"
+    )
+    console.print(f"authority: the preset; data sha256 {authority.data_sha256} from {authority.source}")
+    if not (write or dry_run):
+        return
+    from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415 (the Bigtable client loads slowly)
+
+    gateway = open_gateway(settings)
+    try:
+        errata_pass = NetworkErrataPass(gateway, settings, known, dry_run=dry_run)
+        if blocks:
+            first, last = _block_range(blocks)
+            report = errata_pass.apply_blocks(first, last)
+        else:
+            report = errata_pass.run()
+        for plan in report.plans:
+            _print_plan(console, plan, dry_run=dry_run)
+        console.print(
+            f"{len(report.visited)} block(s) visited, {len(report.plans)} errata "
+            f"{'would be applied' if dry_run else 'applied'}, {len(report.skipped)} carried by the stream"
+            + (f"; stopped at block {report.stopped_at}" if report.stopped_at is not None else "")
+            + (f" ({report.pending})" if report.pending else "")
+        )
+        if report.pending:
+            ctx.exit(1)
+    finally:
+        gateway.close()
+
+
+def _block_range(text: str) -> tuple[int, int]:
+    first, sep, last = text.partition("-")
+    if not (first.isdigit() and (not sep or last.isdigit())):
+        raise click.UsageError(f"--blocks takes FIRST-LAST, got {text!r}")
+    return int(first), int(last or first)
 
 
 def _settings(address_book: Path | None, council_keys: str | None, council_threshold: int | None) -> Settings:

@@ -29,7 +29,7 @@ from hedera_history.derived.applier import original_items
 from hedera_history.errata.apply import apply_plan
 from hedera_history.errata.model import ErrataFile
 from hedera_history.errata.network import NetworkErrata, network_errata_for
-from hedera_history.errata.plan import plan_errata
+from hedera_history.errata.plan import ErrataPlan, plan_errata
 from hedera_history.errors import ErrataPlacementError, HistoryError, RowDecodeError, is_transient
 from hedera_history.logs import event
 from hedera_history.store import schema as s
@@ -68,6 +68,8 @@ class NetworkPassReport:
     """The first block that was not complete, or whose errata could not be placed yet."""
     pending: str | None = None
     """Why the run stopped before a complete block (an errata not placeable yet)."""
+    plans: list[ErrataPlan] = field(default_factory=list)
+    """Every plan that writes something (with ``dry_run``: that would)."""
 
 
 def network_errata_pass(gateway: BigtableGateway, settings: Settings) -> NetworkErrataPass | None:
@@ -95,7 +97,10 @@ class NetworkErrataPass:
         errata: NetworkErrata,
         *,
         reader: HistoryReader | None = None,
+        dry_run: bool = False,
     ) -> None:
+        self.dry_run = dry_run
+        """Plan only: nothing written, the progress not moved."""
         self.gateway = gateway
         self.settings = settings
         self.errata = errata
@@ -112,7 +117,7 @@ class NetworkErrataPass:
                 return report
             progress = (first, -1)
         number, slot_end = self._visit(*progress, None, max_blocks, report)
-        if report.visited:
+        if report.visited and not self.dry_run:
             self._write_progress(number, slot_end)
         return self._logged(report)
 
@@ -177,7 +182,10 @@ class NetworkErrataPass:
             if plan.original_present and self._is_missing(errata):
                 report.skipped.append(errata.errata_id)
                 continue
-            if not plan.already_applied:
+            if plan.already_applied:
+                continue
+            report.plans.append(plan)
+            if not self.dry_run:
                 apply_plan(plan, self.gateway, self.settings)
                 report.applied.append(errata.errata_id)
         return end
