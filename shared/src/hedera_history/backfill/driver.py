@@ -14,6 +14,7 @@ from typing import Protocol
 from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.boundaries import broken_links, check_boundaries, check_stored_neighbours
 from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
+from hedera_history.backfill.numbering import range_start_block, read_record
 from hedera_history.backfill.plan import (
     assumed_starts,
     narrow_to_blocks,
@@ -26,12 +27,12 @@ from hedera_history.backfill.task import run_partition
 from hedera_history.backfill.waves import partitions_to_rerun
 from hedera_history.config import Settings
 from hedera_history.errata.network_pass import network_errata_pass
-from hedera_history.errors import BackfillError, FormatError, SourceError
-from hedera_history.formats.dispatch import parse_record_file
+from hedera_history.errors import BackfillError
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.logs import event
+from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.sources.base import ObjectSource
-from hedera_history.sources.period_files import SourcePeriod, StreamLocation
+from hedera_history.sources.period_files import StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod, list_periods
 from hedera_history.store import schema as s
 from hedera_history.store.chain_links import broken_link_row
@@ -90,25 +91,32 @@ def run_backfill(
     checkpoints = progress.checkpoints(job.start_ns, job.end_ns - 1)
     books = [bootstrap_book, *(checkpoint.state.address_book() for checkpoint in checkpoints.values())]
 
+    nodes = _identities(job.location, books)
     listed: list[ListedPeriod] = []
-    for period in list_periods(
-        source,
-        job.location,
-        _identities(job.location, books),
-        job.start_ns,
-        job.end_ns,
-    ):
+    for period in list_periods(source, job.location, nodes, job.start_ns, job.end_ns):
         listed.append(period)
         if len(listed) % 1000 == 0:
             shown.listed(len(listed))
     shown.listed(len(listed))
     listed.sort(key=lambda period: (period.consensus_ns, period.period_key))
     periods: Sequence[ListedPeriod] = listed
+    start_block = range_start_block(
+        listed,
+        pin=BlockPin.parse(settings.block_pin),
+        start_block=settings.start_block,
+        start_ns=job.start_ns,
+        end_ns=job.end_ns,
+        source=source,
+        location=job.location,
+        nodes=nodes,
+        book=bootstrap_book,
+        max_decompressed=settings.max_decompressed_bytes,
+    )
     offset = 0
     if job.first_block is not None or job.last_block is not None:
 
         def block_number_of(index: int) -> int:
-            fallback = settings.start_block + index
+            fallback = start_block + index
             return record_block_number(
                 source, job.location, listed[index], bootstrap_book, fallback=fallback, settings=settings
             )
@@ -118,7 +126,7 @@ def run_backfill(
         periods,
         partitions=job.partitions,
         periods_per_partition=settings.backfill_periods_per_partition,
-        start_block=settings.start_block + offset,
+        start_block=start_block + offset,
     )
     event(logger, "backfill planned", source=job.source_url, periods=len(periods), partitions=len(plans))
 
@@ -212,18 +220,8 @@ def record_block_number(
 ) -> int:
     """The block number a period's record file states (before V6: ``fallback``), from the first
     node with a readable copy. Unverified: for choosing periods only."""
-    max_decompressed = settings.max_decompressed_bytes
-    files = SourcePeriod.for_book(source, location, period.period_key, book)
-    for node in files.nodes():
-        fetched = files.record(node)
-        if fetched is None:
-            continue
-        try:
-            record = parse_record_file(fetched.data, fetched.name, max_decompressed=max_decompressed)
-        except FormatError:
-            continue
-        return record.block_number if record.block_number is not None else fallback
-    raise SourceError("no node holds a readable record file for the period", file=period.period_key)
+    record = read_record(source, location, period, book, settings.max_decompressed_bytes)
+    return record.block_number if record.block_number is not None else fallback
 
 
 def _identities(location: StreamLocation, books: Sequence[AddressBook]) -> list[NodeIdentity]:
