@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "serve": "hedera_history.cli.serve_cmd:serve",
     "errata": "hedera_history.cli.errata_cmd:errata",
     "backfill": "hedera_history.cli.backfill_cmd:backfill",
+    "balances": "hedera_history.cli.balances_cmd:balances",
     "stack": "hedera_history.cli.stack_cmd:stack",
     "deploy": "hedera_history.cli.deploy_cmd:deploy",
 }
