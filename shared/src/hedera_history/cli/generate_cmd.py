@@ -1,4 +1,5 @@
-"""``hedera-history generate OUT``: a valid, signed V6 stream with its address book, keys and truth."""
+"""``hedera-history generate OUT``: a valid, signed stream (V6, or across format eras) with its
+address book, keys and truth."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from hedera_history.gen.writer import GROUND_TRUTH_FILE
 @click.command("generate")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--nodes", type=int, default=4, show_default=True, help="Consensus nodes (0.0.3 upward).")
-@click.option("--periods", type=int, default=10, show_default=True, help="Periods, i.e. blocks.")
+@click.option("--periods", type=int, default=None, help="Periods, i.e. record files (default 10, or the eras' sum).")
 @click.option("--transactions", type=int, default=20, show_default=True, help="Record stream items per period.")
 @click.option(
     "--sidecars/--no-sidecars",
@@ -47,6 +48,33 @@ from hedera_history.gen.writer import GROUND_TRUTH_FILE
     show_default=True,
     help="Rotate one node's key through a 0.0.102 update halfway (needs 4 periods or more).",
 )
+@click.option(
+    "--eras",
+    default=None,
+    metavar="V:P,...",
+    help="Record format eras in order, version:periods, e.g. 2:3,5:3,6:4 (versions 1, 2, 5, 6). Default all V6.",
+)
+@click.option(
+    "--duplicate-block",
+    type=int,
+    default=None,
+    metavar="N",
+    help="Two consecutive V6 files carry block number N (as mainnet's 44029066).",
+)
+@click.option(
+    "--stake-update",
+    "stake_updates",
+    multiple=True,
+    metavar="P:S,S,...",
+    help="A NodeStakeUpdate as period P's first item, one stake per node id (repeatable).",
+)
+@click.option(
+    "--signers",
+    "signers",
+    multiple=True,
+    metavar="P:N,N,...",
+    help="Only these node ids sign period P (repeatable); other periods: every node.",
+)
 def generate(
     *,
     out: Path,
@@ -59,11 +87,18 @@ def generate(
     network: str,
     start_block: int | None,
     rotate_key: bool,
+    eras: str | None,
+    duplicate_block: int | None,
+    stake_updates: tuple[str, ...],
+    signers: tuple[str, ...],
 ) -> None:
     """Generate a signed V6 stream into OUT, with address-book.bin, keys/ and ground-truth.json."""
     settings = Settings.from_env(start_block=start_block, sidecars_enabled=sidecars)
     if settings.start_block < 0:
         raise ConfigError(f"start block must not be negative, got {settings.start_block}")
+    era_list = _parse_eras(eras) if eras is not None else None
+    if periods is None:
+        periods = sum(count for _, count in era_list) if era_list is not None else 10
     config = GeneratorConfig(
         nodes=nodes,
         periods=periods,
@@ -74,6 +109,10 @@ def generate(
         network=network,
         start_block=settings.start_block,
         rotate_key=rotate_key,
+        eras=era_list,
+        duplicate_block_at=duplicate_block,
+        stake_updates=_parse_table("--stake-update", stake_updates),
+        signers=_parse_table("--signers", signers),
     )
     started = time.monotonic()
     console = Console(stderr=True)
@@ -96,3 +135,33 @@ def generate(
         f"{len(stream.objects)} stream files; truth in {out / GROUND_TRUTH_FILE} "
         f"({time.monotonic() - started:.1f} s)"
     )
+
+
+def _numbers(option: str, text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError as e:
+        raise click.BadParameter(f"expected comma-separated integers, got {text!r}", param_hint=option) from e
+
+
+def _parse_eras(text: str) -> tuple[tuple[int, int], ...]:
+    """``2:3,5:3,6:4`` -> ((2, 3), (5, 3), (6, 4))."""
+    eras = []
+    for part in text.split(","):
+        version, _, count = part.partition(":")
+        numbers = _numbers("--eras", f"{version},{count}") if count else ()
+        if len(numbers) != 2:
+            raise click.BadParameter(f"expected version:periods, got {part!r}", param_hint="--eras")
+        eras.append((numbers[0], numbers[1]))
+    return tuple(eras)
+
+
+def _parse_table(option: str, values: tuple[str, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """``("1:60,10,10,20", ...)`` -> ((1, (60, 10, 10, 20)), ...)."""
+    table = []
+    for value in values:
+        period, _, numbers = value.partition(":")
+        if not numbers:
+            raise click.BadParameter(f"expected period:n,n,..., got {value!r}", param_hint=option)
+        table.append((_numbers(option, period)[0] if period.strip() else -1, _numbers(option, numbers)))
+    return tuple(table)
