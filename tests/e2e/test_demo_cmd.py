@@ -3,6 +3,7 @@ example queries are answered, and with --stop nothing is left running."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -22,5 +23,9 @@ def test_demo_runs_the_stream_through_the_stack_and_answers_queries(tmp_path: Pa
     assert "blocks complete" in result.output
     assert '"method": "getTransaction"' in result.output
     assert '"transaction_hash"' in result.output
+    # Balances start from the generated genesis snapshot: the example account's is not negative.
+    assert "balances: starting from the generated genesis" in result.output
+    shown = [int(n) for n in re.findall(r'"balance": (-?\d+)', result.output)]
+    assert shown and min(shown) >= 0, shown
     assert (out / "stream" / "ground-truth.json").is_file()
     assert read_state(out / "stack") is None  # --stop stopped it and removed the state file
