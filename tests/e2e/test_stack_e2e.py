@@ -33,6 +33,7 @@ from hedera_history.localstack.stack import LocalStack
 from hedera_history.localstack.upload import find_stream_files, install_address_book, plan_uploads, upload_files
 from hedera_history.store.reader import HistoryReader
 
+from tests.conformance.golden import BOOKS, RECORD_FILES
 from tests.fixtures.stack import StackFactory
 
 pytestmark = [pytest.mark.emulator, pytest.mark.e2e]
@@ -154,16 +155,22 @@ def test_too_little_stake_stores_nothing_and_reports_every_period(
     assert rpc(stack, "getFirstAvailableBlock") is None
 
 
+def real_set(hedera_data: Path, folder: str, tmp_path: Path) -> Path:
+    """A copy of one real set with its address book beside it, as ``upload_dir`` takes it."""
+    directory = tmp_path / folder
+    for path in (hedera_data / folder).rglob("*"):
+        if path.is_file() and path.name != "EXPECTED.json":
+            target = directory / path.relative_to(hedera_data / folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    (directory / "address-book.bin").write_bytes((hedera_data / BOOKS[folder]).read_bytes())
+    return directory
+
+
 def test_the_real_v6_files_through_the_same_path(
     local_stack_factory: StackFactory, hedera_data: Path, tmp_path: Path
 ) -> None:
-    directory = tmp_path / "v6"
-    for path in (hedera_data / "v6").rglob("*"):
-        if path.is_file():
-            target = directory / path.relative_to(hedera_data / "v6")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(path.read_bytes())
-    (directory / "address-book.bin").write_bytes((hedera_data / "addressbook" / "test-v6-sidecar-4n.bin").read_bytes())
+    directory = real_set(hedera_data, "v6", tmp_path)
     stack = local_stack_factory(first_block=5)
     upload_dir(stack, directory, duplicates=3)
     outcome = wait_for_blocks(HistoryReader(open_gateway_for(stack.state)), first_blocks_target(5, 2), WAIT_SECONDS)
@@ -172,3 +179,27 @@ def test_the_real_v6_files_through_the_same_path(
     assert block["hash"].removeprefix("0x").startswith("3064b824b8b9f9ece011f88a26")
     actions = rest(stack, "/api/v1/contracts/results/1657701971.304284003/actions")
     assert isinstance(actions["actions"], list)
+
+
+@pytest.mark.parametrize("folder", ["v1", "v2", "v5"])
+def test_the_real_files_before_v6_through_the_same_path(
+    local_stack_factory: StackFactory, hedera_data: Path, tmp_path: Path, folder: str
+) -> None:
+    goldens = [g for g in RECORD_FILES if g.folder == folder]
+    stack = local_stack_factory(first_block=0)  # the sweep numbers the first block start_block (0)
+    upload_dir(stack, real_set(hedera_data, folder, tmp_path), duplicates=1)
+    outcome = wait_for_blocks(HistoryReader(open_gateway_for(stack.state)), first_blocks_target(0, 2), WAIT_SECONDS)
+    assert outcome.done, f"missing blocks {outcome.missing}"
+    for number, golden in enumerate(goldens):
+        block = rest(stack, f"/api/v1/blocks/{number}")
+        assert block["name"] == golden.name
+        assert block["count"] == golden.count
+        assert block["record_file_version"] == golden.version
+        assert block["hapi_version"] == ".".join(str(part) for part in golden.hapi_version)
+        assert block["hash"] == "0x" + golden.end_running_hash
+        assert block["file_hash"] == "0x" + golden.file_hash
+        assert block["previous_hash"] == "0x" + golden.previous_hash
+        assert block["timestamp"]["from"] == f"{golden.consensus_start // 10**9}.{golden.consensus_start % 10**9:09d}"
+        assert block["timestamp"]["to"] == f"{golden.consensus_end // 10**9}.{golden.consensus_end % 10**9:09d}"
+        if golden.index is not None:
+            assert number == golden.index
