@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hedera_history import hapi
@@ -10,9 +11,16 @@ from hedera_history.errors import AddressBookError, CorruptFileError, NoConsensu
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordFile, RecordItem, SignatureFile
+from hedera_history.gen import generate_stream, write_stream
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.address_book_updates import AddressBookTracker
 from hedera_history.verify.consensus import count_signatures, required_stake, verify_consensus
+from hedera_history.verify.period import collect_signatures
 from hedera_history.verify.stakes import NodeStakes, decode_stakes_or_none, node_stake_update_body, weigh
+from hedera_history.verify.stream import verify_stream
+
+from tests.helpers.staked_stream import ONLY_BY_COUNT, ONLY_BY_STAKE, STAKED, STAKES, STAKES_BLOCK, VERIFIED
 
 from .streamkit import account, record_bytes, transaction_bytes
 from .test_consensus import OTHER, _sig
@@ -139,3 +147,27 @@ def test_stake_not_stake_rewarded_is_the_weight(book):
     tracker = AddressBookTracker(book)
     tracker.apply_block(_block((transaction_bytes(body),)))
     assert tracker.stakes == NodeStakes.of({0: 10})
+
+
+# ---- a generated stream whose stakes change mid-stream ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def staked_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("staked-stream")
+    write_stream(generate_stream(STAKED), out)
+    return out
+
+
+def test_a_generated_stream_is_verified_by_stake_where_a_count_disagrees(staked_dir: Path) -> None:
+    book = parse_address_book((staked_dir / "address-book.bin").read_bytes())
+    periods = find_local_periods(staked_dir)
+    results = list(verify_stream(periods, book))
+    assert results[STAKES_BLOCK].new_stakes == NodeStakes.of(dict(enumerate(STAKES)))
+    assert [r.block_number for r in results if r.ok] == list(VERIFIED)
+    assert isinstance(results[ONLY_BY_COUNT].error, NoConsensusError)
+    by_stake = results[ONLY_BY_STAKE].report.consensus
+    assert by_stake is not None and (by_stake.stake, by_stake.total_stake) == (70, 100)
+    # the same signatures counted one per node (the book alone) give the opposite answers
+    by_count = {n: count_signatures(collect_signatures(periods[n]), book).reached for n in (3, 4)}
+    assert by_count == {ONLY_BY_STAKE: False, ONLY_BY_COUNT: True}
