@@ -14,7 +14,6 @@ from typing import Protocol
 from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.boundaries import broken_links, check_boundaries, check_stored_neighbours
 from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
-from hedera_history.backfill.numbering import range_start_block, read_record
 from hedera_history.backfill.plan import (
     assumed_starts,
     narrow_to_blocks,
@@ -34,6 +33,7 @@ from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.sources.base import ObjectSource
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod, list_periods
+from hedera_history.sources.pinned_numbers import range_start_block, read_record
 from hedera_history.store import schema as s
 from hedera_history.store.chain_links import broken_link_row
 from hedera_history.store.gateway import BigtableGateway, write_or_raise

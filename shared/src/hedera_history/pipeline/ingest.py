@@ -41,6 +41,7 @@ from hedera_history.config import Settings
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object
 from hedera_history.errata.layout import is_errata_path, parse_errata_path
 from hedera_history.errors import (
+    BlockPinMismatchError,
     ConfigError,
     ErrataError,
     FileNameError,
@@ -55,11 +56,14 @@ from hedera_history.formats.dispatch import parse_record_file, parse_signature_f
 from hedera_history.formats.layout import BucketLayout, NodeIdentity, ObjectPath, node_account, parse_object_path
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name, parse_timestamp
 from hedera_history.logs import event
+from hedera_history.networks.block_numbers import BlockPin, pin_problem
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.pipeline.publish import block_for_stream
 from hedera_history.pipeline.state import ERRATA_CLAIM, IngestState, PeriodState, Published
 from hedera_history.sources.base import ObjectSink, ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
+from hedera_history.sources.period_listing import ListedPeriod
+from hedera_history.sources.pinned_numbers import range_start_block
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway
 from hedera_history.store.chaintime import block_time_ns
@@ -233,9 +237,16 @@ def _verify_and_publish(
     if report.record is not None and report.record.block_number is None:
         # Only files before V6 need their predecessor (a scan of the state rows before them), so
         # V6 periods never pay for it; the signatures read are cached, the record is read again.
-        predecessor, candidate, first_of_chain = _pre_v6_number(ctx, consensus_ns, sweeping)
+        predecessor, candidate, first_of_chain = _pre_v6_number(ctx, period_key, location, book, sweeping)
         if candidate is not None:
             report = verify(block_number=candidate)
+            problem = _pin_problem(ctx, report)
+            if problem is not None:
+                # The files are not at fault, the numbering is: no quarantine, the period stays
+                # pending and the call fails loudly.
+                ctx.state.mark_pending(consensus_ns, period_key, location, str(problem))
+                event(logger, "block pin mismatch", logging.ERROR, period=period_key, reason=str(problem))
+                raise problem
     certain = report.record is not None and _book_certain(ctx, report)
     quarantined = _quarantine_bad_trigger(ctx, trigger, report, files, book) if certain else ()
     if report.block is not None:
@@ -303,17 +314,48 @@ def recheck_signatures(ctx: IngestContext, consensus_ns: int, period_key: str, b
 
 
 def _pre_v6_number(
-    ctx: IngestContext, consensus_ns: int, sweeping: bool
+    ctx: IngestContext, period_key: str, location: StreamLocation, book: AddressBook, sweeping: bool
 ) -> tuple[PeriodState | None, int | None, bool]:
     """(the published predecessor, the block number to verify with, whether it starts the chain)."""
+    consensus_ns = parse_timestamp(period_key)
     predecessor = ctx.state.published_before(consensus_ns)
     if predecessor is not None and predecessor.published is not None:
         return predecessor, predecessor.published.block_number + 1, False
     if sweeping and not ctx.state.any_period_before(consensus_ns):
         # Only the sweep numbers the first pre-V6 block, so a period that merely arrived early
-        # does not take the number of the one before it.
-        return predecessor, ctx.settings.start_block, True
+        # does not take the number of the one before it. With a block pin, one listing of the
+        # node folders between this period and the pin counts its number.
+        first = range_start_block(
+            [ListedPeriod(period_key, consensus_ns, 0)],
+            pin=BlockPin.parse(ctx.settings.block_pin),
+            start_block=ctx.settings.start_block,
+            start_ns=consensus_ns,
+            end_ns=consensus_ns + 1,
+            source=ctx.source,
+            location=location,
+            nodes=location.identities(book),
+            book=book,
+            max_decompressed=ctx.settings.max_decompressed_bytes,
+        )
+        return predecessor, first, True
     return predecessor, None, False
+
+
+def _pin_problem(ctx: IngestContext, report: PeriodReport) -> BlockPinMismatchError | None:
+    """How the verified block and the block pin disagree, if they do (the file ending at the pin
+    numbered otherwise, or a file straddling the pin)."""
+    pin = BlockPin.parse(ctx.settings.block_pin)
+    block = report.block
+    if pin is None or block is None:
+        return None
+    return pin_problem(
+        pin,
+        name=block.record.name,
+        consensus_start=block.record.consensus_start,
+        consensus_end=block.record.consensus_end,
+        number=block.block_number,
+        previous_end=None,
+    )
 
 
 def _links(predecessor: PeriodState | None, block: VerifiedBlock) -> bool:

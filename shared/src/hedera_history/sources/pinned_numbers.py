@@ -1,7 +1,8 @@
-"""The block number of a backfill range's first period before V6, counted from the network's pin.
+"""The block number of a listed range's first period before V6, counted from the network's pin.
 
 With a pin in force (``HEDERA_HISTORY_BLOCK_PIN``, filled in by the mainnet and testnet presets)
-the range's numbers are the mirror node's wherever the range lies:
+the numbers are the mirror node's wherever the range lies. The backfill numbers its range so; the
+stream numbers the first pre-V6 block of a deployment so (a range of that one period).
 
 - the pinned file inside the range: the first period is the pin's number minus its distance;
 - the range before the pin: the periods from the range's end up to the pin are listed and counted;
@@ -10,8 +11,8 @@ the range's numbers are the mirror node's wherever the range lies:
 
 Cost: at most one more listing of every node folder, over the gap between the range and the pin
 (for mainnet's pin of 2022-06-29, a 2019 range lists about three years: tens of millions of periods;
-set ``--start-block`` to skip it). The pinned period's record file is read (one copy, unverified)
-to check it ends at the pin and, from V6 on, states the pinned number: a mismatch is a
+set a start block to skip it). The pinned period's record file is read (one copy, unverified) to
+check it ends at the pin and, from V6 on, states the pinned number: a mismatch is a
 BlockPinMismatchError before anything is written, never a silent renumbering.
 """
 
