@@ -1,9 +1,12 @@
 """The real V1 and V2 sets (``v1/``, ``v2/``) verify with the values their ``EXPECTED.json`` states,
 and a real V2 chain followed by a validly signed V5 file that names another file is rejected.
 
-The V2 and V5 sets verify with the same address book (``test-resources-testnet.bin``), so putting
-the real V5 files after the real V2 files is a splice every signature vouches for: only the chain
-link across the V2 -> V5 boundary can tell, and it must.
+Two splices, each vouched for by every signature, so only the chain link across the V2 -> V5
+boundary can tell, and it must:
+- the real V5 files after the real V2 files (both sets verify with ``test-resources-testnet.bin``;
+  the V5 files start a chain of their own);
+- a V5 file naming the *first* V2 file, signed by four more nodes holding half the stake of a book
+  that also lists the four real ones.
 """
 
 from __future__ import annotations
@@ -21,13 +24,17 @@ from hedera_history.backfill.model import BackfillJob
 from hedera_history.cli.verify_cmd import verify
 from hedera_history.config import Settings
 from hedera_history.errors import BadSignatureError
-from hedera_history.formats.dispatch import parse_signature_file
+from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
+from hedera_history.formats.hashing import running_hash, sha384
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.formats.names import parse_stream_file_name
+from hedera_history.formats.record_v5 import metadata_hash_v5, write_record_v5
+from hedera_history.gen.keys import node_rsa_key, public_der
+from hedera_history.gen.signing import signed_signature_file
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.chain_links import read_broken_links
-from hedera_history.verify.address_book import parse_address_book
+from hedera_history.verify.address_book import AddressBook, address_book_to_bytes, node_entry, parse_address_book
 from hedera_history.verify.signatures import verify_node_signature
 
 from tests.unit.store.fakes import MemoryGateway
@@ -100,6 +107,63 @@ def _splice(hedera_data: Path, target: Path) -> Path:
     for folder in ("v2", "v5"):
         shutil.copytree(hedera_data / folder / "recordstreams", target / "recordstreams", dirs_exist_ok=True)
     return target
+
+
+SIGNERS = (7, 8, 9, 10)
+"""Four more nodes with generated keys: with the real four they make an eight-node book in which
+either four hold half the stake, so the real V2 files and a generated V5 file both reach consensus."""
+
+
+def _splice_naming_the_first_v2_file(hedera_data: Path, target: Path) -> tuple[Path, bytes]:
+    """The real V2 files, then a V5 file signed by half the stake whose start running hash names
+    the *first* V2 file instead of the last (its items are the real first V5 file's)."""
+    shutil.copytree(hedera_data / "v2" / "recordstreams", target / "recordstreams")
+    real = parse_address_book((hedera_data / BOOKS["v2"]).read_bytes())
+    keys = {num: node_rsa_key(seed=12, node_id=num - 3) for num in SIGNERS}
+    extra = tuple(node_entry(f"0.0.{num}", num - 3, public_der(key)) for num, key in keys.items())
+    book = address_book_to_bytes(AddressBook((*real.nodes, *extra)))
+
+    template = parse_record_file((hedera_data / V5_FILE_1.path("0.0.3")).read_bytes(), V5_FILE_1.name)
+    start = bytes.fromhex(V2_FILES[0].file_hash)
+    pairs = [(item.record_bytes, item.transaction_bytes) for item in template.items]
+    data = write_record_v5(
+        template.items,
+        hapi_version=template.hapi_version,
+        start_running_hash=start,
+        end_running_hash=running_hash(start, pairs),
+    )
+    file_hash, metadata_hash = sha384(data), metadata_hash_v5(data)
+    for num, key in keys.items():
+        folder = target / "recordstreams" / f"record0.0.{num}"
+        folder.mkdir(parents=True)
+        (folder / V5_FILE_1.name).write_bytes(data)
+        signature = signed_signature_file(key, file_hash, metadata_hash, version=5)
+        (folder / V5_FILE_1.name.replace(".rcd", ".rcd_sig")).write_bytes(signature)
+    return target, book
+
+
+def test_a_validly_signed_v5_file_naming_another_v2_file_fails_verify(hedera_data: Path, tmp_path: Path) -> None:
+    folder, book = _splice_naming_the_first_v2_file(hedera_data, tmp_path / "spliced")
+    (tmp_path / "book.bin").write_bytes(book)
+    code, lines = _cli(folder, tmp_path / "book.bin")
+    assert code == 1
+    assert [line["ok"] for line in lines] == [True, True, False]
+    broken = lines[2]
+    assert broken["consensus"]["reached"] is True and broken["version"] == 5
+    assert broken["error_kind"] == "broken_chain"
+    assert broken["previous_hash"] == V2_FILES[0].file_hash
+    assert V2_FILES[1].file_hash in broken["error"]
+
+
+def test_backfill_records_a_v5_file_naming_another_v2_file_as_broken(hedera_data: Path, tmp_path: Path) -> None:
+    folder, book = _splice_naming_the_first_v2_file(hedera_data, tmp_path / "spliced")
+    (tmp_path / "book.bin").write_bytes(book)
+    for partitions in (1, 3):
+        gateway = MemoryGateway()
+        job = _job(folder, tmp_path / "book.bin", V2_FILES[0].name, V5_FILE_1.name)
+        report = _backfill(folder, replace(job, partitions=partitions), gateway)
+        assert not report.ok
+        assert list(read_broken_links(gateway)) == [2]
 
 
 def test_a_v5_file_naming_another_file_after_v2_fails_verify(hedera_data: Path, tmp_path: Path) -> None:
