@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -11,7 +10,11 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from hedera_history import hapi
 from hedera_history.formats.hashing import HASH_SIZE, running_hash, sha384, v6_metadata_hash
 from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.model import RecordItem, SidecarMetadata
 from hedera_history.formats.names import format_timestamp
+from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
+from hedera_history.formats.record_v6 import write_record_v6
+from hedera_history.formats.signature import write_signature_v2, write_signature_v6
 from hedera_history.verify.period import FetchedFile
 from hedera_history.verify.signatures import sign_hash
 
@@ -129,21 +132,17 @@ def v6_record(
     items = list(items) if items is not None else [(transaction_bytes(), record_bytes(consensus_ns))]
     end = running_hash(start, [(rec, tx) for tx, rec in items])
     stated_end = claimed_end if claimed_end is not None else end
-    message = hapi.RecordStreamFile()
-    message.hapi_proto_version.major, message.hapi_proto_version.minor, message.hapi_proto_version.patch = HAPI
-    message.start_object_running_hash.CopyFrom(_hash_object(start))
-    message.end_object_running_hash.CopyFrom(_hash_object(stated_end))
-    message.block_number = block_number
-    for tx, rec in items:
-        item = message.record_stream_items.add()
-        item.transaction.ParseFromString(tx)
-        item.record.ParseFromString(rec)
-    for spec in sidecars:
-        meta = message.sidecars.add()
-        meta.id = spec.id
-        meta.hash.CopyFrom(_hash_object(spec.hash))
-        meta.types.extend((sidecar_types or {}).get(spec.id, spec.types))
-    content = struct.pack(">i", 6) + message.SerializeToString()
+    content = write_record_v6(
+        [RecordItem(tx, rec, consensus_ns) for tx, rec in items],
+        hapi_version=HAPI,
+        start_running_hash=start,
+        end_running_hash=stated_end,
+        block_number=block_number,
+        sidecars=[
+            SidecarMetadata(spec.id, tuple((sidecar_types or {}).get(spec.id, spec.types)), spec.hash)
+            for spec in sidecars
+        ],
+    )
     return V6File(
         name=f"{format_timestamp(consensus_ns)}.rcd.gz",
         data=gzip.compress(content),
@@ -157,32 +156,17 @@ def v6_record(
 
 def v2_record(consensus_ns: int, *, previous_file_hash: bytes) -> tuple[str, bytes, bytes]:
     """A V2 record file: (name, bytes, file hash)."""
-    header = struct.pack(">ii", 2, 28) + b"\x01" + previous_file_hash
-    tx, rec = transaction_bytes(), record_bytes(consensus_ns)
-    body = b"\x02" + struct.pack(">i", len(tx)) + tx + struct.pack(">i", len(rec)) + rec
-    return f"{format_timestamp(consensus_ns)}.rcd", header + body, sha384(header + sha384(body))
+    item = RecordItem(transaction_bytes(), record_bytes(consensus_ns), consensus_ns)
+    data = write_record_v2([item], previous_file_hash=previous_file_hash, version=2, header_hapi_int=28)
+    return f"{format_timestamp(consensus_ns)}.rcd", data, file_hash_v2(2, data)
 
 
 def v6_signature(key: RSAPrivateKey, file_hash: bytes, metadata_hash: bytes) -> bytes:
-    def signature_object(digest: bytes) -> hapi.SignatureObject:
-        signature = sign_hash(key, digest)
-        return hapi.SignatureObject(
-            type=1,
-            length=len(signature),
-            checksum=101 - len(signature),
-            signature=signature,
-            hash_object=_hash_object(digest),
-        )
-
-    message = hapi.SignatureFile()
-    message.file_signature.CopyFrom(signature_object(file_hash))
-    message.metadata_signature.CopyFrom(signature_object(metadata_hash))
-    return b"\x06" + bytes(message.SerializeToString())
+    return write_signature_v6(file_hash, sign_hash(key, file_hash), metadata_hash, sign_hash(key, metadata_hash))
 
 
 def v2_signature(key: RSAPrivateKey, file_hash: bytes) -> bytes:
-    signature = sign_hash(key, file_hash)
-    return b"\x04" + file_hash + b"\x03" + struct.pack(">i", len(signature)) + signature
+    return write_signature_v2(file_hash, sign_hash(key, file_hash))
 
 
 @dataclass
