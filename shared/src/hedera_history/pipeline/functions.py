@@ -30,11 +30,13 @@ STORAGE_FINALIZED_EVENT = "google.cloud.storage.object.v1.finalized"
 
 _COMMON = ("project", "bigtable_instance", "table_prefix", "bigtable_timeout_seconds", "log_level")
 _READS_STREAM = (
+    "network",
     "stream_bucket",
     "stream_prefix",
     "address_book",
     "consensus_ratio",
     "start_block",
+    "block_pin",
     "first_block",
     "max_decompressed_bytes",
     "sidecars_enabled",
@@ -87,7 +89,7 @@ SWEEP = FunctionSpec(
     source="functions/ingest",
     entry_point="sweep",
     trigger=Trigger.SCHEDULED_HTTP,
-    settings=(*_COMMON, *_READS_STREAM, "balances_enabled", "balances_blocks_per_sweep", "network"),
+    settings=(*_COMMON, *_READS_STREAM, "balances_enabled", "balances_blocks_per_sweep"),
     memory_mb=1024,
     timeout_seconds=540,
     concurrency=1,
