@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from hedera_history import hapi
-from hedera_history.formats.hashing import HASH_SIZE, running_hash, sha384, v6_metadata_hash
+from hedera_history.formats.hashing import running_hash, sha384, v6_metadata_hash
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordItem, SidecarMetadata
 from hedera_history.formats.names import format_timestamp
@@ -47,10 +47,6 @@ def file_transaction(kind: str, file_num: int, contents: bytes) -> bytes:
     operation.fileID.fileNum = file_num
     operation.contents = contents
     return transaction_bytes(body)
-
-
-def _hash_object(value: bytes) -> hapi.HashObject:
-    return hapi.HashObject(algorithm=1, length=HASH_SIZE, hash=value)
 
 
 @dataclass(frozen=True)
