@@ -9,6 +9,7 @@ import pytest
 from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.boundaries import BoundaryStatus, check_boundaries, link_edges
 from hedera_history.backfill.model import BlockEdge, PartitionCounts, PartitionPlan, PartitionSummary
+from hedera_history.backfill.plan import assumed_starts
 from hedera_history.backfill.waves import partitions_to_rerun, ran_from
 from hedera_history.errors import BrokenChainError, CorruptFileError
 from hedera_history.gen import GeneratedStream
@@ -179,3 +180,26 @@ def test_boundaries_between_partitions() -> None:
     assert "3 period(s)" not in checks[2].reason and "2 period(s)" in checks[2].reason
     broken = check_boundaries([summaries[0], _edged(1, _edge(2, h[5], h[3]), _edge(2, h[5], h[3]))])
     assert [c.status for c in broken] == [BoundaryStatus.BROKEN]
+
+
+def test_deferred_blocks_are_written_by_a_confirmed_run(states: dict[str, BookState]) -> None:
+    old = states["old"]
+    staked = BookState.of(old.address_book(), stakes=NodeStakes.of({0: 60, 1: 40}))
+    plans = [_plan(i) for i in range(3)]
+    summaries = {
+        0: replace(_summary(0, old, staked), stakes_updated=True),
+        1: replace(_summary(1, staked), deferred=2),  # guessed right, but wrote only unanimous blocks
+        2: replace(_summary(2, old), deferred=1),
+    }
+    reruns = partitions_to_rerun(plans, summaries, old)
+    assert [(r.plan.index, r.start, r.confirmed) for r in reruns] == [(1, staked, True), (2, staked, True)]
+    # after a guessed stake update the runs that follow are guesses again
+    other = BookState.of(old.address_book(), stakes=NodeStakes.of({0: 1}))
+    summaries[1] = replace(_summary(1, old, other), stakes_updated=True)
+    reruns = partitions_to_rerun(plans, summaries, old)
+    assert [(r.plan.index, r.confirmed) for r in reruns] == [(1, True), (2, False)]
+
+
+def test_only_the_first_partition_from_the_bootstrap_state_is_confirmed(states: dict[str, BookState]) -> None:
+    runs = assumed_starts([_plan(i) for i in range(3)], states["old"], {})
+    assert [run.confirmed for run in runs] == [True, False, False]

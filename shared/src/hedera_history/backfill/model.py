@@ -73,6 +73,10 @@ class PartitionRun:
 
     plan: PartitionPlan
     start: BookState
+    confirmed: bool = False
+    """``start`` is known to be the state in force (the first partition, or a rerun the driver's
+    walk reached without guessing). An unconfirmed run writes only the blocks every book node
+    signed (valid whatever the nodes weigh) and defers the others to a confirmed run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +159,8 @@ class PartitionSummary:
     before (its own signatures vouch for it), an address-book update that does not parse."""
     unverifiable_links: int = 0
     seconds: float = 0.0
+    deferred: int = 0
+    """Verified blocks an unconfirmed run did not write (not every book node signed them)."""
     stakes_updated: bool = False
     """Whether a block of the partition put new node stakes in force (a whole table: the end
     stakes are the partition's last update, whatever it started from)."""

@@ -71,10 +71,10 @@ def assumed_starts(
     the bootstrap book: a guess the driver confirms once the partitions before it have run."""
     times = sorted(checkpoints)
     runs: list[PartitionRun] = []
-    for plan in plans:
+    for position, plan in enumerate(plans):
         before = bisect.bisect_left(times, plan.first_ns)
         state = checkpoints[times[before - 1]].state if before else bootstrap
-        runs.append(PartitionRun(plan, state))
+        runs.append(PartitionRun(plan, state, confirmed=position == 0 and not before))
     return runs
 
 

@@ -139,6 +139,7 @@ class _PartitionTask:
         self.job = job
         self.plan = run.plan
         self.start = run.start
+        self.confirmed = run.confirmed
         self.source = source
         self.writer = writer
         self.reader = reader
@@ -146,6 +147,7 @@ class _PartitionTask:
         self._set_state(run.start)
         self.touched = False
         self.restaked = False
+        self.deferred = 0
         self.counts: dict[str, int] = {}
         self.failures: list[PeriodFailure] = []
         self.failures_total = 0
@@ -262,10 +264,11 @@ class _PartitionTask:
                 if result.block_number is not None:
                     next_block = result.block_number + 1
                 followed = self._follow(result, tracker, first_in_run)
+                if result.report.block is not None:
+                    first_in_run = False  # written or deferred, the chain goes on from it
                 if followed is None:
                     continue
                 block, done = followed
-                first_in_run = False
                 records = sum(len(sidecar.records) for sidecar in block.sidecars)
                 pending.append(_Pending(block.block_number, done, len(block.record.items), records))
                 yield block
@@ -293,11 +296,6 @@ class _PartitionTask:
             self._note_change(state)
             self._tracked_book, self._tracked_contents = tracker.book, dict(tracker.contents)
             self._tracked_stakes = tracker.stakes
-        if block is not None and result.new_book is not None:
-            # So that a stream started after this backfill verifies with the book it put in force.
-            write_book(self.writer.gateway, block.record.consensus_end + 1, result.new_book)
-        if block is not None and result.new_stakes is not None:
-            write_stakes(self.writer.gateway, block.record.consensus_end + 1, result.new_stakes)
         if block is None:
             error = result.error
             assert error is not None
@@ -312,10 +310,21 @@ class _PartitionTask:
             if result.link is not None and result.link.status is LinkStatus.UNVERIFIABLE:
                 self.unverifiable += 1
             self.last, self.failures_since = edge, 0
+        consensus = result.report.consensus
+        if not self.confirmed and not (consensus is not None and consensus.unanimous):
+            # Verified on a guessed state: written only once the state is confirmed (another
+            # weighting could refuse it, and history is never taken back).
+            self.deferred += 1
+            return None
         if result.error is not None:
             self.block_problems.append(
                 PeriodFailure(result.period_key, result.error.kind, str(result.error), block.block_number)
             )
+        # So that a stream started after this backfill verifies with the book and stakes it put in force.
+        if result.new_book is not None:
+            write_book(self.writer.gateway, block.record.consensus_end + 1, result.new_book)
+        if result.new_stakes is not None:
+            write_stakes(self.writer.gateway, block.record.consensus_end + 1, result.new_stakes)
         return block, PeriodDone(consensus_ns, block.block_number, used_book, self.state_fingerprint)
 
     def _on_written(self, written: BlockWriteResult, pending: _Pending) -> None:
@@ -401,6 +410,7 @@ class _PartitionTask:
             end=self.state,
             book_files_touched=self.touched,
             stakes_updated=self.restaked,
+            deferred=self.deferred,
             first=self.first,
             last=self.last,
             leading_failures=self.leading_failures if self.first is not None else self.failures_since,

@@ -20,6 +20,11 @@ files is guessed to end with its own last update whatever it started from, and t
 after it run again from that guess in the same wave (the next walk confirms or corrects it). A
 range over many days thus needs about two waves more, not one per day.
 
+A run from a state the walk has not confirmed (a guess) writes only the blocks every book node
+signed, which stand whatever the nodes weigh, and defers the others: another weighting could refuse
+them, and history is never taken back. A partition that deferred blocks runs again once the walk
+reaches it without a guess (``PartitionRun.confirmed``), and then writes them.
+
 Each wave confirms at least the first unconfirmed partition, so the runs end; without a book
 or stake change in the range there is one wave.
 """
@@ -38,19 +43,22 @@ def partitions_to_rerun(
 ) -> list[PartitionRun]:
     """The partitions whose assumed start turned out wrong, with the state known to be in force."""
     known = bootstrap
+    certain = True
     reruns: list[PartitionRun] = []
     for plan in plans:
         summary = summaries[plan.index]
         if ran_from(summary, known):
+            if summary.deferred:
+                reruns.append(PartitionRun(plan, known, confirmed=certain))  # to write what it deferred
             known = summary.end if summary.book_files_touched else _restaked(known, summary)
             continue
-        reruns.append(PartitionRun(plan, known))
+        reruns.append(PartitionRun(plan, known, confirmed=certain))
         if summary.book_files_touched:
             break
         # Stakes are replaced whole, so the partition's own last update is a good guess of its end
         # from any start: the walk goes on with it instead of one wave per (daily) stake update.
         # The next walk confirms or corrects each guess.
-        known = _restaked(known, summary)
+        known, certain = _restaked(known, summary), certain and not summary.stakes_updated
     return reruns
 
 

@@ -37,6 +37,7 @@ from hedera_history.verify.signatures import verify_node_signature
 DEFAULT_RATIO = Fraction(1, 3)
 OK = "ok"
 NO_SIGNATURE = "no signature file"
+UNKNOWN_NODE = "unknown node: not in the address book"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,11 @@ class ConsensusResult:
     @property
     def reached(self) -> bool:
         return self.file_hash is not None and not self.fork and meets_ratio(self.stake, self.total_stake, self.ratio)
+
+    @property
+    def unanimous(self) -> bool:
+        """Every node of the book signed the leading hash: consensus whatever the nodes weigh."""
+        return self.reached and all(outcome in (OK, UNKNOWN_NODE) for outcome in self.outcomes.values())
 
     def summary(self) -> ConsensusSummary:
         assert self.file_hash is not None
@@ -111,7 +117,7 @@ def count_signatures(
     for identity, sig in sorted(signatures.items(), key=lambda item: _identity_order(item[0])):
         node = book.find(identity)
         if node is None:
-            outcomes[str(identity)] = "unknown node: not in the address book"
+            outcomes[str(identity)] = UNKNOWN_NODE
             continue
         if node.node_id in valid or node.account in outcomes:
             continue  # the same node under its other name: its first file counts
