@@ -2,7 +2,8 @@
 
 Oldest first, at most ``sweep_max_periods`` per run, each only once its last attempt is at least
 ``sweep_min_age_seconds`` old (so the sweep does not race uploads still arriving). Only the sweep
-gives the first pre-V6 block of a deployment the configured ``start_block``. Each sweep then runs
+gives the first pre-V6 block of a deployment its number: the configured ``start_block``, or counted
+from the block pin (docs/networks.md). Each sweep then runs
 the derived-balance applier (at most ``balances_blocks_per_sweep`` blocks), catching up what the
 store function's bounded runs left.
 """
