@@ -22,9 +22,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hedera_history.config import Settings
+from hedera_history.config import Settings, env_name
 from hedera_history.errors import PrerequisiteError, StackError, StoreError
 from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_state
+from hedera_history.networks import NAMES
 
 PREREQUISITE_EXIT_CODE = 2
 
@@ -141,6 +142,13 @@ def stack() -> None:
 @click.option("--instance", default=None, help="Bigtable instance id [HEDERA_HISTORY_BIGTABLE_INSTANCE].")
 @click.option("--bucket", default=None, help="Stream bucket name [HEDERA_HISTORY_STREAM_BUCKET].")
 @click.option(
+    "--network",
+    type=click.Choice(NAMES, case_sensitive=False),
+    default=None,
+    help="Network preset for the functions (block pin and the network's other facts; docs/networks.md). "
+    "The stack keeps its own bucket and book [HEDERA_HISTORY_NETWORK].",
+)
+@click.option(
     "--repo",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
@@ -164,6 +172,7 @@ def up(
     project: str | None,
     instance: str | None,
     bucket: str | None,
+    network: str | None,
     repo: Path | None,
     foreground: bool,
 ) -> None:
@@ -188,7 +197,7 @@ def up(
         settings,
         state_dir=_state_dir(state_dir),
         ports=StackPorts.parse({**_nonzero(asdict(configured)), **given}),
-        extra_env=_pairs(extra_env, "--env"),
+        extra_env={**({env_name("network"): network} if network else {}), **_pairs(extra_env, "--env")},
         repo_root=repo,
         detached=not foreground,
     )
