@@ -88,3 +88,16 @@ def test_a_stream_started_after_a_backfill_reads_the_stakes_it_wrote(book):
     fresh = AddressBookHistory(gateway, book, first_block=100)
     assert fresh.stakes_at(NS - 1) is None
     assert [n.stake for n in fresh.consensus_book_at(NS + STEP).nodes] == [70, 10, 10, 10]
+
+
+def test_while_the_keeper_lags_the_recorded_changes_give_the_state_in_force(node_keys, book):
+    blocks = _blocks(node_keys, book, {1: {0: 60, 1: 20, 2: 10, 3: 10}}, 5)
+    history = AddressBookHistory(ConditionalMemoryGateway(), book)
+    for block in blocks[:3]:  # block 3 is not published yet
+        history.record_block(block)
+    history.advance(0)
+    assert history.projected_consensus_book(1) is None  # nothing between: the lookup is exact
+    projected = history.projected_consensus_book(3)
+    assert projected is not None and [n.stake for n in projected.nodes] == [60, 20, 10, 10]
+    assert history.projected_consensus_book(5) is None  # block 3's changes are not known yet
+    assert history.applied_through() == 0  # nothing was written

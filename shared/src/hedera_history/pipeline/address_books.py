@@ -13,7 +13,10 @@
   safe: the book and stake rows are deterministic and only one keeper move wins.
 - A period is verified with :meth:`AddressBookHistory.consensus_book_at`: the book in force
   weighted by the stakes in force (``verify.stakes``). No stake row yet (a stream that has not
-  reached its first ``NodeStakeUpdate``, and no backfill before it): the book's own weights.
+  reached its first ``NodeStakeUpdate``, and no backfill before it): the book's own weights. While
+  the keeper lags, :meth:`AddressBookHistory.projected_consensus_book` applies the recorded changes
+  of the blocks in between in memory, so a period whose predecessors are all published is verified
+  with exactly the state in force.
 - The book for a period is *certain* once every block before it is applied (``applied_through``).
   A period verified on an uncertain book that fails on new keys stays pending until the sweep
   retries it; one that reaches consensus anyway is published, and the signatures that did not
@@ -94,6 +97,28 @@ class AddressBookHistory:
         ).encode()
         self._write(CHANGE + hex16(block.block_number), Q_CHANGES, payload)
         return len(changes.files) + (changes.stakes is not None)
+
+    def projected_consensus_book(self, block_number: int) -> AddressBook | None:
+        """The consensus book for ``block_number`` while the keeper lags: its state with the
+        recorded changes of the blocks between applied in memory (nothing is written). None when
+        the keeper has applied them all (``consensus_book_at`` is exact) or one of them is not
+        recorded yet (not published), so the state in force cannot be known yet."""
+        applied, tracker = self._tracker(self._read_cell(KEEPER, Q_STATE))
+        missing = block_number - 1 - applied
+        if missing <= 0 or missing > ADVANCE_BATCH:
+            return None
+        query = RowQuery(ranges=(KeyRange(CHANGE + hex16(applied + 1), CHANGE + hex16(block_number)),))
+        rows = list(self._gateway.read_rows(s.ADDRESS_BOOKS, query))
+        if len(rows) != missing:
+            return None
+        for row in rows:
+            cell = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_CHANGES)
+            if cell is None:
+                return None
+            _, name, changes, stakes = _decode_changes(cell.value)
+            tracker.apply_changes(changes, name)
+            tracker.apply_stakes(stakes)
+        return tracker.consensus_book
 
     def applied_through(self) -> int:
         """The last block whose changes are applied: books are certain for the blocks after it."""
