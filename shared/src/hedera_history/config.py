@@ -74,6 +74,12 @@ class Settings:
         "before V6 count from it as the mirror node numbers them (docs/networks.md); empty: none, or the "
         "network preset's when HEDERA_HISTORY_START_BLOCK is not set.",
     )
+    duplicate_blocks: str = setting(
+        "",
+        "NUMBER:FIRST_END_NS:SECOND_END_NS (comma-separated): two record files, by consensus end, that carry "
+        "one block number; they are stored as one block, as the mirror node merges them (docs/schema.md); "
+        "empty: the network preset's (mainnet: block 44029066).",
+    )
     first_block: int = setting(
         0, "First block number this deployment holds: the root of the contiguous watermark (every block from it on)."
     )
@@ -211,6 +217,7 @@ def _with_network_preset(values: dict[str, Any]) -> dict[str, Any]:
         fill("requester_pays_project", values["project"])
     if preset.pin is not None and "start_block" not in values:
         fill("block_pin", str(preset.pin))
+    fill("duplicate_blocks", preset.duplicate_blocks)
     return filled
 
 

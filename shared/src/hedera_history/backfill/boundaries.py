@@ -3,7 +3,8 @@ already stored and a stretch verified now, on the driver between neighbouring pa
 between the range and the history already stored on either side of it.
 
 The link rule is the verifier's own (:func:`hedera_history.verify.chain.check_link`), applied to a
-hash-only stand-in of the later block; on top of it the block numbers must follow each other.
+hash-only stand-in of the later block; on top of it the block numbers must follow each other (or
+repeat, for the second file of a duplicate block).
 Failed periods between two blocks make their link unverifiable, as in ``verify_stream``.
 """
 
@@ -55,7 +56,9 @@ def link_edges(previous: BlockEdge, current: BlockEdge) -> ChainLink:
         previous_version=previous.version,
         previous_name=previous.name,
     )
-    if current.number != previous.number + 1:
+    # A number may stand on two files (mainnet's 44029066, ``store.duplicates``): the second names
+    # the first, which ``check_link`` has just verified.
+    if current.number not in (previous.number, previous.number + 1):
         raise BrokenChainError(
             f"block numbers jump from {previous.number} to {current.number}",
             file=f"{previous.name} -> {current.name}",

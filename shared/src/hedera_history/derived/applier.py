@@ -287,15 +287,20 @@ class BalanceApplier:
 
 def original_items(reader: HistoryReader, block: StoredBlock) -> tuple[RecordItem, ...]:
     """A complete block's items as the nodes signed them (the ``items`` table), never corrected."""
-    stored = reader.block_file(block.number)
-    if stored is None:
+    files = reader.block_files(block.number)
+    if files is None:
         raise StoreError(f"block {block.number}: its items row is missing although the block is complete")
-    if stored.kind == "items":
-        return _decode_item_list(stored.data, block.number)
-    try:
-        return parse_record_file(stored.data, block.name.removesuffix(".gz")).items
-    except FormatError as e:
-        raise StoreError(f"block {block.number}: the stored record file does not parse: {e}") from e
+    names = [part.name for part in block.parts] or [block.name]
+    items: list[RecordItem] = []
+    for stored, name in zip(files, names, strict=True):
+        if stored.kind == "items":
+            items.extend(_decode_item_list(stored.data, block.number))
+            continue
+        try:
+            items.extend(parse_record_file(stored.data, name.removesuffix(".gz")).items)
+        except FormatError as e:
+            raise StoreError(f"block {block.number}: the stored record file does not parse: {e}") from e
+    return tuple(items)
 
 
 def _hbar_transfers(item: RecordItem) -> list[tuple[str, int]] | None:

@@ -51,6 +51,9 @@ class Network:
     """Folder inside the bucket above the layout's folders."""
     errata: str | None = None
     """The known errata shipped for the network (``errata.network.network_errata``), if any."""
+    duplicate_blocks: str = ""
+    """Record files that carry one block number, ``NUMBER:FIRST_END_NS:SECOND_END_NS``
+    (``migration/MergeDuplicateBlocksMigration``), stored as one block (``store.duplicates``)."""
 
     @property
     def node_id_folder(self) -> str:
@@ -86,6 +89,7 @@ NETWORKS: dict[str, Network] = {
             books=((0, "mainnet.bin"), (1769623200803405897, "mainnet-1769623200803405897.bin")),
             pin=BlockPin(consensus_end_ns=1656461547557609267, block_number=34305852),
             errata="mainnet",
+            duplicate_blocks="44029066:1675962000231859003:1675962001984524003",
         ),
         Network(
             "testnet",

@@ -37,6 +37,7 @@ _READS_STREAM = (
     "consensus_ratio",
     "start_block",
     "block_pin",
+    "duplicate_blocks",
     "first_block",
     "max_decompressed_bytes",
     "sidecars_enabled",

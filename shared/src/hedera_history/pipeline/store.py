@@ -68,7 +68,9 @@ class BigtableBlockSink:
             raise StoreUnavailableError(f"block {block.number}: staged completion row not found")
         key, value = staged
         row = decode_row_message(key, value)
-        self._writer.write_rows([Row(s.BLOCKS, row.key, row.cells)])
+        completion = Row(s.BLOCKS, row.key, row.cells)
+        self._writer.write_rows([completion])
+        self._writer.complete_duplicates([completion])
 
     def _read_staged(self, block_hash: bytes) -> tuple[str, bytes] | None:
         query = RowQuery(keys=(STAGED + block_hash.hex().encode(),))

@@ -10,7 +10,7 @@ is one is gone (their decoders answer None); tombstoned index cells are left out
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from google.protobuf.message import DecodeError
@@ -20,6 +20,7 @@ from hedera_history.block import NodeSignature
 from hedera_history.errors import RowDecodeError
 from hedera_history.formats.model import SidecarMetadata
 from hedera_history.store import schema as s
+from hedera_history.store.duplicates import PART_COMPLETE, Q_PART, check_part_cell, first_part_row, second_part_row
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import StoredCell, StoredRow
 from hedera_history.store.keys import block_number_from_key, consensus_from_key, decode_account_history_key
@@ -69,6 +70,9 @@ class StoredBlock:
     sidecars: tuple[SidecarMetadata, ...]
     signatures: tuple[NodeSignature, ...]
     completion: CompletionValue
+    parts: tuple[StoredBlock, ...] = ()
+    """The two files of a duplicate block (``store.duplicates``), each with its own header and
+    signatures; this block merges them as the mirror node does. Empty for any other block."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,9 @@ class StoredTransaction:
     transaction_bytes: bytes
     errata_marker: bytes | None = None
     """The stored ``t:errata`` cell when an errata corrected this entry (``errata.cells.decode_marker``)."""
+    part: int = 0
+    """1 for an entry of a duplicate block's second file as stored: its ``index`` counts from that
+    file's start. ``HistoryReader`` answers with the first file's item count added, and part 0."""
 
     def record(self) -> Any:
         """The ``TransactionRecord``."""
@@ -144,6 +151,33 @@ def guarded(table: str, row: StoredRow, decode: Callable[[StoredRow], T]) -> T:
 
 
 def decode_block_row(row: StoredRow) -> StoredBlock:
+    """The block; for a duplicate block (two files), the files merged as the mirror node merges
+    them: consensus start, name and previous hash from the first, the rest from the second, counts
+    and sidecars summed."""
+    completion = decode_completion(_payload(_required(row, s.BLOCK_COMPLETION_FAMILY, s.Q_COMPLETE)))
+    second_row = second_part_row(row)
+    if second_row is None:
+        return _decode_block_file(row, completion)
+    first = _decode_block_file(first_part_row(row), _part_completion(row, 0))
+    second = _decode_block_file(second_row, _part_completion(row, 1))
+    return replace(
+        second,
+        name=first.name,
+        start_running_hash=first.start_running_hash,
+        previous_hash=first.previous_hash,
+        consensus_start=first.consensus_start,
+        item_count=first.item_count + second.item_count,
+        sidecars=first.sidecars + second.sidecars,
+        completion=completion,
+        parts=(first, second),
+    )
+
+
+def _part_completion(row: StoredRow, part: int) -> CompletionValue:
+    return decode_completion(_payload(_required(row, s.BLOCK_HEADER_FAMILY, PART_COMPLETE[part])))
+
+
+def _decode_block_file(row: StoredRow, completion: CompletionValue) -> StoredBlock:
     def header(qualifier: bytes) -> bytes:
         return _payload(_required(row, s.BLOCK_HEADER_FAMILY, qualifier))
 
@@ -172,7 +206,7 @@ def decode_block_row(row: StoredRow) -> StoredBlock:
         hapi_version=decode_hapi_version(header(s.Q_HAPI_VERSION)),
         sidecars=decode_sidecar_metadata(header(s.Q_SIDECARS)),
         signatures=tuple(signatures),
-        completion=decode_completion(_payload(_required(row, s.BLOCK_COMPLETION_FAMILY, s.Q_COMPLETE))),
+        completion=completion,
     )
 
 
@@ -183,10 +217,12 @@ def decode_transaction_row(row: StoredRow) -> StoredTransaction | None:
         return None
     marker = row.cell(family, Q_ERRATA_MARKER)
     position = decode_position(_payload(_required(row, family, s.Q_POSITION)))
+    part = row.cell(family, Q_PART)
     return StoredTransaction(
         consensus_ns=consensus_from_key(row.key),
         block_number=position.block_number,
         index=position.index,
+        part=0 if part is None else check_part_cell(part.value),
         record_bytes=_payload(_required(row, family, s.Q_RECORD)),
         transaction_bytes=_payload(_required(row, family, s.Q_TRANSACTION)),
         errata_marker=None if marker is None or is_tombstone(marker.value) else marker.value,
@@ -253,7 +289,18 @@ def decode_sidecar_message(record: StoredSidecarRecord) -> Any:
 
 
 def decode_items_row(row: StoredRow) -> BlockFile:
-    """The chunks of the items row joined in order."""
+    """The chunks of the items row joined in order (of a duplicate block: the first file's)."""
+    return _decode_items(first_part_row(row))
+
+
+def decode_items_parts(row: StoredRow) -> tuple[BlockFile, ...]:
+    """Every file of the items row: one, or the two files of a duplicate block in order."""
+    second = second_part_row(row)
+    first = _decode_items(first_part_row(row))
+    return (first,) if second is None else (first, _decode_items(second))
+
+
+def _decode_items(row: StoredRow) -> BlockFile:
     chunks: dict[bytes, list[tuple[int, bytes]]] = {}
     for cell in row.family(s.ITEMS_FAMILY):
         kind, _, number = cell.qualifier.partition(b"/")

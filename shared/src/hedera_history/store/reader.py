@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from hedera_history.errors import RowDecodeError
@@ -36,6 +36,7 @@ from hedera_history.store.decode import (
     TransactionIdResult,
     decode_account_history_row,
     decode_block_row,
+    decode_items_parts,
     decode_items_row,
     decode_sidecar_row,
     decode_transaction_row,
@@ -185,14 +186,34 @@ class HistoryReader:
             extra, extra_errors = self.transactions(outside)
             found.update((t.consensus_ns, t) for t in extra)
             errors.extend(extra_errors)
-        return [found[ns] for ns in sorted(found) if found[ns].block_number == number], errors
+        return self._indexed([found[ns] for ns in sorted(found) if found[ns].block_number == number]), errors
 
     def block_file(self, number: int) -> BlockFile | None:
-        """The record file's signed bytes (or item list) as stored in the items table."""
+        """The record file's signed bytes (or item list) as stored in the items table (of a
+        duplicate block: the first file's; ``block_files`` gives both)."""
         if not self.complete_blocks([number]):
             return None
         row = self._one(s.ITEMS, row_key_for_block(number))
         return None if row is None else guarded(s.ITEMS, row, decode_items_row)
+
+    def block_files(self, number: int) -> tuple[BlockFile, ...] | None:
+        """Every record file of the block in order: one, or the two of a duplicate block."""
+        if not self.complete_blocks([number]):
+            return None
+        row = self._one(s.ITEMS, row_key_for_block(number))
+        return None if row is None else guarded(s.ITEMS, row, decode_items_parts)
+
+    def _indexed(self, transactions: list[StoredTransaction]) -> list[StoredTransaction]:
+        """Indexes as the mirror node gives them: an entry of a duplicate block's second file
+        follows the first file's items (``store.duplicates``)."""
+        if all(t.part == 0 for t in transactions):
+            return transactions
+        return [self._shifted(t) if t.part == 1 else t for t in transactions]
+
+    def _shifted(self, transaction: StoredTransaction) -> StoredTransaction:
+        block = self.get_block(transaction.block_number)
+        first = block.parts[0].item_count if block is not None and block.parts else 0
+        return replace(transaction, index=transaction.index + first, part=0)
 
     def get_blocks(self, start: int, end: int | None = None, limit: int = MAX_BLOCK_RANGE) -> list[int]:
         """Complete block numbers from ``start`` to ``end`` inclusive, ascending.
@@ -348,9 +369,9 @@ class HistoryReader:
         if row is None:
             return None
         transaction = guarded(s.TRANSACTIONS, row, decode_transaction_row)
-        if transaction is None:
+        if transaction is None or not self.complete_blocks([transaction.block_number]):
             return None
-        return transaction if self.complete_blocks([transaction.block_number]) else None
+        return self._indexed([transaction])[0]
 
     def transactions(self, consensus_times: Sequence[int]) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
         """The transactions at these consensus times whose blocks are complete, in the order asked,
@@ -364,7 +385,8 @@ class HistoryReader:
             errors.extend(row_errors)
             found.update((t.consensus_ns, t) for t in decoded)
         complete = self.complete_blocks(t.block_number for t in found.values())
-        return [found[ns] for ns in consensus_times if ns in found and found[ns].block_number in complete], errors
+        wanted = [found[ns] for ns in consensus_times if ns in found and found[ns].block_number in complete]
+        return self._indexed(wanted), errors
 
     def transaction_by_hash(self, transaction_hash: bytes) -> StoredTransaction | None:
         """The first complete transaction with this ``transactionHash`` (later ones are duplicates)."""

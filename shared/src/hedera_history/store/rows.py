@@ -21,6 +21,13 @@ from hedera_history.formats.model import RecordItem
 from hedera_history.store import schema as s
 from hedera_history.store.accounts import accounts_touched, decode_transaction_body, entity_text
 from hedera_history.store.chaintime import block_time_ns, cell_timestamp_micros
+from hedera_history.store.duplicates import (
+    Q_PART,
+    completion_cell,
+    duplicate_part,
+    parse_duplicate_blocks,
+    part_qualifier,
+)
 from hedera_history.store.encoding import encode_value
 from hedera_history.store.keys import (
     MAX_U64,
@@ -40,7 +47,6 @@ from hedera_history.store.values import (
     IdEntry,
     Position,
     SignatureValue,
-    encode_completion,
     encode_hapi_version,
     encode_hash_entry,
     encode_id_entry,
@@ -64,28 +70,20 @@ def block_to_rows(block: VerifiedBlock, settings: Settings) -> BlockRows:
     time_ns = block_time_ns(record)
     rows = _RowSet(cell_timestamp_micros(time_ns))
     block_key = row_key_for_block(block.block_number)
+    part = duplicate_part(record, block.block_number, parse_duplicate_blocks(settings.duplicate_blocks))
 
-    _add_header(rows, block, block_key)
-    _add_items(rows, block, block_key)
+    _add_header(rows, block, block_key, part)
+    _add_items(rows, block, block_key, part)
     for index, item in enumerate(record.items):
         _add_transaction(rows, block.block_number, index, item)
+        if part == 1:
+            rows.put(s.TRANSACTIONS, row_key_for_transaction(item.consensus_ns), s.TRANSACTION_FAMILY, Q_PART, b"\x01")
     sidecar_records = 0
     if settings.sidecars_enabled:
         sidecar_records = _add_sidecars(rows, block)
 
     completion = CompletionValue(item_count=len(record.items), sidecar_record_count=sidecar_records)
-    completion_row = Row(
-        s.BLOCKS,
-        block_key,
-        (
-            Cell(
-                s.BLOCK_COMPLETION_FAMILY,
-                s.Q_COMPLETE,
-                encode_value(encode_completion(completion)),
-                rows.timestamp,
-            ),
-        ),
-    )
+    completion_row = Row(s.BLOCKS, block_key, (completion_cell(part, completion, rows.timestamp),))
     return BlockRows(block.block_number, time_ns, rows.build(), completion_row)
 
 
@@ -107,7 +105,7 @@ class _RowSet:
         )
 
 
-def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes) -> None:
+def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None) -> None:
     record = block.record
     header: list[tuple[bytes, bytes]] = [
         (s.Q_VERSION, encode_u32(record.version)),
@@ -127,11 +125,10 @@ def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes) -> None:
     )
     header.extend((q, v) for q, v in optional if v is not None)
     for qualifier, payload in header:
-        rows.put(s.BLOCKS, key, s.BLOCK_HEADER_FAMILY, qualifier, payload)
+        rows.put(s.BLOCKS, key, s.BLOCK_HEADER_FAMILY, part_qualifier(part, qualifier), payload)
     for signature in block.signatures:
-        rows.put(
-            s.BLOCKS, key, s.BLOCK_SIGNATURE_FAMILY, signature.node_account.encode(), _signature_payload(signature)
-        )
+        qualifier = part_qualifier(part, signature.node_account.encode())
+        rows.put(s.BLOCKS, key, s.BLOCK_SIGNATURE_FAMILY, qualifier, _signature_payload(signature))
 
 
 def signature_row(block_number: int, block_time: int, signature: NodeSignature) -> Row:
@@ -150,13 +147,13 @@ def _signature_payload(signature: NodeSignature) -> bytes:
     return encode_signature(SignatureValue(signature.node_id, signature.file_signature, signature.metadata_signature))
 
 
-def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes) -> None:
+def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None) -> None:
     original = signed_file_bytes(block.record)
     kind, data = (s.ITEMS_FILE_KIND, original) if original is not None else (s.ITEMS_LIST_KIND, None)
     if data is None:
         data = encode_item_list(block.record)
     for number, start in enumerate(range(0, max(len(data), 1), ITEMS_CHUNK_SIZE)):
-        qualifier = kind + b"/%04d" % number
+        qualifier = part_qualifier(part, kind + b"/%04d" % number)
         rows.put(s.ITEMS, key, s.ITEMS_FAMILY, qualifier, data[start : start + ITEMS_CHUNK_SIZE])
 
 

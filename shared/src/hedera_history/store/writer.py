@@ -16,6 +16,7 @@ from hedera_history.block import VerifiedBlock
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError, StoreError, StoreUnavailableError
 from hedera_history.store.chaintime import check_history_retention, sidecars_retained
+from hedera_history.store.duplicates import complete_duplicates
 from hedera_history.store.gateway import UNAVAILABLE, BigtableGateway, MutationFailure
 from hedera_history.store.model import BlockRows, Row
 from hedera_history.store.rows import block_to_rows
@@ -119,6 +120,7 @@ class BlockWriter:
         errors = self._write_entries(entries)
         done = [i for i in range(len(group)) if i not in errors]
         errors.update(self._write_entries([(i, group[i].completion, group[i].completion.size) for i in done]))
+        self.complete_duplicates([group[i].completion for i in done if i not in errors])
         for i, block_rows in enumerate(group):
             yield BlockWriteResult(
                 block_rows.block_number,
@@ -130,6 +132,12 @@ class BlockWriter:
             )
 
     # ---- rows ------------------------------------------------------------------------------------
+
+    def complete_duplicates(self, completions: list[Row]) -> None:
+        """Complete the duplicate blocks whose parts are now all written (``store.duplicates``)."""
+        merged = complete_duplicates(self.gateway, completions)
+        if merged:
+            self.write_rows(merged)
 
     def write_rows(self, rows: Sequence[Row]) -> None:
         """Write ``rows`` (any tables); raise if any did not land after the retries."""
