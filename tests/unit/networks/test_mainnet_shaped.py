@@ -13,15 +13,19 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.driver import run_backfill, run_in_process
-from hedera_history.backfill.model import BackfillJob
+from hedera_history.backfill.model import BackfillJob, PartitionPlan, PartitionRun
 from hedera_history.backfill.report import BackfillReport
+from hedera_history.backfill.task import run_partition
 from hedera_history.cli.main import cli
 from hedera_history.config import Settings
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.period_files import StreamLocation
+from hedera_history.sources.period_listing import ListedPeriod
+from hedera_history.verify.address_book import parse_address_book
 
 from tests.unit.store.fakes import MemoryGateway
 
@@ -113,3 +117,28 @@ def test_a_range_after_an_earlier_pin_counts_the_periods_between(stream: Generat
     report = _backfill(stream, folder, 3, 5, pin=earlier)
     assert report.ok, report.summary_lines()
     assert report.blocks == (NUMBERS[3], NUMBERS[5])
+
+
+def test_a_task_whose_pinned_period_does_not_end_at_the_pin_writes_nothing_there(
+    stream: GeneratedStream, folder: Path
+) -> None:
+    # As if the planner had been shown a copy ending at the pin: the verified file of period 2 does not.
+    periods = stream.periods
+    listed = tuple(ListedPeriod(p.record_name.period_key, p.record_name.consensus_ns, 4) for p in periods[:4])
+    job = BackfillJob(
+        source_url=str(folder),
+        location=StreamLocation(BucketLayout.ACCOUNT),
+        settings=Settings(block_pin=f"{periods[2].consensus_end_ns + 1}:{NUMBERS[2]}"),
+        book=stream.address_book,
+        start_ns=listed[0].consensus_ns,
+        end_ns=listed[-1].consensus_ns + 1,
+    )
+    plan = PartitionPlan(0, listed, NUMBERS[0], pinned_key=listed[2].period_key)
+    run = PartitionRun(plan, BookState.of(parse_address_book(stream.address_book)))
+    summary = run_partition(job, run, source=LocalSource(folder), gateway=MemoryGateway())
+    # Period 2 was taken for the pinned file; period 3 starts after the pin with nothing ending there.
+    assert [(f.period_key, f.kind) for f in summary.failures] == [
+        (listed[2].period_key, "block_pin_mismatch"),
+        (listed[3].period_key, "block_pin_mismatch"),
+    ]
+    assert summary.counts.written == 2

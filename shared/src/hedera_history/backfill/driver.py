@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from hedera_history.backfill.book_state import BookState
@@ -33,7 +34,7 @@ from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.sources.base import ObjectSource
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod, list_periods
-from hedera_history.sources.pinned_numbers import range_start_block, read_record
+from hedera_history.sources.pinned_numbers import range_numbering, read_record
 from hedera_history.store import schema as s
 from hedera_history.store.chain_links import broken_link_row
 from hedera_history.store.gateway import BigtableGateway, write_or_raise
@@ -100,7 +101,7 @@ def run_backfill(
     shown.listed(len(listed))
     listed.sort(key=lambda period: (period.consensus_ns, period.period_key))
     periods: Sequence[ListedPeriod] = listed
-    start_block = range_start_block(
+    numbering = range_numbering(
         listed,
         pin=BlockPin.parse(settings.block_pin),
         start_block=settings.start_block,
@@ -116,7 +117,7 @@ def run_backfill(
     if job.first_block is not None or job.last_block is not None:
 
         def block_number_of(index: int) -> int:
-            fallback = start_block + index
+            fallback = numbering.start_block + index
             return record_block_number(
                 source, job.location, listed[index], bootstrap_book, fallback=fallback, settings=settings
             )
@@ -126,8 +127,13 @@ def run_backfill(
         periods,
         partitions=job.partitions,
         periods_per_partition=settings.backfill_periods_per_partition,
-        start_block=start_block + offset,
+        start_block=numbering.start_block + offset,
     )
+    if numbering.pinned_key is not None:
+        key = numbering.pinned_key
+        plans = [
+            replace(plan, pinned_key=key) if any(p.period_key == key for p in plan.periods) else plan for plan in plans
+        ]
     event(logger, "backfill planned", source=job.source_url, periods=len(periods), partitions=len(plans))
 
     summaries: dict[int, PartitionSummary] = {}

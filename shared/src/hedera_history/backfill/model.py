@@ -57,6 +57,9 @@ class PartitionPlan:
     periods: tuple[ListedPeriod, ...]
     start_block: int
     """Block number of the first period for files before V6 (V6 files carry their own)."""
+    pinned_key: str | None = None
+    """The period the planner took for the block pin's file, when this partition holds it: once
+    verified it must end at the pin (``verify.block_pin``)."""
 
     @property
     def first_ns(self) -> int:

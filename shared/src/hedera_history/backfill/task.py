@@ -36,8 +36,9 @@ from hedera_history.backfill.model import (
 )
 from hedera_history.backfill.progress import BookCheckpoint, PeriodDone, ProgressStore
 from hedera_history.block import VerifiedBlock
-from hedera_history.errors import BackfillError, BrokenChainError, StoreError
+from hedera_history.errors import BackfillError, BlockPinMismatchError, BrokenChainError, StoreError
 from hedera_history.logs import event
+from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.pipeline.address_books import write_book, write_stakes
 from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectInfo, ObjectSource, open_source
 from hedera_history.sources.period_files import SourcePeriod
@@ -48,6 +49,7 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter, BlockWriteResult
 from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.address_book_updates import AddressBookTracker
+from hedera_history.verify.block_pin import Numbering, with_pin_checks
 from hedera_history.verify.chain import LinkStatus
 from hedera_history.verify.stakes import NodeStakes
 from hedera_history.verify.stream import PeriodResult, verify_stream
@@ -245,14 +247,17 @@ class _PartitionTask:
                 index += 1
                 yield SourcePeriod.for_book(self.source, self.job.location, period.period_key, tracker.book)
 
-        results = verify_stream(
-            feed(),
-            tracker.book,
-            ratio=self.job.ratio,
-            start_block=start_block,
-            sidecars=self.job.settings.sidecars_enabled,
-            max_decompressed=self.job.settings.max_decompressed_bytes,
-            tracker=tracker,
+        results = with_pin_checks(
+            verify_stream(
+                feed(),
+                tracker.book,
+                ratio=self.job.ratio,
+                start_block=start_block,
+                sidecars=self.job.settings.sidecars_enabled,
+                max_decompressed=self.job.settings.max_decompressed_bytes,
+                tracker=tracker,
+            ),
+            Numbering(start_block, BlockPin.parse(self.job.settings.block_pin), self.plan.pinned_key),
         )
         pending: deque[_Pending] = deque()
         first_in_run = True
@@ -296,7 +301,8 @@ class _PartitionTask:
             self._note_change(state)
             self._tracked_book, self._tracked_contents = tracker.book, dict(tracker.contents)
             self._tracked_stakes = tracker.stakes
-        if block is None:
+        if block is None or isinstance(result.error, BlockPinMismatchError):
+            # A block the network's pin contradicts is never written under its number.
             error = result.error
             assert error is not None
             self._fail(PeriodFailure(result.period_key, error.kind, str(error), result.block_number))

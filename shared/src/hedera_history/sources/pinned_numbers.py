@@ -29,6 +29,7 @@ from hedera_history.sources.base import ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod, list_periods
 from hedera_history.verify.address_book import AddressBook
+from hedera_history.verify.block_pin import Numbering
 
 PIN_LOOKBACK_NS = 3_600 * 1_000_000_000
 """How far before the pin's consensus end the pinned period is looked for when the range is after it
@@ -48,16 +49,45 @@ def range_start_block(
     book: AddressBook,
     max_decompressed: int | None = None,
 ) -> int:
-    """The number of ``listed[0]`` (the range's periods, ascending) if it is before V6."""
+    """The number of ``listed[0]`` if it is before V6 (see :func:`range_numbering`)."""
+    return range_numbering(
+        listed,
+        pin=pin,
+        start_block=start_block,
+        start_ns=start_ns,
+        end_ns=end_ns,
+        source=source,
+        location=location,
+        nodes=nodes,
+        book=book,
+        max_decompressed=max_decompressed,
+    ).start_block
+
+
+def range_numbering(
+    listed: Sequence[ListedPeriod],
+    *,
+    pin: BlockPin | None,
+    start_block: int,
+    start_ns: int,
+    end_ns: int,
+    source: ObjectSource,
+    location: StreamLocation,
+    nodes: Sequence[NodeIdentity],
+    book: AddressBook,
+    max_decompressed: int | None = None,
+) -> Numbering:
+    """How ``listed`` (the range's periods, ascending) is numbered: its first period's number if
+    before V6, and which of them is the pinned file, if one is."""
     if pin is None or not listed:
-        return start_block
+        return Numbering(start_block, pin)
     starts = [period.consensus_ns for period in listed]
     index = pinned_index(starts, pin)
     end = pin.consensus_end_ns
     if index < 0:
         first = read_record(source, location, listed[0], book, max_decompressed)
         if first.version >= 6:
-            return start_block
+            return Numbering(start_block, pin)
         between = list(list_periods(source, location, nodes, end + 1, start_ns))
         near = list(list_periods(source, location, nodes, max(0, end - PIN_LOOKBACK_NS), end + 1))
         if not near:
@@ -65,13 +95,14 @@ def range_start_block(
                 f"no period starts in the hour before the pin's consensus end {end}: the pinned file is not there"
             )
         check_pinned(read_record(source, location, near[-1], book, max_decompressed), pin)
-        return start_block_after_pin(pin, len(between))
+        return Numbering(start_block_after_pin(pin, len(between)), pin)
     beyond: list[ListedPeriod] = []
     if index == len(listed) - 1 and end_ns <= end:
         beyond = list(list_periods(source, location, nodes, end_ns, end + 1))
     pinned = beyond[-1] if beyond else listed[index]
     check_pinned(read_record(source, location, pinned, book, max_decompressed), pin)
-    return first_number(starts, pin, periods_after=len(beyond))
+    inside = None if beyond else pinned.period_key
+    return Numbering(first_number(starts, pin, periods_after=len(beyond)), pin, inside)
 
 
 def check_pinned(record: RecordFile, pin: BlockPin) -> None:
