@@ -302,7 +302,7 @@ def item_cells(item: RecordItem, block_number: int, index: int, settings: Settin
         block_number=block_number,
     )
     block = VerifiedBlock(record, block_number, (), (), ConsensusSummary(b"", None, 0, 0))
-    built = block_to_rows(block, settings.with_(sidecars_enabled=False))
+    built = block_to_rows(block, settings.with_(sidecars_enabled=False, duplicate_blocks=""))
     out: dict[Address, bytes] = {}
     for row in built.rows:
         if row.table not in ITEM_TABLES:
