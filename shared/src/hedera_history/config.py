@@ -66,7 +66,9 @@ class Settings:
     address_book: str = setting("", "Path or gs:// URL of the bootstrap address book (NodeAddressBook bytes).")
     consensus_ratio: float = setting(1 / 3, "Share of total stake that must sign one file hash.")
     start_block: int = setting(
-        0, "Block number of the first record file before V6 (when set, numbers count from it, not from a pin)."
+        0,
+        "Block number of the first record file before V6 when no block pin is in force (setting it keeps a "
+        "network preset's pin out).",
     )
     block_pin: str = setting(
         "",
@@ -196,6 +198,8 @@ def _with_network_preset(values: dict[str, Any]) -> dict[str, Any]:
     """``values`` with the network preset's facts filled in where nothing was set explicitly.
 
     An explicit ``start_block`` keeps the preset's block pin out: the user chose the numbering.
+    The requester-pays and anonymous flags describe the preset's bucket: another bucket (a copy,
+    an emulator's) keeps the settings' own.
     """
     preset = network_named(str(values.get("network", "custom")))
     if preset is None:
@@ -209,12 +213,13 @@ def _with_network_preset(values: dict[str, Any]) -> dict[str, Any]:
     fill("stream_bucket", preset.bucket)
     fill("stream_prefix", preset.prefix)
     fill("address_book", str(preset.bootstrap_book()))
-    if "s3_requester_pays" not in values:
-        filled["s3_requester_pays"] = preset.requester_pays
-    if "s3_anonymous" not in values:
-        filled["s3_anonymous"] = preset.anonymous
-    if preset.requester_pays and values.get("project"):
-        fill("requester_pays_project", values["project"])
+    if filled["stream_bucket"] == preset.bucket:
+        if "s3_requester_pays" not in values:
+            filled["s3_requester_pays"] = preset.requester_pays
+        if "s3_anonymous" not in values:
+            filled["s3_anonymous"] = preset.anonymous
+        if preset.requester_pays and values.get("project"):
+            fill("requester_pays_project", values["project"])
     if preset.pin is not None and "start_block" not in values:
         fill("block_pin", str(preset.pin))
     fill("duplicate_blocks", preset.duplicate_blocks)

@@ -105,3 +105,10 @@ def test_explicit_values_win_over_the_preset() -> None:
 def test_an_explicit_start_block_keeps_the_pin_out() -> None:
     settings = Settings.from_env({"HEDERA_HISTORY_NETWORK": "mainnet", "HEDERA_HISTORY_START_BLOCK": "0"})
     assert settings.block_pin == "" and settings.start_block == 0
+
+
+def test_the_requester_pays_flags_belong_to_the_presets_bucket() -> None:
+    env = {"HEDERA_HISTORY_NETWORK": "mainnet", "GOOGLE_CLOUD_PROJECT": "p", "HEDERA_HISTORY_STREAM_BUCKET": "copy"}
+    settings = Settings.from_env(env)
+    assert settings.s3_requester_pays is False and settings.requester_pays_project == ""
+    assert settings.block_pin == "1656461547557609267:34305852"
