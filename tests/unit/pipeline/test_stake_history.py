@@ -49,12 +49,12 @@ class ConditionalMemoryGateway(MemoryGateway):
         return True
 
 
-def _blocks(node_keys, book, updates: dict[int, dict[int, int]], count: int) -> list[VerifiedBlock]:
+def _blocks(node_keys, book, updates: dict[int, dict[int, int]], count: int, first: int = 0) -> list[VerifiedBlock]:
     periods, start = [], sha384(b"genesis")
     for i in range(count):
         ns = NS + i * STEP
         items = [(transaction_bytes(node_stake_update_body(updates[i])), record_bytes(ns))] if i in updates else None
-        record = v6_record(ns, start=start, block_number=i, items=items)
+        record = v6_record(ns, start=start, block_number=first + i, items=items)
         periods.append(v6_period(node_keys, record))
         start = record.end
     results = list(verify_stream(periods, book))
@@ -82,12 +82,17 @@ def test_stakes_are_in_force_after_their_block_once_the_keeper_applied_them(node
     assert len(stake_rows) == 2
 
 
-def test_a_stream_started_after_a_backfill_reads_the_stakes_it_wrote(book):
+def test_a_stream_started_after_a_backfill_reads_the_stakes_it_wrote(node_keys, book):
     gateway = ConditionalMemoryGateway()
     write_stakes(gateway, NS, NodeStakes.of({0: 70, 1: 10, 2: 10, 3: 10}))  # what a backfill writes
     fresh = AddressBookHistory(gateway, book, first_block=100)
     assert fresh.stakes_at(NS - 1) is None
     assert [n.stake for n in fresh.consensus_book_at(NS + STEP).nodes] == [70, 10, 10, 10]
+    # and so does the projection while its keeper lags (it has no state of its own yet)
+    for block in _blocks(node_keys, book, {}, 2, first=100):
+        fresh.record_block(block)
+    projected = fresh.projected_consensus_book(102, NS + 2 * STEP)
+    assert projected is not None and [n.stake for n in projected.nodes] == [70, 10, 10, 10]
 
 
 def test_while_the_keeper_lags_the_recorded_changes_give_the_state_in_force(node_keys, book):
@@ -96,8 +101,8 @@ def test_while_the_keeper_lags_the_recorded_changes_give_the_state_in_force(node
     for block in blocks[:3]:  # block 3 is not published yet
         history.record_block(block)
     history.advance(0)
-    assert history.projected_consensus_book(1) is None  # nothing between: the lookup is exact
-    projected = history.projected_consensus_book(3)
+    assert history.projected_consensus_book(1, NS + 1 * STEP) is None  # nothing between: the lookup is exact
+    projected = history.projected_consensus_book(3, NS + 3 * STEP)
     assert projected is not None and [n.stake for n in projected.nodes] == [60, 20, 10, 10]
-    assert history.projected_consensus_book(5) is None  # block 3's changes are not known yet
+    assert history.projected_consensus_book(5, NS + 5 * STEP) is None  # block 3's changes are not known yet
     assert history.applied_through() == 0  # nothing was written

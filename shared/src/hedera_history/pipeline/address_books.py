@@ -98,11 +98,11 @@ class AddressBookHistory:
         self._write(CHANGE + hex16(block.block_number), Q_CHANGES, payload)
         return len(changes.files) + (changes.stakes is not None)
 
-    def projected_consensus_book(self, block_number: int) -> AddressBook | None:
-        """The consensus book for ``block_number`` while the keeper lags: its state with the
-        recorded changes of the blocks between applied in memory (nothing is written). None when
-        the keeper has applied them all (``consensus_book_at`` is exact) or one of them is not
-        recorded yet (not published), so the state in force cannot be known yet."""
+    def projected_consensus_book(self, block_number: int, consensus_ns: int) -> AddressBook | None:
+        """The consensus book for ``block_number`` (starting at ``consensus_ns``) while the keeper
+        lags: the recorded changes of the blocks between applied in memory (nothing is written) on
+        top of the rows in force. None when the keeper has applied them all (``consensus_book_at``
+        is exact) or one of them is not recorded yet (not published): the state cannot be known."""
         applied, tracker = self._tracker(self._read_cell(KEEPER, Q_STATE))
         missing = block_number - 1 - applied
         if missing <= 0 or missing > ADVANCE_BATCH:
@@ -111,14 +111,17 @@ class AddressBookHistory:
         rows = list(self._gateway.read_rows(s.ADDRESS_BOOKS, query))
         if len(rows) != missing:
             return None
+        book: AddressBook | None = None
+        stakes: NodeStakes | None = None
         for row in rows:
             cell = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_CHANGES)
             if cell is None:
                 return None
-            _, name, changes, stakes = _decode_changes(cell.value)
-            tracker.apply_changes(changes, name)
-            tracker.apply_stakes(stakes)
-        return tracker.consensus_book
+            _, name, changes, update = _decode_changes(cell.value)
+            book = tracker.apply_changes(changes, name) or book
+            stakes = update or stakes
+        # Unchanged in between: what the rows say (they also hold what a backfill put in force).
+        return weigh(book or self.book_at(consensus_ns), stakes or self.stakes_at(consensus_ns))
 
     def applied_through(self) -> int:
         """The last block whose changes are applied: books are certain for the blocks after it."""

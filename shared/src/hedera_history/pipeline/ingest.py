@@ -245,7 +245,7 @@ def _verify_and_publish(
     if report.record is not None and not certain and number is not None:
         # The keeper lags: when every earlier block is recorded, their book and stake changes give
         # the state in force exactly; verify again if it keys or weighs the nodes otherwise.
-        projected = ctx.books.projected_consensus_book(number)
+        projected = ctx.books.projected_consensus_book(number, consensus_ns)
         if projected is not None:
             certain = True
             if projected != book:

@@ -1,0 +1,146 @@
+"""Stake-weighted consensus through ingest and store on the emulators, called in process.
+
+The stream's stakes change in block 1 so that a count and the stakes disagree both ways
+(``tests/helpers/staked_stream.py``): the pipeline must publish what the stakes say, leave the
+block only a count accepts pending, and write what the single-process path writes. A stream
+started after a backfill must weigh the nodes with the stakes the backfill put in force.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hedera_history.backfill.driver import run_backfill, run_in_process
+from hedera_history.backfill.model import BackfillJob
+from hedera_history.config import Settings
+from hedera_history.formats.layout import BucketLayout
+from hedera_history.gen import GeneratedStream, generate_stream, write_stream
+from hedera_history.pipeline.ingest import ingest_object
+from hedera_history.pipeline.sweep import sweep
+from hedera_history.sources.local import LocalSource
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.sources.period_files import StreamLocation
+from hedera_history.store.bigtable_client import gateway_for_instance
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.schema import ensure_tables
+from hedera_history.store.writer import BlockWriter
+from hedera_history.verify.address_book import parse_address_book
+from hedera_history.verify.stakes import NodeStakes
+from hedera_history.verify.stream import verify_stream
+
+from tests.fixtures.emulators import PROJECT
+from tests.helpers.staked_stream import ONLY_BY_COUNT, ONLY_BY_STAKE, STAKED, STAKES, VERIFIED
+
+from .harness import Pipeline, history_cells, make_pipeline
+
+pytestmark = [pytest.mark.emulator]
+
+
+@pytest.fixture(scope="module")
+def stream() -> GeneratedStream:
+    return generate_stream(STAKED)
+
+
+@pytest.fixture(scope="module")
+def folder(stream: GeneratedStream, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("staked-stream")
+    write_stream(stream, out)
+    return out
+
+
+def _objects(stream: GeneratedStream, periods: range) -> dict[str, bytes]:
+    paths = {path for period in periods for node in stream.nodes for path in stream.period_paths(node.node_id, period)}
+    return {path: stream.objects[path] for path in sorted(paths) if path in stream.objects}  # signers only
+
+
+def _feed(pipeline: Pipeline, objects: dict[str, bytes], rng: random.Random) -> None:
+    for name in pipeline.upload(objects, rng, duplicates=4):
+        ingest_object(pipeline.ingest, name)
+    pipeline.drain(rng)
+
+
+def _pending_blocks(pipeline: Pipeline, stream: GeneratedStream) -> list[int]:
+    by_time = {p.record_name.consensus_ns: i for i, p in enumerate(stream.periods)}
+    return [by_time[p.consensus_ns] for p in pipeline.ingest.state.pending(100)]
+
+
+@pytest.fixture
+def pipeline(
+    bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path, stream: GeneratedStream
+) -> Iterator[Pipeline]:
+    yield from make_pipeline(bigtable_instance, gcs_bucket, tmp_path, stream.address_book, first_block=0)
+
+
+def test_the_stream_publishes_what_the_stakes_say(
+    pipeline: Pipeline, stream: GeneratedStream, folder: Path, bigtable_instance: Any
+) -> None:
+    rng = random.Random(21)
+    # Blocks 0-2 first (block 1 carries the update), then every copy of 3-5 shuffled with
+    # duplicates: published predecessors give each later period the stakes in force, applied by
+    # the keeper or not yet.
+    _feed(pipeline, _objects(stream, range(0, 3)), rng)
+    _feed(pipeline, _objects(stream, range(3, 6)), rng)
+    sweep(pipeline.ingest)
+    pipeline.drain(rng)
+
+    reader = HistoryReader(pipeline.gateway)
+    assert reader.complete_blocks(range(6)) == set(VERIFIED)
+    assert _pending_blocks(pipeline, stream) == [ONLY_BY_COUNT]
+    state = pipeline.ingest.state.period(stream.periods[ONLY_BY_COUNT].record_name.consensus_ns)
+    assert state is not None and "stake 30 of 100" in state.reason
+    block = reader.get_block(ONLY_BY_STAKE)
+    assert block is not None and [s.node_account for s in block.signatures] == ["0.0.3"]
+    assert history_cells(pipeline.gateway) == _reference(bigtable_instance, stream, folder)
+
+
+def test_a_stream_started_after_a_backfill_weighs_with_its_stakes(
+    bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path, stream: GeneratedStream, folder: Path
+) -> None:
+    first_streamed = ONLY_BY_STAKE
+    periods = stream.periods
+    for pipeline in make_pipeline(
+        bigtable_instance, gcs_bucket, tmp_path, stream.address_book, first_block=first_streamed
+    ):
+        job = BackfillJob(
+            source_url=str(folder),
+            location=StreamLocation(BucketLayout.ACCOUNT),
+            settings=pipeline.settings,
+            book=stream.address_book,
+            start_ns=periods[0].record_name.consensus_ns,
+            end_ns=periods[first_streamed].record_name.consensus_ns,
+            partitions=2,
+        )
+        source = LocalSource(folder)
+        report = run_backfill(
+            job, run_in_process(job, source=source, gateway=pipeline.gateway), gateway=pipeline.gateway, source=source
+        )
+        assert report.ok and report.counts.written == first_streamed
+
+        rng = random.Random(22)
+        _feed(pipeline, _objects(stream, range(first_streamed, len(periods))), rng)
+        sweep(pipeline.ingest)
+        pipeline.drain(rng)
+
+        start = periods[first_streamed].record_name.consensus_ns
+        assert pipeline.ingest.books.stakes_at(start) == NodeStakes.of(dict(enumerate(STAKES)))
+        reader = HistoryReader(pipeline.gateway)
+        assert reader.complete_blocks(range(6)) == set(VERIFIED)
+        assert _pending_blocks(pipeline, stream) == [ONLY_BY_COUNT]
+
+
+def _reference(bigtable_instance: Any, stream: GeneratedStream, folder: Path) -> dict[Any, Any]:
+    """What the single-process path writes for the same stream (tables under another prefix)."""
+    settings = Settings.from_env(project=PROJECT, bigtable_instance=bigtable_instance.instance_id, table_prefix="sr_")
+    ensure_tables(bigtable_instance, settings)
+    results = list(verify_stream(find_local_periods(folder), parse_address_book(stream.address_book)))
+    gateway = gateway_for_instance(bigtable_instance, settings)
+    try:
+        blocks = [r.report.block for r in results if r.report.block is not None]
+        assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
+        return history_cells(gateway)
+    finally:
+        gateway.close()
