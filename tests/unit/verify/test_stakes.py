@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hedera_history import hapi
+from hedera_history.cli.verify_cmd import verify
 from hedera_history.errors import AddressBookError, CorruptFileError, NoConsensusError
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.layout import NodeIdentity
@@ -171,3 +174,15 @@ def test_a_generated_stream_is_verified_by_stake_where_a_count_disagrees(staked_
     # the same signatures counted one per node (the book alone) give the opposite answers
     by_count = {n: count_signatures(collect_signatures(periods[n]), book).reached for n in (3, 4)}
     assert by_count == {ONLY_BY_STAKE: False, ONLY_BY_COUNT: True}
+
+
+def test_verify_reports_the_stakes_a_block_puts_in_force(staked_dir: Path) -> None:
+    args = [str(staked_dir / "recordstreams"), "--address-book", str(staked_dir / "address-book.bin")]
+    result = CliRunner().invoke(verify, [*args, "--json"], env={})
+    assert result.exit_code == 1  # block 4 has no consensus by stake
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert [line["node_stakes_changed"] for line in lines][:3] == [None, {"0": 70, "1": 10, "2": 10, "3": 10}, None]
+    assert [line["ok"] for line in lines] == [True, True, True, True, False, True]
+    assert (lines[ONLY_BY_STAKE]["consensus"]["stake"], lines[ONLY_BY_STAKE]["consensus"]["total_stake"]) == (70, 100)
+    text = CliRunner().invoke(verify, args, env={}).output
+    assert "node stakes change: 4 nodes from the next period" in text
