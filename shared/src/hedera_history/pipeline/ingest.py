@@ -63,7 +63,7 @@ from hedera_history.pipeline.publish import block_for_stream
 from hedera_history.pipeline.state import ERRATA_CLAIM, IngestState, PeriodState, Published
 from hedera_history.sources.base import ObjectSink, ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
-from hedera_history.sources.period_listing import ListedPeriod
+from hedera_history.sources.period_listing import ListedPeriod, list_periods
 from hedera_history.sources.pinned_numbers import range_start_block
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway
@@ -401,7 +401,7 @@ def _publish(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation,
     ctx.publisher.publish_all(messages)
     record = block.record
     ctx.state.record_link(block.block_number, block.hash, block.previous_hash, period_key)
-    _check_links(ctx, block, period_key)
+    _check_links(ctx, block, location, period_key)
     published = Published(block.block_number, record.file_hash, block.hash, block.previous_hash, block_time_ns(record))
     ctx.state.mark_published(parse_timestamp(period_key), location, published)
     event(
@@ -418,24 +418,54 @@ def _publish(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation,
     return published
 
 
-def _check_links(ctx: IngestContext, block: VerifiedBlock, period_key: str) -> None:
+def _check_links(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation, period_key: str) -> None:
+    """This block against the files numbered one less and one more.
+
+    A number may stand on two files (the network gave mainnet's block 44029066 twice; the second
+    file names the first): a file may name a same-numbered file before it, and a file of the next
+    number may name any file of this one. When the link does not hold but a period lies between the
+    two files in time (one this deployment has seen, or one a node folder holds: a node uploads its
+    files in time order, so whoever signed the later file holds the ones before it), that period
+    may be such a twin not published yet; it judges the link itself when it is, so nothing is
+    reported from this side. With no period between, the break is recorded and alerted at once.
+    """
     number = block.block_number
-    links = ctx.state.links([number - 1, number + 1])
-    problems: list[str] = []
-    before = links.get(number - 1)
-    if before is not None and before[0] != block.previous_hash:
-        problems.append(
-            f"block {number - 1} ends with {before[0].hex()[:16]}…, block {number} names its predecessor "
-            f"{block.previous_hash.hex()[:16]}…"
+    links = ctx.state.links([number - 1, number, number + 1])
+    twins = [link for link in links.get(number, []) if link.hash != block.hash]
+    here = {block.hash} | {link.hash for link in twins}
+    breaks: list[tuple[int, bytes, bytes]] = []  # (later block, what the earlier ends with, what the later names)
+    before = links.get(number - 1, [])
+    if before and block.previous_hash not in {link.hash for link in before} | {link.hash for link in twins}:
+        latest = before[-1]
+        if not _twin_may_lie_between(ctx, location, latest.period_key, period_key):
+            breaks.append((number, latest.hash, block.previous_hash))
+    for after in links.get(number + 1, []):
+        if after.previous not in here and not _twin_may_lie_between(ctx, location, period_key, after.period_key):
+            breaks.append((number + 1, block.hash, after.previous))
+    # Keyed by the later block, whichever side found it, so one break is one row.
+    for later, ends_with, names in breaks:
+        problem = (
+            f"block {later - 1} ends with {ends_with.hex()[:16]}…, block {later} names its predecessor "
+            f"{names.hex()[:16]}…"
         )
-    after = links.get(number + 1)
-    if after is not None and after[1] != block.hash:
-        problems.append(
-            f"block {number} ends with {block.hash.hex()[:16]}…, block {number + 1} names {after[1].hex()[:16]}…"
-        )
-    for problem in problems:
-        ctx.state.record_broken_link(number, problem)
-        event(logger, "chain link broken", logging.ERROR, period=period_key, block=number, reason=problem)
+        ctx.state.record_broken_link(later, problem)
+        event(logger, "chain link broken", logging.ERROR, period=period_key, block=later, reason=problem)
+
+
+def _twin_may_lie_between(ctx: IngestContext, location: StreamLocation, earlier_period: str, later_period: str) -> bool:
+    try:
+        earlier_ns, later_ns = parse_timestamp(earlier_period), parse_timestamp(later_period)
+    except FileNameError:
+        return False  # a link recorded without its period: judge it as it stands
+    if later_ns - earlier_ns < 2:
+        return False
+    if ctx.state.any_period_between(earlier_ns, later_ns):
+        return True
+    book = ctx.books.book_at(later_ns)
+    # One listed period is enough; dropping the listing closes it (its folder threads stop).
+    for _ in list_periods(ctx.source, location, location.identities(book), earlier_ns + 1, later_ns, directory=book):
+        return True
+    return False
 
 
 def _after_publication(

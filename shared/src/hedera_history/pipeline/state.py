@@ -14,8 +14,11 @@ Row keys (all in the ``ingest_progress`` table unless said otherwise):
 - the ``claim`` cell of ``period/<hex16 consensus ns>``: ``<owner> <expiry ms>`` while one run
   verifies the period (empty once released), so that runs triggered by the other uploads of the
   period wait for its result instead of verifying and publishing the same block again;
-- ``chain_links`` table, ``<hex16 block number>``: ``hash``, ``previous``, ``period``; and
-  ``broken/<hex16 block number>``: ``reason``;
+- ``chain_links`` table, ``<hex16 block number>``: one ``file/<hash hex>`` cell per record file
+  with that number (``<previous hash hex> <period key>``: two files share a number where the
+  network gave one twice, as mainnet's block 44029066); rows written before that hold ``hash``,
+  ``previous``, ``period`` instead, and are still read; and ``broken/<hex16 block number>``:
+  ``reason``;
 - ``quarantine`` table, ``<hex16 consensus ns>/<path>``: ``reason``, ``error``, ``node``, ``copy``.
 """
 
@@ -33,7 +36,7 @@ from hedera_history.formats.layout import BucketLayout
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store import schema as s
 from hedera_history.store.chain_links import broken_link_row, read_broken_links
-from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery, StoredRow, write_or_raise
+from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery, StoredCell, StoredRow, write_or_raise
 from hedera_history.store.keys import decode_hex16, hex16, prefix_end
 from hedera_history.store.model import Cell, Row
 
@@ -54,6 +57,16 @@ Q_ERROR = b"error"
 Q_NODE = b"node"
 Q_COPY = b"copy"
 Q_CLAIM = b"claim"
+FILE_LINK = b"file/"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One record file's place in the chain: what it ends with and what it names before it."""
+
+    hash: bytes
+    previous: bytes
+    period_key: str
 
 
 class StateGateway(ConditionalGateway, Protocol):
@@ -275,30 +288,32 @@ class IngestState:
     # ---- chain links -----------------------------------------------------------------------------
 
     def record_link(self, block_number: int, block_hash: bytes, previous_hash: bytes, period_key: str) -> None:
-        self._mutate(
-            s.CHAIN_LINKS,
-            [
-                Row(
-                    s.CHAIN_LINKS,
-                    hex16(block_number),
-                    tuple(
-                        Cell(s.CHAIN_LINKS_FAMILY, q, v, 0)
-                        for q, v in ((Q_HASH, block_hash), (Q_PREVIOUS, previous_hash), (Q_PERIOD, period_key.encode()))
-                    ),
-                )
-            ],
-        )
+        value = f"{previous_hash.hex()} {period_key}".encode()
+        cell = Cell(s.CHAIN_LINKS_FAMILY, FILE_LINK + block_hash.hex().encode(), value, 0)
+        self._mutate(s.CHAIN_LINKS, [Row(s.CHAIN_LINKS, hex16(block_number), (cell,))])
 
-    def links(self, numbers: Sequence[int]) -> dict[int, tuple[bytes, bytes]]:
-        """Block number -> (hash, previous hash), for the numbers known."""
+    def links(self, numbers: Sequence[int]) -> dict[int, list[Link]]:
+        """Block number -> the record files known with that number (usually one), by period."""
         keys = tuple(hex16(n) for n in numbers if n >= 0)
-        found: dict[int, tuple[bytes, bytes]] = {}
+        found: dict[int, list[Link]] = {}
         for row in self._gateway.read_rows(s.CHAIN_LINKS, RowQuery(keys=keys)):
+            files = [_file_link(cell) for cell in row.cells if cell.qualifier.startswith(FILE_LINK)]
             own = row.cell(s.CHAIN_LINKS_FAMILY, Q_HASH)
             previous = row.cell(s.CHAIN_LINKS_FAMILY, Q_PREVIOUS)
-            if own is not None and previous is not None:
-                found[decode_hex16(row.key)] = (own.value, previous.value)
+            if own is not None and previous is not None and all(f.hash != own.value for f in files):
+                period = row.cell(s.CHAIN_LINKS_FAMILY, Q_PERIOD)
+                files.append(Link(own.value, previous.value, period.value.decode() if period else ""))
+            if files:
+                found[decode_hex16(row.key)] = sorted(files, key=lambda f: f.period_key)
         return found
+
+    def any_period_between(self, after_ns: int, before_ns: int) -> bool:
+        """Whether any period strictly between the two times has been seen (published or not)."""
+        if before_ns - after_ns < 2:
+            return False
+        start, end = PERIOD + hex16(after_ns + 1), PERIOD + hex16(before_ns)
+        query = RowQuery(ranges=(KeyRange(start, end),), key_only=True, limit=1)
+        return any(True for _ in self._gateway.read_rows(s.INGEST_PROGRESS, query))
 
     def record_broken_link(self, block_number: int, reason: str) -> None:
         self._mutate(s.CHAIN_LINKS, [broken_link_row(block_number, reason)])
@@ -365,3 +380,11 @@ def _period_state(consensus_ns: int, row: StoredRow) -> PeriodState:
         (value(Q_REASON) or b"").decode(errors="replace"),
         Published.from_json(published) if published else None,
     )
+
+
+def _file_link(cell: StoredCell) -> Link:
+    try:
+        previous, _, period_key = cell.value.decode().partition(" ")
+        return Link(bytes.fromhex(cell.qualifier[len(FILE_LINK) :].decode()), bytes.fromhex(previous), period_key)
+    except ValueError as e:
+        raise RowDecodeError(f"chain link {cell.qualifier[:120]!r}: {e}") from e
