@@ -13,8 +13,10 @@ ConsensusNodeWrapper.java``, ``AddressBookServiceImpl.getNodes``, ``NodeStakeUpd
   much. A book node without a stake entry weighs 0; the total is the sum over the book's nodes only
   (stakes of nodes outside the book are ignored); when that total is 0 every book node weighs 1.
 - Before the stream has shown any ``NodeStakeUpdate`` the book's own ``stake`` field is used (one
-  each when all are zero), where the mirror node counts one each whatever the book says: the two
-  agree on every public book from before staking (their stakes are all zero).
+  each when all are zero), where the mirror node counts one each whatever the book says. The two
+  agree on every book from before staking (2019-2022: all zero); recent public books carry small
+  per-node weights there, which weigh the periods between a mid-history start and the next daily
+  update (the mirror node, run from genesis, would use the last NodeStake instead).
 """
 
 from __future__ import annotations
@@ -85,8 +87,8 @@ def stake_update(body: hapi.TransactionBody) -> NodeStakes | None:
 
 
 def node_stake_update_body(stakes: Mapping[int, int], *, seconds: int = 0) -> hapi.TransactionBody:
-    """A ``NodeStakeUpdate`` body listing ``stakes`` (node id -> stake): what a test or the
-    generator puts in a stream. ``seconds``: the end of the staking period."""
+    """A ``NodeStakeUpdate`` body listing ``stakes`` (node id -> stake), for tests that build a
+    stream by hand. ``seconds``: the end of the staking period."""
     body = hapi.TransactionBody()
     update = body.node_stake_update
     update.end_of_staking_period.seconds = seconds
