@@ -24,7 +24,7 @@ from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.duplicates import DuplicateBlock, parse_duplicate_blocks
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.rows import block_to_rows
+from hedera_history.store.rows import block_to_rows, signature_row
 from hedera_history.store.schema import HISTORY_TABLES
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.address_book import parse_address_book
@@ -162,3 +162,23 @@ def test_stream_sink_backfill_and_single_process_write_identical_cells(
 
     assert _history(streamed) == _history(single)
     assert _history(backfilled) == _history(single)
+
+
+def test_a_late_signature_lands_on_its_own_file(generated: tuple[GeneratedStream, Path]) -> None:
+    stream, folder = generated
+    settings = _settings(stream)
+    duplicates = parse_duplicate_blocks(settings.duplicate_blocks)
+    first, second = (b for b in _blocks(stream, folder) if b.block_number == DUPLICATE)
+    for block, part in ((first, 0), (second, 1)):
+        signature = block.signatures[0]
+        late = signature_row(DUPLICATE, block.record.consensus_start, signature, duplicates)
+        built = block_to_rows(block, settings)
+        expected = [
+            c
+            for r in built.rows
+            if r.table == "blocks"
+            for c in r.cells
+            if c.family == "sig" and c.value == late.cells[0].value
+        ]
+        assert late.cells == (expected[0],), part
+        assert late.cells[0].qualifier.startswith(b"part/1/") == (part == 1)

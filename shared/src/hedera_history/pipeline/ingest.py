@@ -68,6 +68,7 @@ from hedera_history.sources.pinned_numbers import range_start_block
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway
 from hedera_history.store.chaintime import block_time_ns
+from hedera_history.store.duplicates import parse_duplicate_blocks
 from hedera_history.store.gateway import write_or_raise
 from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows, signature_row
@@ -491,7 +492,8 @@ def _after_publication(
                     node=account,
                 )
             signature = NodeSignature(account, entry.node_id, sig.file_signature, sig.metadata_signature)
-            _write(ctx, [signature_row(published.block_number, published.block_time_ns, signature)])
+            duplicates = parse_duplicate_blocks(ctx.settings.duplicate_blocks)
+            _write(ctx, [signature_row(published.block_number, published.block_time_ns, signature, duplicates)])
             return IngestResult(Outcome.SIGNATURE_ADDED, period_key, published.block_number)
         if trigger.file.kind is StreamFileKind.RECORD:
             record = parse_record_file(data, trigger.file.name, max_decompressed=ctx.settings.max_decompressed_bytes)

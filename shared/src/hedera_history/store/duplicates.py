@@ -81,6 +81,15 @@ def duplicate_part(record: RecordFile, block_number: int, duplicates: tuple[Dupl
     return None
 
 
+def duplicate_part_at(block_number: int, block_time_ns: int, duplicates: tuple[DuplicateBlock, ...]) -> int | None:
+    """The part of a file known only by its number and block time (its first item's time): the
+    second file starts after the first ends."""
+    for duplicate in duplicates:
+        if duplicate.number == block_number:
+            return 1 if block_time_ns > duplicate.first_end_ns else 0
+    return None
+
+
 def part_qualifier(part: int | None, qualifier: bytes) -> bytes:
     return PART_PREFIX + qualifier if part == 1 else qualifier
 

@@ -23,8 +23,10 @@ from hedera_history.store.accounts import accounts_touched, decode_transaction_b
 from hedera_history.store.chaintime import block_time_ns, cell_timestamp_micros
 from hedera_history.store.duplicates import (
     Q_PART,
+    DuplicateBlock,
     completion_cell,
     duplicate_part,
+    duplicate_part_at,
     parse_duplicate_blocks,
     part_qualifier,
 )
@@ -131,12 +133,16 @@ def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | Non
         rows.put(s.BLOCKS, key, s.BLOCK_SIGNATURE_FAMILY, qualifier, _signature_payload(signature))
 
 
-def signature_row(block_number: int, block_time: int, signature: NodeSignature) -> Row:
+def signature_row(
+    block_number: int, block_time: int, signature: NodeSignature, duplicates: tuple[DuplicateBlock, ...] = ()
+) -> Row:
     """One node's signature cell on its own, exactly as :func:`block_to_rows` writes it (for a
-    signature verified after its block was published)."""
+    signature verified after its block was published); ``block_time`` tells the two files of a
+    duplicate block apart."""
+    part = duplicate_part_at(block_number, block_time, duplicates)
     cell = Cell(
         s.BLOCK_SIGNATURE_FAMILY,
-        signature.node_account.encode(),
+        part_qualifier(part, signature.node_account.encode()),
         encode_value(_signature_payload(signature)),
         cell_timestamp_micros(block_time),
     )
