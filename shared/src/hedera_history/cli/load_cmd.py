@@ -14,6 +14,7 @@ from hedera_history.block import VerifiedBlock
 from hedera_history.cli.common import bootstrap_book_location, load_address_book, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.config import Settings
+from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import open_admin_instance, open_gateway
@@ -138,9 +139,15 @@ def load(
                 progress.update(writing, total=report.verified)
 
             blocks = _verified_blocks(results, report, on_period)
+            written_numbers = []
             for written in writer.iter_write(blocks):
                 _count(written, report)
                 progress.advance(writing)
+                written_numbers.append(written.block_number)
+        errata_pass = network_errata_pass(gateway, settings)
+        if errata_pass is not None and written_numbers:
+            applied = errata_pass.apply_blocks(min(written_numbers), max(written_numbers))
+            console.print(f"{len(applied.applied)} network errata applied ({settings.network})")
     finally:
         gateway.close()
     _print_summary(console, report)
