@@ -87,3 +87,22 @@ def test_a_real_break_stops_the_watermark_before_it_and_is_alerted(
     broken = pipeline.ingest.state.broken_links()
     assert list(broken) == [DUPLICATE] and "names its predecessor" in broken[DUPLICATE]
     assert any(record.getMessage() == "chain link broken" for record in caplog.records)
+
+
+def test_pre_v6_blocks_an_outage_apart_are_numbered_and_the_watermark_follows(
+    bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path
+) -> None:
+    # Files before V6 take their number from the previous file, however long the network was quiet
+    # in between (here an hour and a half between files): the gap must not leave them pending.
+    quiet = generate_stream(
+        GeneratorConfig(
+            nodes=4, periods=4, transactions=4, seed=3, start_block=START, eras=((2, 2), (5, 2)), period_seconds=5400
+        )
+    )
+    for pipeline in make_pipeline(
+        bigtable_instance, gcs_bucket, tmp_path, quiet.address_book, first_block=START, start_block=START
+    ):
+        run(pipeline, dict(quiet.objects), seed=23)
+        watermark = pipeline.store.tracker.watermark()
+        assert watermark is not None and watermark.number == START + 3
+        assert pipeline.ingest.state.pending(100) == []

@@ -58,6 +58,7 @@ Q_NODE = b"node"
 Q_COPY = b"copy"
 Q_CLAIM = b"claim"
 FILE_LINK = b"file/"
+_FIRST_LOOKBACK_NS = 3600 * 10**9
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,14 +164,25 @@ class IngestState:
 
     def published_before(self, consensus_ns: int, *, scan: int = 50) -> PeriodState | None:
         """The newest published period before ``consensus_ns`` among the ``scan`` newest periods
-        seen before it (for pre-V6 files, whose block number follows the previous block's)."""
-        start = PERIOD + hex16(max(0, consensus_ns - 3600 * 10**9))
-        end = PERIOD + hex16(consensus_ns)
-        rows = list(self._gateway.read_rows(s.INGEST_PROGRESS, RowQuery(ranges=(KeyRange(start, end),))))
-        for row in reversed(rows[-scan:]):
-            state = _period_state(decode_hex16(row.key[len(PERIOD) :]), row)
-            if state.published is not None:
-                return state
+        seen before it (for pre-V6 files, whose block number follows the previous block's).
+
+        However far back they lie: a network that was down leaves hours between two files, so the
+        search reaches back an hour, then twice as far each time, until it finds periods.
+        """
+        if not self.any_period_before(consensus_ns):
+            return None
+        end, window = consensus_ns, _FIRST_LOOKBACK_NS
+        while end > 0:
+            start = max(0, end - window)
+            query = RowQuery(ranges=(KeyRange(PERIOD + hex16(start), PERIOD + hex16(end)),))
+            rows = list(self._gateway.read_rows(s.INGEST_PROGRESS, query))
+            if rows:
+                for row in reversed(rows[-scan:]):
+                    state = _period_state(decode_hex16(row.key[len(PERIOD) :]), row)
+                    if state.published is not None:
+                        return state
+                return None
+            end, window = start, window * 2
         return None
 
     def any_period_before(self, consensus_ns: int) -> bool:
