@@ -158,6 +158,11 @@ class ConfigError(HistoryError):
     """A configuration value is missing or invalid."""
 
 
+class WatermarkRootError(ConfigError):
+    """The deployment's first block is numbered above ``HEDERA_HISTORY_FIRST_BLOCK``: the contiguous
+    watermark, rooted at that setting, could never start."""
+
+
 class BlockPinOutOfReachError(ConfigError):
     """Block numbers before V6 are to come from a pin, but what is at hand does not reach it."""
 

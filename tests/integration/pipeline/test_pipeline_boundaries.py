@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen import GeneratorConfig, generate_stream
 from hedera_history.gen.model import GeneratedStream
 from hedera_history.pipeline.ingest import ingest_object
@@ -106,3 +107,19 @@ def test_pre_v6_blocks_an_outage_apart_are_numbered_and_the_watermark_follows(
         watermark = pipeline.store.tracker.watermark()
         assert watermark is not None and watermark.number == START + 3
         assert pipeline.ingest.state.pending(100) == []
+
+
+def test_a_first_block_setting_below_the_streams_first_number_is_reported_not_a_silent_stall(
+    bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path, stream: GeneratedStream
+) -> None:
+    # The stream's first file is numbered 10 (the start block) but the watermark would wait for 4.
+    for pipeline in make_pipeline(
+        bigtable_instance, gcs_bucket, tmp_path, stream.address_book, first_block=START - 6, start_block=START
+    ):
+        rng = random.Random(24)
+        for name in pipeline.upload(dict(stream.objects), rng):
+            ingest_object(pipeline.ingest, name)
+        report = sweep(pipeline.ingest)
+        assert any(f"HEDERA_HISTORY_FIRST_BLOCK={START}" in error for error in report.errors), report.errors
+        first = pipeline.ingest.state.period(parse_timestamp(stream.periods[0].record_name.period_key))
+        assert first is not None and first.published is None and "could never start" in first.reason

@@ -51,6 +51,7 @@ from hedera_history.errors import (
     NoConsensusError,
     ObjectNotFoundError,
     VerificationError,
+    WatermarkRootError,
     is_transient,
 )
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
@@ -74,8 +75,8 @@ from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows, signature_row
 from hedera_history.transport.message import OutgoingMessage
 from hedera_history.verify.address_book import AddressBook
-from hedera_history.verify.consensus import OK
-from hedera_history.verify.period import PeriodReport, check_period
+from hedera_history.verify.consensus import OK, count_signatures
+from hedera_history.verify.period import PeriodReport, check_period, collect_signatures
 from hedera_history.verify.signatures import verify_node_signature
 
 logger = logging.getLogger(__name__)
@@ -232,6 +233,17 @@ def _verify_and_publish(
         # Only files before V6 need their predecessor (a scan of the state rows before them), so
         # V6 periods never pay for it; the signatures read are cached, the record is read again.
         predecessor, candidate, first_of_chain = _pre_v6_number(ctx, period_key, location, book, sweeping)
+        if first_of_chain and candidate is not None and candidate > ctx.settings.first_block:
+            # Nothing would ever connect to the watermark's root: say so instead of stalling.
+            root = WatermarkRootError(
+                f"the deployment's first block is numbered {candidate} (start block or block pin) but "
+                f"HEDERA_HISTORY_FIRST_BLOCK is {ctx.settings.first_block}: the contiguous watermark "
+                f"could never start; set HEDERA_HISTORY_FIRST_BLOCK={candidate}",
+                file=period_key,
+            )
+            ctx.state.mark_pending(consensus_ns, period_key, location, str(root))
+            event(logger, "first block mismatch", logging.ERROR, period=period_key, reason=str(root))
+            raise root
         if candidate is not None:
             report = verify(block_number=candidate)
             problem = _pin_problem(ctx, report)
@@ -323,7 +335,8 @@ def _book_certain(ctx: IngestContext, report: PeriodReport) -> bool:
 
 def recheck_signatures(ctx: IngestContext, consensus_ns: int, period_key: str, block_number: int) -> bool:
     """Verify again, on the now certain book, every node signature of a period published on an
-    uncertain one: valid ones get their cells, the others are quarantined. False: not certain yet."""
+    uncertain one: valid ones get their cells, the others are quarantined; and weigh the block's
+    consensus again (:func:`_check_consensus_held`). False: not certain yet."""
     if ctx.books.applied_through() < block_number - 1:
         return False
     known = ctx.state.period(consensus_ns)
@@ -335,8 +348,35 @@ def recheck_signatures(ctx: IngestContext, consensus_ns: int, period_key: str, b
     for node in known.location.identities(book):
         path = parse_object_path(known.location.path(node, name, book))
         _after_publication(ctx, path, known.published, book)
+    _check_consensus_held(ctx, known.location, period_key, known.published, book)
     ctx.state.clear_recheck(consensus_ns)
     return True
+
+
+def _check_consensus_held(
+    ctx: IngestContext, location: StreamLocation, period_key: str, published: Published, book: AddressBook
+) -> None:
+    """A block published before the state in force was certain (a predecessor carrying a stake or
+    book update was not published yet) may lack consensus once weighed with it. History is never
+    taken back: such a block is an ERROR for the operator (``consensus lost``), to be corrected by
+    an errata if it is wrong."""
+    files = SourcePeriod.for_book(ctx.source, location, period_key, book)
+    result = count_signatures(collect_signatures(files), book, ratio=ctx.ratio)
+    if result.reached and result.file_hash == published.file_hash:
+        return
+    reason = (
+        f"weighed with the state in force, the published file hash holds stake {result.stake} of {result.total_stake}"
+        if result.file_hash == published.file_hash
+        else "weighed with the state in force, another file hash leads"
+    )
+    event(
+        logger,
+        "consensus lost",
+        logging.ERROR,
+        period=period_key,
+        block=published.block_number,
+        reason=reason,
+    )
 
 
 def _pre_v6_number(
