@@ -161,3 +161,11 @@ def test_cli_limit_flag(tmp_path) -> None:
     result = CliRunner().invoke(inspect, [str(path), "--max-decompressed-bytes", "10"])
     assert result.exit_code == 1
     assert "limit of 10 bytes" in result.output
+
+
+def test_inspect_shows_a_sidecar_record_of_an_unknown_type_raw() -> None:
+    timestamp_only = b"\x0a\x04\x08\x05\x10\x00"  # consensus_timestamp {seconds: 5}
+    unknown = timestamp_only + b"\xc2\x0c\x02\xca\xfe"  # field 200, as a newer HAPI would write it
+    shown = inspect_file(gz(write_sidecar_content([unknown])), "2022-07-13T08_46_11.304284003Z_01.rcd.gz")
+    assert shown["records"][0]["type"] == "UNKNOWN"
+    assert shown["records"][0]["raw"] == unknown.hex()

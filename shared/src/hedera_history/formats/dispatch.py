@@ -23,7 +23,7 @@ from hedera_history.errors import (
     UnsupportedVersionError,
 )
 from hedera_history.formats.compression import GZIP_MAGIC, gunzip, is_gzip
-from hedera_history.formats.model import RecordFile, SidecarFile, SidecarType, SignatureFile
+from hedera_history.formats.model import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name
 from hedera_history.formats.record_v2 import parse_record_v2
 from hedera_history.formats.record_v5 import parse_record_v5
@@ -204,15 +204,19 @@ def sidecar_to_dict(sidecar: SidecarFile) -> dict[str, Any]:
         "size": sidecar.size,
         "hash": sidecar.hash.hex(),
         "record_count": len(sidecar.records),
-        "records": [
-            {
-                "consensus_ns": r.consensus_ns,
-                "type": r.type.name,
-                "record": json_format.MessageToDict(hapi.TransactionSidecarRecord.FromString(r.raw)),
-            }
-            for r in sidecar.records
-        ],
+        "records": [_sidecar_record_to_dict(r) for r in sidecar.records],
     }
+
+
+def _sidecar_record_to_dict(record: SidecarRecord) -> dict[str, Any]:
+    shown: dict[str, Any] = {
+        "consensus_ns": record.consensus_ns,
+        "type": record.type.name,
+        "record": json_format.MessageToDict(hapi.TransactionSidecarRecord.FromString(record.raw)),
+    }
+    if record.type is SidecarType.UNKNOWN:
+        shown["raw"] = record.raw.hex()  # a type newer than these protobufs: its payload is only here
+    return shown
 
 
 def signature_to_dict(signature: SignatureFile) -> dict[str, Any]:
