@@ -15,6 +15,7 @@ locals {
     periods_quarantined = "period quarantined"
     chain_links_broken  = "chain link broken"
     periods_pending     = "period pending"
+    consensus_lost      = "consensus lost"
   }
 
   dead_letter_topics = [
@@ -131,6 +132,7 @@ resource "google_monitoring_alert_policy" "event" {
   for_each = {
     periods_quarantined = "a record file was quarantined: it can never verify"
     chain_links_broken  = "a block's start running hash differs from its predecessor's end"
+    consensus_lost      = "a block published before its predecessors were lacks consensus once weighed with the stakes in force"
   }
 
   display_name          = "${var.name_prefix}${replace(each.key, "_", " ")}"

@@ -144,3 +144,21 @@ def _reference(bigtable_instance: Any, stream: GeneratedStream, folder: Path) ->
         return history_cells(gateway)
     finally:
         gateway.close()
+
+
+def test_a_block_published_before_the_stakes_were_known_is_an_error_once_they_are(
+    pipeline: Pipeline, stream: GeneratedStream, caplog: pytest.LogCaptureFixture
+) -> None:
+    rng = random.Random(23)
+    # Block 4 arrives before blocks 1-3 are published: nothing tells of the stake update yet, and
+    # by the book's weights three of four signers are consensus.
+    _feed(pipeline, _objects(stream, range(0, 1)), rng)
+    _feed(pipeline, _objects(stream, range(ONLY_BY_COUNT, ONLY_BY_COUNT + 1)), rng)
+    _feed(pipeline, {**_objects(stream, range(1, ONLY_BY_COUNT)), **_objects(stream, range(5, 6))}, rng)
+    with caplog.at_level("ERROR"):
+        for _ in range(2):  # the sweep retries what waited; once the keeper has applied the update,
+            sweep(pipeline.ingest)  # block 4 is weighed again
+            pipeline.drain(rng)
+    assert HistoryReader(pipeline.gateway).complete_blocks(range(6)) == set(range(6))
+    lost = [r for r in caplog.records if r.getMessage() == "consensus lost"]
+    assert len(lost) == 1 and getattr(lost[0], "fields", {})["block"] == ONLY_BY_COUNT

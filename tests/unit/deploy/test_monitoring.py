@@ -8,7 +8,14 @@ import pytest
 
 from tests.unit.deploy.infra import REPO, block, expr, load_module
 
-EVENTS = {"period verified", "block complete", "period quarantined", "chain link broken", "period pending"}
+EVENTS = {
+    "period verified",
+    "block complete",
+    "period quarantined",
+    "chain link broken",
+    "period pending",
+    "consensus lost",
+}
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +55,7 @@ def test_ingest_lag_is_a_distribution_of_lag_seconds(root):
 def test_every_required_alert_exists(root):
     policies = root.resources("google_monitoring_alert_policy")
     assert set(policies) == {"ingest_lag", "dead_letters", "event"}
-    assert set(policies["event"]["for_each"]) == {"periods_quarantined", "chain_links_broken"}
+    assert set(policies["event"]["for_each"]) == {"periods_quarantined", "chain_links_broken", "consensus_lost"}
     dead_letters = block(policies["dead_letters"], "conditions")
     assert "num_undelivered_messages" in block(dead_letters, "condition_threshold")["filter"]
     assert "local.dead_letter_holds" in block(dead_letters, "condition_threshold")["filter"]
