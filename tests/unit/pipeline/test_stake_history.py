@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from hedera_history.block import VerifiedBlock
@@ -106,3 +108,25 @@ def test_while_the_keeper_lags_the_recorded_changes_give_the_state_in_force(node
     assert projected is not None and [n.stake for n in projected.nodes] == [60, 20, 10, 10]
     assert history.projected_consensus_book(5, NS + 5 * STEP) is None  # block 3's changes are not known yet
     assert history.applied_through() == 0  # nothing was written
+
+
+def test_rows_written_before_stakes_were_tracked_still_decode(node_keys, book):
+    gateway = ConditionalMemoryGateway()
+    history = AddressBookHistory(gateway, book)
+    for block in _blocks(node_keys, book, {}, 2):
+        history.record_block(block)
+    # a change row and keeper state as the previous version wrote them (no "stakes" key)
+    rows = gateway.tables[s.ADDRESS_BOOKS]
+
+    def as_before(keys: list[bytes]) -> None:
+        for key in keys:
+            for cell, (ts, value) in list(rows[key].items()):
+                data = json.loads(value)
+                data.pop("stakes")
+                rows[key][cell] = (ts, json.dumps(data).encode())
+
+    as_before(list(rows))
+    history.advance(0)
+    as_before([b"keeper"])
+    assert history.advance(1) == [] and history.applied_through() == 1
+    assert history.consensus_book_at(NS + 2 * STEP) == book
