@@ -268,12 +268,14 @@ class _PartitionTask:
                 self._add("periods")
                 if result.block_number is not None:
                     next_block = result.block_number + 1
+                deferred = self.deferred
                 followed = self._follow(result, tracker, first_in_run)
-                if result.report.block is not None:
-                    first_in_run = False  # written or deferred, the chain goes on from it
                 if followed is None:
+                    if self.deferred > deferred:
+                        first_in_run = False  # verified, not written: the chain goes on from it
                     continue
                 block, done = followed
+                first_in_run = False
                 records = sum(len(sidecar.records) for sidecar in block.sidecars)
                 pending.append(_Pending(block.block_number, done, len(block.record.items), records))
                 yield block
