@@ -1,5 +1,6 @@
 """The real V1 and V2 sets (``v1/``, ``v2/``) verify with the values their ``EXPECTED.json`` states,
-and a real V2 chain followed by a validly signed V5 file that names another file is rejected.
+every real set (V1, V2, V5, V6) is backfilled into blocks carrying the reference's values, and a
+real V2 chain followed by a validly signed V5 file that names another file is rejected.
 
 Two splices, each vouched for by every signature, so only the chain link across the V2 -> V5
 boundary can tell, and it must:
@@ -34,12 +35,13 @@ from hedera_history.gen.signing import signed_signature_file
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.chain_links import read_broken_links
+from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.address_book import AddressBook, address_book_to_bytes, node_entry, parse_address_book
 from hedera_history.verify.signatures import verify_node_signature
 
 from tests.unit.store.fakes import MemoryGateway
 
-from .golden import BOOKS, NODES, V1_FILES, V2_FILES, V5_FILE_1, RecordGolden
+from .golden import BOOKS, NODES, RECORD_FILES, V1_FILES, V2_FILES, V5_FILE_1, RecordGolden
 
 LEGACY = {"v1": V1_FILES, "v2": V2_FILES}
 
@@ -199,16 +201,30 @@ def _backfill(folder: Path, job: BackfillJob, gateway: MemoryGateway | None = No
     return run_backfill(job, run_in_process(job, source=source, gateway=gateway), gateway=gateway, source=source)
 
 
-@pytest.mark.parametrize("folder", ["v1", "v2"])
+@pytest.mark.parametrize("folder", ["v1", "v2", "v5", "v6"])
 def test_backfill_writes_the_expected_blocks(hedera_data: Path, folder: str) -> None:
-    goldens = LEGACY[folder]
-    report = _backfill(
-        hedera_data / folder, _job(hedera_data / folder, hedera_data / BOOKS[folder], goldens[0].name, goldens[-1].name)
-    )
+    goldens = [g for g in RECORD_FILES if g.folder == folder]
+    gateway = MemoryGateway()
+    job = _job(hedera_data / folder, hedera_data / BOOKS[folder], goldens[0].name, goldens[-1].name)
+    report = _backfill(hedera_data / folder, job, gateway)
     assert report.ok, report.summary_lines()
-    assert report.blocks == (goldens[0].index, goldens[-1].index)
+    numbers = [g.block_number if g.block_number is not None else i for i, g in enumerate(goldens)]
+    assert report.blocks == (numbers[0], numbers[-1])
     assert report.counts.transactions == sum(g.count for g in goldens)
     assert all(boundary.ok for boundary in report.boundaries)
+    reader = HistoryReader(gateway)
+    for number, golden in zip(numbers, goldens, strict=True):
+        block = reader.get_block(number)
+        assert block is not None
+        assert (block.name, block.version, block.item_count) == (golden.name, golden.version, golden.count)
+        assert (block.consensus_start, block.consensus_end) == (golden.consensus_start, golden.consensus_end)
+        assert block.file_hash.hex() == golden.file_hash
+        assert block.previous_hash.hex() == golden.previous_hash
+        assert (block.end_running_hash or block.file_hash).hex() == golden.end_running_hash
+        assert (block.metadata_hash and block.metadata_hash.hex()) == golden.metadata_hash
+        assert block.hapi_version == golden.hapi_version
+        assert {s.node_account for s in block.signatures} == set(NODES)
+    assert read_broken_links(gateway) == {}
 
 
 def test_backfill_records_the_spliced_link_as_broken(hedera_data: Path, tmp_path: Path) -> None:
