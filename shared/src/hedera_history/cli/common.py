@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,11 @@ import click
 
 from hedera_history.config import Settings
 from hedera_history.networks import NAMES, network_named
+from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.sources.address_book_file import read_address_book
+from hedera_history.sources.local_periods import LocalPeriod, find_local_periods
 from hedera_history.verify.address_book import AddressBook
+from hedera_history.verify.block_pin import Numbering, numbering_for
 from hedera_history.verify.consensus import parse_consensus_ratio
 
 
@@ -53,3 +57,27 @@ def bootstrap_book_location(settings: Settings, at_ns: int | None) -> str:
     if preset is not None and settings.address_book and Path(settings.address_book) in preset.packaged_books():
         return str(preset.bootstrap_book(at_ns))
     return settings.address_book
+
+
+@dataclass(frozen=True)
+class LocalStream:
+    """A folder's periods, the book in force at the first of them, and how they are numbered."""
+
+    periods: list[LocalPeriod]
+    book: AddressBook
+    numbering: Numbering
+
+
+def local_stream(directory: Path, settings: Settings) -> LocalStream:
+    """What ``verify`` and ``load`` read from DIR; a ClickException when it holds no stream files."""
+    periods = find_local_periods(directory)
+    if not periods:
+        raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
+    book = load_address_book(bootstrap_book_location(settings, periods[0].consensus_ns))
+    numbering = numbering_for(
+        periods,
+        start_block=settings.start_block,
+        pin=BlockPin.parse(settings.block_pin),
+        max_decompressed=settings.max_decompressed_bytes,
+    )
+    return LocalStream(periods, book, numbering)

@@ -11,16 +11,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hedera_history.block import VerifiedBlock
-from hedera_history.cli.common import bootstrap_book_location, load_address_book, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
+from hedera_history.cli.common import local_stream, network_options
 from hedera_history.config import Settings
 from hedera_history.errata.network_pass import network_errata_pass
-from hedera_history.networks.block_numbers import BlockPin
-from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import open_admin_instance, open_gateway
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter, BlockWriteResult
-from hedera_history.verify.block_pin import numbering_for, with_pin_checks
+from hedera_history.verify.block_pin import with_pin_checks
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 
@@ -100,16 +98,8 @@ def load(
         block_pin=block_pin,
     )
     ratio = consensus_ratio_of(consensus_ratio, settings)
-    periods = find_local_periods(directory)
-    if not periods:
-        raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
-    book = load_address_book(bootstrap_book_location(settings, periods[0].consensus_ns))
-    numbering = numbering_for(
-        periods,
-        start_block=settings.start_block,
-        pin=BlockPin.parse(settings.block_pin),
-        max_decompressed=settings.max_decompressed_bytes,
-    )
+    stream = local_stream(directory, settings)
+    periods, book, numbering = stream.periods, stream.book, stream.numbering
 
     if create_tables:
         ensure_tables(open_admin_instance(settings), settings)

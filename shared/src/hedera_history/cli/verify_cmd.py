@@ -8,12 +8,10 @@ from typing import Any
 
 import click
 
-from hedera_history.cli.common import bootstrap_book_location, load_address_book, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
+from hedera_history.cli.common import local_stream, network_options
 from hedera_history.config import Settings
-from hedera_history.networks.block_numbers import BlockPin
-from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.block_pin import numbering_for, with_pin_checks
+from hedera_history.verify.block_pin import with_pin_checks
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 
@@ -68,16 +66,8 @@ def verify(
         block_pin=block_pin,
     )
     ratio = consensus_ratio_of(consensus_ratio, settings)
-    periods = find_local_periods(directory)
-    if not periods:
-        raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
-    book = load_address_book(bootstrap_book_location(settings, periods[0].consensus_ns))
-    numbering = numbering_for(
-        periods,
-        start_block=settings.start_block,
-        pin=BlockPin.parse(settings.block_pin),
-        max_decompressed=settings.max_decompressed_bytes,
-    )
+    stream = local_stream(directory, settings)
+    periods, book, numbering = stream.periods, stream.book, stream.numbering
     all_ok = True
     results = verify_stream(
         periods,

@@ -65,7 +65,7 @@ from hedera_history.pipeline.state import ERRATA_CLAIM, IngestState, PeriodState
 from hedera_history.sources.base import ObjectSink, ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod, list_periods
-from hedera_history.sources.pinned_numbers import range_start_block
+from hedera_history.sources.pinned_numbers import range_numbering
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway
 from hedera_history.store.chaintime import block_time_ns
@@ -391,7 +391,7 @@ def _pre_v6_number(
         # Only the sweep numbers the first pre-V6 block, so a period that merely arrived early
         # does not take the number of the one before it. With a block pin, one listing of the
         # node folders between this period and the pin counts its number.
-        first = range_start_block(
+        first = range_numbering(
             [ListedPeriod(period_key, consensus_ns, 0)],
             pin=BlockPin.parse(ctx.settings.block_pin),
             start_block=ctx.settings.start_block,
@@ -402,7 +402,7 @@ def _pre_v6_number(
             nodes=location.identities(book),
             book=book,
             max_decompressed=ctx.settings.max_decompressed_bytes,
-        )
+        ).start_block
         return predecessor, first, True
     return predecessor, None, False
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hedera_history.errors import BlockPinMismatchError, FormatError, SourceError
-from hedera_history.formats.dispatch import parse_record_file
+from hedera_history.errors import BlockPinMismatchError, SourceError
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordFile
 from hedera_history.networks.block_numbers import BlockPin, first_number, pinned_index, start_block_after_pin
@@ -29,39 +28,11 @@ from hedera_history.sources.base import ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod, list_periods
 from hedera_history.verify.address_book import AddressBook
-from hedera_history.verify.block_pin import Numbering
+from hedera_history.verify.block_pin import Numbering, first_record
 
 PIN_LOOKBACK_NS = 3_600 * 1_000_000_000
 """How far before the pin's consensus end the pinned period is looked for when the range is after it
 (a record file spans a few seconds)."""
-
-
-def range_start_block(
-    listed: Sequence[ListedPeriod],
-    *,
-    pin: BlockPin | None,
-    start_block: int,
-    start_ns: int,
-    end_ns: int,
-    source: ObjectSource,
-    location: StreamLocation,
-    nodes: Sequence[NodeIdentity],
-    book: AddressBook,
-    max_decompressed: int | None = None,
-) -> int:
-    """The number of ``listed[0]`` if it is before V6 (see :func:`range_numbering`)."""
-    return range_numbering(
-        listed,
-        pin=pin,
-        start_block=start_block,
-        start_ns=start_ns,
-        end_ns=end_ns,
-        source=source,
-        location=location,
-        nodes=nodes,
-        book=book,
-        max_decompressed=max_decompressed,
-    ).start_block
 
 
 def range_numbering(
@@ -128,13 +99,7 @@ def read_record(
     max_decompressed: int | None = None,
 ) -> RecordFile:
     """The period's record file from the first node with a readable copy (unverified)."""
-    files = SourcePeriod.for_book(source, location, period.period_key, book)
-    for node in files.nodes():
-        fetched = files.record(node)
-        if fetched is None:
-            continue
-        try:
-            return parse_record_file(fetched.data, fetched.name, max_decompressed=max_decompressed)
-        except FormatError:
-            continue
-    raise SourceError("no node holds a readable record file for the period", file=period.period_key)
+    record = first_record(SourcePeriod.for_book(source, location, period.period_key, book), max_decompressed)
+    if record is None:
+        raise SourceError("no node holds a readable record file for the period", file=period.period_key)
+    return record
