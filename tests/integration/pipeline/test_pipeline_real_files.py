@@ -126,8 +126,14 @@ def test_a_v5_file_naming_another_file_after_v2_is_never_stored_as_a_good_link(
         reader = HistoryReader(pipeline.gateway)
         stored = reader.get_blocks(0, 10)
         assert stored[:2] == [0, 1]
-        # Whatever became of the V5 files, none is stored as block 2 linked to the last V2 file.
-        block_two = reader.get_block(2)
-        assert block_two is None or 2 in pipeline.ingest.state.broken_links()
+        # The first V5 file is numbered after the last V2 block, does not name it, and nothing lies
+        # between them: a break, recorded and kept out of the history; the one after it waits.
+        assert stored == [0, 1]
+        broken = pipeline.ingest.state.broken_links()
+        assert list(broken) == [2] and "block 2 names its predecessor 000000" in broken[2]
+        assert [p.period_key for p in pipeline.ingest.state.pending(10)] == [
+            "2021-01-11T22_09_24.063739000Z",
+            "2021-01-11T22_09_34.097416003Z",
+        ]
         watermark = pipeline.store.tracker.watermark()
         assert watermark is not None and watermark.number == 1

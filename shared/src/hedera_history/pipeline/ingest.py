@@ -269,7 +269,8 @@ def _verify_and_publish(
     if report.block is not None:
         block = report.block
         if block.record.block_number is None and not first_of_chain and not _links(predecessor, block):
-            reason = "waiting for the previous block (files before V6 carry no block number)"
+            broken = _pre_v6_break(ctx, location, predecessor, block, period_key) if sweeping else None
+            reason = broken or "waiting for the previous block (files before V6 carry no block number)"
             ctx.state.mark_pending(consensus_ns, period_key, location, reason)
             return IngestResult(Outcome.PENDING, period_key, reason=reason, quarantined=quarantined)
         published = _publish(ctx, block, location, period_key)
@@ -498,6 +499,11 @@ def _twin_may_lie_between(ctx: IngestContext, location: StreamLocation, earlier_
         earlier_ns, later_ns = parse_timestamp(earlier_period), parse_timestamp(later_period)
     except FileNameError:
         return False  # a link recorded without its period: judge it as it stands
+    return _period_may_lie_between(ctx, location, earlier_ns, later_ns)
+
+
+def _period_may_lie_between(ctx: IngestContext, location: StreamLocation, earlier_ns: int, later_ns: int) -> bool:
+    """A period between the two times is known to this deployment or held by a node folder."""
     if later_ns - earlier_ns < 2:
         return False
     if ctx.state.any_period_between(earlier_ns, later_ns):
@@ -507,6 +513,27 @@ def _twin_may_lie_between(ctx: IngestContext, location: StreamLocation, earlier_
     for _ in list_periods(ctx.source, location, location.identities(book), earlier_ns + 1, later_ns, directory=book):
         return True
     return False
+
+
+def _pre_v6_break(
+    ctx: IngestContext, location: StreamLocation, predecessor: PeriodState | None, block: VerifiedBlock, period_key: str
+) -> str | None:
+    """The broken link of a verified pre-V6 block that does not name its published predecessor,
+    when nothing can lie between them (recorded and alerted); None while a period may still come
+    between (not uploaded or not verified yet). Only the sweep asks: it lists node folders."""
+    published = predecessor.published if predecessor is not None else None
+    if predecessor is None or published is None:
+        return None
+    if _period_may_lie_between(ctx, location, predecessor.consensus_ns, parse_timestamp(period_key)):
+        return None
+    later = published.block_number + 1
+    problem = (
+        f"block {later - 1} ends with {published.hash.hex()[:16]}…, block {later} names its predecessor "
+        f"{block.previous_hash.hex()[:16]}…"
+    )
+    ctx.state.record_broken_link(later, problem)
+    event(logger, "chain link broken", logging.ERROR, period=period_key, block=later, reason=problem)
+    return f"broken chain link, kept out of the history: {problem}"
 
 
 def _after_publication(
