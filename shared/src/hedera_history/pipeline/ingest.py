@@ -154,7 +154,8 @@ def ingest_errata(ctx: IngestContext, name: str) -> IngestResult:
     (``errata.ingest``); too little stake so far stays pending for later uploads and the sweep, a
     refused errata is quarantined with its reasons and changes nothing."""
     parsed = parse_errata_path(name)
-    book = ctx.books.book_at(parsed.consensus_ns)
+    # Nodes ratify with the weights that verify the stream at that time (NodeStake, as consensus).
+    book = ctx.books.consensus_book_at(parsed.consensus_ns)
     owner = uuid.uuid4().hex
     give_up = time.monotonic() + 2 * CLAIM_TTL_SECONDS
     # Two errata for one time must not be applied at once (each rewrites the same cells).
