@@ -10,12 +10,14 @@ locals {
   ])
 
   counted_events = {
-    periods_verified    = "period verified"
-    blocks_complete     = "block complete"
-    periods_quarantined = "period quarantined"
-    chain_links_broken  = "chain link broken"
-    periods_pending     = "period pending"
-    consensus_lost      = "consensus lost"
+    periods_verified       = "period verified"
+    blocks_complete        = "block complete"
+    periods_quarantined    = "period quarantined"
+    chain_links_broken     = "chain link broken"
+    periods_pending        = "period pending"
+    consensus_lost         = "consensus lost"
+    first_block_mismatches = "first block mismatch"
+    block_pin_mismatches   = "block pin mismatch"
   }
 
   dead_letter_topics = [
@@ -130,9 +132,11 @@ resource "google_monitoring_alert_policy" "dead_letters" {
 
 resource "google_monitoring_alert_policy" "event" {
   for_each = {
-    periods_quarantined = "a record file was quarantined: it can never verify"
-    chain_links_broken  = "a block's start running hash differs from its predecessor's end"
-    consensus_lost      = "a block published before its predecessors were lacks consensus once weighed with the stakes in force"
+    periods_quarantined    = "a record file was quarantined: it can never verify"
+    chain_links_broken     = "a block's start running hash differs from its predecessor's end"
+    consensus_lost         = "a block published before its predecessors were lacks consensus once weighed with the stakes in force"
+    first_block_mismatches = "the first block is numbered above HEDERA_HISTORY_FIRST_BLOCK: the contiguous watermark could never start"
+    block_pin_mismatches   = "a verified block contradicts the network's block pin: periods stay pending"
   }
 
   display_name          = "${var.name_prefix}${replace(each.key, "_", " ")}"

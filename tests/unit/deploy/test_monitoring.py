@@ -15,6 +15,8 @@ EVENTS = {
     "chain link broken",
     "period pending",
     "consensus lost",
+    "first block mismatch",
+    "block pin mismatch",
 }
 
 
@@ -55,7 +57,13 @@ def test_ingest_lag_is_a_distribution_of_lag_seconds(root):
 def test_every_required_alert_exists(root):
     policies = root.resources("google_monitoring_alert_policy")
     assert set(policies) == {"ingest_lag", "dead_letters", "event"}
-    assert set(policies["event"]["for_each"]) == {"periods_quarantined", "chain_links_broken", "consensus_lost"}
+    assert set(policies["event"]["for_each"]) == {
+        "periods_quarantined",
+        "chain_links_broken",
+        "consensus_lost",
+        "first_block_mismatches",
+        "block_pin_mismatches",
+    }
     dead_letters = block(policies["dead_letters"], "conditions")
     assert "num_undelivered_messages" in block(dead_letters, "condition_threshold")["filter"]
     assert "local.dead_letter_holds" in block(dead_letters, "condition_threshold")["filter"]
