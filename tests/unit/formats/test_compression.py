@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import gzip
+import random
 import tracemalloc
 import zlib
+from collections.abc import Callable
 
 import pytest
 from hedera_history.config import Settings
 from hedera_history.errors import DecompressionError
-from hedera_history.formats.compression import gunzip, is_gzip
+from hedera_history.formats.compression import INPUT_STEP, gunzip, is_gzip
 
 CONTENT = b"record stream " * 100
 
@@ -32,18 +34,60 @@ def test_limit_is_inclusive() -> None:
     assert caught.value.file == "f"
 
 
-def test_gzip_bomb_is_refused_without_holding_it() -> None:
-    bomb = gzip.compress(bytes(64 * 1024 * 1024), compresslevel=9)  # 64 MiB of zeros in ~64 KiB
-    assert len(bomb) < 200_000
-    limit = 1024 * 1024
+def _zeros_gzip(size: int) -> bytes:
+    """``size`` zero bytes gzipped, built without holding them (a bomb: about 1/1000 the size)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    piece = bytes(1024 * 1024)
+    parts = [compressor.compress(piece[: min(len(piece), size - done)]) for done in range(0, size, len(piece))]
+    return b"".join(parts) + compressor.flush()
+
+
+def _peak(action: Callable[[], object]) -> int:
     tracemalloc.start()
     try:
-        with pytest.raises(DecompressionError, match="exceeds the limit"):
-            gunzip(bomb, "bomb.rcd.gz", limit=limit)
-        _, peak = tracemalloc.get_traced_memory()
+        action()
+        return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 3 * limit
+
+
+MIB = 1024 * 1024
+SLACK = 2 * MIB
+"""Besides the output: a piece or two from zlib and one slice of input."""
+
+
+def test_gzip_bomb_is_refused_holding_at_most_the_limit() -> None:
+    bomb = _zeros_gzip(64 * MIB)
+    assert len(bomb) < 200_000
+    limit = 16 * MIB
+
+    def refuse() -> None:
+        with pytest.raises(DecompressionError, match="exceeds the limit of 16777216 bytes") as caught:
+            gunzip(bomb, "bomb.rcd.gz", limit=limit, node="0.0.3")
+        assert (caught.value.file, caught.value.node) == ("bomb.rcd.gz", "0.0.3")
+
+    assert _peak(refuse) <= 1.2 * limit + SLACK
+
+
+@pytest.mark.parametrize("size", [16 * MIB, 13 * MIB + 12345])
+def test_a_file_up_to_the_limit_is_held_once(size: int) -> None:
+    data = _zeros_gzip(size)
+    results: list[int] = []
+    assert _peak(lambda: results.append(len(gunzip(data, "f", limit=16 * MIB)))) <= 1.2 * 16 * MIB + SLACK
+    assert results == [size]
+
+
+def test_many_members_and_input_slices_decompress_whole() -> None:
+    rng = random.Random(5)
+    contents = [rng.randbytes(10_000) + bytes(70_000) for _ in range(20)]
+    data = b"".join(gzip.compress(content) for content in contents)
+    assert len(data) > 2 * INPUT_STEP  # members straddle the input slices
+    assert gunzip(data, "f") == b"".join(contents)
+
+
+def test_incompressible_input_larger_than_a_slice() -> None:
+    content = random.Random(7).randbytes(3 * INPUT_STEP + 17)
+    assert gunzip(gzip.compress(content), "f") == content
 
 
 def test_default_limit_comes_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
