@@ -93,6 +93,12 @@ class Settings:
         60, "The sweep retries a pending period only once its newest upload is at least this old."
     )
     sweep_max_periods: int = setting(500, "Most pending periods one sweep run retries (oldest first).")
+    reconcile_after_seconds: float = setting(
+        180.0,
+        "The sweep republishes a published period whose block is still incomplete this long after it was "
+        "published (then twice as long after each republish, at most an hour; docs/pipeline.md).",
+    )
+    reconcile_max_republish: int = setting(50, "Most periods one sweep run republishes (oldest first).")
 
     # --- Object sources (gs://, s3://, local) --------------------------------------------------
     requester_pays_project: str = setting(

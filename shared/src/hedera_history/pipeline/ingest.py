@@ -226,6 +226,8 @@ def _verify_and_publish(
     sweeping: bool,
 ) -> IngestResult:
     consensus_ns = parse_timestamp(period_key)
+    # Before anything can be published: a run that dies from here on leaves the reconciler a trace.
+    ctx.state.mark_unconfirmed(consensus_ns, period_key, location)
     files, verify = _verifier(ctx, location, period_key, book)
     report = verify(block_number=None)
     predecessor: PeriodState | None = None
@@ -432,16 +434,8 @@ def _links(predecessor: PeriodState | None, block: VerifiedBlock) -> bool:
 
 
 def _publish(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation, period_key: str) -> Published:
-    rows = block_to_rows(block, ctx.settings)
-    stream = block_for_stream(block, rows)
     ctx.books.record_block(block)
-    _write(ctx, list(stream.signature_rows))
-    messages = [
-        OutgoingMessage(topic, message.key, message.value)
-        for topic, topic_messages in ctx.producer.produce(stream.batch).items()
-        for message in topic_messages
-    ]
-    ctx.publisher.publish_all(messages)
+    messages = publish_batch(ctx, block)
     record = block.record
     ctx.state.record_link(block.block_number, block.hash, block.previous_hash, period_key)
     _check_links(ctx, block, location, period_key)
@@ -455,10 +449,24 @@ def _publish(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation,
         items=len(record.items),
         sidecars=len(block.sidecars),
         signatures=len(block.signatures),
-        messages=len(messages),
+        messages=messages,
         lag_seconds=_lag_seconds(record.consensus_end),
     )
     return published
+
+
+def publish_batch(ctx: IngestContext, block: VerifiedBlock) -> int:
+    """Write the block's signature cells and publish its Cardinal batch (the same bytes every time:
+    publishing again is harmless). Returns the number of messages."""
+    stream = block_for_stream(block, block_to_rows(block, ctx.settings))
+    _write(ctx, list(stream.signature_rows))
+    messages = [
+        OutgoingMessage(topic, message.key, message.value)
+        for topic, topic_messages in ctx.producer.produce(stream.batch).items()
+        for message in topic_messages
+    ]
+    ctx.publisher.publish_all(messages)
+    return len(messages)
 
 
 def _check_links(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation, period_key: str) -> None:

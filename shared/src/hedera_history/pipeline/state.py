@@ -11,6 +11,10 @@ Row keys (all in the ``ingest_progress`` table unless said otherwise):
   ``reason`` (why it is pending), and once published ``published`` (JSON: block
   number, file hash, running hashes, block time);
 - ``pending/<hex16 consensus ns>``: ``period`` (the period key), present while pending;
+- ``unconfirmed/<hex16 consensus ns>``: ``period`` (JSON: period key, location, republish count),
+  written when a run starts verifying the period and again before it publishes, removed by the
+  sweep's reconciler (``pipeline.reconcile``) once the block's batch is complete; its cell time is
+  when it was last (re)published;
 - the ``claim`` cell of ``period/<hex16 consensus ns>``: ``<owner> <expiry ms>`` while one run
   verifies the period (empty once released), so that runs triggered by the other uploads of the
   period wait for its result instead of verifying and publishing the same block again;
@@ -45,6 +49,7 @@ PENDING = b"pending/"
 RECHECK = b"recheck/"
 ERRATA_PENDING = b"errata-pending/"
 ERRATA_CLAIM = b"errata-claim/"
+UNCONFIRMED = b"unconfirmed/"
 
 Q_LOCATION = b"location"
 Q_LAST_ATTEMPT = b"last_attempt"
@@ -122,6 +127,38 @@ class PeriodState:
     last_attempt_micros: int | None
     reason: str
     published: Published | None
+
+
+@dataclass(frozen=True, slots=True)
+class Unconfirmed:
+    """A period that may be published but whose block the store has not been seen to complete."""
+
+    consensus_ns: int
+    period_key: str
+    location: StreamLocation
+    republished: int
+    """How often the reconciler republished it so far."""
+    since_micros: int
+    """When it was last (re)published (the cell's time)."""
+
+    def to_json(self) -> bytes:
+        return json.dumps(
+            {
+                "period": self.period_key,
+                "location": json.loads(location_to_json(self.location)),
+                "republished": self.republished,
+            },
+            sort_keys=True,
+        ).encode()
+
+    @classmethod
+    def from_json(cls, consensus_ns: int, raw: bytes, since_micros: int) -> Unconfirmed:
+        try:
+            data = json.loads(raw)
+            location = location_from_json(json.dumps(data["location"]).encode())
+            return cls(consensus_ns, str(data["period"]), location, int(data["republished"]), since_micros)
+        except (ValueError, KeyError, TypeError) as e:
+            raise RowDecodeError(f"ingest progress: unreadable unconfirmed cell: {e}") from e
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +284,10 @@ class IngestState:
         )
         self._gateway.delete_rows(s.INGEST_PROGRESS, [PENDING + hex16(consensus_ns)])
 
+    def is_pending(self, consensus_ns: int) -> bool:
+        query = RowQuery(keys=(PENDING + hex16(consensus_ns),), key_only=True)
+        return any(True for _ in self._gateway.read_rows(s.INGEST_PROGRESS, query))
+
     def clear_pending(self, consensus_ns: int) -> None:
         self._gateway.delete_rows(s.INGEST_PROGRESS, [PENDING + hex16(consensus_ns)])
 
@@ -259,6 +300,29 @@ class IngestState:
             if cell is not None:
                 found.append(PendingPeriod(decode_hex16(row.key[len(PENDING) :]), cell.value.decode()))
         return found
+
+    def mark_unconfirmed(
+        self, consensus_ns: int, period_key: str, location: StreamLocation, *, republished: int = 0
+    ) -> None:
+        """The period may be (re)published and its block is not known complete: the reconciler
+        watches it until the store completes the batch (written before publishing, so a run that
+        dies at any point leaves it behind)."""
+        payload = Unconfirmed(consensus_ns, period_key, location, republished, 0).to_json()
+        self._put(UNCONFIRMED + hex16(consensus_ns), [(Q_PERIOD, payload)], now_micros())
+
+    def unconfirmed(self, limit: int) -> list[Unconfirmed]:
+        """Periods whose block is not known complete yet, oldest period first."""
+        query = RowQuery(ranges=(KeyRange(UNCONFIRMED, prefix_end(UNCONFIRMED)),), limit=limit)
+        found: list[Unconfirmed] = []
+        for row in self._gateway.read_rows(s.INGEST_PROGRESS, query):
+            cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_PERIOD)
+            if cell is not None:
+                consensus_ns = decode_hex16(row.key[len(UNCONFIRMED) :])
+                found.append(Unconfirmed.from_json(consensus_ns, cell.value, cell.timestamp_micros))
+        return found
+
+    def clear_unconfirmed(self, consensus_ns: int) -> None:
+        self._gateway.delete_rows(s.INGEST_PROGRESS, [UNCONFIRMED + hex16(consensus_ns)])
 
     def mark_recheck(self, consensus_ns: int, period_key: str, block_number: int) -> None:
         """Published on a book not yet certain, with signatures that did not verify: the sweep

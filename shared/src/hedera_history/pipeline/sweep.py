@@ -3,9 +3,10 @@
 Oldest first, at most ``sweep_max_periods`` per run, each only once its last attempt is at least
 ``sweep_min_age_seconds`` old (so the sweep does not race uploads still arriving). Only the sweep
 gives the first pre-V6 block of a deployment its number: the configured ``start_block``, or counted
-from the block pin (docs/networks.md). Each sweep then runs
-the derived-balance applier (at most ``balances_blocks_per_sweep`` blocks), catching up what the
-store function's bounded runs left.
+from the block pin (docs/networks.md). Each sweep then runs the reconciler (``pipeline.reconcile``:
+published periods whose block is still incomplete are republished) and the derived-balance applier
+(at most ``balances_blocks_per_sweep`` blocks), catching up what the store function's bounded runs
+left.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hedera_history.errata.network_pass import NETWORK_ERRATA_BLOCKS_PER_RUN, ne
 from hedera_history.errors import HistoryError
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest import IngestContext, ingest_errata, ingest_period, recheck_signatures
+from hedera_history.pipeline.reconcile import ReconcileReport, reconcile
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +36,8 @@ class SweepReport:
     balances_busy: bool = False
     network_errata_applied: int = 0
     """Another run held the balance lease."""
+    reconciled: ReconcileReport = field(default_factory=ReconcileReport)
+    """Published periods whose block was confirmed complete, republished, or found stuck."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -44,6 +48,7 @@ class SweepReport:
             "balances_applied": self.balances_applied,
             "balances_busy": self.balances_busy,
             "network_errata_applied": self.network_errata_applied,
+            "reconciled": self.reconciled.as_dict(),
         }
 
 
@@ -78,6 +83,7 @@ def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
             report.outcomes["errata " + ingest_errata(ctx, errata_path).outcome.value] += 1
         except HistoryError as e:
             report.errors.append(f"errata {errata_path} ({consensus_ns}): {e}")
+    report.reconciled = reconcile(ctx, now, report.errors)
     errata_pass = network_errata_pass(ctx.gateway, ctx.settings)
     if errata_pass is not None:
         network = run_network_errata(errata_pass, NETWORK_ERRATA_BLOCKS_PER_RUN)
