@@ -90,8 +90,19 @@ class NoConsensusError(VerificationError, Transient):
     """
 
 
+class ConsensusForkError(NoConsensusError):
+    """Two groups of nodes sign different hashes for one period and each holds the required share
+    of stake: no consensus, and an incident to alert on, never a choice to make (the period is held).
+    """
+
+
 class BrokenChainError(VerificationError):
     """A file's start running hash (or previous file hash) differs from its predecessor's end."""
+
+
+class FileNameMismatchError(VerificationError):
+    """A record file's name does not give the consensus time of its first transaction: a file
+    replayed under another period's name (its place in the history would be a lie)."""
 
 
 class AddressBookError(VerificationError):

@@ -72,8 +72,8 @@ def test_a_book_update_takes_effect_after_its_block(node_keys, spare_key, book):
     rotated[3] = spare_key
     new_book = address_book_from_keys((f"0.0.{n}", k.public_key()) for n, k in rotated.items())
     update = file_transaction("update", 102, address_book_to_bytes(new_book))
-    plain = (transaction_bytes(), record_bytes(NS))
-    items = {0: [(update, record_bytes(NS))], 1: [plain], 2: [plain]}
+    # each record file is named after its first transaction's consensus time
+    items = {i: [(update if i == 0 else transaction_bytes(), record_bytes(NS + i * STEP))] for i in range(3)}
     # period 0 carries the update (still signed with the old keys); later ones are signed with the new
     periods = _chain(node_keys, 3, items=items, signers={1: rotated, 2: rotated})
     results = list(verify_stream(periods, book))

@@ -108,6 +108,16 @@ def parse_timestamp(text: str) -> int:
     return _timestamp_ns(match, text)
 
 
+def timestamp_resolution_ns(text: str) -> int:
+    """The nanoseconds one unit of the last fraction digit written stands for: 1 for nine digits,
+    1,000 for six (``2019-07-01T14_13_00.317763Z``), 10**9 for none."""
+    match = _TIMESTAMP_ONLY.fullmatch(text)
+    if match is None:
+        raise FileNameError(f"not a stream timestamp: expected YYYY-MM-DDTHH_MM_SS.nnnnnnnnnZ, got {text!r}")
+    digits = len(match["frac"] or "")
+    return int(10 ** (9 - digits))
+
+
 def format_timestamp(consensus_ns: int) -> str:
     """Nanoseconds since the epoch -> ``2022-07-13T08_46_11.304284003Z`` (always nine digits)."""
     if consensus_ns < 0:

@@ -16,6 +16,7 @@ from typing import Protocol
 from hedera_history.block import VerifiedBlock
 from hedera_history.errors import (
     ConfigError,
+    FileNameMismatchError,
     FormatError,
     HashMismatchError,
     HistoryError,
@@ -27,6 +28,7 @@ from hedera_history.errors import (
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordFile, SidecarFile, SidecarMetadata, SidecarType, SignatureFile
+from hedera_history.formats.names import parse_stream_file_name, timestamp_resolution_ns
 from hedera_history.verify.address_book import AddressBook, NodeEntry
 from hedera_history.verify.consensus import (
     DEFAULT_RATIO,
@@ -124,6 +126,7 @@ def check_period(
         identities = _identities_by_node(files, book)
         record, source = fetch_signed_record(files, consensus, identities, max_decompressed)
         check_running_hash(record)
+        check_file_name(record)
         number = record.block_number if record.block_number is not None else block_number
         if number is None:
             raise ConfigError(f"V{record.version} files carry no block number and none was given", file=record.name)
@@ -208,6 +211,27 @@ def check_running_hash(record: RecordFile) -> None:
         raise RunningHashMismatchError(
             f"end running hash: the file states {_hex(record.end_running_hash)}, "
             f"the items give {_hex(record.computed_end_running_hash)}",
+            file=record.name,
+        )
+
+
+def check_file_name(record: RecordFile) -> None:
+    """The file's name gives the consensus time of its first transaction, as the network names
+    every record file.
+
+    Names written with fewer than nine fraction digits (V1/V2, ``...T14_13_00.317763Z``) are
+    compared at the precision they carry. A file without transactions has nothing to compare; its
+    place is vouched for by the chain links alone.
+    """
+    if not record.items:
+        return
+    name = parse_stream_file_name(record.name)
+    resolution = timestamp_resolution_ns(name.period_key)
+    start = record.consensus_start
+    if start - start % resolution != name.consensus_ns:
+        raise FileNameMismatchError(
+            f"the name says {name.period_key}, the first transaction reached consensus at {start} ns: "
+            "a file replayed under another period's name",
             file=record.name,
         )
 
