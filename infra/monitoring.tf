@@ -18,6 +18,9 @@ locals {
     consensus_lost         = "consensus lost"
     first_block_mismatches = "first block mismatch"
     block_pin_mismatches   = "block pin mismatch"
+    periods_republished    = "period republished"
+    periods_not_completing = "period not completing"
+    dead_letters_replayed  = "dead letter replayed"
   }
 
   dead_letter_topics = [
@@ -137,6 +140,7 @@ resource "google_monitoring_alert_policy" "event" {
     consensus_lost         = "a block published before its predecessors were lacks consensus once weighed with the stakes in force"
     first_block_mismatches = "the first block is numbered above HEDERA_HISTORY_FIRST_BLOCK: the contiguous watermark could never start"
     block_pin_mismatches   = "a verified block contradicts the network's block pin: periods stay pending"
+    periods_not_completing = "a published block stays incomplete after republishing, or its batch is in conflict"
   }
 
   display_name          = "${var.name_prefix}${replace(each.key, "_", " ")}"

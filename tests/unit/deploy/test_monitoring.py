@@ -17,6 +17,9 @@ EVENTS = {
     "consensus lost",
     "first block mismatch",
     "block pin mismatch",
+    "period republished",
+    "period not completing",
+    "dead letter replayed",
 }
 
 
@@ -63,6 +66,7 @@ def test_every_required_alert_exists(root):
         "consensus_lost",
         "first_block_mismatches",
         "block_pin_mismatches",
+        "periods_not_completing",
     }
     dead_letters = block(policies["dead_letters"], "conditions")
     assert "num_undelivered_messages" in block(dead_letters, "condition_threshold")["filter"]

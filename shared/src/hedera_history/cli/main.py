@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "balances": "hedera_history.cli.balances_cmd:balances",
     "stack": "hedera_history.cli.stack_cmd:stack",
     "deploy": "hedera_history.cli.deploy_cmd:deploy",
+    "deadletters": "hedera_history.cli.deadletters_cmd:deadletters",
 }
 
 

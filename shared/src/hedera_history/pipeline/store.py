@@ -32,6 +32,7 @@ from hedera_history.store.gateway import RowQuery, StoredRow
 from hedera_history.store.model import Cell, Row
 from hedera_history.store.row_codec import decode_row_message
 from hedera_history.store.writer import BlockWriter
+from hedera_history.transport.dead_letters import REPLAYS_ATTRIBUTE
 from hedera_history.transport.message import ReceivedMessage
 
 logger = logging.getLogger(__name__)
@@ -106,6 +107,10 @@ def store_message(ctx: StoreContext, message: ReceivedMessage) -> TrackingOutcom
     """Record one delivered message; safe to call again with the same message."""
     started = time.monotonic()
     outcome = ctx.tracker.receive(WireMessage(message.key, message.value))
+    replays = message.attributes.get(REPLAYS_ATTRIBUTE)
+    if replays is not None:
+        # A dead letter sent back by `hedera-history deadletters replay`: counted for the operator.
+        event(logger, "dead letter replayed", block=message.attributes.get("block"), replays=replays)
     if outcome.disposition is Disposition.COMPLETED and outcome.completed is not None:
         event(
             logger,
