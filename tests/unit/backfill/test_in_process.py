@@ -104,6 +104,20 @@ def test_a_corrupt_period_is_reported_and_the_rest_is_written(small_stream: Gene
     assert again.counts.skipped == PERIODS - 1 and again.failures_total == 1
 
 
+def test_a_fork_is_reported_by_name_and_not_written(small_stream: GeneratedStream, tmp_path: Path) -> None:
+    forked = small_stream
+    for node in small_stream.nodes[:2]:  # two of four nodes sign one other file: 2 against 2
+        forked = tamper(forked, node.node_id, 4, resign=True)
+    write_stream(forked, tmp_path)
+    report = InProcess(small_stream, tmp_path, MemoryGateway()).run(partitions=3)
+    key = small_stream.periods[4].record_name.period_key
+    assert [(f.period_key, f.kind) for f in report.failures] == [(key, "consensus_fork")]
+    assert report.failures[0].reason.startswith("fork: two file hashes each reach the threshold: stake 2 and 2 of 4")
+    assert (report.counts.forks, report.counts.failed, report.counts.written) == (1, 1, PERIODS - 1)
+    assert not report.ok and report.to_json()["counts"]["forks"] == 1
+    assert any(line.startswith("FORK: 1 period(s)") for line in report.summary_lines())
+
+
 def test_a_block_range_is_narrowed_from_the_time_range(backfill: InProcess, small_reference: dict[str, Any]) -> None:
     report = backfill.run(first_block=3, last_block=8, partitions=2)
     assert report.ok

@@ -3,7 +3,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hedera_history.errors import ConfigError, CorruptFileError, NoConsensusError
+from hedera_history.errors import ConfigError, ConsensusForkError, CorruptFileError, NoConsensusError
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import SignatureFile
@@ -154,8 +154,24 @@ def test_an_equal_stake_fork_is_no_consensus(node_keys, book):
     }
     result = count_signatures(files, book)
     assert result.fork and not result.reached
-    with pytest.raises(NoConsensusError, match="two file hashes"):
+    forked = r"^fork: two file hashes each reach the threshold: stake 2 and 2"
+    with pytest.raises(ConsensusForkError, match=forked) as e:
+        verify_consensus(files, book, period="2024-01-01T00_00_00.000000000Z")
+    assert isinstance(e.value, NoConsensusError) and e.value.kind == "consensus_fork"
+    assert e.value.file == "2024-01-01T00_00_00.000000000Z"
+
+
+def test_a_larger_group_does_not_win_over_a_rival_over_the_threshold(node_keys):
+    # 3 of 5 against 2 of 5: both reach ceil(5/3) = 2. The larger is not chosen silently.
+    book = _staked_book(node_keys, {3: 2, 4: 1, 5: 1, 6: 1})
+    files = {_acct(n): _sig(node_keys[n]) for n in (3, 4)} | {_acct(n): _sig(node_keys[n], OTHER) for n in (5, 6)}
+    result = count_signatures(files, book)
+    assert (result.stake, result.rival_stake, result.fork, result.reached) == (3, 2, True, False)
+    with pytest.raises(ConsensusForkError, match="stake 3 and 2 of 5"):
         verify_consensus(files, book)
+    # A rival under the threshold is a minority: the leading group holds.
+    files[_acct(6)] = _sig(node_keys[6])
+    assert verify_consensus(files, book).stake == 4
 
 
 def test_a_node_named_twice_counts_once(node_keys, sigs):

@@ -9,8 +9,9 @@ from hedera_history.cli.main import main
 from hedera_history.cli.verify_cmd import verify
 from hedera_history.errors import ConfigError
 from hedera_history.verify.address_book import address_book_to_bytes
+from hedera_history.verify.period import FetchedFile
 
-from .streamkit import v6_period, v6_record
+from .streamkit import v6_period, v6_record, v6_signature
 
 NS = 1_700_000_000_000_000_000
 
@@ -53,8 +54,32 @@ def test_json_lines_for_good_and_bad_periods(stream: Path):
         "total_stake": 4,
         "ratio": "1/3",
         "reached": False,
+        "fork": False,
+        "rival_stake": 0,
     }
     assert second["version"] is None and second["nodes"]["0.0.3"] == "ok"
+
+
+def test_a_fork_is_named_in_text_and_json(tmp_path: Path, node_keys, book):
+    record = v6_record(NS, start=bytes(48), block_number=1)
+    period = v6_period(node_keys, record)
+    for node, fetched in period.signatures.items():  # 0.0.5 and 0.0.6 sign another file: 2 of 4 each side
+        if node.account in ("0.0.5", "0.0.6"):
+            key = node_keys[int(node.account.rsplit(".", 1)[1])]
+            period.signatures[node] = FetchedFile(fetched.name, v6_signature(key, bytes(48), record.metadata_hash))
+    for node, fetched in [*period.signatures.items(), *period.records.items()]:
+        path = tmp_path / "bucket" / "recordstreams" / f"record{node.account}" / fetched.name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(fetched.data)
+    (tmp_path / "book.bin").write_bytes(address_book_to_bytes(book))
+    args = [str(tmp_path / "bucket"), "--address-book", str(tmp_path / "book.bin")]
+
+    text = CliRunner().invoke(verify, args, env={})
+    assert text.exit_code == 1
+    assert "error (consensus_fork): fork: two file hashes each reach the threshold: stake 2 and 2 of 4" in text.output
+    line = json.loads(CliRunner().invoke(verify, [*args, "--json"], env={}).output)
+    assert line["error_kind"] == "consensus_fork" and not line["ok"]
+    assert (line["consensus"]["fork"], line["consensus"]["stake"], line["consensus"]["rival_stake"]) == (True, 2, 2)
 
 
 def test_ratio_and_book_come_from_the_environment_or_flags(stream: Path):

@@ -125,6 +125,8 @@ class PartitionCounts:
     """Periods already complete (with the same book) and left alone."""
     failed: int = 0
     """Periods that did not verify, or whose block was not written completely."""
+    forks: int = 0
+    """Of the failed: periods where two file hashes each reach the threshold (held, never written)."""
     transactions: int = 0
     """Items of the blocks written."""
     sidecar_records: int = 0

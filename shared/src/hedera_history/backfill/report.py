@@ -119,6 +119,8 @@ class BackfillReport:
             f"links between partitions and to the stored history: {len(self.boundaries)} checked, "
             f"{len(self.boundary_problems)} not ok",
         ]
+        if c.forks:
+            lines.append(f"FORK: {c.forks} period(s) where two file hashes each reach the threshold: held, not written")
         if self.reran:
             lines.append(f"re-ran partition(s) {_ranges(self.reran)} after an address-book change")
         for failure in self.failures[:SHOWN_FAILURES]:

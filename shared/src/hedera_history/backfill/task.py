@@ -36,7 +36,13 @@ from hedera_history.backfill.model import (
 )
 from hedera_history.backfill.progress import BookCheckpoint, PeriodDone, ProgressStore
 from hedera_history.block import VerifiedBlock
-from hedera_history.errors import BackfillError, BlockPinMismatchError, BrokenChainError, StoreError
+from hedera_history.errors import (
+    BackfillError,
+    BlockPinMismatchError,
+    BrokenChainError,
+    ConsensusForkError,
+    StoreError,
+)
 from hedera_history.logs import event
 from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.pipeline.address_books import write_book, write_stakes
@@ -308,6 +314,8 @@ class _PartitionTask:
             error = result.error
             assert error is not None
             self._fail(PeriodFailure(result.period_key, error.kind, str(error), result.block_number))
+            if isinstance(error, ConsensusForkError):
+                self._add("forks")
             self.failures_since += 1
             return None
         self._add("verified")

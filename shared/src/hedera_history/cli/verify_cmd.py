@@ -130,6 +130,8 @@ def result_to_json(result: PeriodResult, *, sidecars: bool = True) -> dict[str, 
             "total_stake": consensus.total_stake,
             "ratio": str(consensus.ratio),
             "reached": consensus.reached,
+            "fork": consensus.fork,
+            "rival_stake": consensus.rival_stake,
         }
         if consensus
         else None,

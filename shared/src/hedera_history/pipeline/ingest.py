@@ -44,6 +44,7 @@ from hedera_history.errata.layout import is_errata_path, parse_errata_path
 from hedera_history.errors import (
     BlockPinMismatchError,
     ConfigError,
+    ConsensusForkError,
     ErrataError,
     FileNameError,
     FormatError,
@@ -302,6 +303,9 @@ def _verify_and_publish(
         error_type=type(error).__name__,
         lag_seconds=_lag_seconds(consensus_ns),
     )
+    if isinstance(error, ConsensusForkError):
+        # Two signed histories for one period: held (pending) for an operator, never chosen.
+        event(logger, "consensus fork", logging.ERROR, period=period_key, reason=str(error))
     outcome = Outcome.QUARANTINED if quarantined else Outcome.PENDING
     return IngestResult(outcome, period_key, reason=str(error), quarantined=quarantined)
 

@@ -16,9 +16,10 @@ exact-fraction rule used before, stated as the reference states it; the referenc
 
 Nodes the book does not list are reported and never counted; a node named twice (e.g. by account
 and by node id) counts once. A fork: when a second group (another file or metadata hash) also
-reaches the threshold, there is no consensus, whatever the stakes. The mirror node accepts any
-group that reaches it, so with the default 1/3 two disagreeing groups can both pass there; we
-refuse to pick one.
+reaches the threshold, there is no consensus, whatever the stakes: :func:`require_consensus` raises
+:class:`~hedera_history.errors.ConsensusForkError`, which the pipeline holds and alerts on. The
+mirror node accepts any group that reaches it, so with the default 1/3 two disagreeing groups can
+both pass there; we refuse to pick one.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from hedera_history.block import ConsensusSummary, NodeSignature
-from hedera_history.errors import BadSignatureError, ConfigError, HistoryError, NoConsensusError
+from hedera_history.errors import BadSignatureError, ConfigError, ConsensusForkError, HistoryError, NoConsensusError
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import SignatureFile
 from hedera_history.verify.address_book import AddressBook, NodeEntry
@@ -38,6 +39,8 @@ DEFAULT_RATIO = Fraction(1, 3)
 OK = "ok"
 NO_SIGNATURE = "no signature file"
 UNKNOWN_NODE = "unknown node: not in the address book"
+FORK = "fork"
+"""How a fork's reason begins (the pending reason, reports)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,9 +187,10 @@ def require_consensus(result: ConsensusResult, period: str | None = None) -> Non
     if result.file_hash is None:
         message = f"no valid signature among {len(result.outcomes)} nodes"
     elif result.fork:
-        message = (
-            f"two file hashes each reach the threshold: stake {result.stake} and {result.rival_stake} "
-            f"of {result.total_stake} (at least {required_stake(result.total_stake, result.ratio)} needed)"
+        raise ConsensusForkError(
+            f"{FORK}: two file hashes each reach the threshold: stake {result.stake} and {result.rival_stake} "
+            f"of {result.total_stake} (at least {required_stake(result.total_stake, result.ratio)} needed)",
+            file=period,
         )
     else:
         message = (
