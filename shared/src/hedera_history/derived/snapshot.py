@@ -82,7 +82,8 @@ def _from_json(data: bytes, name: str) -> BalanceSnapshot:
         if not isinstance(consensus_ns, int) or consensus_ns < 0 or not isinstance(balances, dict):
             raise TypeError("consensus_ns must be a non-negative integer and balances an object")
         parsed = {check_entity_id(str(a)): int(v) for a, v in balances.items()}
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as e:
+        # OverflowError: a balance of 1e999 (JSON infinity); RecursionError: nesting too deep.
         raise ConfigError(
             f'balance snapshot: expected {{"consensus_ns": N, "balances": {{...}}}}: {e}', file=name
         ) from e

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 from google.protobuf.message import DecodeError
@@ -186,7 +187,7 @@ def _hex_to_der(hex_key: str, account: str, name: str) -> bytes:
 def _load_rsa_key(der: bytes, account: str, name: str) -> RSAPublicKey:
     try:
         key = serialization.load_der_public_key(der)
-    except ValueError as e:
+    except (ValueError, UnsupportedAlgorithm) as e:
         raise AddressBookError(f"RSA_PubKey is not an X.509 DER public key: {e}", file=name, node=account) from e
     if not isinstance(key, RSAPublicKey):
         raise AddressBookError(f"RSA_PubKey: expected an RSA key, got {type(key).__name__}", file=name, node=account)
