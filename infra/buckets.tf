@@ -45,3 +45,22 @@ resource "google_storage_bucket" "artifacts" {
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
 }
+
+# What backfill batches stage and write while they run (the wheel, the job file, Spark's own files):
+# the one bucket the backfill's identity may write, so it can touch no function source, template or
+# bootstrap book.
+resource "google_storage_bucket" "backfill_staging" {
+  name                        = "${var.project}-${var.name_prefix}backfill-staging"
+  location                    = var.region
+  uniform_bucket_level_access = true
+  public_access_prevention    = "enforced"
+
+  lifecycle_rule {
+    condition {
+      age = var.backfill_staging_days
+    }
+    action {
+      type = "Delete"
+    }
+  }
+}

@@ -1,6 +1,6 @@
 # Backfill runs as Dataproc Serverless batches (`hedera-history backfill submit`). Dataproc keeps
 # no stored template for Spark batches, so the template is a JSON object in the artifacts bucket in
-# the shape of the Dataproc API's Batch (identity, staging, runtime, environment); the
+# the shape of the Dataproc API's Batch (identity, its own staging bucket, runtime, environment); the
 # `backfill_environment` output is the same configuration as the variables `backfill submit` reads.
 
 locals {
@@ -24,7 +24,7 @@ locals {
       executionConfig = merge(
         {
           serviceAccount = google_service_account.identity["backfill"].email
-          stagingBucket  = google_storage_bucket.artifacts.name
+          stagingBucket  = google_storage_bucket.backfill_staging.name
         },
         var.dataproc_subnetwork == "" ? {} : { subnetworkUri = var.dataproc_subnetwork },
       )

@@ -1,5 +1,8 @@
 # One service account per function and per caller, each granted only what the table below lists,
 # on the single resource that needs it. tests/unit/deploy/test_iam.py holds the same table.
+# Bigtable is granted table by table from the code's declarations (module.contract.table_grants,
+# from infra/generated/tables.json): bigtable.user where an identity writes, bigtable.reader where
+# it only reads, nothing on the instance.
 
 locals {
   identities = {
@@ -16,30 +19,28 @@ locals {
 
   # identity, kind of resource, which one (topic, subscription or function name), role
   grants = [
-    { identity = "ingest", on = "bigtable_instance", target = "", role = "roles/bigtable.user" },
     { identity = "ingest", on = "stream_bucket", target = "", role = "roles/storage.objectViewer" },
     { identity = "ingest", on = "config_bucket", target = "", role = "roles/storage.objectViewer" },
-    { identity = "ingest", on = "quarantine_bucket", target = "", role = "roles/storage.objectUser" },
+    # Create only: a quarantined copy is never replaced or deleted (sources.base.ObjectSink.create).
+    { identity = "ingest", on = "quarantine_bucket", target = "", role = "roles/storage.objectCreator" },
     { identity = "ingest", on = "topic", target = "history", role = "roles/pubsub.publisher" },
     { identity = "ingest", on = "topic", target = "sidecars", role = "roles/pubsub.publisher" },
 
-    { identity = "sweep", on = "bigtable_instance", target = "", role = "roles/bigtable.user" },
     { identity = "sweep", on = "stream_bucket", target = "", role = "roles/storage.objectViewer" },
     { identity = "sweep", on = "config_bucket", target = "", role = "roles/storage.objectViewer" },
-    { identity = "sweep", on = "quarantine_bucket", target = "", role = "roles/storage.objectUser" },
+    { identity = "sweep", on = "quarantine_bucket", target = "", role = "roles/storage.objectCreator" },
     { identity = "sweep", on = "topic", target = "history", role = "roles/pubsub.publisher" },
     { identity = "sweep", on = "topic", target = "sidecars", role = "roles/pubsub.publisher" },
 
-    { identity = "store", on = "bigtable_instance", target = "", role = "roles/bigtable.user" },
     { identity = "store", on = "config_bucket", target = "", role = "roles/storage.objectViewer" },
 
-    { identity = "query", on = "bigtable_instance", target = "", role = "roles/bigtable.reader" },
-
-    # dataproc.worker is what Dataproc requires of a batch's identity; it includes object access
-    # to this project's buckets (staging, job files, config).
-    { identity = "backfill", on = "project", target = "", role = "roles/dataproc.worker" },
-    { identity = "backfill", on = "bigtable_instance", target = "", role = "roles/bigtable.user" },
+    # What Dataproc requires of a batch's identity is roles/dataproc.worker, whose storage.objects.*
+    # would reach every bucket of the project (function sources, the bootstrap book): the custom
+    # role below is that role without them, and the backfill writes only its staging bucket.
+    { identity = "backfill", on = "project", target = "", role = local.backfill_worker_role },
+    { identity = "backfill", on = "backfill_staging_bucket", target = "", role = "roles/storage.objectUser" },
     { identity = "backfill", on = "stream_bucket", target = "", role = "roles/storage.objectViewer" },
+    { identity = "backfill", on = "config_bucket", target = "", role = "roles/storage.objectViewer" },
 
     { identity = "builder", on = "project", target = "", role = "roles/logging.logWriter" },
     { identity = "builder", on = "project", target = "", role = "roles/artifactregistry.writer" },
@@ -71,11 +72,15 @@ locals {
   )
 
   buckets = {
-    stream_bucket     = local.stream_bucket
-    quarantine_bucket = google_storage_bucket.quarantine.name
-    config_bucket     = google_storage_bucket.config.name
-    artifacts_bucket  = google_storage_bucket.artifacts.name
+    stream_bucket           = local.stream_bucket
+    quarantine_bucket       = google_storage_bucket.quarantine.name
+    config_bucket           = google_storage_bucket.config.name
+    artifacts_bucket        = google_storage_bucket.artifacts.name
+    backfill_staging_bucket = google_storage_bucket.backfill_staging.name
   }
+
+  # Known at plan time (a grant's key contains it); the role exists before any grant of it.
+  backfill_worker_role = "projects/${var.project}/roles/${google_project_iam_custom_role.backfill_worker.role_id}"
 
   grants_by_key = {
     for grant in local.grants : "${grant.identity} ${grant.on} ${grant.target} ${grant.role}" => grant
@@ -100,6 +105,50 @@ resource "google_project_iam_member" "grant" {
   project = var.project
   role    = each.value.role
   member  = local.members[each.value.identity]
+
+  depends_on = [google_project_iam_custom_role.backfill_worker]
+}
+
+# roles/dataproc.worker without its storage.objects.* (create, delete, get, list, update on every
+# bucket of the project). Dataproc checks a batch identity for the worker role's dataproc.agents.*
+# and dataproc.tasks.* ("the Dataproc Worker role or all permissions granted by the role"); the
+# rest is what the role grants for logs, metrics and the Serverless node, as published in
+# https://cloud.google.com/iam/docs/roles-permissions/dataproc#dataproc.worker.
+resource "google_project_iam_custom_role" "backfill_worker" {
+  project     = var.project
+  role_id     = "${replace(var.name_prefix, "-", "_")}backfill_worker"
+  title       = "hedera-history backfill worker"
+  description = "Dataproc Worker without project-wide Cloud Storage object access."
+  permissions = [
+    "dataproc.agents.create",
+    "dataproc.agents.delete",
+    "dataproc.agents.get",
+    "dataproc.agents.list",
+    "dataproc.agents.update",
+    "dataproc.batches.sparkApplicationWrite",
+    "dataproc.tasks.lease",
+    "dataproc.tasks.listInvalidatedLeases",
+    "dataproc.tasks.reportStatus",
+    "dataprocrm.nodePools.create",
+    "dataprocrm.nodePools.delete",
+    "dataprocrm.nodePools.deleteNodes",
+    "dataprocrm.nodePools.get",
+    "dataprocrm.nodePools.list",
+    "dataprocrm.nodePools.resize",
+    "dataprocrm.nodes.get",
+    "dataprocrm.nodes.heartbeat",
+    "dataprocrm.nodes.list",
+    "dataprocrm.nodes.mintOAuthToken",
+    "dataprocrm.operations.get",
+    "logging.logEntries.create",
+    "monitoring.metricDescriptors.create",
+    "monitoring.metricDescriptors.get",
+    "monitoring.metricDescriptors.list",
+    "monitoring.monitoredResourceDescriptors.get",
+    "monitoring.monitoredResourceDescriptors.list",
+    "monitoring.timeSeries.create",
+    "storage.buckets.get",
+  ]
 }
 
 resource "google_project_iam_member" "requester_pays" {
@@ -110,12 +159,13 @@ resource "google_project_iam_member" "requester_pays" {
   member  = local.members[each.key]
 }
 
-resource "google_bigtable_instance_iam_member" "grant" {
-  for_each = { for key, grant in local.grants_by_key : key => grant if grant.on == "bigtable_instance" }
+resource "google_bigtable_table_iam_member" "grant" {
+  for_each = module.contract.table_grants
 
-  instance = google_bigtable_instance.history.name
-  role     = each.value.role
-  member   = local.members[each.value.identity]
+  instance_name = google_bigtable_instance.history.name
+  table         = google_bigtable_table.table[each.value.table].name
+  role          = each.value.role
+  member        = local.members[each.value.identity]
 }
 
 resource "google_storage_bucket_iam_member" "grant" {

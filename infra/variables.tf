@@ -180,6 +180,12 @@ variable "dataproc_container_image" {
   default     = ""
 }
 
+variable "backfill_staging_days" {
+  description = "Days a backfill batch's staged files are kept in the backfill staging bucket."
+  type        = number
+  default     = 30
+}
+
 variable "dataproc_subnetwork" {
   description = "Subnetwork URI of backfill batches (needs Private Google Access); empty uses the default network."
   type        = string

@@ -4,8 +4,9 @@ terraform {
 
   required_providers {
     google = {
-      source  = "hashicorp/google"
-      version = "~> 6.0"
+      source = "hashicorp/google"
+      # 6.50 names the instance of google_bigtable_table_iam_member `instance_name` (7.x requires it).
+      version = "~> 6.50"
     }
   }
 
@@ -67,7 +68,7 @@ module "contract" {
     address_book           = local.address_book_url
     # Where `hedera-history backfill submit` sends the job (see dataproc.tf).
     dataproc_region          = var.region
-    dataproc_staging_url     = "gs://${google_storage_bucket.artifacts.name}/backfill/staging/"
+    dataproc_staging_url     = "gs://${google_storage_bucket.backfill_staging.name}/jobs/"
     dataproc_container_image = var.dataproc_container_image
   })
 }

@@ -86,3 +86,14 @@ def test_sink_writes_where_the_source_reads(gcs_bucket: Any) -> None:
     source = open_source(f"gs://{gcs_bucket.name}/quarantine", settings)
     assert source.read("record0.0.3/x.rcd.gz") == b"second"
     assert [o.name for o in source.list()] == ["record0.0.3/x.rcd.gz"]
+
+
+def test_sink_creates_where_the_source_reads(gcs_bucket: Any) -> None:
+    # The emulator ignores ifGenerationMatch, so a second create is not refused here: that request
+    # and the answers of a taken name are in tests/unit/test_source_errors.py.
+    settings = Settings.from_env(project=PROJECT)
+    sink = open_sink(f"gs://{gcs_bucket.name}/quarantine", settings)
+    assert sink.create("record0.0.3/x.rcd.gz", b"first") is True
+    source = open_source(f"gs://{gcs_bucket.name}/quarantine", settings)
+    assert source.read("record0.0.3/x.rcd.gz") == b"first"
+    assert [o.name for o in source.list()] == ["record0.0.3/x.rcd.gz"]

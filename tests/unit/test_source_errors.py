@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import json
+from urllib.parse import parse_qs, urlparse
 
 import boto3
 import pytest
@@ -15,7 +17,7 @@ from hedera_history.errors import (
     is_transient,
 )
 from hedera_history.localstack.ports import free_port
-from hedera_history.sources.gcs import GcsSource
+from hedera_history.sources.gcs import GcsSink, GcsSource
 from hedera_history.sources.s3 import S3Source
 
 from tests.http_recorder import RecordingServer, status
@@ -103,3 +105,39 @@ def test_s3_missing_key_and_missing_bucket() -> None:
 def test_s3_unreachable_is_transient() -> None:
     with pytest.raises(SourceUnavailableError):
         _s3(f"http://127.0.0.1:{free_port()}").read("x.rcd.gz")
+
+
+def _gcs_sink(endpoint: str) -> GcsSink:
+    return GcsSink("bucket", "quarantine/", project="p", emulator_host=endpoint, timeout=0.2)
+
+
+def _json_error(code: int, message: str) -> RecordingServer:
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    return RecordingServer(lambda _r: (code, body, {"Content-Type": "application/json"}))
+
+
+def test_gcs_create_asks_for_a_new_object_only() -> None:
+    answer = json.dumps({"name": "quarantine/x", "bucket": "bucket", "generation": "1"}).encode()
+    with RecordingServer(lambda _r: (200, answer, {"Content-Type": "application/json"})) as server:
+        assert _gcs_sink(server.url).create("x", b"data") is True
+    uploads = [r for r in server.requests if r.path.startswith("/upload/")]
+    assert len(uploads) == 1
+    assert parse_qs(urlparse(uploads[0].path).query)["ifGenerationMatch"] == ["0"]
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        (412, "At least one of the pre-conditions you specified did not hold."),
+        (403, "sa@p.iam.gserviceaccount.com does not have storage.objects.delete access to the object."),
+    ],
+)
+def test_gcs_create_of_a_taken_name_leaves_the_object(code: int, message: str) -> None:
+    with _json_error(code, message) as server:
+        assert _gcs_sink(server.url).create("x", b"data") is False
+
+
+def test_gcs_create_without_create_permission_fails() -> None:
+    denied = _json_error(403, "sa does not have storage.objects.create access to the bucket.")
+    with denied as server, pytest.raises(SourceError):
+        _gcs_sink(server.url).create("x", b"data")

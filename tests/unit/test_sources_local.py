@@ -129,6 +129,16 @@ def test_local_source_missing_root_is_an_error(tmp_path: Path) -> None:
         source.list_prefixes("a/")
 
 
+def test_local_sink_creates_once_and_never_replaces(tmp_path: Path) -> None:
+    sink = LocalSink(tmp_path / "quarantine")
+    assert sink.create("record0.0.3/x.rcd.gz", b"first") is True
+    assert sink.create("record0.0.3/x.rcd.gz", b"second") is False
+    assert [p.name for p in (tmp_path / "quarantine" / "record0.0.3").iterdir()] == ["x.rcd.gz"]
+    assert LocalSource(tmp_path / "quarantine").read("record0.0.3/x.rcd.gz") == b"first"
+    with pytest.raises(SourceError):
+        sink.create("../escape", b"x")
+
+
 def test_local_sink_writes_atomically_and_replaces(tmp_path: Path) -> None:
     sink = LocalSink(tmp_path / "quarantine")
     sink.write("record0.0.3/x.rcd.gz", b"first")

@@ -6,6 +6,7 @@ locals {
   schema_contract    = jsondecode(file("${var.generated_dir}/schema.json"))
   functions_contract = jsondecode(file("${var.generated_dir}/functions.json"))
   pubsub_contract    = jsondecode(file("${var.generated_dir}/pubsub.json"))
+  tables_contract    = jsondecode(file("${var.generated_dir}/tables.json"))
 
   # The filter indexes the contract by name, so a misspelt setting stops the plan with an error.
   setting_values = merge(
@@ -61,6 +62,21 @@ locals {
       environment_variables = { for variable, field in spec.settings : variable => local.setting_values[field] }
     }
   }
+
+  # Each identity gets bigtable.user on the tables it writes and bigtable.reader on those it only
+  # reads, table by table; nothing on the instance.
+  table_roles = { writes = "roles/bigtable.user", reads = "roles/bigtable.reader" }
+  table_grants = merge(flatten([
+    for identity, access in local.tables_contract.identities : [
+      for kind, role in local.table_roles : {
+        for name in access[kind] : "${identity} ${var.table_prefix}${name} ${role}" => {
+          identity = identity
+          table    = "${var.table_prefix}${name}"
+          role     = role
+        }
+      }
+    ]
+  ])...)
 
   topics = { for name in local.pubsub_contract.topics : name => "${var.pubsub_topic_prefix}${name}" }
 

@@ -32,3 +32,8 @@ output "subscriptions" {
   description = "Logical subscription name to the arguments of its google_pubsub_subscription."
   value       = local.subscriptions
 }
+
+output "table_grants" {
+  description = "Per identity and table, the Bigtable role it holds on that table (google_bigtable_table_iam_member)."
+  value       = local.table_grants
+}

@@ -1,6 +1,7 @@
 """infra/modules/contract evaluated by the real Terraform binary (it has no provider, so it runs
 offline) agrees with the code: tables, families and GC rules for several retention settings,
-functions with their triggers and exactly their environment, topics and subscriptions."""
+functions with their triggers and exactly their environment, topics and subscriptions, and each
+identity's Bigtable grants, table by table."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 from hedera_history.config import Settings
+from hedera_history.deploy.contracts import table_access
 from hedera_history.deploy.terraform import Terraform
 from hedera_history.errors import TerraformError
 from hedera_history.pipeline.functions import FUNCTIONS, STORAGE_FINALIZED_EVENT, Trigger
@@ -139,6 +141,25 @@ def test_topics_and_subscriptions_match_the_transport(evaluated, case):
         assert subscription["minimum_backoff"] == seconds(spec.min_backoff_seconds)
         assert subscription["maximum_backoff"] == seconds(spec.max_backoff_seconds)
         assert subscription["message_retention_duration"] == seconds(spec.retention_seconds)
+
+
+@pytest.mark.parametrize("case", ["defaults", "window"])
+def test_each_identity_is_granted_exactly_its_declared_tables(evaluated, case):
+    prefix = CASES[case][2]
+    expected = {
+        (identity, prefix + table, role)
+        for identity, access in table_access().items()
+        for tables, role in ((access.writes, "roles/bigtable.user"), (access.reads, "roles/bigtable.reader"))
+        for table in tables
+    }
+    grants = evaluated[case]["table_grants"]
+    assert {(g["identity"], g["table"], g["role"]) for g in grants.values()} == expected
+    assert len(grants) == len(expected)
+    # every granted table is one the module creates, and one identity holds one role per table
+    tables = set(evaluated[case]["bigtable_tables"])
+    assert {g["table"] for g in grants.values()} <= tables
+    held = [(g["identity"], g["table"]) for g in grants.values()]
+    assert len(held) == len(set(held))
 
 
 def seconds(value: float | None) -> str | None:

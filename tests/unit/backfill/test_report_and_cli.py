@@ -92,6 +92,8 @@ def test_a_serverless_batch_by_default() -> None:
     assert f"--py-files=gs://staging/runs/hedera-backfill-1/{dataproc.WHEEL_NAME}" in command
     assert "--container-image=europe-docker.pkg.dev/p/r/history:1" in command
     assert "--version=2.2" in command
+    # Dataproc stages into the bucket of the staging URL, the one its identity may write
+    assert "--staging-bucket=staging" in command
     properties = next(c for c in command if c.startswith("--properties="))
     assert "spark.executor.cores=8" in properties and "spark.speculation=false" in properties
     assert command[command.index("--") + 1 :] == ["gs://streams/", "--start", "2024-06-01"]

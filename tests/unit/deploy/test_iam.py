@@ -1,5 +1,6 @@
 """Least privilege: every role granted in infra/ is one the table below says its identity needs,
-on the resource it needs it on, and nothing else is granted."""
+on the resource it needs it on, and nothing else is granted. Bigtable is granted per table from the
+tables each identity declares (tests/unit/deploy/test_table_grants.py)."""
 
 from __future__ import annotations
 
@@ -11,21 +12,25 @@ from tests.unit.deploy.infra import expr, load_module
 
 STREAM_READER = ("stream_bucket", "", "roles/storage.objectViewer")
 ADDRESS_BOOK_READER = ("config_bucket", "", "roles/storage.objectViewer")
-HISTORY_WRITER = ("bigtable_instance", "", "roles/bigtable.user")
+QUARANTINE_CREATOR = ("quarantine_bucket", "", "roles/storage.objectCreator")
+BACKFILL_WORKER = ("project", "", "${local.backfill_worker_role}")
 
 # identity -> (kind of resource, which one, role): why each is needed is in docs/deploy.md.
 NEEDED: dict[str, set[tuple[str, str, str]]] = {
     "ingest": {
-        HISTORY_WRITER,
         STREAM_READER,
         ADDRESS_BOOK_READER,
-        ("quarantine_bucket", "", "roles/storage.objectUser"),
+        QUARANTINE_CREATOR,
         ("topic", "history", "roles/pubsub.publisher"),
         ("topic", "sidecars", "roles/pubsub.publisher"),
     },
-    "store": {HISTORY_WRITER, ADDRESS_BOOK_READER},
-    "query": {("bigtable_instance", "", "roles/bigtable.reader")},
-    "backfill": {("project", "", "roles/dataproc.worker"), HISTORY_WRITER, STREAM_READER},
+    "store": {ADDRESS_BOOK_READER},
+    "backfill": {
+        BACKFILL_WORKER,
+        ("backfill_staging_bucket", "", "roles/storage.objectUser"),
+        STREAM_READER,
+        ADDRESS_BOOK_READER,
+    },
     "builder": {
         ("project", "", "roles/logging.logWriter"),
         ("project", "", "roles/artifactregistry.writer"),
@@ -48,7 +53,7 @@ NEEDED["sweep"] = NEEDED["ingest"]  # the sweep retries periods exactly as inges
 IAM_RESOURCES = {
     ("google_project_iam_member", "grant"): "each.value.role",
     ("google_project_iam_member", "requester_pays"): "roles/serviceusage.serviceUsageConsumer",
-    ("google_bigtable_instance_iam_member", "grant"): "each.value.role",
+    ("google_bigtable_table_iam_member", "grant"): "each.value.role",
     ("google_storage_bucket_iam_member", "grant"): "each.value.role",
     ("google_pubsub_topic_iam_member", "grant"): "each.value.role",
     ("google_pubsub_subscription_iam_member", "grant"): "each.value.role",
@@ -83,9 +88,11 @@ def test_the_only_iam_resources_are_the_known_ones(root):
     found = {
         (type_, name): expr(body["role"])
         for type_, name, body in root.all_resources()
-        if "_iam_" in type_ or type_.endswith("_iam_policy")
+        if type_.endswith(("_iam_member", "_iam_binding", "_iam_policy"))
     }
     assert found == IAM_RESOURCES
+    custom_roles = [name for type_, name, _ in root.all_resources() if type_ == "google_project_iam_custom_role"]
+    assert custom_roles == ["backfill_worker"]
     assert not [type_ for type_, _, _ in root.all_resources() if type_.endswith(("_iam_binding", "_iam_policy"))]
 
 
@@ -128,6 +135,67 @@ def test_publishers_may_publish_to_every_topic_the_store_consumes(root):
 def test_requester_pays_billing_goes_only_to_the_stream_readers(root):
     readers = {identity for identity, grants in NEEDED.items() if STREAM_READER in grants}
     assert set(root.locals["requester_pays_readers"]) == readers
+
+
+def test_no_identity_holds_anything_on_the_bigtable_instance(root):
+    assert not [grant for grant in root.locals["grants"] if "bigtable" in grant["on"] or "bigtable" in grant["role"]]
+    assert not [type_ for type_, _, _ in root.all_resources() if type_.startswith("google_bigtable_instance_iam")]
+
+
+def test_quarantine_copies_can_be_created_but_never_replaced_or_deleted(root):
+    on_quarantine = {
+        (grant["identity"], grant["role"]) for grant in root.locals["grants"] if "quarantine" in grant["on"]
+    }
+    assert on_quarantine == {("ingest", "roles/storage.objectCreator"), ("sweep", "roles/storage.objectCreator")}
+
+
+def test_the_backfill_writes_no_bucket_but_its_staging_bucket(root):
+    backfill = granted(root)["backfill"]
+    written = {on for on, _, role in backfill if role not in ("roles/storage.objectViewer",) and on.endswith("bucket")}
+    assert written == {"backfill_staging_bucket"}
+    assert not [
+        grant
+        for grant in root.locals["grants"]
+        if grant["on"] == "backfill_staging_bucket" and grant["identity"] != "backfill"
+    ]
+    # Its one project-wide role is the worker role without Cloud Storage object access.
+    project_roles = {role for on, _, role in backfill if on == "project"}
+    assert project_roles == {BACKFILL_WORKER[2]}
+    assert root.locals["backfill_worker_role"].endswith(
+        "/roles/${google_project_iam_custom_role.backfill_worker.role_id}"
+    )
+
+
+def test_the_backfill_worker_role_is_the_dataproc_worker_without_object_access(root):
+    role = root.resource("google_project_iam_custom_role", "backfill_worker")
+    permissions = set(role["permissions"])
+    # What Dataproc checks a batch identity for (its error names exactly these when one is missing).
+    assert {
+        "dataproc.agents.create",
+        "dataproc.agents.delete",
+        "dataproc.agents.get",
+        "dataproc.agents.update",
+        "dataproc.tasks.lease",
+        "dataproc.tasks.listInvalidatedLeases",
+        "dataproc.tasks.reportStatus",
+    } <= permissions
+    assert not [
+        p for p in permissions if p.startswith(("storage.objects.", "storage.folders.", "storage.managedFolders."))
+    ]
+    assert not [p for p in permissions if p.endswith(("setIamPolicy", ".actAs"))]
+    # The grant of a custom role waits for the role.
+    grant = root.resource("google_project_iam_member", "grant")
+    assert "${google_project_iam_custom_role.backfill_worker}" in grant["depends_on"]
+
+
+def test_the_batch_stages_into_the_backfill_staging_bucket(root):
+    batch = root.locals["backfill_batch"]
+    execution = str(batch)
+    assert "google_storage_bucket.backfill_staging.name" in execution
+    assert "google_storage_bucket.artifacts" not in execution
+    staging_url = root.modules["contract"]["setting_values"]
+    assert "google_storage_bucket.backfill_staging.name" in str(staging_url)
+    assert "google_storage_bucket.artifacts.name}/backfill" not in str(staging_url)
 
 
 def test_the_query_api_is_private_unless_an_environment_opens_it(root):

@@ -16,11 +16,24 @@ from hedera_history.errors import RowDecodeError
 from hedera_history.formats.model import RecordFile
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod
+from hedera_history.store import schema as s
 from hedera_history.store.decode import StoredBlock
+from hedera_history.store.schema import TableAccess
 from hedera_history.store.writer import MAX_GROUP_BYTES
 from hedera_history.verify.consensus import DEFAULT_RATIO
 
 MAX_FAILURES_KEPT = 200
+
+TABLES = TableAccess.of(
+    writes=(
+        *s.HISTORY_TABLES,
+        s.INGEST_PROGRESS,  # each partition's checkpoints and the periods it completed
+        s.CHAIN_LINKS,  # broken links found at the partitions' boundaries
+        s.ADDRESS_BOOKS,  # the books and node stakes the range puts in force
+        s.ERRATA_LOG,  # the network's known errata, applied over the blocks written
+    )
+)
+"""The Bigtable tables a backfill batch writes (``infra/iam.tf`` grants its identity these alone)."""
 """Failures a partition reports in full; beyond that only the count grows."""
 
 

@@ -117,7 +117,9 @@ def plan_submission(
         command += [*common, f"--id={batch_id}"]
     else:
         command = ["gcloud", "dataproc", "batches", "submit", "pyspark", uploads[1].url, f"--batch={batch_id}"]
-        command += [*common, f"--version={runtime_version}"]
+        # Dataproc's own files go to the staging bucket too, not to buckets it would make in the
+        # project: the batch identity may write that one bucket only (docs/deploy.md).
+        command += [*common, f"--version={runtime_version}", f"--staging-bucket={staged.bucket}"]
         if container_image:
             command.append(f"--container-image={container_image}")
         if service_account:

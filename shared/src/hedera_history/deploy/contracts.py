@@ -12,9 +12,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from hedera_history.backfill.model import TABLES as BACKFILL_TABLES
 from hedera_history.config import Settings, env_name
-from hedera_history.pipeline.functions import FUNCTIONS, STORAGE_FINALIZED_EVENT
-from hedera_history.store.schema import declared_tables, retention_days_for
+from hedera_history.pipeline.functions import FUNCTIONS, STORAGE_FINALIZED_EVENT, tables_of
+from hedera_history.store.schema import TableAccess, declared_tables, retention_days_for
 from hedera_history.transport.topics import TOPICS, pipeline_subscriptions
 
 GENERATED_DIR = Path("infra") / "generated"
@@ -76,6 +77,22 @@ def pubsub_contract() -> dict[str, Any]:
     return {"topics": list(TOPICS), "subscriptions": subscriptions}
 
 
+def table_access() -> dict[str, TableAccess]:
+    """Every identity that reads or writes Bigtable (each function, and the backfill) and its tables."""
+    return {**{spec.name: tables_of(spec.name) for spec in FUNCTIONS}, "backfill": BACKFILL_TABLES}
+
+
+def tables_contract() -> dict[str, Any]:
+    """Per identity, the tables (logical names) it writes and those it only reads; the deployment
+    grants ``bigtable.user`` on the first and ``bigtable.reader`` on the second, table by table."""
+    return {
+        "identities": {
+            name: {"writes": sorted(access.writes), "reads": sorted(access.reads)}
+            for name, access in sorted(table_access().items())
+        }
+    }
+
+
 def settings_contract() -> dict[str, Any]:
     """Every setting with its environment variable and its default as the string a variable holds.
 
@@ -103,6 +120,7 @@ CONTRACTS = {
     "schema.json": schema_contract,
     "functions.json": functions_contract,
     "pubsub.json": pubsub_contract,
+    "tables.json": tables_contract,
 }
 
 

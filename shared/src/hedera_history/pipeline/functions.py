@@ -12,6 +12,8 @@ import enum
 from dataclasses import dataclass
 
 from hedera_history.config import env_name
+from hedera_history.store import schema as s
+from hedera_history.store.schema import TableAccess
 
 
 class Trigger(enum.StrEnum):
@@ -140,3 +142,40 @@ def function(name: str) -> FunctionSpec:
         if spec.name == name:
             return spec
     raise KeyError(name)
+
+
+# ---- Bigtable tables each function touches (infra/generated/tables.json; infra/iam.tf grants them) ----
+
+_VERIFIES_STREAM = (
+    s.BLOCKS,  # a late node's signature cells
+    s.INGEST_PROGRESS,
+    s.CHAIN_LINKS,
+    s.QUARANTINE,
+    s.ADDRESS_BOOKS,  # the book keeper advances as periods verify
+    # an errata file from the bucket (errata.ingest) or the network's known errata (errata.network_pass)
+    s.TRANSACTIONS,
+    s.TX_BY_HASH,
+    s.TX_BY_ID,
+    s.ACCOUNT_HISTORY,
+    s.SIDECARS,
+    s.ERRATA_LOG,
+)
+
+TABLES: dict[str, TableAccess] = {
+    INGEST.name: TableAccess.of(writes=_VERIFIES_STREAM),
+    SWEEP.name: TableAccess.of(
+        writes=(*_VERIFIES_STREAM, s.BALANCES),
+        # balances are applied from the stored item lists; the reconciler reads batch completion
+        reads=(s.ITEMS, s.CARDINAL_TRACKING),
+    ),
+    STORE.name: TableAccess.of(
+        writes=(*s.HISTORY_TABLES, s.CARDINAL_TRACKING, s.ADDRESS_BOOKS, s.BALANCES, s.ERRATA_LOG),
+    ),
+    QUERY.name: TableAccess.of(reads=(*s.HISTORY_TABLES, s.ERRATA_LOG, s.BALANCES)),
+}
+"""What each function writes and what it only reads: its service account gets ``bigtable.user`` on
+the first and ``bigtable.reader`` on the second, table by table, and nothing on the others."""
+
+
+def tables_of(name: str) -> TableAccess:
+    return TABLES[name]

@@ -644,7 +644,8 @@ def _quarantine(
 ) -> None:
     copy = ""
     if ctx.quarantine is not None and data:
-        ctx.quarantine.write(path, data)
+        # Never replaced: the first copy stays as evidence (the identity may create, not delete).
+        ctx.quarantine.create(path, data)
         copy = f"{ctx.quarantine.url.rstrip('/')}/{path}"
     ctx.state.quarantine(consensus_ns, path, reason=str(error), error=type(error).__name__, node=node, copy=copy)
     event(logger, "period quarantined", logging.WARNING, file=path, node=node, reason=str(error), copy=copy)

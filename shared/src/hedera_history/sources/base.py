@@ -71,6 +71,11 @@ class ObjectSink(Protocol):
         """Create or replace the object ``name`` (relative to the root) with ``data``."""
         ...
 
+    def create(self, name: str, data: bytes) -> bool:
+        """Create the object ``name`` with ``data`` unless it exists; False when it did (it is left
+        as it was). Needs no right to replace or delete: quarantine copies are written so."""
+        ...
+
 
 @dataclass(frozen=True)
 class SourceUrl:

@@ -260,6 +260,26 @@ class GcsSink:
         except _CLIENT_ERRORS as e:
             raise _source_error(e, b.object_url(name), missing_object=False) from e
 
+    def create(self, name: str, data: bytes) -> bool:
+        b = self._bucket
+        try:
+            # ifGenerationMatch=0: only when no live object has the name, so only objects.create is
+            # needed. A retry after an upload that did land answers 412 too: the copy is there.
+            b.blob(name).upload_from_string(
+                data, content_type="application/octet-stream", if_generation_match=0, retry=b.retry, timeout=b.timeout
+            )
+        except api_exceptions.PreconditionFailed:
+            return False
+        except api_exceptions.Forbidden as e:
+            # An identity without objects.delete may be refused for the name being taken (replacing
+            # an object needs delete) rather than answered 412: the copy is there all the same.
+            if "storage.objects.delete" in str(e):
+                return False
+            raise _source_error(e, b.object_url(name), missing_object=False) from e
+        except _CLIENT_ERRORS as e:
+            raise _source_error(e, b.object_url(name), missing_object=False) from e
+        return True
+
 
 def _source_error(error: BaseException, where: str, *, missing_object: bool) -> SourceError:
     """The project's error for a failed storage call; ``missing_object``: a 404 means the object

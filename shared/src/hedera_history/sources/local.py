@@ -146,6 +146,21 @@ class LocalSink:
             partial.unlink(missing_ok=True)
             raise _os_error(e, str(path)) from e
 
+    def create(self, name: str, data: bytes) -> bool:
+        path = self.root / _relative(name)
+        partial = path.with_name(f"{_PARTIAL}{path.name}.{secrets.token_hex(4)}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_bytes(data)
+            os.link(partial, path)  # atomic, and fails when the name exists
+        except FileExistsError:
+            return False
+        except OSError as e:
+            raise _os_error(e, str(path)) from e
+        finally:
+            partial.unlink(missing_ok=True)
+        return True
+
 
 def _relative(name: str) -> PurePosixPath:
     """``name`` as a path that stays inside the root."""

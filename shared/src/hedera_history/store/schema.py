@@ -138,6 +138,31 @@ HISTORY_TABLES: tuple[str, ...] = tuple(HISTORY_FAMILIES)
 STATE_TABLES: tuple[str, ...] = tuple(STATE_FAMILIES)
 
 
+@dataclass(frozen=True, slots=True)
+class TableAccess:
+    """The tables (logical names) one workload touches: what it writes (and may read) and what it
+    only reads. The deployment grants exactly these, table by table (``infra/iam.tf``)."""
+
+    writes: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset()
+    """Read only: tables also written belong in ``writes`` alone."""
+
+    @classmethod
+    def of(cls, *, writes: tuple[str, ...] = (), reads: tuple[str, ...] = ()) -> TableAccess:
+        return cls(frozenset(writes), frozenset(reads))
+
+    @property
+    def tables(self) -> frozenset[str]:
+        return self.writes | self.reads
+
+    def problems(self) -> list[str]:
+        """What is wrong with the declaration: unknown table names, or a table listed twice."""
+        known = set(HISTORY_FAMILIES) | set(STATE_FAMILIES)
+        found = [f"no table {name!r}" for name in sorted(self.tables - known)]
+        found += [f"{name!r} is both written and read only" for name in sorted(self.writes & self.reads)]
+        return found
+
+
 def table_id(name: str, settings: Settings) -> str:
     """The table's id in the instance."""
     return settings.table_prefix + name
