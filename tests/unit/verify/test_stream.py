@@ -56,7 +56,7 @@ def test_a_bad_period_is_reported_and_the_chain_goes_on(node_keys, book):
     assert results[3].link is not None and results[3].link.ok
 
 
-def test_a_broken_link_is_an_error_but_the_chain_goes_on(node_keys, book):
+def test_a_block_whose_link_is_broken_is_refused_and_the_chain_goes_on(node_keys, book):
     periods = _chain(node_keys, 2)
     stray = v6_record(NS + 2 * STEP, start=sha384(b"elsewhere"), block_number=12)
     periods.append(v6_period(node_keys, stray))
@@ -64,7 +64,25 @@ def test_a_broken_link_is_an_error_but_the_chain_goes_on(node_keys, book):
     results = list(verify_stream(periods, book))
     assert [r.ok for r in results] == [True, True, False, True]
     assert isinstance(results[2].error, BrokenChainError)
-    assert results[2].report.block is not None
+    # refused: no block to write, but the file and its number are reported
+    assert results[2].report.block is None and results[2].report.record is not None
+    assert results[2].block_number == 12
+    # the next block follows the refused one, not the last good one: unverifiable, not broken
+    link = results[3].link
+    assert link is not None and link.status is LinkStatus.UNVERIFIABLE
+    assert results[3].report.block is not None
+
+
+def test_a_stray_between_good_blocks_leaves_the_chain_whole(node_keys, book):
+    periods = _chain(node_keys, 3)
+    stray = v6_record(NS + STEP + STEP // 2, start=sha384(b"elsewhere"), block_number=12)
+    periods.insert(2, v6_period(node_keys, stray))
+    results = list(verify_stream(periods, book))
+    assert [r.ok for r in results] == [True, True, False, True]
+    assert isinstance(results[2].error, BrokenChainError)
+    # the good block after the stray links to the last good block: the chain is whole
+    assert results[3].link is not None and results[3].link.ok
+    assert results[3].report.block is not None
 
 
 def test_a_book_update_takes_effect_after_its_block(node_keys, spare_key, book):

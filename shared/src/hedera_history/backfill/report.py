@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hedera_history.backfill.boundaries import BoundaryCheck
+from hedera_history.backfill.boundaries import BROKEN_CHAIN, BoundaryCheck
 from hedera_history.backfill.model import PartitionCounts, PartitionSummary, PeriodFailure
 from hedera_history.formats.names import format_timestamp
 
@@ -128,7 +128,10 @@ class BackfillReport:
         if self.failures_total > min(len(self.failures), SHOWN_FAILURES):
             lines.append(f"... and {self.failures_total - min(len(self.failures), SHOWN_FAILURES)} more failure(s)")
         for problem in self.block_problems[:SHOWN_FAILURES]:
-            lines.append(f"written with a problem: {problem.period_key}: {problem.reason}")
+            # A broken link is recorded in the chain-links table; its block was not written, unless
+            # an earlier run had written it before the link could be seen (docs/backfill.md).
+            what = "chain link broken" if problem.kind == BROKEN_CHAIN else "written with a problem"
+            lines.append(f"{what}: {problem.period_key}: {problem.reason}")
         for check in self.boundary_problems:
             lines.append(f"link {check.status.value}: {check.previous} -> {check.current}: {check.reason}")
         lines.extend(self.notes)

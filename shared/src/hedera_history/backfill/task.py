@@ -41,6 +41,7 @@ from hedera_history.errors import (
     BlockPinMismatchError,
     BrokenChainError,
     ConsensusForkError,
+    HistoryError,
     StoreError,
 )
 from hedera_history.logs import event
@@ -229,7 +230,13 @@ class _PartitionTask:
             index += 1
         first = self.done[periods[first_index].consensus_ns].block_number
         last = self.done[periods[index - 1].consensus_ns].block_number
-        self._join(self._stored_edge(first), periods[first_index].period_key)
+        stored = self._stored_edge(first)
+        broken = self._join(stored)
+        if broken is not None:
+            # Written by an earlier run that could not see this link: recorded, never taken back.
+            key = periods[first_index].period_key
+            self.block_problems.append(PeriodFailure(key, broken.kind, str(broken), first))
+            self.last, self.failures_since = stored, 0
         self.last = self._stored_edge(last) if last != first else self.last
         self._add("periods", index - first_index)
         self._add("skipped", index - first_index)
@@ -310,19 +317,24 @@ class _PartitionTask:
             self._tracked_book, self._tracked_contents = tracker.book, dict(tracker.contents)
             self._tracked_stakes = tracker.stakes
         if block is None or isinstance(result.error, BlockPinMismatchError):
-            # A block the network's pin contradicts is never written under its number.
+            # A block the network's pin contradicts is never written under its number, nor one
+            # whose link is broken (verify_stream refuses it).
             error = result.error
             assert error is not None
-            self._fail(PeriodFailure(result.period_key, error.kind, str(error), result.block_number))
             if isinstance(error, ConsensusForkError):
                 self._add("forks")
-            self.failures_since += 1
+            self._refuse(result.period_key, error, result.block_number)
             return None
-        self._add("verified")
         edge = BlockEdge.of_record(block.block_number, block.record)
         if first_in_run:
-            self._join(edge, result.period_key)
+            broken = self._join(edge)
+            if broken is not None:
+                # Verified, but it does not follow the block stored before this run: refused.
+                self._refuse(result.period_key, broken, block.block_number)
+                return None
+            self._add("verified")
         else:
+            self._add("verified")
             if result.link is not None and result.link.status is LinkStatus.UNVERIFIABLE:
                 self.unverifiable += 1
             self.last, self.failures_since = edge, 0
@@ -368,8 +380,9 @@ class _PartitionTask:
 
     # ---- chain edges -----------------------------------------------------------------------------
 
-    def _join(self, edge: BlockEdge, period_key: str) -> None:
-        """``edge`` follows whatever came before it in this partition."""
+    def _join(self, edge: BlockEdge) -> BrokenChainError | None:
+        """``edge`` follows whatever came before it in this partition; the break when it does not
+        (the edge is then not taken on)."""
         if self.first is None:
             self.first, self.leading_failures = edge, self.failures_since
         elif self.failures_since:
@@ -379,8 +392,17 @@ class _PartitionTask:
                 if not link_edges(self.last, edge).ok:
                     self.unverifiable += 1
             except BrokenChainError as e:
-                self.block_problems.append(PeriodFailure(period_key, e.kind, str(e), edge.number))
+                return e
         self.last, self.failures_since = edge, 0
+        return None
+
+    def _refuse(self, period_key: str, error: HistoryError, block_number: int | None) -> None:
+        """A period that is not written: failed, and (a broken link) kept for the driver to record
+        in the chain-links table, where the stream records its breaks."""
+        self._fail(PeriodFailure(period_key, error.kind, str(error), block_number))
+        if isinstance(error, BrokenChainError):
+            self.block_problems.append(PeriodFailure(period_key, error.kind, str(error), block_number))
+        self.failures_since += 1
 
     def _stored_edge(self, number: int) -> BlockEdge:
         block = self.reader.get_block(number)

@@ -15,6 +15,7 @@ from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.cli.common import local_stream, network_options
 from hedera_history.config import Settings
 from hedera_history.errata.network_pass import network_errata_pass
+from hedera_history.errors import BrokenChainError
 from hedera_history.store.bigtable_client import open_admin_instance, open_gateway
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter, BlockWriteResult
@@ -84,7 +85,8 @@ def load(
 ) -> None:
     """Verify every period under DIR (either bucket layout) and write the verified blocks.
 
-    Blocks that do not verify are not written. Exits 0 only when every period verified and every
+    Blocks that do not verify are not written, nor is a block whose link to its predecessor is
+    broken (reported under "chain problems"). Exits 0 only when every period verified and every
     verified block was written completely. Writing again is safe: it rewrites identical cells.
     """
     settings = Settings.from_env(
@@ -150,12 +152,14 @@ def _verified_blocks(
 ) -> Iterator[VerifiedBlock]:
     for result in results:
         block = result.report.block
-        if block is None:
+        if isinstance(result.error, BrokenChainError):
+            # Never written: a block whose link is broken would lie about its place in the history.
+            report.chain_problems.append(f"block {result.block_number} not written: {result.error}")
+        elif block is None:
             report.not_verified.append(f"{result.period_key}: {result.error}")
         else:
             report.verified += 1
             if result.error is not None:
-                # Its own signatures vouch for the block; the break is reported, not hidden.
                 report.chain_problems.append(f"block {block.block_number}: {result.error}")
         on_period()
         if block is not None:

@@ -9,9 +9,12 @@
 - Chain links are checked between consecutive verified blocks. After a failed period the chain
   goes on from the last good block; the next link is checked against it, and when it does not
   match it is reported as unverifiable (the failed period lies between), not as broken.
-- A verified block whose link is broken is reported as failed but still becomes the block the
-  chain goes on from: its own signatures vouch for it, and one break should not fail every later
-  period.
+- A verified block whose link is broken is never a block of the history: it is reported as failed
+  (``report.block`` None, the ``BrokenChainError`` as error, ``report.record`` the file), its book
+  updates are not applied, and the chain goes on from the last good block, so the next link is
+  unverifiable rather than broken (one break does not fail every later period). Which side of the
+  break is wrong cannot be told from the files: the later one is refused, the earlier one is
+  already history.
 """
 
 from __future__ import annotations
@@ -93,9 +96,12 @@ def verify_stream(
                 link = check_link(last_block.record, block.record)
             except BrokenChainError as e:
                 if not failed_since:
-                    error = e
-                else:
-                    link = _after_failures(last_block.record.name, block.record.name, failed_since)
+                    last_number = block.block_number
+                    failed_since.append(report.period_key)
+                    refused = PeriodReport(report.period_key, report.consensus, None, e, block.record)
+                    yield PeriodResult(refused, block.block_number, None, e)
+                    continue
+                link = _after_failures(last_block.record.name, block.record.name, failed_since)
         elif failed_since:
             link = _after_failures("nothing verified", block.record.name, failed_since)
         new_book: AddressBook | None = None
