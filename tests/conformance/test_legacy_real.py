@@ -254,3 +254,20 @@ def test_backfill_records_the_spliced_link_as_broken(hedera_data: Path, tmp_path
             # On a partition boundary the break is seen only by the driver, after both tasks
             # wrote their blocks (docs/backfill.md): recorded and reported, not taken back.
             assert "link broken" in text
+
+
+def test_backfill_refuses_a_real_v5_period_replayed_under_a_later_name(hedera_data: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "replayed"
+    shutil.copytree(hedera_data / "v5", folder)
+    later = "2021-01-11T22_09_44.063739000Z"
+    for node in sorted((folder / "recordstreams").iterdir()):
+        for suffix in (".rcd", ".rcd_sig"):
+            shutil.copy(node / V5_FILE_1.name.replace(".rcd", suffix), node / f"{later}{suffix}")
+    for partitions in (1, 3):
+        gateway = MemoryGateway()
+        job = _job(folder, hedera_data / BOOKS["v5"], V5_FILE_1.name, f"{later}.rcd")
+        report = _backfill(folder, replace(job, partitions=partitions), gateway)
+        assert not report.ok
+        assert [(f.period_key, f.kind) for f in report.failures] == [(later, "file_name_mismatch")]
+        assert report.counts.written == 2
+        assert HistoryReader(gateway).get_block(2) is None
