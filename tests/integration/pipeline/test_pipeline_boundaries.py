@@ -19,6 +19,7 @@ from hedera_history.gen import GeneratorConfig, generate_stream
 from hedera_history.gen.model import GeneratedStream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep
+from hedera_history.store.reader import HistoryReader
 
 from .harness import Pipeline, make_pipeline
 
@@ -88,6 +89,13 @@ def test_a_real_break_stops_the_watermark_before_it_and_is_alerted(
     broken = pipeline.ingest.state.broken_links()
     assert list(broken) == [DUPLICATE] and "names its predecessor" in broken[DUPLICATE]
     assert any(record.getMessage() == "chain link broken" for record in caplog.records)
+    # Never published: the second file numbered 17 stays pending with the break as its reason.
+    second_twin = [b for b in stream.truth["blocks"] if b["number"] == DUPLICATE][1]
+    assert HistoryReader(pipeline.gateway).get_block(DUPLICATE) is None
+    pending = {p.period_key: p for p in pipeline.ingest.state.pending(100)}
+    state = pipeline.ingest.state.period(parse_timestamp(second_twin["name"].split(".rcd")[0]))
+    assert state is not None and state.reason.startswith("broken chain link, kept out of the history")
+    assert second_twin["name"].split(".rcd")[0] in pending
 
 
 def test_pre_v6_blocks_an_outage_apart_are_numbered_and_the_watermark_follows(

@@ -277,6 +277,11 @@ def _verify_and_publish(
             reason = broken or "waiting for the previous block (files before V6 carry no block number)"
             ctx.state.mark_pending(consensus_ns, period_key, location, reason)
             return IngestResult(Outcome.PENDING, period_key, reason=reason, quarantined=quarantined)
+        broken = _broken_link_before(ctx, block, location, period_key)
+        if broken is not None:
+            # Never published: the block's link to the one before it is broken (recorded, alerted).
+            ctx.state.mark_pending(consensus_ns, period_key, location, broken)
+            return IngestResult(Outcome.PENDING, period_key, reason=broken, quarantined=quarantined)
         published = _publish(ctx, block, location, period_key)
         if trigger is not None and trigger.file.kind is StreamFileKind.RECORD:
             late = _after_publication(ctx, trigger, published, book)  # is the triggering copy the signed one?
@@ -473,38 +478,54 @@ def publish_batch(ctx: IngestContext, block: VerifiedBlock) -> int:
     return len(messages)
 
 
-def _check_links(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation, period_key: str) -> None:
-    """This block against the files numbered one less and one more.
+def _broken_link_before(
+    ctx: IngestContext, block: VerifiedBlock, location: StreamLocation, period_key: str
+) -> str | None:
+    """Why the block must not be published: it does not name any file published under the number
+    before it (recorded and alerted as a broken link); None when it does, or may yet.
 
     A number may stand on two files (the network gave mainnet's block 44029066 twice; the second
-    file names the first): a file may name a same-numbered file before it, and a file of the next
-    number may name any file of this one. When the link does not hold but a period lies between the
-    two files in time (one this deployment has seen, or one a node folder holds: a node uploads its
-    files in time order, so whoever signed the later file holds the ones before it), that period
-    may be such a twin not published yet; it judges the link itself when it is, so nothing is
-    reported from this side. With no period between, the break is recorded and alerted at once.
+    file names the first): a file may name a same-numbered file before it. When the link does not
+    hold but a period lies between the two files in time (one this deployment has seen, or one a
+    node folder holds: a node uploads its files in time order, so whoever signed the later file
+    holds the ones before it), that period may be such a twin not published yet: the block waits.
     """
     number = block.block_number
-    links = ctx.state.links([number - 1, number, number + 1])
-    twins = [link for link in links.get(number, []) if link.hash != block.hash]
-    here = {block.hash} | {link.hash for link in twins}
-    breaks: list[tuple[int, bytes, bytes]] = []  # (later block, what the earlier ends with, what the later names)
+    links = ctx.state.links([number - 1, number])
     before = links.get(number - 1, [])
-    if before and block.previous_hash not in {link.hash for link in before} | {link.hash for link in twins}:
-        latest = before[-1]
-        if not _twin_may_lie_between(ctx, location, latest.period_key, period_key):
-            breaks.append((number, latest.hash, block.previous_hash))
+    named = {link.hash for link in before} | {link.hash for link in links.get(number, []) if link.hash != block.hash}
+    if not before or block.previous_hash in named:
+        return None
+    latest = before[-1]
+    if _twin_may_lie_between(ctx, location, latest.period_key, period_key):
+        return None
+    problem = _record_break(ctx, period_key, number, latest.hash, block.previous_hash)
+    return f"broken chain link, kept out of the history: {problem}"
+
+
+def _check_links(ctx: IngestContext, block: VerifiedBlock, location: StreamLocation, period_key: str) -> None:
+    """A published block against the files of the next number published before it (out of order).
+
+    Those are in the history already, so a break found from this side is recorded and alerted, not
+    undone; a period between the two files in time may be a twin not published yet (see
+    :func:`_broken_link_before`), and then nothing is reported from this side.
+    """
+    number = block.block_number
+    links = ctx.state.links([number, number + 1])
+    here = {block.hash} | {link.hash for link in links.get(number, [])}
     for after in links.get(number + 1, []):
         if after.previous not in here and not _twin_may_lie_between(ctx, location, period_key, after.period_key):
-            breaks.append((number + 1, block.hash, after.previous))
-    # Keyed by the later block, whichever side found it, so one break is one row.
-    for later, ends_with, names in breaks:
-        problem = (
-            f"block {later - 1} ends with {ends_with.hex()[:16]}…, block {later} names its predecessor "
-            f"{names.hex()[:16]}…"
-        )
-        ctx.state.record_broken_link(later, problem)
-        event(logger, "chain link broken", logging.ERROR, period=period_key, block=later, reason=problem)
+            _record_break(ctx, period_key, number + 1, block.hash, after.previous)
+
+
+def _record_break(ctx: IngestContext, period_key: str, later: int, ends_with: bytes, names: bytes) -> str:
+    """Record and alert the break before block ``later`` (keyed by it, whichever side found it)."""
+    problem = (
+        f"block {later - 1} ends with {ends_with.hex()[:16]}…, block {later} names its predecessor {names.hex()[:16]}…"
+    )
+    ctx.state.record_broken_link(later, problem)
+    event(logger, "chain link broken", logging.ERROR, period=period_key, block=later, reason=problem)
+    return problem
 
 
 def _twin_may_lie_between(ctx: IngestContext, location: StreamLocation, earlier_period: str, later_period: str) -> bool:
