@@ -35,7 +35,11 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 from hedera_history.derived.snapshot import parse_snapshot
 from hedera_history.errata.codec import parse_errata_file
-from hedera_history.errata.network import parse_missing_transactions
+from hedera_history.errata.network import (
+    missing_transaction_errata,
+    parse_missing_transactions,
+    spurious_transfer_errata,
+)
 from hedera_history.errors import HistoryError
 from hedera_history.formats.compression import is_gzip
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
@@ -144,9 +148,7 @@ def _real_targets(root: Path) -> Iterable[Target]:
         elif name.endswith((".rcd", ".rcd.gz")):
             yield _record_target(name, data)
         elif "missingtransactions" in path.as_posix() and name.endswith(".bin"):
-            yield _unhashed_target(
-                "missing_transactions", name, data, lambda d, n: list(parse_missing_transactions(d, n))
-            )
+            yield _unhashed_target("missing_transactions", name, data, _missing_errata)
     bundled = (
         Path(__file__).resolve().parents[1] / "shared/src/hedera_history/errata/data/mainnet-missing-transactions.bin"
     )
@@ -155,7 +157,7 @@ def _real_targets(root: Path) -> Iterable[Target]:
             "missing_transactions",
             bundled.name,
             bundled.read_bytes(),
-            lambda d, n: list(parse_missing_transactions(d, n)),
+            _missing_errata,
         )
 
 
@@ -203,6 +205,14 @@ def _protobuf_snapshot(snapshot: dict[str, object]) -> bytes:
         entry.hbarBalance = int(amount)
     data: bytes = message.SerializeToString()
     return data
+
+
+def _missing_errata(data: bytes, name: str) -> list[object]:
+    """The reader of the mainnet missing transactions, and the errata built from each item."""
+    out: list[object] = []
+    for item in parse_missing_transactions(data, name):
+        out.extend((item, missing_transaction_errata(item, "mainnet"), spurious_transfer_errata(item, "mainnet")))
+    return out
 
 
 def _keys_of(book: AddressBook | None, folder: str) -> list[RSAPublicKey]:
