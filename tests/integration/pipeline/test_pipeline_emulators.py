@@ -153,7 +153,7 @@ def test_concurrent_uploads_of_one_period_publish_it_once(pipeline: Pipeline, st
     assert reader.get_blocks(numbers[0], numbers[-1]) == numbers
 
 
-def test_a_block_that_does_not_link_to_its_neighbour_is_recorded_as_broken(
+def test_a_block_that_does_not_link_to_its_neighbour_is_recorded_as_broken_and_not_published(
     pipeline: Pipeline, stream: GeneratedStream, caplog: pytest.LogCaptureFixture
 ) -> None:
     rng = random.Random(12)
@@ -169,3 +169,10 @@ def test_a_block_that_does_not_link_to_its_neighbour_is_recorded_as_broken(
     assert list(broken) == [block["number"]]
     assert "names its predecessor" in broken[block["number"]]
     assert any(record.getMessage() == "chain link broken" for record in caplog.records)
+    # never published: pending with the break as its reason, nothing of it stored
+    [pending] = pipeline.ingest.state.pending(10)
+    assert pending.period_key == key
+    state = pipeline.ingest.state.period(pending.consensus_ns)
+    assert state is not None and state.reason.startswith("broken chain link, kept out of the history")
+    pipeline.drain(rng)
+    assert HistoryReader(pipeline.gateway).get_block(block["number"]) is None
