@@ -137,3 +137,27 @@ def test_a_v5_file_naming_another_file_after_v2_is_never_stored_as_a_good_link(
         ]
         watermark = pipeline.store.tracker.watermark()
         assert watermark is not None and watermark.number == 1
+
+
+def test_a_real_v5_period_replayed_under_a_later_name_is_never_published(
+    hedera_data: Path, bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path
+) -> None:
+    book = (hedera_data / "addressbook" / "test-resources-testnet.bin").read_bytes()
+    objects = bucket_objects(hedera_data / "v5")
+    first, later = "2021-01-11T22_09_24.063739000Z", "2021-01-11T22_09_44.063739000Z"
+    replay = {name.replace(first, later): data for name, data in objects.items() if first in name}
+    for pipeline in make_pipeline(bigtable_instance, gcs_bucket, tmp_path, book, first_block=0, start_block=0):
+        rng = random.Random(5)
+        for name in pipeline.upload({**objects, **replay}, rng):
+            ingest_object(pipeline.ingest, name)
+        for _ in range(3):
+            sweep(pipeline.ingest)
+            pipeline.drain(rng)
+
+        reader = HistoryReader(pipeline.gateway)
+        assert reader.get_blocks(0, 10) == [0, 1]
+        assert reader.get_block(2) is None
+        [pending] = pipeline.ingest.state.pending(10)
+        assert pending.period_key == later
+        state = pipeline.ingest.state.period(pending.consensus_ns)
+        assert state is not None and "replayed under another period's name" in state.reason
