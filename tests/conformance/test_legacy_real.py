@@ -271,3 +271,24 @@ def test_backfill_refuses_a_real_v5_period_replayed_under_a_later_name(hedera_da
         assert [(f.period_key, f.kind) for f in report.failures] == [(later, "file_name_mismatch")]
         assert report.counts.written == 2
         assert HistoryReader(gateway).get_block(2) is None
+
+
+def test_a_second_backfill_run_still_refuses_the_spliced_block(hedera_data: Path, tmp_path: Path) -> None:
+    # The second run skips the stored blocks 0-1 and 3 (their progress rows) and starts a run at
+    # block 2: it is checked against the stored block 1 before anything is written.
+    folder = _splice(hedera_data, tmp_path / "spliced")
+    job = replace(
+        _job(folder, hedera_data / BOOKS["v2"], V2_FILES[0].name, "2021-01-11T22_09_34.097416003Z.rcd"),
+        partitions=1,
+    )
+    gateway = MemoryGateway()
+    first = _backfill(folder, job, gateway)
+    second = _backfill(folder, job, gateway)
+    for report in (first, second):
+        assert not report.ok
+        assert [(f.period_key, f.kind) for f in report.failures] == [
+            (V5_FILE_1.name.removesuffix(".rcd"), "broken_chain")
+        ]
+    assert second.counts.skipped == 3 and second.counts.written == 0
+    assert HistoryReader(gateway).get_blocks(0, 10) == [0, 1, 3]
+    assert list(read_broken_links(gateway)) == [2]

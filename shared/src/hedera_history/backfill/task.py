@@ -305,6 +305,15 @@ class _PartitionTask:
         consensus_ns = self.consensus_of[result.period_key]
         used_book, prior = self.book_fingerprint, self.state_fingerprint
         block = result.report.block
+        if block is not None and first_in_run and not isinstance(result.error, BlockPinMismatchError):
+            broken = self._join(BlockEdge.of_record(block.block_number, block.record))
+            if broken is not None:
+                # Verified, but it does not follow the block stored before this run: refused, and
+                # the book and stake changes verify_stream applied for it are taken back.
+                tracker.book, tracker.contents = self._tracked_book or tracker.book, dict(self._tracked_contents)
+                tracker.stakes = self._tracked_stakes
+                self._refuse(result.period_key, broken, block.block_number)
+                return None
         # verify_stream has applied the block's book and stake updates to the tracker by now.
         if block is not None and (
             tracker.book is not self._tracked_book
@@ -325,16 +334,9 @@ class _PartitionTask:
                 self._add("forks")
             self._refuse(result.period_key, error, result.block_number)
             return None
+        self._add("verified")
         edge = BlockEdge.of_record(block.block_number, block.record)
-        if first_in_run:
-            broken = self._join(edge)
-            if broken is not None:
-                # Verified, but it does not follow the block stored before this run: refused.
-                self._refuse(result.period_key, broken, block.block_number)
-                return None
-            self._add("verified")
-        else:
-            self._add("verified")
+        if not first_in_run:
             if result.link is not None and result.link.status is LinkStatus.UNVERIFIABLE:
                 self.unverifiable += 1
             self.last, self.failures_since = edge, 0
