@@ -17,10 +17,9 @@
   the keeper lags, :meth:`AddressBookHistory.projected_consensus_book` applies the recorded changes
   of the blocks in between in memory, so a period whose predecessors are all published is verified
   with exactly the state in force.
-- The book for a period is *certain* once every block before it is applied (``applied_through``).
-  A period verified on an uncertain book that fails on new keys stays pending until the sweep
-  retries it; one that reaches consensus anyway is published, and the signatures that did not
-  verify are rechecked by the sweep once the book is certain (``pipeline.ingest``).
+- The book for a period is *certain* once every block before it is applied (``applied_through``)
+  or projected from their recorded rows. A period verified on a state that is neither is held
+  (pending) and never published on it (``pipeline.ingest``, docs/pipeline.md).
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ Outcomes:
 - not a stream file, or outside the configured prefix: ignored;
 - consensus not reached yet, a record or sidecar not uploaded yet, a pre-V6 block whose predecessor
   is not known yet: the period is *pending* (a later upload or the sweep retries it);
+- verified on an address book or node stakes not certain yet (a block before it not published, so
+  what it changed is unknown): *held*, pending until it is, then verified again (at once by the run
+  that publishes the blocks before it); never published on a state that may be wrong;
+- two hashes each over the threshold: a *fork*, pending and alerted (``consensus fork``), never decided;
 - a file that can never verify (a node's bad signature, a copy whose hashes differ from the signed
   ones): that file is *quarantined* (reason in the state table, bytes copied to the quarantine
   location); the period itself goes on from the other nodes' files;
@@ -86,6 +90,10 @@ CLAIM_TTL_SECONDS = 30.0
 """How long one run may hold a period's verification claim (far above a period's verification
 time); a run that dies holding it delays the period by at most this."""
 CLAIM_POLL_SECONDS = 0.05
+HELD_FOR_STATE = "held until the address book and node stakes in force are certain"
+"""How the pending reason of a period verified on a state not certain yet begins."""
+RELEASE_LIMIT = 8
+"""Held periods one publication verifies again at once (the sweep takes the rest)."""
 
 
 class Outcome(enum.StrEnum):
@@ -194,6 +202,37 @@ def ingest_period(
     trigger: ObjectPath | None = None,
     sweeping: bool = False,
 ) -> IngestResult:
+    result = _ingest_period(ctx, period_key, location, trigger=trigger, sweeping=sweeping)
+    if result.outcome is Outcome.PUBLISHED:
+        _release_held(ctx, parse_timestamp(period_key), sweeping=sweeping)
+    return result
+
+
+def _release_held(ctx: IngestContext, after_ns: int, *, sweeping: bool) -> None:
+    """Verify again, right away, the periods after a publication that were held for the state in
+    force (a held period otherwise waits for its next upload or the sweep): each may now be
+    certain. At most :data:`RELEASE_LIMIT`, in time order, stopping at the first still held."""
+    for _ in range(RELEASE_LIMIT):
+        following = next(iter(ctx.state.pending(1, after=after_ns)), None)
+        if following is None:
+            return
+        state = ctx.state.period(following.consensus_ns)
+        if state is None or state.location is None or not state.reason.startswith(HELD_FOR_STATE):
+            return
+        result = _ingest_period(ctx, following.period_key, state.location, trigger=None, sweeping=sweeping)
+        if result.outcome is not Outcome.PUBLISHED:
+            return
+        after_ns = following.consensus_ns
+
+
+def _ingest_period(
+    ctx: IngestContext,
+    period_key: str,
+    location: StreamLocation,
+    *,
+    trigger: ObjectPath | None,
+    sweeping: bool,
+) -> IngestResult:
     consensus_ns = parse_timestamp(period_key)
     book = ctx.books.consensus_book_at(consensus_ns)
     owner = uuid.uuid4().hex
@@ -233,6 +272,7 @@ def _verify_and_publish(
     report = verify(block_number=None)
     predecessor: PeriodState | None = None
     first_of_chain = False
+    candidate: int | None = None
     if report.record is not None and report.record.block_number is None:
         # Only files before V6 need their predecessor (a scan of the state rows before them), so
         # V6 periods never pay for it; the signatures read are cached, the record is read again.
@@ -257,8 +297,8 @@ def _verify_and_publish(
                 ctx.state.mark_pending(consensus_ns, period_key, location, str(problem))
                 event(logger, "block pin mismatch", logging.ERROR, period=period_key, reason=str(problem))
                 raise problem
-    certain = report.record is not None and _book_certain(ctx, report)
-    number = _block_number(report)
+    number = _block_number(report, candidate)
+    certain = number is not None and _book_certain(ctx, number)
     if report.record is not None and not certain and number is not None:
         # The keeper lags: when every earlier block is recorded, their book and stake changes give
         # the state in force exactly; verify again if it keys or weighs the nodes otherwise.
@@ -282,19 +322,22 @@ def _verify_and_publish(
             # Never published: the block's link to the one before it is broken (recorded, alerted).
             ctx.state.mark_pending(consensus_ns, period_key, location, broken)
             return IngestResult(Outcome.PENDING, period_key, reason=broken, quarantined=quarantined)
+        if not certain:
+            # Verified on a state an earlier block not published yet may change (a key rotated, the
+            # day's stakes): never published so; verified again once that block is (docs/pipeline.md).
+            return _hold(ctx, period_key, location, block.block_number, quarantined)
         published = _publish(ctx, block, location, period_key)
         if trigger is not None and trigger.file.kind is StreamFileKind.RECORD:
             late = _after_publication(ctx, trigger, published, book)  # is the triggering copy the signed one?
             quarantined += late.quarantined
-        if not certain and len(block.signatures) < len(files.nodes()):
-            ctx.state.mark_recheck(consensus_ns, period_key, block.block_number)
         return IngestResult(Outcome.PUBLISHED, period_key, block.block_number, quarantined=quarantined)
 
     error = report.error
     assert error is not None
     if isinstance(error, ConfigError) and report.record is not None and report.record.block_number is None:
         error = NoConsensusError("waiting for the previous block (files before V6 carry no block number)")
-    ctx.state.mark_pending(consensus_ns, period_key, location, str(error))
+    reason = str(error)
+    ctx.state.mark_pending(consensus_ns, period_key, location, reason)
     if is_transient(error) and not isinstance(error, NoConsensusError):
         raise error  # the store or bucket did not answer: fail the call; the sweep retries too
     if not isinstance(error, NoConsensusError | ObjectNotFoundError):
@@ -304,15 +347,17 @@ def _verify_and_publish(
         "period pending",
         logging.INFO,
         period=period_key,
-        reason=str(error),
+        reason=reason,
         error_type=type(error).__name__,
         lag_seconds=_lag_seconds(consensus_ns),
     )
     if isinstance(error, ConsensusForkError):
-        # Two signed histories for one period: held (pending) for an operator, never chosen.
+        # Two signed histories for one period: held (pending) for an operator, never chosen. Alerted
+        # whatever the state: even keys rotated out signing another hash with 1/3 of the stake is
+        # an incident (and the period is judged again with every retry).
         event(logger, "consensus fork", logging.ERROR, period=period_key, reason=str(error))
     outcome = Outcome.QUARANTINED if quarantined else Outcome.PENDING
-    return IngestResult(outcome, period_key, reason=str(error), quarantined=quarantined)
+    return IngestResult(outcome, period_key, reason=reason, quarantined=quarantined)
 
 
 def _verifier(
@@ -331,19 +376,42 @@ def _verifier(
     return files, verify
 
 
-def _block_number(report: PeriodReport) -> int | None:
+def _block_number(report: PeriodReport, candidate: int | None) -> int | None:
+    """The block's number: the record's (V6), else the one it was verified with (before V6)."""
     record = report.record
     if record is None:
         return None
     if record.block_number is not None:
         return record.block_number
-    return report.block.block_number if report.block else None
+    return report.block.block_number if report.block else candidate
 
 
-def _book_certain(ctx: IngestContext, report: PeriodReport) -> bool:
-    """Every block before this one has had its address-book changes applied."""
-    number = _block_number(report)
-    return number is not None and ctx.books.applied_through() >= number - 1
+def _book_certain(ctx: IngestContext, number: int) -> bool:
+    """Every block before this one has had its address-book and stake changes applied."""
+    return ctx.books.applied_through() >= number - 1
+
+
+def _hold(
+    ctx: IngestContext, period_key: str, location: StreamLocation, number: int, quarantined: tuple[str, ...]
+) -> IngestResult:
+    """Keep a period verified on a state that is not certain pending (``HELD_FOR_STATE``)."""
+    applied = ctx.books.applied_through()
+    reason = (
+        f"{HELD_FOR_STATE}: block {number} needs the changes of blocks {applied + 1}-{number - 1}, "
+        "not all published yet"
+    )
+    consensus_ns = parse_timestamp(period_key)
+    ctx.state.mark_pending(consensus_ns, period_key, location, reason)
+    event(
+        logger,
+        "period pending",
+        logging.INFO,
+        period=period_key,
+        reason=reason,
+        error_type="held",
+        lag_seconds=_lag_seconds(consensus_ns),
+    )
+    return IngestResult(Outcome.PENDING, period_key, number, reason=reason, quarantined=quarantined)
 
 
 def recheck_signatures(ctx: IngestContext, consensus_ns: int, period_key: str, block_number: int) -> bool:

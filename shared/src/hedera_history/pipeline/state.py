@@ -291,9 +291,10 @@ class IngestState:
     def clear_pending(self, consensus_ns: int) -> None:
         self._gateway.delete_rows(s.INGEST_PROGRESS, [PENDING + hex16(consensus_ns)])
 
-    def pending(self, limit: int) -> list[PendingPeriod]:
-        """Pending periods, oldest first."""
-        query = RowQuery(ranges=(KeyRange(PENDING, prefix_end(PENDING)),), limit=limit)
+    def pending(self, limit: int, *, after: int | None = None) -> list[PendingPeriod]:
+        """Pending periods, oldest first (with ``after``, those starting after that time only)."""
+        start = PENDING if after is None else PENDING + hex16(after + 1)
+        query = RowQuery(ranges=(KeyRange(start, prefix_end(PENDING)),), limit=limit)
         found: list[PendingPeriod] = []
         for row in self._gateway.read_rows(s.INGEST_PROGRESS, query):
             cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_PERIOD)
