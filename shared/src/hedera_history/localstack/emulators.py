@@ -47,7 +47,11 @@ from hedera_history.localstack.processes import (
     wait_until_ready,
 )
 
-DEFAULT_STARTUP_TIMEOUT_SECONDS = 60.0
+# Readiness is polled (a real client call every 0.25 s) and an emulator that exits fails at once, so
+# this bound only decides how long a slow start may take. On a 2-core machine shared by several test
+# runs JVM start-ups are several times slower than alone (a local Spark session: 11 s alone, 40-78 s
+# with three starting at once under load), so 60 s left too little margin for the Pub/Sub JVM.
+DEFAULT_STARTUP_TIMEOUT_SECONDS = 180.0
 # A port picked as free can be taken by someone else before the emulator binds it; a start-up
 # that fails that way (the emulator exits, or another process answers) is retried on a new port.
 _START_ATTEMPTS = 3

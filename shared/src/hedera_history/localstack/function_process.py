@@ -24,7 +24,8 @@ from hedera_history.localstack.processes import ServiceProcess, group_listens_on
 from hedera_history.localstack.stack_state import ServiceRecord
 from hedera_history.pipeline.functions import FunctionSpec, Trigger
 
-DEFAULT_STARTUP_TIMEOUT_SECONDS = 60.0
+DEFAULT_STARTUP_TIMEOUT_SECONDS = 180.0
+"""Polled, and a process that exits fails at once: the bound only allows a slow start on a busy machine."""
 _PROBE_TIMEOUT_SECONDS = 2.0
 _START_ATTEMPTS = 3
 
