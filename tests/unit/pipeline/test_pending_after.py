@@ -1,0 +1,21 @@
+"""The pending index read from a time on: what a publication uses to find the periods held behind it."""
+
+from __future__ import annotations
+
+from hedera_history.formats.layout import BucketLayout
+from hedera_history.pipeline.state import IngestState
+from hedera_history.sources.period_files import StreamLocation
+
+from tests.unit.store.fakes import MemoryGateway
+
+LOCATION = StreamLocation(BucketLayout.ACCOUNT)
+
+
+def test_pending_after_a_time_starts_strictly_after_it() -> None:
+    state = IngestState(MemoryGateway())
+    for ns in (10, 20, 30):
+        state.mark_pending(ns, f"period {ns}", LOCATION, "held")
+    assert [p.consensus_ns for p in state.pending(10)] == [10, 20, 30]
+    assert [p.consensus_ns for p in state.pending(1, after=10)] == [20]
+    assert [p.consensus_ns for p in state.pending(5, after=19)] == [20, 30]
+    assert state.pending(5, after=30) == []
