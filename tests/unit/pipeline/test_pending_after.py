@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from hedera_history.formats.layout import BucketLayout
-from hedera_history.pipeline.state import IngestState
+from hedera_history.pipeline.state import IngestState, StateGateway
 from hedera_history.sources.period_files import StreamLocation
 
 from tests.unit.store.fakes import MemoryGateway
@@ -12,7 +14,7 @@ LOCATION = StreamLocation(BucketLayout.ACCOUNT)
 
 
 def test_pending_after_a_time_starts_strictly_after_it() -> None:
-    state = IngestState(MemoryGateway())
+    state = IngestState(cast(StateGateway, MemoryGateway()))  # marks and reads only: no delete, no CAS
     for ns in (10, 20, 30):
         state.mark_pending(ns, f"period {ns}", LOCATION, "held")
     assert [p.consensus_ns for p in state.pending(10)] == [10, 20, 30]
