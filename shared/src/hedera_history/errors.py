@@ -182,6 +182,11 @@ class BackfillError(HistoryError):
     """A backfill run could not finish: a Spark job failed, or the plan cannot be carried out."""
 
 
+class SparkStartError(BackfillError):
+    """Spark's Java gateway (the local driver JVM) exited before it answered; the message holds
+    the tail of its log."""
+
+
 class ErrataError(HistoryError):
     """An errata file is malformed, unauthorised or cannot be applied."""
 

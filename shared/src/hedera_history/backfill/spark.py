@@ -4,6 +4,11 @@ Each partition becomes one Spark task (``parallelize`` with one slice per partit
 :func:`~hedera_history.backfill.task.run_partition` in an executor's Python worker; only the small
 summaries come back (``collect``). While a wave runs, a thread polls Spark's status tracker and
 reports the number of finished tasks.
+
+In local mode this module starts the driver JVM (PySpark's Java gateway) itself, with its output in
+a log file, so that a JVM that exits at start-up is reported with what it printed
+(:class:`~hedera_history.errors.SparkStartError`) rather than PySpark's bare "exited before sending
+its port number".
 """
 
 from __future__ import annotations
@@ -11,20 +16,27 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import subprocess
 import sys
+import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from py4j.protocol import Py4JError
-from pyspark.errors import PySparkException
+from pyspark import SparkConf, SparkContext
+from pyspark.errors import PySparkException, PySparkRuntimeError
+from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from hedera_history.backfill.driver import Executor
 from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
 from hedera_history.backfill.task import run_partition
-from hedera_history.errors import BackfillError
+from hedera_history.errors import BackfillError, SparkStartError
+from hedera_history.localstack.ports import LOOPBACK
+from hedera_history.localstack.processes import log_tail
 from hedera_history.logs import event
 
 logger = logging.getLogger(__name__)
@@ -53,14 +65,35 @@ def spark_session(local_cores: str | None = None) -> SparkSession:
     builder = SparkSession.builder.appName(APP_NAME)
     properties = dict(JOB_PROPERTIES)
     if local_cores is not None:
-        builder = builder.master(f"local[{local_cores}]")
+        master = f"local[{local_cores}]"
+        builder = builder.master(master)
         properties.update(LOCAL_PROPERTIES)
         # Python workers must run this interpreter (the one with the library), not ``python3`` on
         # the PATH; PySpark reads only the variable when the driver starts the context itself.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        # Everything binds to loopback; without this the JVM resolves the host name and scans the
+        # network interfaces for an address it would not use.
+        os.environ.setdefault("SPARK_LOCAL_IP", LOOPBACK)
+        _start_local_context(SparkConf().setMaster(master).setAppName(APP_NAME).setAll(list(properties.items())))
     for key, value in properties.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+def _start_local_context(conf: SparkConf) -> None:
+    """Start the driver JVM with its output in a log file and a context on it, unless this process
+    has one already (PySpark keeps one JVM per process and reuses it after ``stop()``)."""
+    if SparkContext._gateway is not None or SparkContext._active_spark_context is not None:
+        return
+    log_path = Path(tempfile.gettempdir()) / f"hedera-history-spark-{os.getpid()}.log"
+    with log_path.open("wb") as log:
+        try:
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": subprocess.STDOUT})
+        except PySparkRuntimeError as e:
+            raise SparkStartError(
+                f"Spark's Java gateway exited before it answered; log {log_path} ends with:\n{log_tail(log_path)}"
+            ) from e
+    SparkContext(conf=conf, gateway=gateway)
 
 
 def spark_executor(spark: SparkSession, job: BackfillJob) -> Executor:
