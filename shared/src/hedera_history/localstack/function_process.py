@@ -10,6 +10,9 @@ function itself (``GET /robots.txt``: a 404 or 405 from the framework).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -149,6 +152,23 @@ class FunctionProcess:
         process, self._process = self._process, None
         if process is not None:
             process.stop()
+
+    def kill(self) -> None:
+        """SIGKILL the whole group at once, as a crashed instance dies (fault injection): requests
+        in flight get no answer and nothing is cleaned up."""
+        process, self._process = self._process, None
+        if process is not None and process.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.stop()  # reaps it
+
+    def restart(self, timeout: float = DEFAULT_STARTUP_TIMEOUT_SECONDS) -> None:
+        """Start again on the same port (after :meth:`kill` or :meth:`stop`) and wait until it answers."""
+        if self._process is not None:
+            raise EmulatorError(f"function {self.name} is still running")
+        self._requested_port = self._port or self._requested_port
+        self.start()
+        self.wait_ready(timeout)
 
     def is_running(self) -> bool:
         return self._process is not None and self._process.is_running()

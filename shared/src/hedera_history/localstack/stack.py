@@ -266,6 +266,13 @@ class LocalStack:
     def settings(self) -> Settings:
         return self.state.settings()
 
+    def function(self, name: str) -> FunctionProcess:
+        """The running process of one function (to stop, kill or restart it: fault injection)."""
+        for function in self._functions:
+            if function.name == name:
+                return function
+        raise StackError(f"no function {name!r} runs in this stack")
+
     @property
     def bridges(self) -> StackBridges | None:
         """The in-process bridges (None when they run detached)."""

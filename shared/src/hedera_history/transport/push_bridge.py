@@ -27,6 +27,8 @@ from hedera_history.transport.push_format import cloud_event_request, push_envel
 
 logger = logging.getLogger(__name__)
 
+RESUBSCRIBE_SECONDS = 1.0
+
 
 class PushMode(enum.StrEnum):
     CLOUD_EVENT = "cloudevent"
@@ -69,6 +71,7 @@ class PushBridge:
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         self.acked = 0
         self.nacked = 0
 
@@ -88,15 +91,39 @@ class PushBridge:
         self._executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=self.max_concurrency, thread_name_prefix="push-bridge"
         )
-        self._future = self._subscriber.subscribe(
+        self._stopping.clear()
+        self._subscribe()
+        event(logger, "push bridge started", subscription=self.subscription, endpoint=self.endpoint)
+        return self
+
+    def _subscribe(self) -> None:
+        assert self._subscriber is not None and self._executor is not None
+        future = self._subscriber.subscribe(
             self.subscription,
             callback=self._deliver,
             flow_control=types.FlowControl(max_messages=self.max_concurrency),
             scheduler=ThreadScheduler(self._executor),
             await_callbacks_on_shutdown=True,
         )
-        event(logger, "push bridge started", subscription=self.subscription, endpoint=self.endpoint)
-        return self
+        self._future = future
+        future.add_done_callback(self._on_stream_end)
+
+    def _on_stream_end(self, future: Any) -> None:
+        """A push subscription keeps delivering whatever happens to a stream: when the pull stream
+        fails (the emulator restarted, the subscription briefly gone), pull again after a pause."""
+        if self._stopping.is_set() or future is not self._future:
+            return
+        error = future.exception() if not future.cancelled() else None
+        event(logger, "push bridge stream ended", logging.WARNING, subscription=self.subscription, error=repr(error))
+        threading.Thread(target=self._resubscribe, name="push-bridge-resubscribe", daemon=True).start()
+
+    def _resubscribe(self) -> None:
+        while not self._stopping.wait(RESUBSCRIBE_SECONDS):
+            try:
+                self._subscribe()
+                return
+            except (RuntimeError, *CLIENT_ERRORS) as e:  # the executor or client went away, or no answer yet
+                event(logger, "push bridge cannot pull", logging.WARNING, subscription=self.subscription, error=repr(e))
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until :meth:`stop` is called (from another thread) or the stream fails."""
@@ -112,6 +139,7 @@ class PushBridge:
     def stop(self, timeout: float = 30.0) -> None:
         """Stop pulling and wait for the deliveries in flight; messages not yet delivered go back
         to the subscription."""
+        self._stopping.set()
         future, self._future = self._future, None
         if future is not None:
             future.cancel()
