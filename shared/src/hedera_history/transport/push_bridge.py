@@ -88,16 +88,20 @@ class PushBridge:
                 self._subscriber.close()
                 self._subscriber = None
             raise transport_error(e, f"look up subscription {self.subscription}") from e
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=self.max_concurrency, thread_name_prefix="push-bridge"
-        )
         self._stopping.clear()
         self._subscribe()
         event(logger, "push bridge started", subscription=self.subscription, endpoint=self.endpoint)
         return self
 
     def _subscribe(self) -> None:
-        assert self._subscriber is not None and self._executor is not None
+        assert self._subscriber is not None
+        # A stream that ends shuts its scheduler's executor down: each stream gets a new one.
+        previous = self._executor
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=self.max_concurrency, thread_name_prefix="push-bridge"
+        )
+        if previous is not None:
+            previous.shutdown(wait=False)
         future = self._subscriber.subscribe(
             self.subscription,
             callback=self._deliver,

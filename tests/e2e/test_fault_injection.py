@@ -1,0 +1,289 @@
+"""Fault injection on the local stack: whatever dies when, every published period ends in a complete
+block, and every history table ends cell for cell (timestamps included) as a clean run writes it.
+
+Each case uploads every node's copy of a small generated stream (8 blocks) into a fresh stack,
+injects one fault while the pipeline works, and then waits (bounded) until every block is
+complete and the tables equal the reference, which the single-process path (``verify_stream`` +
+``BlockWriter``) writes once per module under another table prefix:
+
+- the store function SIGKILLed mid-ingest, restarted on its port a few seconds later;
+- the ingest function SIGKILLed mid-ingest, restarted;
+- the store function down long enough for messages to exhaust their deliveries and be
+  dead-lettered, then back, and the dead letters replayed (``deadletters replay``);
+- every file uploaded three times, shuffled;
+- the Bigtable emulator paused (SIGSTOP) while the pipeline works, then resumed (a stack of its own);
+- the Pub/Sub emulator restarted on its port (in-memory: topics, subscriptions and the messages in
+  them are gone; the stack's topics are created again, the push bridges pull again, and the
+  reconciler republishes what was lost).
+
+The reconciler's deadline is a second or two here (``HEDERA_HISTORY_RECONCILE_AFTER_SECONDS``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.cloud import pubsub_v1
+from google.protobuf import duration_pb2, field_mask_pb2
+from hedera_history.config import Settings
+from hedera_history.formats.names import parse_timestamp
+from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
+from hedera_history.gen.model import GeneratedStream
+from hedera_history.localstack.emulators import BigtableEmulator, PubSubEmulator
+from hedera_history.localstack.progress import directory_target, open_gateway_for, wait_for_blocks
+from hedera_history.localstack.provision import create_topics
+from hedera_history.localstack.scoped_env import scoped_environ
+from hedera_history.localstack.stack import AttachedEmulators, LocalStack
+from hedera_history.localstack.upload import find_stream_files, install_address_book, plan_uploads, upload_files
+from hedera_history.pipeline.state import IngestState
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.store.bigtable_client import gateway_for_instance
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.schema import ensure_tables
+from hedera_history.store.writer import BlockWriter
+from hedera_history.transport.dead_letters import replay_dead_letters
+from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
+from hedera_history.verify.address_book import parse_address_book
+from hedera_history.verify.stream import verify_stream
+
+from tests.fixtures.emulators import PROJECT, unique_name
+from tests.fixtures.stack import StackFactory
+from tests.helpers.bigtable_cells import TableCells, describe_difference, history_cells
+
+pytestmark = [pytest.mark.emulator, pytest.mark.e2e]
+
+WAIT_SECONDS = 240
+FAST_RECONCILE = {
+    "HEDERA_HISTORY_RECONCILE_AFTER_SECONDS": "2",
+    "HEDERA_HISTORY_SWEEP_MIN_AGE_SECONDS": "2",
+}
+
+
+@pytest.fixture(scope="module")
+def stream() -> GeneratedStream:
+    return generate_stream(GeneratorConfig(nodes=4, periods=8, transactions=12, sidecars=True, seed=31))
+
+
+@pytest.fixture(scope="module")
+def stream_dir(stream: GeneratedStream, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("fault-stream")
+    write_stream(stream, directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def reference(stream_dir: Path, stream: GeneratedStream, bigtable_client: Any) -> TableCells:
+    """The clean run: the single-process path over the same stream, in an instance of its own."""
+    instance = bigtable_client.instance(unique_name("ref"))
+    settings = Settings.from_env(project=PROJECT, bigtable_instance=instance.instance_id, table_prefix="ref_")
+    ensure_tables(instance, settings)
+    gateway = gateway_for_instance(instance, settings)
+    try:
+        results = list(verify_stream(find_local_periods(stream_dir), parse_address_book(stream.address_book)))
+        blocks = [r.report.block for r in results if r.report.block is not None]
+        assert len(blocks) == len(stream.periods)
+        assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
+    finally:
+        gateway.close()
+    return history_cells(PROJECT, instance.instance_id, "ref_")
+
+
+def start(factory: StackFactory, stream: GeneratedStream, **changes: Any) -> LocalStack:
+    extra = {**FAST_RECONCILE, **changes.pop("extra_env", {})}
+    return factory(first_block=stream.truth["blocks"][0]["number"], extra_env=extra, **changes)
+
+
+def upload(stack: LocalStack, directory: Path, *, seed: int, times: int = 1) -> None:
+    install_address_book(stack.state, directory)
+    files = find_stream_files(directory)
+    for round_ in range(times):
+        upload_files(stack.state, plan_uploads(files, shuffle=True, seed=seed + round_))
+
+
+def assert_heals_to_reference(stack: LocalStack, directory: Path, reference: TableCells) -> None:
+    """Every block complete within the bound, then the tables equal the clean run's (the last
+    signature cells and republished duplicates may land a moment after completion)."""
+    outcome = wait_for_blocks(HistoryReader(open_gateway_for(stack.state)), directory_target(directory), WAIT_SECONDS)
+    assert outcome.done, f"blocks {outcome.missing} still incomplete after {outcome.seconds:.0f} s"
+    state = stack.state
+    deadline = time.monotonic() + 60
+    while True:
+        with scoped_environ({"BIGTABLE_EMULATOR_HOST": state.bigtable_host}):
+            actual = history_cells(state.project, state.bigtable_instance, state.table_prefix)
+        if actual == reference or time.monotonic() > deadline:
+            break
+        time.sleep(2)
+    assert actual == reference, describe_difference(reference, actual)
+
+
+def block_numbers(stream: GeneratedStream) -> list[int]:
+    return [int(block["number"]) for block in stream.truth["blocks"]]
+
+
+def wait_for_some_blocks(stack: LocalStack, stream: GeneratedStream, at_least: int, timeout: float = 120) -> None:
+    """Until ``at_least`` blocks are complete: the pipeline is in the middle of its work."""
+    reader = HistoryReader(open_gateway_for(stack.state))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(reader.complete_blocks(block_numbers(stream))) >= at_least:
+            return
+        time.sleep(0.2)
+
+
+def wait_until_published(stack: LocalStack, stream: GeneratedStream, timeout: float = 180) -> None:
+    """Until ingest has published every period of the stream."""
+    state = IngestState(open_gateway_for(stack.state))
+    times = [parse_timestamp(period.record_name.period_key) for period in stream.periods]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        known = [state.period(consensus_ns) for consensus_ns in times]
+        if all(period is not None and period.published is not None for period in known):
+            return
+        time.sleep(0.5)
+    pytest.fail(f"ingest did not publish every period within {timeout:.0f} s")
+
+
+def shorten_retry_policy(stack: LocalStack) -> None:
+    subscriber = pubsub_v1.SubscriberClient()
+    try:
+        for name in (STORE_HISTORY, STORE_SIDECARS):
+            subscription = subscriber.get_subscription(subscription=stack.state.subscription_path(name))
+            subscription.retry_policy.minimum_backoff = duration_pb2.Duration(seconds=0)
+            subscription.retry_policy.maximum_backoff = duration_pb2.Duration(seconds=1)
+            mask = field_mask_pb2.FieldMask(paths=["retry_policy"])
+            subscriber.update_subscription(request={"subscription": subscription, "update_mask": mask})
+    finally:
+        subscriber.close()
+
+
+def test_store_killed_mid_ingest_heals(
+    local_stack_factory: StackFactory, stream: GeneratedStream, stream_dir: Path, reference: TableCells
+) -> None:
+    stack = start(local_stack_factory, stream)
+    upload(stack, stream_dir, seed=1)
+    wait_for_some_blocks(stack, stream, 1)
+    store = stack.function("store")
+    store.kill()
+    time.sleep(4)
+    store.restart()
+    assert_heals_to_reference(stack, stream_dir, reference)
+
+
+def test_ingest_killed_mid_ingest_heals(
+    local_stack_factory: StackFactory, stream: GeneratedStream, stream_dir: Path, reference: TableCells
+) -> None:
+    stack = start(local_stack_factory, stream)
+    upload(stack, stream_dir, seed=2)
+    ingest = stack.function("ingest")
+    ingest.kill()
+    time.sleep(2)
+    ingest.restart()
+    assert_heals_to_reference(stack, stream_dir, reference)
+
+
+def test_dead_lettered_messages_replayed_complete_their_blocks(
+    local_stack_factory: StackFactory, stream: GeneratedStream, stream_dir: Path, reference: TableCells
+) -> None:
+    # The reconciler waits long here: the replay is what must heal. A rejected message is nacked
+    # (no extra delay in the bridge) and the retry policy shortened, so that the ten deliveries take
+    # seconds instead of the production backoff's half hour (10 s doubling to 600 s).
+    stack = start(
+        local_stack_factory,
+        stream,
+        store_redelivery_delay_seconds=0,
+        extra_env={"HEDERA_HISTORY_RECONCILE_AFTER_SECONDS": "3600"},
+    )
+    shorten_retry_policy(stack)
+    store = stack.function("store")
+    store.kill()  # every push fails until the dead-letter policy parks the message
+    upload(stack, stream_dir, seed=3)
+    state = stack.state
+    bridges = stack.bridges
+    assert bridges is not None
+    wait_until_published(stack, stream)
+    # Then until the rejections stop growing: every message used its deliveries and was parked.
+    deadline, last, still_since = time.monotonic() + 180, -1, time.monotonic()
+    while time.monotonic() < deadline:
+        nacked = bridges.stats().store_nacked
+        if nacked != last:
+            last, still_since = nacked, time.monotonic()
+        elif nacked > 0 and time.monotonic() - still_since > 12:
+            break
+        time.sleep(1)
+    store.restart()
+    replayed = 0
+    reader = HistoryReader(open_gateway_for(state))
+    numbers = block_numbers(stream)
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline and len(reader.complete_blocks(numbers)) < len(numbers):
+        replayed += replay_dead_letters(state.project, prefix=state.topic_prefix, emulator_host=state.pubsub_host).total
+        time.sleep(2)
+    assert replayed > 0, "nothing was dead-lettered"
+    assert_heals_to_reference(stack, stream_dir, reference)
+
+
+def test_duplicates_three_times_shuffled(
+    local_stack_factory: StackFactory, stream: GeneratedStream, stream_dir: Path, reference: TableCells
+) -> None:
+    stack = start(local_stack_factory, stream)
+    upload(stack, stream_dir, seed=4, times=3)
+    assert_heals_to_reference(stack, stream_dir, reference)
+
+
+PAUSE_SECONDS = 20
+"""The issue asks for 75 s; 20 s keeps the suite within minutes and still outlasts every request
+timeout of the bridges' deliveries (a push is nacked, an event retried) while the pipeline works."""
+
+
+def test_bigtable_paused_then_resumed_heals(
+    local_stack_factory: StackFactory,
+    stream: GeneratedStream,
+    stream_dir: Path,
+    reference: TableCells,
+    pubsub_emulator: Any,
+    gcs_emulator: Any,
+    bigtable_instance: Any,
+    tmp_path: Path,
+) -> None:
+    with BigtableEmulator(log_dir=tmp_path) as bigtable:
+        attached = AttachedEmulators(bigtable.host, pubsub_emulator.host, gcs_emulator.endpoint)
+        stack = start(local_stack_factory, stream, attached=attached)
+        upload(stack, stream_dir, seed=5)
+        wait_for_some_blocks(stack, stream, 1)
+        assert bigtable.pid is not None
+        os.killpg(bigtable.pid, signal.SIGSTOP)
+        try:
+            time.sleep(PAUSE_SECONDS)
+        finally:
+            os.killpg(bigtable.pid, signal.SIGCONT)
+        assert_heals_to_reference(stack, stream_dir, reference)
+
+
+def test_pubsub_restarted_heals(
+    local_stack_factory: StackFactory,
+    stream: GeneratedStream,
+    stream_dir: Path,
+    reference: TableCells,
+    bigtable_emulator: Any,
+    gcs_emulator: Any,
+    tmp_path: Path,
+) -> None:
+    pubsub = PubSubEmulator(log_dir=tmp_path).start()
+    try:
+        attached = AttachedEmulators(bigtable_emulator.host, pubsub.host, gcs_emulator.endpoint)
+        stack = start(local_stack_factory, stream, attached=attached)
+        upload(stack, stream_dir, seed=6)
+        wait_for_some_blocks(stack, stream, 1)
+        port = pubsub.port
+        pubsub.stop()
+        time.sleep(2)
+        pubsub = PubSubEmulator(port=port, log_dir=tmp_path).start()
+        create_topics(stack.state.project, stack.state.pubsub_host, stack.state.topic_prefix)
+        assert_heals_to_reference(stack, stream_dir, reference)
+    finally:
+        pubsub.stop()
