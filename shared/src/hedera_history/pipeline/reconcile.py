@@ -12,7 +12,8 @@ each unconfirmed period older than ``reconcile_after_seconds`` (oldest first, at
 - its batch is in conflict: ``period not completing`` (ERROR) and the mark is removed, since
   republishing the same bytes cannot help (``conflicting producers`` was alerted already);
 - published but not complete: the period is verified again from the bucket and its batch
-  republished (``period republished``). This is idempotent by construction: the batch is
+  republished (``period republished``; one that cannot be verified again is ``period not
+  completing`` at once). This is idempotent by construction: the batch is
   content-addressed (the same bytes every time), the store writes identical cells and the
   completion cell last. The next republish waits twice as long each time (capped at an hour);
   from the third on, each one is also logged as ``period not completing`` (ERROR) for the alert;
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 
 from hedera_history.block_identity import IDENTITY_SIZE
 from hedera_history.cardinal.tracking import COL_CONFLICT, COL_DONE, StatelessTracker
-from hedera_history.errors import HistoryError, VerificationError
+from hedera_history.errors import HistoryError, VerificationError, is_transient
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest import IngestContext, Outcome, ingest_period, publish_batch
 from hedera_history.pipeline.state import Published, Unconfirmed
@@ -125,8 +126,15 @@ def _reconcile_one(ctx: IngestContext, tracker: Tracking, mark: Unconfirmed, rep
         return
     if mark.republished >= ALERT_AFTER_REPUBLISHES:
         _not_completing(mark, published, f"republished {mark.republished} times, still incomplete", report)
-    messages = republish(ctx, mark, published)
+    # Counted before trying: a republish that fails waits twice as long next time, like one that
+    # did not help, instead of being tried again on every sweep.
     ctx.state.mark_unconfirmed(mark.consensus_ns, mark.period_key, mark.location, republished=mark.republished + 1)
+    try:
+        messages = republish(ctx, mark, published)
+    except HistoryError as e:
+        if not is_transient(e):
+            _not_completing(mark, published, f"cannot republish: {e}", report)
+        raise
     report.republished += 1
     event(
         logger,
