@@ -149,7 +149,7 @@ class PushBridge:
             future.cancel()
             try:
                 future.result(timeout=timeout)
-            except (concurrent.futures.CancelledError, *CLIENT_ERRORS):
+            except (concurrent.futures.CancelledError, concurrent.futures.TimeoutError, *CLIENT_ERRORS):
                 pass  # the stream is being shut down; what it failed with no longer matters
         if self._executor is not None:
             self._executor.shutdown(wait=True)
