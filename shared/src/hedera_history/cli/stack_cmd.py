@@ -392,7 +392,11 @@ def status(ctx: click.Context, *, state_dir: Path | None, as_json: bool) -> None
             progress = read_progress(gateway)
         finally:
             gateway.close()
-        report["progress"] = {**asdict(progress), "pending_periods": progress.pending_periods}
+        report["progress"] = {
+            **asdict(progress),
+            "pending_periods": progress.pending_periods,
+            "unconfirmed_periods": progress.unconfirmed_periods,
+        }
     except StoreError as e:
         report["error"] = f"Bigtable not readable: {e}"
     if as_json:
@@ -413,6 +417,7 @@ def _print_status(state: StackState, alive: dict[str, bool], report: dict[str, A
         summary.add_row("complete blocks", str(progress["complete_blocks"]))
         summary.add_row("first / last block", f"{_or_dash(first)} / {_or_dash(last)}")
         summary.add_row("pending periods", str(progress["pending_periods"]))
+        summary.add_row("unconfirmed periods (reconciler)", str(progress["unconfirmed_periods"]))
         summary.add_row("quarantined files", str(progress["quarantined"]))
         rows = ", ".join(f"{kind} {count}" for kind, count in progress["ingest_rows"].items()) or "none"
         summary.add_row("ingest_progress rows", rows)

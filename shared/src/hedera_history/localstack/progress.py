@@ -65,6 +65,12 @@ class StackProgress:
     def pending_periods(self) -> int:
         return self.ingest_rows.get("pending", 0)
 
+    @property
+    def unconfirmed_periods(self) -> int:
+        """Periods the sweep's reconciler still watches (published or being verified, block not
+        seen complete yet): a number that does not fall back to 0 means blocks that do not complete."""
+        return self.ingest_rows.get("unconfirmed", 0)
+
 
 def read_progress(gateway: BigtableDataGateway) -> StackProgress:
     reader = HistoryReader(gateway)
