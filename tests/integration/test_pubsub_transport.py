@@ -33,7 +33,8 @@ from hedera_history.transport.push_format import MESSAGE_PUBLISHED, decode_push_
 from tests.fixtures.emulators import PROJECT, PubSubResources, unique_name
 from tests.http_recorder import Recorded, RecordingServer, status
 
-WAIT_SECONDS = 60.0
+WAIT_SECONDS = 300.0
+"""A bound, not a measure: every wait ends as soon as what it waits for has arrived."""
 
 
 def _topic_id(path: str) -> str:
