@@ -20,25 +20,21 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hedera_history.backfill.driver import run_backfill, run_in_process
 from hedera_history.backfill.model import BackfillJob
 from hedera_history.cli.verify_cmd import verify
-from hedera_history.config import Settings
 from hedera_history.errors import BadSignatureError
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.formats.hashing import running_hash, sha384
-from hedera_history.formats.layout import BucketLayout
 from hedera_history.formats.names import parse_stream_file_name
 from hedera_history.formats.record_v5 import metadata_hash_v5, write_record_v5
 from hedera_history.gen.keys import node_rsa_key, public_der
 from hedera_history.gen.signing import signed_signature_file
-from hedera_history.sources.local import LocalSource
-from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.chain_links import read_broken_links
 from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.address_book import AddressBook, address_book_to_bytes, node_entry, parse_address_book
 from hedera_history.verify.signatures import verify_node_signature
 
+from tests.helpers.backfill import backfill_in_process, folder_job
 from tests.unit.store.fakes import MemoryGateway
 
 from .golden import BOOKS, NODES, RECORD_FILES, V1_FILES, V2_FILES, V5_FILE_1, RecordGolden
@@ -186,21 +182,14 @@ def test_a_v5_file_naming_another_file_after_v2_fails_verify(hedera_data: Path, 
 
 
 def _job(folder: Path, book: Path, start_name: str, end_name: str) -> BackfillJob:
-    return BackfillJob(
-        source_url=str(folder),
-        location=StreamLocation(BucketLayout.ACCOUNT),
-        settings=Settings(),
-        book=book.read_bytes(),
-        start_ns=parse_stream_file_name(start_name).consensus_ns,
-        end_ns=parse_stream_file_name(end_name).consensus_ns + 1,
-        partitions=2,
-    )
+    start_ns = parse_stream_file_name(start_name).consensus_ns
+    end_ns = parse_stream_file_name(end_name).consensus_ns + 1
+    return folder_job(folder, book=book.read_bytes(), start_ns=start_ns, end_ns=end_ns, partitions=2)
 
 
 def _backfill(folder: Path, job: BackfillJob, gateway: MemoryGateway | None = None) -> Any:
-    gateway = gateway or MemoryGateway()
-    source = LocalSource(folder)
-    return run_backfill(job, run_in_process(job, source=source, gateway=gateway), gateway=gateway, source=source)
+    assert job.source_url == str(folder)
+    return backfill_in_process(job, gateway or MemoryGateway())
 
 
 @pytest.mark.parametrize("folder", ["v1", "v2", "v5", "v6"])

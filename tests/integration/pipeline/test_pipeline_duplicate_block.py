@@ -9,21 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hedera_history.backfill.driver import run_backfill, run_in_process
-from hedera_history.backfill.model import BackfillJob
-from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.model import GeneratedStream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep
-from hedera_history.sources.local import LocalSource
-from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.duplicates import DuplicateBlock
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 
 from tests.fixtures.emulators import PROJECT
+from tests.helpers.backfill import backfill_in_process, stream_job
 from tests.helpers.bigtable_cells import describe_difference, history_cells
 
 from .harness import Pipeline, make_pipeline
@@ -75,17 +71,7 @@ def test_stream_and_backfill_store_the_duplicate_block_alike(
     ensure_tables(bigtable_instance, settings)
     gateway = gateway_for_instance(bigtable_instance, settings)
     try:
-        job = BackfillJob(
-            source_url=str(folder),
-            location=StreamLocation(BucketLayout.ACCOUNT),
-            settings=settings,
-            book=stream.address_book,
-            start_ns=stream.periods[0].record_name.consensus_ns,
-            end_ns=stream.periods[-1].record_name.consensus_ns + 1,
-            partitions=3,
-        )
-        source = LocalSource(folder)
-        report = run_backfill(job, run_in_process(job, source=source, gateway=gateway), gateway=gateway, source=source)
+        report = backfill_in_process(stream_job(stream, folder, settings=settings, partitions=3), gateway)
         assert report.ok, report.summary_lines()
     finally:
         gateway.close()

@@ -10,17 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hedera_history.backfill.driver import run_backfill, run_in_process
-from hedera_history.backfill.model import BackfillJob
-from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep
-from hedera_history.sources.local import LocalSource
-from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
+
+from tests.helpers.backfill import backfill_in_process, stream_job
 
 from .harness import history_cells, make_pipeline
 
@@ -69,18 +66,8 @@ def test_every_era_boundary_is_one_chain_in_the_pipeline_and_the_backfill(
     settings = pipeline.settings.with_(table_prefix="b_")
     ensure_tables(bigtable_instance, settings)
     gateway = gateway_for_instance(bigtable_instance, settings)
-    periods = era_stream.periods
-    job = BackfillJob(
-        source_url=str(folder),
-        location=StreamLocation(BucketLayout.ACCOUNT),
-        settings=settings,
-        book=era_stream.address_book,
-        start_ns=periods[0].record_name.consensus_ns,
-        end_ns=periods[-1].record_name.consensus_ns + 1,
-        partitions=4,  # a partition boundary on every era boundary
-    )
-    source = LocalSource(folder)
-    report = run_backfill(job, run_in_process(job, source=source, gateway=gateway), gateway=gateway, source=source)
+    # Four partitions: a partition boundary on every era boundary.
+    report = backfill_in_process(stream_job(era_stream, folder, settings=settings, partitions=4), gateway)
     assert report.ok, report.summary_lines()
     assert report.blocks == (numbers[0], numbers[-1])
     backfilled = history_cells(gateway)

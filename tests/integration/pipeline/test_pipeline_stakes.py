@@ -18,16 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hedera_history.backfill.driver import run_backfill, run_in_process
-from hedera_history.backfill.model import BackfillJob
 from hedera_history.config import Settings
-from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratedStream, generate_stream, write_stream
 from hedera_history.pipeline.ingest import HELD_FOR_STATE, ingest_object
 from hedera_history.pipeline.sweep import sweep
-from hedera_history.sources.local import LocalSource
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
@@ -37,6 +32,7 @@ from hedera_history.verify.stakes import NodeStakes
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT
+from tests.helpers.backfill import backfill_in_process, stream_job
 from tests.helpers.staked_stream import ONLY_BY_COUNT, ONLY_BY_STAKE, STAKED, STAKES, VERIFIED
 
 from .harness import Pipeline, history_cells, make_pipeline
@@ -114,19 +110,8 @@ def test_a_stream_started_after_a_backfill_weighs_with_its_stakes(
     for pipeline in make_pipeline(
         bigtable_instance, gcs_bucket, tmp_path, stream.address_book, first_block=first_streamed
     ):
-        job = BackfillJob(
-            source_url=str(folder),
-            location=StreamLocation(BucketLayout.ACCOUNT),
-            settings=pipeline.settings,
-            book=stream.address_book,
-            start_ns=periods[0].record_name.consensus_ns,
-            end_ns=periods[first_streamed].record_name.consensus_ns,
-            partitions=2,
-        )
-        source = LocalSource(folder)
-        report = run_backfill(
-            job, run_in_process(job, source=source, gateway=pipeline.gateway), gateway=pipeline.gateway, source=source
-        )
+        job = stream_job(stream, folder, last=first_streamed - 1, settings=pipeline.settings, partitions=2)
+        report = backfill_in_process(job, pipeline.gateway)
         assert report.ok and report.counts.written == first_streamed
 
         rng = random.Random(22)

@@ -6,15 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hedera_history.backfill.driver import run_backfill, run_in_process
-from hedera_history.backfill.model import BackfillJob
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.config import Settings
 from hedera_history.errors import BlockPinMismatchError
-from hedera_history.formats.layout import BucketLayout
-from hedera_history.sources.local import LocalSource
-from hedera_history.sources.period_files import StreamLocation
 
+from tests.helpers.backfill import backfill_in_process, folder_job
 from tests.unit.store.fakes import MemoryGateway
 
 FIRST_START = FIRST_END = 1610402964063739000
@@ -22,17 +18,9 @@ SECOND_START, SECOND_END = 1610402974097416003, 1610402974097416003
 
 
 def _backfill(hedera_data: Path, pin: str, start_ns: int, end_ns: int) -> BackfillReport:
-    folder = hedera_data / "v5"
-    job = BackfillJob(
-        source_url=str(folder),
-        location=StreamLocation(BucketLayout.ACCOUNT),
-        settings=Settings(block_pin=pin),
-        book=(hedera_data / "addressbook" / "test-resources-testnet.bin").read_bytes(),
-        start_ns=start_ns,
-        end_ns=end_ns,
-    )
-    gateway, source = MemoryGateway(), LocalSource(folder)
-    return run_backfill(job, run_in_process(job, source=source, gateway=gateway), gateway=gateway, source=source)
+    book = (hedera_data / "addressbook" / "test-resources-testnet.bin").read_bytes()
+    job = folder_job(hedera_data / "v5", book=book, start_ns=start_ns, end_ns=end_ns, settings=Settings(block_pin=pin))
+    return backfill_in_process(job, MemoryGateway())
 
 
 def test_a_range_holding_the_pin_counts_back_from_it(hedera_data: Path) -> None:

@@ -7,23 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hedera_history.backfill.driver import run_backfill, run_in_process
-from hedera_history.backfill.model import BackfillJob
 from hedera_history.config import Settings
 from hedera_history.errata.network import mainnet_errata, network_errata_for
 from hedera_history.errata.network_pass import NetworkErrataPass, network_errata_pass
 from hedera_history.errata.read import errata_marker
-from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
 from hedera_history.pipeline.runtime import build_store_context
-from hedera_history.sources.local import LocalSource
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.schema import ERRATA_LOG, HISTORY_TABLES
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
+from tests.helpers.backfill import backfill_in_process, stream_job
 from tests.unit.store.fakes import MemoryGateway
 
 NS = 1_000_000_000
@@ -64,19 +60,7 @@ def test_backfill_and_stream_insert_the_missing_transactions_alike(stream: tuple
     assert len(expected) >= 20
 
     backfilled = MemoryGateway()
-    job = BackfillJob(
-        source_url=str(folder),
-        location=StreamLocation(BucketLayout.ACCOUNT),
-        settings=MAINNET,
-        book=generated.address_book,
-        start_ns=generated.periods[0].record_name.consensus_ns,
-        end_ns=generated.periods[-1].record_name.consensus_ns + 1,
-        partitions=2,
-    )
-    source = LocalSource(folder)
-    report = run_backfill(
-        job, run_in_process(job, source=source, gateway=backfilled), gateway=backfilled, source=source
-    )
+    report = backfill_in_process(stream_job(generated, folder, settings=MAINNET, partitions=2), backfilled)
     assert report.ok, report.summary_lines()
     for ns in expected:
         marker = errata_marker(backfilled, ns)

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hedera_history.backfill.book_state import BookState
-from hedera_history.backfill.driver import run_backfill, run_in_process
 from hedera_history.backfill.model import BackfillJob, PartitionPlan, PartitionRun
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.backfill.task import run_partition
@@ -27,6 +26,7 @@ from hedera_history.sources.period_files import StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod
 from hedera_history.verify.address_book import parse_address_book
 
+from tests.helpers.backfill import backfill_in_process, stream_job
 from tests.unit.store.fakes import MemoryGateway
 
 PINNED_BLOCK = 34305852
@@ -83,18 +83,9 @@ def test_without_the_pin_the_pre_v6_files_would_count_from_zero(folder: Path) ->
 
 
 def _backfill(stream: GeneratedStream, folder: Path, first: int, last: int, pin: str | None = None) -> BackfillReport:
-    periods = stream.periods
-    job = BackfillJob(
-        source_url=str(folder),
-        location=StreamLocation(BucketLayout.ACCOUNT),
-        settings=Settings(block_pin=pin or _pin(stream)),
-        book=stream.address_book,
-        start_ns=periods[first].record_name.consensus_ns,
-        end_ns=periods[last].record_name.consensus_ns + 1,
-        partitions=2 if last > first else 1,
-    )
-    gateway, source = MemoryGateway(), LocalSource(folder)
-    return run_backfill(job, run_in_process(job, source=source, gateway=gateway), gateway=gateway, source=source)
+    settings = Settings(block_pin=pin or _pin(stream))
+    job = stream_job(stream, folder, first=first, last=last, settings=settings, partitions=2 if last > first else 1)
+    return backfill_in_process(job, MemoryGateway())
 
 
 @pytest.mark.parametrize(

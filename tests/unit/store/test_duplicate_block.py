@@ -8,20 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hedera_history.backfill.driver import run_backfill, run_in_process
-from hedera_history.backfill.model import BackfillJob
 from hedera_history.block import VerifiedBlock
 from hedera_history.block_identity import block_header
 from hedera_history.config import Settings
 from hedera_history.derived.applier import original_items
 from hedera_history.formats.dispatch import parse_record_file
-from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
 from hedera_history.pipeline.publish import block_for_stream
 from hedera_history.pipeline.store import BigtableBlockSink
-from hedera_history.sources.local import LocalSource
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.duplicates import DuplicateBlock, parse_duplicate_blocks
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.rows import block_to_rows, signature_row
@@ -30,6 +25,7 @@ from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
+from tests.helpers.backfill import backfill_in_process, stream_job
 from tests.unit.store.fakes import MemoryGateway
 
 DUPLICATE = 3
@@ -145,19 +141,7 @@ def test_stream_sink_backfill_and_single_process_write_identical_cells(
         sink.finish(block_header(block))
 
     backfilled = MemoryGateway()
-    job = BackfillJob(
-        source_url=str(folder),
-        location=StreamLocation(BucketLayout.ACCOUNT),
-        settings=settings,
-        book=stream.address_book,
-        start_ns=stream.periods[0].record_name.consensus_ns,
-        end_ns=stream.periods[-1].record_name.consensus_ns + 1,
-        partitions=3,
-    )
-    source = LocalSource(folder)
-    report = run_backfill(
-        job, run_in_process(job, source=source, gateway=backfilled), gateway=backfilled, source=source
-    )
+    report = backfill_in_process(stream_job(stream, folder, settings=settings, partitions=3), backfilled)
     assert report.ok, report.summary_lines()
 
     assert _history(streamed) == _history(single)
