@@ -203,6 +203,10 @@ def ingest_period(
     sweeping: bool = False,
 ) -> IngestResult:
     result = _ingest_period(ctx, period_key, location, trigger=trigger, sweeping=sweeping)
+    if result.outcome is Outcome.PENDING and (result.reason or "").startswith(HELD_FOR_STATE):
+        # The run that published what this period waits for may have looked for held periods
+        # just before this one was marked held: look once more, now that the mark is written.
+        result = _ingest_period(ctx, period_key, location, trigger=None, sweeping=sweeping)
     if result.outcome is Outcome.PUBLISHED:
         _release_held(ctx, parse_timestamp(period_key), sweeping=sweeping)
     return result
