@@ -2,7 +2,10 @@
 
 ``severity`` and ``message`` become the entry's severity and text, ``time`` its timestamp,
 ``logging.googleapis.com/labels`` its labels and ``logging.googleapis.com/sourceLocation`` its
-source; anything passed in ``extra={"fields": {...}}`` lands in ``jsonPayload``.
+source (the caller of :func:`event`, not this module); anything passed in ``extra={"fields": {...}}``
+lands in ``jsonPayload``. Entries at ERROR and above are typed as Error Reporting events
+(``@type`` ReportedErrorEvent, ``serviceContext``), so a typed failure with no traceback is grouped
+and alerted there too; a traceback goes in ``exception``, where Error Reporting reads it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import logging
 import sys
 from datetime import UTC, datetime
 from typing import Any
+
+REPORTED_ERROR_EVENT = "type.googleapis.com/google.devtools.clouderrorreporting.v1beta1.ReportedErrorEvent"
 
 _SEVERITY = {
     logging.DEBUG: "DEBUG",
@@ -40,6 +45,9 @@ class CloudLoggingFormatter(logging.Formatter):
                 "function": record.funcName,
             },
         }
+        if record.levelno >= logging.ERROR:
+            entry["@type"] = REPORTED_ERROR_EVENT
+            entry["serviceContext"] = {"service": self.component}
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):
             entry.update(fields)
@@ -59,4 +67,5 @@ def configure(component: str, level: int | str = logging.INFO, stream: Any = Non
 
 def event(logger: logging.Logger, message: str, level: int = logging.INFO, **fields: Any) -> None:
     """Log ``message`` with ``fields`` as structured payload."""
-    logger.log(level, message, extra={"fields": fields})
+    # stacklevel 2: the source location is the line that called event(), not this function.
+    logger.log(level, message, extra={"fields": fields}, stacklevel=2)
