@@ -37,8 +37,10 @@ def load(put: Callable[[str, bytes], None]) -> None:
     put(OUTSIDE, b"not under the root")
 
 
-def names(source: ObjectSource, prefix: str = "", delimiter: str | None = None) -> list[str]:
-    return [info.name for info in source.list(prefix, delimiter=delimiter)]
+def names(
+    source: ObjectSource, prefix: str = "", delimiter: str | None = None, start_after: str | None = None
+) -> list[str]:
+    return [info.name for info in source.list(prefix, delimiter=delimiter, start_after=start_after)]
 
 
 def check_source_contract(source: ObjectSource) -> None:
@@ -64,6 +66,20 @@ def check_source_contract(source: ObjectSource) -> None:
     ]
     assert names(source, "", "/") == ["readme.txt"]
     assert names(source, "record0.0.10/", "/") == []
+
+    # After a name (exclusive, whether or not the name exists), with or without a delimiter.
+    assert names(source, "record0.0.3/", "/", start_after=f"record0.0.3/{T0}.rcd.gz") == [
+        f"record0.0.3/{T0}.rcd_sig",
+        f"record0.0.3/{T1}.rcd.gz",
+    ]
+    assert names(source, "record0.0.3/", "/", start_after=f"record0.0.3/{T0}~") == [f"record0.0.3/{T1}.rcd.gz"]
+    assert names(source, "record0.0.3/", start_after=f"record0.0.3/{T1}.rcd.gz") == [
+        f"record0.0.3/sidecar/{T0}_01.rcd.gz"
+    ]
+    assert names(source, "record0.0.4/", "/", start_after="record0.0.4/empty.rcd_sig") == []
+    assert names(source, "record0.0.4/", "/", start_after="record0.0.3/") == sorted(
+        n for n in OBJECTS if n.startswith("record0.0.4/")
+    )
 
     # Folders under a prefix (node discovery); a folder exists when it holds an object.
     assert source.list_prefixes() == ["record0.0.10/", "record0.0.3/", "record0.0.4/"]

@@ -70,10 +70,13 @@ def test_requester_pays_project_is_sent_with_every_call(loaded_bucket: Any) -> N
     assert source.exists(name)
     assert source.list_prefixes() == ["record0.0.10/", "record0.0.3/", "record0.0.4/"]
     assert len(list(source.list())) == len(OBJECTS)
+    assert [o.name for o in source.list("record0.0.4/", delimiter="/", start_after="record0.0.4/e")] == [
+        "record0.0.4/empty.rcd_sig"
+    ]
     # The client may also fetch bucket metadata in the background (best effort); the calls made
     # for us are those on objects, and each must name the project to bill.
     object_calls = [url for url in seen if re.search(r"/b/[^/]+/o(/|$)", urlparse(url).path)]
-    assert len(object_calls) == 4
+    assert len(object_calls) == 5
     for url in object_calls:
         assert parse_qs(urlparse(url).query)["userProject"] == ["billing-project"]
 

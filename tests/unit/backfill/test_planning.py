@@ -96,10 +96,12 @@ def test_a_period_signed_by_one_node_only_is_still_listed(small_stream: Generate
 class _BrokenFolder(LocalSource):
     """Lists every folder but one normally."""
 
-    def list(self, prefix: str = "", *, delimiter: str | None = None) -> Iterator[ObjectInfo]:
+    def list(
+        self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
+    ) -> Iterator[ObjectInfo]:
         if prefix.startswith("recordstreams/record0.0.5/"):
             raise SourceUnavailableError("listing timed out", file=prefix)
-        return super().list(prefix, delimiter=delimiter)
+        return super().list(prefix, delimiter=delimiter, start_after=start_after)
 
 
 def test_a_folder_that_cannot_be_listed_fails_the_listing(small_stream: GeneratedStream, small_dir: Path) -> None:

@@ -108,8 +108,10 @@ class MeteredSource:
     def url(self) -> str:
         return self.inner.url
 
-    def list(self, prefix: str = "", *, delimiter: str | None = None) -> Iterator[ObjectInfo]:
-        return self.inner.list(prefix, delimiter=delimiter)
+    def list(
+        self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
+    ) -> Iterator[ObjectInfo]:
+        return self.inner.list(prefix, delimiter=delimiter, start_after=start_after)
 
     def list_prefixes(self, prefix: str = "") -> builtins.list[str]:
         return self.inner.list_prefixes(prefix)

@@ -47,9 +47,13 @@ class ObjectSource(Protocol):
         """The root, as a URL (for logs and error messages)."""
         ...
 
-    def list(self, prefix: str = "", *, delimiter: str | None = None) -> Iterator[ObjectInfo]:
+    def list(
+        self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
+    ) -> Iterator[ObjectInfo]:
         """Objects whose name starts with ``prefix``; with a delimiter, only those with no delimiter
-        after the prefix (the folders themselves come from :meth:`list_prefixes`)."""
+        after the prefix (the folders themselves come from :meth:`list_prefixes`); with
+        ``start_after`` (a name relative to the root, as returned), only names strictly after it
+        (how a follower lists what is new in a folder without listing it all again)."""
         ...
 
     def list_prefixes(self, prefix: str = "") -> builtins.list[str]:

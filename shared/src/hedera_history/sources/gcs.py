@@ -150,17 +150,24 @@ class GcsSource:
     def url(self) -> str:
         return self._bucket.url
 
-    def list(self, prefix: str = "", *, delimiter: str | None = None) -> Iterator[ObjectInfo]:
+    def list(
+        self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
+    ) -> Iterator[ObjectInfo]:
         b = self._bucket
+        # GCS's startOffset is inclusive: the name itself comes back first and is skipped here.
+        offset = None if start_after is None else b.root + start_after
         try:
             blobs = b.handle().list_blobs(
                 prefix=b.root + prefix,
                 delimiter=delimiter,
+                start_offset=offset,
                 fields="items(name,size,generation,updated),prefixes,nextPageToken",
                 retry=b.retry,
                 timeout=b.timeout,
             )
             for blob in blobs:
+                if offset is not None and blob.name <= offset:
+                    continue
                 yield ObjectInfo(
                     name=blob.name[len(b.root) :],
                     size=int(blob.size or 0),

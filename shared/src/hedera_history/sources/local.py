@@ -41,11 +41,15 @@ class LocalSource:
     def url(self) -> str:
         return str(self.root)
 
-    def list(self, prefix: str = "", *, delimiter: str | None = None) -> Iterator[ObjectInfo]:
+    def list(
+        self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
+    ) -> Iterator[ObjectInfo]:
         start = self._folder_of(prefix)
         # With "/" as delimiter nothing below the prefix's folder can be listed, so one level will do.
         for name in self._file_names(start, recursive=delimiter != "/"):
             if not name.startswith(prefix) or split_delimited(name[len(prefix) :], delimiter) is not None:
+                continue
+            if start_after is not None and name <= start_after:
                 continue
             path = self.root / name
             try:

@@ -98,8 +98,12 @@ class S3Source:
                 self._client = boto3.session.Session().client("s3", endpoint_url=self.endpoint_url, config=config)
             return self._client
 
-    def list(self, prefix: str = "", *, delimiter: str | None = None) -> Iterator[ObjectInfo]:
+    def list(
+        self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
+    ) -> Iterator[ObjectInfo]:
         extra: dict[str, Any] = {"Delimiter": delimiter} if delimiter else {}
+        if start_after is not None:
+            extra["StartAfter"] = self.root + start_after  # exclusive, as ours
         try:
             pages = self.client.get_paginator("list_objects_v2").paginate(
                 Bucket=self.bucket, Prefix=self.root + prefix, **extra, **self._payer
