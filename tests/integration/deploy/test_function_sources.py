@@ -2,8 +2,10 @@
 Python build installs it (``pip install -r requirements.txt`` in the source folder), and there
 each entry point imports and answers a test event suited to its trigger, with no cloud access.
 
-The folders' requirements are byte-identical (the same vendored wheel), so one fresh venv serves
-them all: each folder's install still runs in it, and each function is checked from its own folder.
+Each folder's requirements are pinned and hashed (pip runs in hash-checking mode); one fresh venv
+serves them all (each folder's install runs in it, the largest first), and each function is checked
+from its own folder, where the runtime package is vendored. No function source carries the command
+line's packages.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hedera_history.deploy.build import BuiltSource, build_function_sources, build_wheel
+from hedera_history.deploy.build import NOT_SHIPPED_TO_FUNCTIONS, BuiltSource, build_function_sources
 from hedera_history.pipeline.functions import FUNCTIONS, Trigger
 
 from tests.unit.deploy.infra import REPO
@@ -76,17 +78,31 @@ NO_CLOUD = {
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> list[BuiltSource]:
     out = tmp_path_factory.mktemp("function-build")
-    wheel = build_wheel(REPO, out / "dist")
-    return build_function_sources(REPO, out / "functions", wheel)
+    return build_function_sources(REPO, out / "functions")
+
+
+def test_sources_ship_pinned_hashed_requirements_and_only_the_runtime(built: list[BuiltSource]):
+    for source in built:
+        lines = [line for line in (source.directory / "requirements.txt").read_text().splitlines() if line.strip()]
+        pins = [line for line in lines if "==" in line]
+        assert pins and all(line.startswith(("#", "    --hash=sha256:")) or "==" in line for line in lines)
+        names = {line.split("==")[0] for line in pins}
+        assert "rich" not in names, source.source
+        package = source.directory / "hedera_history"
+        assert (package / "pipeline").is_dir()
+        assert not any((package / name).exists() for name in NOT_SHIPPED_TO_FUNCTIONS), source.source
+    by_source = {source.source: source for source in built}
+    assert "boto3" in (by_source["functions/ingest"].directory / "requirements.txt").read_text()
+    assert "boto3" not in (by_source["functions/store"].directory / "requirements.txt").read_text()
 
 
 @pytest.fixture(scope="module")
 def fresh_python(built: list[BuiltSource], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    assert len({(source.directory / "requirements.txt").read_bytes() for source in built}) == 1
     home = tmp_path_factory.mktemp("fresh-venv") / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(home)
     python = home / "bin" / "python"
-    for source in built:
+    largest_first = sorted(built, key=lambda source: -len((source.directory / "requirements.txt").read_bytes()))
+    for source in largest_first:
         install = subprocess.run(
             [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", "requirements.txt"],
             cwd=source.directory,

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from hedera_history.deploy import contracts, layout
 from hedera_history.deploy.build import build_function_sources, build_wheel
+from hedera_history.deploy.lock import LOCK_FILE, generate_lock, lock_problems
 from hedera_history.deploy.plan import Action, PlanSummary, summarize_plan
 from hedera_history.deploy.terraform import Terraform
 from hedera_history.errors import BuildError, DeployError, StaleContractError
@@ -100,12 +101,15 @@ def generate(check: bool) -> None:
 @deploy.command("build")
 @_exits_on_deploy_errors
 def build() -> None:
-    """Build the project wheel and every function source (folder and zip) under build/."""
+    """Build the project wheel (the backfill's) and every function source (folder and zip) under build/."""
     root, console = _root(), _console()
+    problems = lock_problems(root)
+    if problems:
+        raise BuildError("; ".join(problems))
     with _step(console, "build the project wheel"):
         wheel = build_wheel(root, root / layout.WHEEL_DIR)
     with _step(console, "build the function sources"):
-        built = build_function_sources(root, root / layout.FUNCTIONS_BUILD_DIR, wheel)
+        built = build_function_sources(root, root / layout.FUNCTIONS_BUILD_DIR)
     table = Table(title="function sources")
     for column in ("source", "functions", "archive", "sha256"):
         table.add_column(column)
@@ -115,6 +119,23 @@ def build() -> None:
         )
     console.print(table)
     click.echo(str(wheel.relative_to(root)))
+
+
+@deploy.command("lock")
+@click.option("--check", is_flag=True, help="Resolve nothing; exit 1 when the lock does not fit pyproject.toml.")
+@_exits_on_deploy_errors
+def lock(check: bool) -> None:
+    """Resolve the functions' pinned, hashed requirements (functions/requirements.lock) with uv."""
+    root = _root()
+    if not check:
+        path = generate_lock(root)
+        click.echo(f"wrote {path.relative_to(root)}")
+    problems = lock_problems(root)
+    for problem in problems:
+        click.echo(problem, err=True)
+    if problems:
+        raise SystemExit(1)
+    click.echo(f"{LOCK_FILE} fits pyproject.toml")
 
 
 @deploy.command("fmt")

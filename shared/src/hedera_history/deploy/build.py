@@ -1,9 +1,12 @@
-"""Reproducible function sources: each source folder of ``FUNCTIONS`` with the project wheel inside.
+"""Reproducible function sources: each source folder of ``FUNCTIONS`` with the runtime package inside.
 
-A built source is what Cloud Functions' Python build expects: ``main.py`` at the top and a
-``requirements.txt`` that installs the vendored wheel (whose own requirements come from the package
-index). Two builds of the same tree are byte-identical: files in sorted order, one fixed timestamp,
-fixed permissions, and a wheel built with ``SOURCE_DATE_EPOCH``.
+A built source is what Cloud Functions' Python build expects: ``main.py`` at the top, the
+``hedera_history`` package beside it (only the runtime: the command line, the stream generator, the
+local stack, the deploy tooling and the backfill are left out, no function imports them), and a
+``requirements.txt`` of pinned, hashed requirements cut from ``functions/requirements.lock`` to what
+that function imports (``deploy.lock``). Two builds of the same tree are byte-identical: files in
+sorted order, one fixed timestamp, fixed permissions. The wheel (``build_wheel``) is what the
+backfill ships to Spark.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hedera_history.deploy.contracts import source_archive_name
+from hedera_history.deploy.lock import requirements_for
 from hedera_history.errors import BuildError
 from hedera_history.pipeline.functions import FUNCTIONS, FunctionSpec
 
@@ -27,10 +31,14 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 """The earliest time a zip entry can hold; every built file carries it."""
 FIXED_EPOCH = 315532800
 """``FIXED_TIME`` as seconds since 1970 (UTC), for ``SOURCE_DATE_EPOCH`` and file mtimes."""
-WHEELS_FOLDER = "wheels"
+PACKAGE = Path("shared/src/hedera_history")
+NOT_SHIPPED_TO_FUNCTIONS = ("cli", "gen", "localstack", "deploy", "backfill")
+"""Subpackages no function imports (``tests/integration/deploy`` imports every function without them)."""
+STREAM_SETTING = "stream_bucket"
+"""A function reading this setting reads the stream bucket, which may be on S3."""
 
 # What the wheel is built from; everything else in the repository stays out of it.
-_WHEEL_INPUTS = ("pyproject.toml", "README.md", "shared/src/hedera_history")
+_WHEEL_INPUTS = ("pyproject.toml", "README.md", str(PACKAGE))
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".mypy_cache", ".pytest_cache")
 
 
@@ -82,41 +90,49 @@ def build_wheel(root: Path, out_dir: Path) -> Path:
 
 
 def build_function_sources(
-    root: Path, out_dir: Path, wheel: Path, functions: Iterable[FunctionSpec] = FUNCTIONS
+    root: Path, out_dir: Path, functions: Iterable[FunctionSpec] = FUNCTIONS
 ) -> list[BuiltSource]:
     """Build every source folder of ``functions`` into ``out_dir/<folder name>/`` and
     ``out_dir/<folder name>.zip`` (the archive name Terraform uploads)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    functions = list(functions)
     built = []
     for source, names in sources_of(functions).items():
         archive = out_dir / source_archive_name(source)
         directory = out_dir / archive.name.removesuffix(".zip")
-        _stage_source(root / source, directory, wheel)
+        reads_stream = any(STREAM_SETTING in spec.settings for spec in functions if spec.source == source)
+        _stage_source(root, root / source, directory, requirements_for(root, reads_stream=reads_stream))
         write_archive(directory, archive)
         built.append(BuiltSource(source, names, directory, archive, _sha256(archive)))
     return built
 
 
-def _stage_source(source: Path, directory: Path, wheel: Path) -> None:
+def _stage_source(root: Path, source: Path, directory: Path, requirements: str) -> None:
     if not (source / "main.py").is_file():
         raise BuildError("a function source needs a main.py", file=str(source))
+    if (source / "requirements.txt").is_file():
+        raise BuildError(
+            "a function source takes its requirements from functions/requirements.lock, not its own file",
+            file=str(source / "requirements.txt"),
+        )
     if directory.exists():
         shutil.rmtree(directory)
     shutil.copytree(source, directory, ignore=_IGNORED)
-    (directory / WHEELS_FOLDER).mkdir(exist_ok=True)
-    shutil.copyfile(wheel, directory / WHEELS_FOLDER / wheel.name)
-    (directory / "requirements.txt").write_text(_requirements(source, wheel.name))
+    package = root / PACKAGE
+    if not package.is_dir():
+        raise BuildError("the runtime package is missing", file=str(package))
+    left_out = [f"{package}/{name}" for name in NOT_SHIPPED_TO_FUNCTIONS]
+    shutil.copytree(
+        package,
+        directory / package.name,
+        ignore=lambda folder, names: [
+            *_IGNORED(folder, names),
+            *(name for name in names if f"{folder}/{name}" in left_out),
+        ],
+    )
+    (directory / "requirements.txt").write_text(requirements)
     for path in sorted(directory.rglob("*")):
         os.utime(path, (FIXED_EPOCH, FIXED_EPOCH))
-
-
-def _requirements(source: Path, wheel_name: str) -> str:
-    """The vendored wheel first (pip resolves its dependencies), then the folder's own lines."""
-    lines = [f"./{WHEELS_FOLDER}/{wheel_name}"]
-    own = source / "requirements.txt"
-    if own.is_file():
-        lines += [line for line in own.read_text().splitlines() if line.strip()]
-    return "\n".join(lines) + "\n"
 
 
 def write_archive(directory: Path, archive: Path) -> None:

@@ -1,0 +1,221 @@
+"""The functions' pinned, hashed requirements: one lock file, generated from ``pyproject.toml``.
+
+``functions/requirements.lock`` holds every package the project's runtime dependencies resolve to
+for the functions' runtime (Python 3.11 on Linux x86-64), each pinned with the hashes of all its
+distributions and annotated with what requires it (``uv pip compile --generate-hashes``). Its
+header records a digest of the dependency list it was resolved from, so a changed ``pyproject.toml``
+with a stale lock fails ``make test`` offline (:func:`lock_problems`); ``hedera-history deploy
+lock`` regenerates it (that step needs the package index).
+
+Each built function source gets the part of the lock its code needs (:func:`requirements_for`):
+the closure of the project's direct dependencies, less those no function imports (``rich``, the
+command line's) and, for functions that never read the stream bucket, ``boto3`` (S3 sources only).
+pip installs a hashed requirements file in hash-checking mode: every distribution it downloads must
+match a pinned hash, and nothing unpinned can slip in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from hedera_history.errors import BuildError
+
+LOCK_FILE = Path("functions/requirements.lock")
+PYTHON_VERSION = "3.11"
+"""The functions' runtime (``python_runtime`` in ``infra/variables.tf``)."""
+PLATFORM = "x86_64-manylinux_2_28"
+PROJECT = "hedera-history"
+NEVER_IMPORTED_BY_FUNCTIONS = frozenset({"rich"})
+"""Direct dependencies only the command line imports."""
+S3_ONLY = frozenset({"boto3"})
+"""Direct dependencies only an S3 source imports (functions that read the stream bucket)."""
+
+_HEADER = "# hedera-history function lock"
+_DIGEST = re.compile(r"^# dependencies sha256=([0-9a-f]{64})$", re.MULTILINE)
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    name: str
+    """Canonical (PEP 503) name."""
+    version: str
+    text: str
+    """The pin's lines as locked: the requirement, its hashes and its annotation."""
+    hashes: int
+    required_by: frozenset[str]
+    """Canonical names of what requires it; ``hedera-history`` for direct dependencies."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lock:
+    digest: str | None
+    pins: dict[str, Pin]
+
+    def closure(self, roots: Iterable[str]) -> list[Pin]:
+        """The pins of ``roots`` and of everything they require, in name order."""
+        requires: dict[str, set[str]] = {}
+        for pin in self.pins.values():
+            for parent in pin.required_by:
+                requires.setdefault(parent, set()).add(pin.name)
+        seen: set[str] = set()
+        todo: list[str] = [canonicalize_name(root) for root in roots]
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in self.pins:
+                continue
+            seen.add(name)
+            todo.extend(requires.get(name, ()))
+        return [self.pins[name] for name in sorted(seen)]
+
+
+def project_dependencies(root: Path) -> list[str]:
+    with (root / "pyproject.toml").open("rb") as file:
+        return list(tomllib.load(file)["project"]["dependencies"])
+
+
+def dependencies_digest(dependencies: Iterable[str]) -> str:
+    """Of the dependency list as written (sorted), with the runtime it is resolved for."""
+    text = "\n".join([f"python={PYTHON_VERSION} platform={PLATFORM}", *sorted(dependencies)])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def parse_lock(text: str) -> Lock:
+    digest_match = _DIGEST.search(text)
+    pins: dict[str, Pin] = {}
+    block: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if _PIN.match(line) or not line.strip():
+            if block:
+                pin = _pin(block)
+                pins[pin.name] = pin
+            block = [line] if line.strip() else []
+        elif block:
+            block.append(line)
+    return Lock(digest_match.group(1) if digest_match else None, pins)
+
+
+def _pin(lines: list[str]) -> Pin:
+    match = _PIN.match(lines[0])
+    assert match is not None
+    required_by: set[str] = set()
+    in_via = False
+    for line in lines[1:]:
+        stripped = line.strip()
+        if stripped.startswith("# via"):
+            in_via = True
+            rest = stripped.removeprefix("# via").strip()
+            if rest:
+                required_by.add(_via_name(rest))
+        elif in_via and stripped.startswith("#"):
+            required_by.add(_via_name(stripped.lstrip("#").strip()))
+    return Pin(
+        name=canonicalize_name(match.group(1)),
+        version=match.group(2),
+        text="\n".join(line.rstrip() for line in lines if not line.lstrip().startswith("#")),
+        hashes=sum(line.count("--hash=") for line in lines),
+        required_by=frozenset(required_by),
+    )
+
+
+def _via_name(text: str) -> str:
+    # "hedera-history (pyproject.toml)" or "flask"; uv may add "-r file" forms too.
+    return canonicalize_name(text.split(" ", 1)[0])
+
+
+def read_lock(root: Path) -> Lock:
+    path = root / LOCK_FILE
+    if not path.is_file():
+        raise BuildError(f"{LOCK_FILE} is missing: run `hedera-history deploy lock`", file=str(path))
+    return parse_lock(path.read_text())
+
+
+def lock_problems(root: Path) -> list[str]:
+    """What makes the lock unfit for the current ``pyproject.toml`` (empty: it fits)."""
+    lock = read_lock(root)
+    dependencies = project_dependencies(root)
+    problems = []
+    if lock.digest != dependencies_digest(dependencies):
+        problems.append(
+            f"{LOCK_FILE} was resolved from other dependencies than pyproject.toml's: run `hedera-history deploy lock`"
+        )
+    for text in dependencies:
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement as e:
+            problems.append(f"pyproject.toml: {text!r}: {e}")
+            continue
+        pin = lock.pins.get(canonicalize_name(requirement.name))
+        if pin is None:
+            problems.append(f"{requirement.name} is not pinned in {LOCK_FILE}")
+        elif not requirement.specifier.contains(pin.version, prereleases=True):
+            problems.append(f"{requirement.name}=={pin.version} does not satisfy {text!r}")
+    problems += [f"{pin.name}=={pin.version} has no hash" for pin in lock.pins.values() if pin.hashes == 0]
+    return problems
+
+
+def direct_dependencies(root: Path, *, reads_stream: bool) -> list[str]:
+    """The project's direct dependencies a function imports."""
+    left_out = NEVER_IMPORTED_BY_FUNCTIONS | (frozenset() if reads_stream else S3_ONLY)
+    names = [canonicalize_name(Requirement(text).name) for text in project_dependencies(root)]
+    return [name for name in names if name not in left_out]
+
+
+def requirements_for(root: Path, *, reads_stream: bool) -> str:
+    """A function source's ``requirements.txt``: its closure of the lock, hashes included."""
+    lock = read_lock(root)
+    pins = lock.closure(direct_dependencies(root, reads_stream=reads_stream))
+    header = [
+        f"# Generated from {LOCK_FILE} by the function build; installed by pip in hash-checking mode.",
+    ]
+    return "\n".join([*header, *(pin.text for pin in pins)]) + "\n"
+
+
+def generate_lock(root: Path) -> Path:
+    """Resolve ``pyproject.toml``'s dependencies for the functions' runtime into :data:`LOCK_FILE`."""
+    uv = _uv()
+    command = [
+        uv,
+        "pip",
+        "compile",
+        "pyproject.toml",
+        "--generate-hashes",
+        "--no-header",
+        "--annotation-style",
+        "split",
+        "--python-version",
+        PYTHON_VERSION,
+        "--python-platform",
+        PLATFORM,
+    ]
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise BuildError(f"uv pip compile failed ({result.returncode}): {result.stderr.strip()[-2000:]}")
+    digest = dependencies_digest(project_dependencies(root))
+    header = (
+        f"{_HEADER}: pinned, hashed requirements of every function (`hedera-history deploy lock`).\n"
+        f"# Resolved for Python {PYTHON_VERSION} on {PLATFORM} from pyproject.toml [project] dependencies.\n"
+        f"# dependencies sha256={digest}\n"
+    )
+    path = root / LOCK_FILE
+    path.write_text(header + result.stdout)
+    return path
+
+
+def _uv() -> str:
+    beside = Path(sys.executable).with_name("uv")
+    found = str(beside) if beside.is_file() else shutil.which("uv")
+    if not found:
+        raise BuildError("no uv binary: pip install 'hedera-history[deploy]'")
+    return found
