@@ -15,7 +15,7 @@ from cloudevents.http import CloudEvent
 from flask import Request, Response
 from hedera_history.config import Settings
 from hedera_history.errors import HistoryError, is_transient
-from hedera_history.logs import configure, event
+from hedera_history.logs import configure, event, traced, traced_http
 from hedera_history.pipeline.ingest import IngestContext, ignored_reason, ingest_object
 from hedera_history.pipeline.runtime import Cached, build_ingest_context
 from hedera_history.pipeline.sweep import sweep as run_sweep
@@ -35,6 +35,11 @@ def _context(bucket: str = "") -> IngestContext:
 
 @functions_framework.cloud_event
 def ingest(cloud_event: CloudEvent) -> None:
+    with traced(cloud_event.get_attributes().get("traceparent")):
+        _ingest(cloud_event)
+
+
+def _ingest(cloud_event: CloudEvent) -> None:
     data = cloud_event.data if isinstance(cloud_event.data, dict) else {}
     bucket, name = str(data.get("bucket", "")), str(data.get("name", ""))
     if not bucket or not name:
@@ -49,6 +54,7 @@ def ingest(cloud_event: CloudEvent) -> None:
 
 
 @functions_framework.http
+@traced_http
 def sweep(request: Request) -> Response:
     del request  # Cloud Scheduler's body carries nothing the sweep needs
     try:

@@ -14,7 +14,7 @@ import functions_framework
 from flask import Request, Response
 from hedera_history.config import Settings
 from hedera_history.errors import HistoryError, MessageFormatError, RowDecodeError, is_transient
-from hedera_history.logs import configure, event
+from hedera_history.logs import configure, event, traced_http
 from hedera_history.pipeline.runtime import Cached, build_store_context
 from hedera_history.pipeline.store import StoreContext, store_message
 from hedera_history.transport.push_format import decode_http_delivery
@@ -38,6 +38,7 @@ def _answer(status: int, **body: object) -> Response:
 
 
 @functions_framework.http
+@traced_http
 def store(request: Request) -> Response:
     if (request.content_length or 0) > MAX_BODY_BYTES:
         return _answer(413, error="body too large")
