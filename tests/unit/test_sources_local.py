@@ -9,7 +9,7 @@ from hedera_history.sources import open_sink, open_source, parse_url
 from hedera_history.sources.base import SourceUrl
 from hedera_history.sources.gcs import GcsSink, GcsSource
 from hedera_history.sources.local import LocalSink, LocalSource
-from hedera_history.sources.s3 import S3Source
+from hedera_history.sources.s3 import S3Sink, S3Source
 
 from tests.source_contract import OBJECTS, ROOT, check_source_contract, load
 
@@ -68,8 +68,9 @@ def test_open_source_picks_the_backend_without_creating_clients(tmp_path: Path) 
 
     assert isinstance(open_sink("gs://q/quarantine", settings), GcsSink)
     assert isinstance(open_sink(str(tmp_path), settings), LocalSink)
-    with pytest.raises(ConfigError):
-        open_sink("s3://bucket/x", settings)
+    s3_sink = open_sink("s3://bucket/x", settings)
+    assert isinstance(s3_sink, S3Sink)
+    assert s3_sink.url == "s3://bucket/x/"
 
 
 # ---- LocalSource ---------------------------------------------------------------------------------

@@ -144,14 +144,16 @@ def open_source(url: str, settings: Settings) -> ObjectSource:
 
 
 def open_sink(url: str, settings: Settings) -> ObjectSink:
-    """A writer for ``gs://bucket/prefix`` or a local directory."""
+    """A writer for ``gs://bucket/prefix``, ``s3://bucket/prefix`` or a local directory."""
     parsed = parse_url(url)
     if parsed.scheme == "gs":
         from hedera_history.sources.gcs import GcsSink  # noqa: PLC0415
 
         return GcsSink.from_settings(parsed.bucket, parsed.prefix, settings)
     if parsed.scheme == "s3":
-        raise ConfigError(f"cannot write to {url!r}: only gs:// and local directories take writes")
+        from hedera_history.sources.s3 import S3Sink  # noqa: PLC0415
+
+        return S3Sink.from_settings(parsed.bucket, parsed.prefix, settings)
     from hedera_history.sources.local import LocalSink  # noqa: PLC0415
 
     return LocalSink(parsed.prefix)

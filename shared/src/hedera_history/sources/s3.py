@@ -1,4 +1,5 @@
-"""Amazon S3 (or an S3-compatible server such as moto) through boto3, read-only.
+"""Amazon S3 (or an S3-compatible server such as moto) through boto3: :class:`S3Source` reads,
+:class:`S3Sink` writes.
 
 Requester-pays buckets (Hedera's public stream buckets are) need ``requester_pays``: every request
 then carries ``RequestPayer=requester``. Public buckets can be read unsigned (``anonymous``).
@@ -39,6 +40,7 @@ _RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 # S3 answers a stalled upload or download with 400 and this code; trying again is the remedy.
 _RETRYABLE_CODES = frozenset({"RequestTimeout", "SlowDown", "Throttling", "ThrottlingException"})
 _NOT_FOUND_STATUS = 404
+_PRECONDITION_FAILED = 412
 
 
 class S3Source:
@@ -178,3 +180,66 @@ def _source_error(error: BotoCoreError | ClientError, where: str, *, missing_obj
 def _http_status(error: ClientError) -> int | None:
     status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
     return status if isinstance(status, int) else None
+
+
+class S3Sink:
+    """Writes objects under ``s3://bucket/prefix`` (a generated network played into moto or S3)."""
+
+    def __init__(
+        self,
+        bucket: str,
+        prefix: str = "",
+        *,
+        endpoint_url: str | None = None,
+        region: str = "us-east-1",
+        requester_pays: bool = False,
+        timeout: float = 60.0,
+        client: S3Client | None = None,
+    ) -> None:
+        # The source makes and holds the client the same way for reads and writes.
+        self._source = S3Source(
+            bucket, prefix, endpoint_url=endpoint_url, region=region, timeout=timeout, client=client
+        )
+        self._payer: dict[str, Any] = {"RequestPayer": "requester"} if requester_pays else {}
+        self.bucket = bucket
+        self.root = normalize_prefix(prefix)
+
+    @classmethod
+    def from_settings(cls, bucket: str, prefix: str, settings: Settings) -> S3Sink:
+        return cls(
+            bucket,
+            prefix,
+            endpoint_url=settings.s3_endpoint_url or None,
+            region=settings.s3_region,
+            requester_pays=settings.s3_requester_pays,
+            timeout=settings.source_timeout_seconds,
+        )
+
+    @property
+    def url(self) -> str:
+        return f"s3://{self.bucket}/{self.root}"
+
+    @property
+    def client(self) -> S3Client:
+        return self._source.client
+
+    def write(self, name: str, data: bytes) -> None:
+        try:
+            self.client.put_object(Bucket=self.bucket, Key=self.root + name, Body=data, **self._payer)
+        except (BotoCoreError, ClientError) as e:
+            raise _source_error(e, self.url + name, missing_object=False) from e
+
+    def create(self, name: str, data: bytes) -> bool:
+        # A conditional put (If-None-Match: *): S3 refuses it with 412 when the name is taken, in
+        # one request, so two writers racing for a name cannot both win. A retry of a put that did
+        # land answers 412 too: the object is there.
+        try:
+            self.client.put_object(Bucket=self.bucket, Key=self.root + name, Body=data, IfNoneMatch="*", **self._payer)
+        except ClientError as e:
+            code = e.response.get("Error", {}).get("Code", "")
+            if _http_status(e) == _PRECONDITION_FAILED or code == "PreconditionFailed":
+                return False
+            raise _source_error(e, self.url + name, missing_object=False) from e
+        except BotoCoreError as e:
+            raise _source_error(e, self.url + name, missing_object=False) from e
+        return True
