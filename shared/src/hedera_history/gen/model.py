@@ -45,7 +45,8 @@ class GeneratorConfig:
     """First folder of the node-id layout."""
     start_block: int = 0
     hapi_version: tuple[int, int, int] = (0, 56, 0)
-    period_seconds: int = 2
+    period_seconds: float = 2
+    """Period length; a fraction of a second is allowed (live playback in tests)."""
     start_time_ns: int = DEFAULT_START_NS
     accounts: int = 12
     """User accounts funded at genesis (0.0.1001 upward)."""
@@ -76,13 +77,13 @@ class GeneratorConfig:
             (self.periods >= 1, f"periods must be at least 1, got {self.periods}"),
             (self.transactions >= 1, f"transactions must be at least 1, got {self.transactions}"),
             (self.start_block >= 0, f"start block must not be negative, got {self.start_block}"),
-            (self.period_seconds >= 1, f"period must be at least 1 s, got {self.period_seconds}"),
+            (self.period_seconds > 0, f"period must be longer than 0 s, got {self.period_seconds}"),
             (self.accounts >= 2, f"accounts must be at least 2, got {self.accounts}"),
             (self.council_keys >= 1, f"council keys must be at least 1, got {self.council_keys}"),
             (self.start_time_ns > 60 * NS_PER_SECOND, "start time must be after 1970-01-01T00:01:00Z"),
             (self.network != "" and "/" not in self.network, f"bad network name {self.network!r}"),
             (
-                self.transactions * 4 < self.period_seconds * NS_PER_SECOND,
+                self.transactions * 4 < self.period_ns,
                 "too many transactions for one period's nanoseconds",
             ),
             (all(part >= 0 for part in self.hapi_version), f"bad hapi version {self.hapi_version}"),
@@ -195,7 +196,7 @@ class GeneratorConfig:
 
     @property
     def period_ns(self) -> int:
-        return self.period_seconds * NS_PER_SECOND
+        return round(self.period_seconds * NS_PER_SECOND)
 
     @property
     def hapi_version_text(self) -> str:

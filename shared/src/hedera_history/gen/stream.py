@@ -86,6 +86,48 @@ def generate_stream(
     return _Generator(config).run(on_period, edit_items)
 
 
+class StreamBuilder:
+    """A stream generated period by period, as :func:`generate_stream` does it in one go.
+
+    ``next_period()`` gives the next period with the objects every node uploads for it (record,
+    sidecars, signature files, in the configured layout); ``stream()`` the stream generated so far,
+    its config, truth and books ending at the last period generated. Periods chain exactly as in
+    a stream generated whole, and a builder run to ``config.periods`` gives that stream.
+    """
+
+    def __init__(self, config: GeneratorConfig) -> None:
+        self._generator = _Generator(config)
+
+    @property
+    def config(self) -> GeneratorConfig:
+        return self._generator.config
+
+    @property
+    def nodes(self) -> tuple[NodeInfo, ...]:
+        return self._generator.nodes
+
+    @property
+    def bootstrap_book(self) -> bytes:
+        """The address book in force from the first block."""
+        return self._generator.bootstrap_book
+
+    @property
+    def keys(self) -> StreamKeys:
+        """Every node key the stream will sign with (a rotated key included) and the council keys."""
+        return StreamKeys(node_keys=dict(self._generator.node_keys), council=self._generator.council)
+
+    @property
+    def generated(self) -> int:
+        """Periods generated so far."""
+        return len(self._generator.periods)
+
+    def next_period(self) -> tuple[GeneratedPeriod, dict[str, bytes]]:
+        return self._generator.step()
+
+    def stream(self) -> GeneratedStream:
+        return self._generator.result()
+
+
 class _Generator:
     def __init__(self, config: GeneratorConfig) -> None:
         self.config = config
@@ -115,6 +157,7 @@ class _Generator:
         self.bootstrap_book = address_book_bytes(self.nodes, self.node_keys, self.generations)
         self.rotation = self._plan_rotation()
         self._deflated: tuple[int, list[tuple[StreamFileName, Deflated]]] | None = None
+        self._begin()
 
     def _plan_rotation(self) -> _Rotation | None:
         config = self.config
@@ -139,33 +182,54 @@ class _Generator:
     def run(
         self, on_period: Callable[[GeneratedPeriod], None] | None, edit_items: ItemEditor | None = None
     ) -> GeneratedStream:
-        config = self.config
-        truth = TruthCollector(config, self.nodes, self.genesis, start_running_hash(config.seed))
-        objects: dict[str, bytes] = {}
-        periods: list[GeneratedPeriod] = []
-        books: list[tuple[int, tuple[int, ...], bytes, int | None]] = [
-            (config.start_block, tuple(self.generations), self.bootstrap_book, None)
-        ]
-        coverage = list(COVERAGE)
-        chain = truth.start_running_hash
-        for index in range(config.periods):
-            block_number = config.block_number_of(index)
-            rotating = self.rotation is not None and index == self.rotation.period
-            items = self._period_items(index, coverage, rotating)
-            if edit_items is not None:
-                items = edit_items(index, items)
-            if config.version_of(index) != 6:
-                items = [_without_sidecars(item) for item in items]
-            period = self._assemble(index, block_number, chain, items)
-            self._upload(period, objects)
-            truth.add_block(period, items, len(books) - 1, self.ledger.take_changed())
-            periods.append(period)
-            chain = period.hash
-            if rotating and self.rotation is not None:
-                self.generations[self.rotation.node_id] = 1
-                books.append((block_number + 1, tuple(self.generations), b"".join(self.rotation.chunks), block_number))
+        for _ in range(self.config.periods):
+            period, _objects = self.step(edit_items)
             if on_period is not None:
                 on_period(period)
+        return self.result()
+
+    def _begin(self) -> None:
+        config = self.config
+        self.truth = TruthCollector(config, self.nodes, self.genesis, start_running_hash(config.seed))
+        self.objects: dict[str, bytes] = {}
+        self.periods: list[GeneratedPeriod] = []
+        self.books: list[tuple[int, tuple[int, ...], bytes, int | None]] = [
+            (config.start_block, tuple(self.generations), self.bootstrap_book, None)
+        ]
+        self.coverage = list(COVERAGE)
+        self.chain = self.truth.start_running_hash
+
+    def step(self, edit_items: ItemEditor | None = None) -> tuple[GeneratedPeriod, dict[str, bytes]]:
+        """The next period and the objects every node uploads for it."""
+        config = self.config
+        index = len(self.periods)
+        if index >= config.periods:
+            raise GeneratorError(f"the stream holds {config.periods} periods, all generated")
+        block_number = config.block_number_of(index)
+        rotating = self.rotation is not None and index == self.rotation.period
+        items = self._period_items(index, self.coverage, rotating)
+        if edit_items is not None:
+            items = edit_items(index, items)
+        if config.version_of(index) != 6:
+            items = [_without_sidecars(item) for item in items]
+        period = self._assemble(index, block_number, self.chain, items)
+        uploaded: dict[str, bytes] = {}
+        self._upload(period, uploaded)
+        self.objects.update(uploaded)
+        self.truth.add_block(period, items, len(self.books) - 1, self.ledger.take_changed())
+        self.periods.append(period)
+        self.chain = period.hash
+        if rotating and self.rotation is not None:
+            self.generations[self.rotation.node_id] = 1
+            self.books.append((block_number + 1, tuple(self.generations), b"".join(self.rotation.chunks), block_number))
+        return period, uploaded
+
+    def result(self) -> GeneratedStream:
+        """The stream of the periods generated so far (its config says that many periods)."""
+        if not self.periods:
+            raise GeneratorError("no period generated yet")
+        config = _truncated(self.config, len(self.periods))
+        books = [book for book in self.books if book[0] <= config.end_block]
         epochs = tuple(
             BookEpoch(
                 first_block=first,
@@ -176,20 +240,21 @@ class _Generator:
             )
             for i, (first, generations, book, updated) in enumerate(books)
         )
-        document = truth.document(
+        rotated = self.rotation is not None and self.rotation.period < len(self.periods)
+        document = replace(self.truth, config=config).document(
             self.ledger,
             epochs,
             self.council,
-            self.rotation.node_id + FIRST_NODE_ACCOUNT if self.rotation else None,
+            self.rotation.node_id + FIRST_NODE_ACCOUNT if rotated and self.rotation is not None else None,
         )
         return GeneratedStream(
             config=config,
             nodes=self.nodes,
-            objects=objects,
+            objects=dict(self.objects),
             address_book=self.bootstrap_book,
             address_books=epochs,
             keys=StreamKeys(node_keys=dict(self.node_keys), council=self.council),
-            periods=tuple(periods),
+            periods=tuple(self.periods),
             truth=document,
         )
 
@@ -352,6 +417,31 @@ class _Generator:
             (name, gzip_member(deflated, mtime=upload_second + node.node_id, file_name=_inner_name(name)))
             for name, deflated in self._deflated[1]
         ]
+
+
+def _truncated(config: GeneratorConfig, periods: int) -> GeneratorConfig:
+    """``config`` as if it had asked for its first ``periods`` periods only."""
+    if periods == config.periods:
+        return config
+    eras = None
+    if config.eras is not None:
+        left, kept = periods, []
+        for version, count in config.eras:
+            if left > 0:
+                kept.append((version, min(count, left)))
+                left -= count
+        eras = tuple(kept)
+    duplicate = config.duplicate_block_at
+    if duplicate is not None and duplicate - config.start_block + 1 >= periods:
+        duplicate = None
+    return replace(
+        config,
+        periods=periods,
+        eras=eras,
+        duplicate_block_at=duplicate,
+        stake_updates=tuple((p, s) for p, s in config.stake_update_table if p < periods),
+        signers=tuple((p, n) for p, n in config.signer_table if p < periods),
+    )
 
 
 def _running_hash(start: bytes, items: list[GeneratedItem]) -> bytes:
