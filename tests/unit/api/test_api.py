@@ -261,6 +261,7 @@ def test_openapi_documents_every_route_and_method() -> None:
         "/api/v1/contracts/results/{timestamp}/sidecars",
         "/api/v1/balances",
         "/api/v1/errata/{timestamp}",
+        "/api/v1/status",
         "/openapi.json",
     }
     assert document["components"]["schemas"]["RpcRequest"]["properties"]["method"]["enum"] == list(METHODS)

@@ -160,6 +160,12 @@ def openapi_document() -> dict[str, Any]:
             [_param("timestamp", "path", "Consensus time of error, 'seconds.nanos'")],
             "Errata",
         ),
+        "/api/v1/status": _get(
+            "Where the deployment stands: the follower's source, last period, lag and last update, "
+            "or status 'not following'",
+            [],
+            "Status",
+        ),
         "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
     }
     obj = {"type": "object"}
@@ -241,6 +247,24 @@ def openapi_document() -> dict[str, Any]:
                 "timestamp": {"type": "string", "nullable": True},
                 "balances": {"type": "array", "items": _object({"account": "string", "balance": "integer"})},
                 "links": obj,
+            },
+        },
+        "Status": {
+            "type": "object",
+            "properties": {
+                "follower": {
+                    "type": "object",
+                    "required": ["status"],
+                    "properties": {
+                        "status": {"type": "string", "enum": ["following", "not following"]},
+                        "source": {"type": "string", "description": "The bucket followed"},
+                        "period": {"type": "string", "description": "Last period handed off and ended"},
+                        "consensus_timestamp": {"type": "string", "description": "Its consensus time"},
+                        "lag_seconds": {"type": "number", "description": "Now minus that consensus time"},
+                        "last_update": {"type": "string", "description": "When the follower wrote its position"},
+                        "last_update_seconds_ago": {"type": "number"},
+                    },
+                }
             },
         },
         "Errata": {

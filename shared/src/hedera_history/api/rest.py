@@ -22,6 +22,7 @@ from hedera_history.api.parse import (
 )
 from hedera_history.api.query import Query, integer_bounds, only, operator, order, page_limit, single
 from hedera_history.api.render import render_block, render_transactions, timestamp
+from hedera_history.api.status import rest_status
 from hedera_history.errors import RowDecodeError
 from hedera_history.logs import event
 from hedera_history.store.decode import StoredTransaction
@@ -161,4 +162,6 @@ def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[
             return rest_balances(reader, query)
         case ["errata", consensus]:
             return rest_errata(reader, consensus, query)
+        case ["status"]:
+            return rest_status(reader)
     raise NotFoundError(f"no route {path[:200]}")

@@ -362,8 +362,10 @@ def wait(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.pass_context
 def status(ctx: click.Context, *, state_dir: Path | None, as_json: bool) -> None:
-    """Endpoints, processes, complete blocks, first/last block, pending and quarantined periods;
-    exit 1 when a process of the stack is not running."""
+    """Endpoints, processes, complete blocks, first/last block, pending and quarantined periods,
+    the follower's position; exit 1 when a process of the stack is not running."""
+    from hedera_history.api.status import follower_status  # noqa: PLC0415
+    from hedera_history.follow.position import read_position  # noqa: PLC0415
     from hedera_history.localstack.bridges import read_bridge_stats  # noqa: PLC0415
     from hedera_history.localstack.progress import open_gateway_for, read_progress  # noqa: PLC0415
 
@@ -381,6 +383,7 @@ def status(ctx: click.Context, *, state_dir: Path | None, as_json: bool) -> None
         "env": state.client_env(),
         "bridge": None,
         "progress": None,
+        "follower": None,
         "error": None,
     }
     stats = read_bridge_stats(folder)
@@ -390,6 +393,7 @@ def status(ctx: click.Context, *, state_dir: Path | None, as_json: bool) -> None
         gateway = open_gateway_for(state)
         try:
             progress = read_progress(gateway)
+            report["follower"] = follower_status(read_position(gateway))
         finally:
             gateway.close()
         report["progress"] = {
@@ -423,6 +427,8 @@ def _print_status(state: StackState, alive: dict[str, bool], report: dict[str, A
         summary.add_row("ingest_progress rows", rows)
     else:
         summary.add_row("Bigtable", str(report["error"]))
+    if report["follower"] is not None:
+        summary.add_row("follower", follower_line(report["follower"]))
     bridge = report["bridge"]
     if bridge is not None:
         summary.add_row(
@@ -433,6 +439,16 @@ def _print_status(state: StackState, alive: dict[str, bool], report: dict[str, A
         summary.add_row("sweep calls", f"{bridge['sweep_calls']} ({bridge['sweep_failures']} failed)")
     console.print(summary)
     console.print("\n".join(export_lines(state)), highlight=False)
+
+
+def follower_line(follower: dict[str, Any]) -> str:
+    """One line of the follower's status (``api.status.follower_status``)."""
+    if follower["status"] != "following":
+        return str(follower["status"])
+    return (
+        f"{follower['source']}: period {follower['period']}, {follower['lag_seconds']:.1f} s behind, "
+        f"position written {follower['last_update_seconds_ago']:.1f} s ago"
+    )
 
 
 def _or_dash(value: int | None) -> str:

@@ -171,7 +171,8 @@ TABLES: dict[str, TableAccess] = {
     STORE.name: TableAccess.of(
         writes=(*s.HISTORY_TABLES, s.CARDINAL_TRACKING, s.ADDRESS_BOOKS, s.BALANCES, s.ERRATA_LOG),
     ),
-    QUERY.name: TableAccess.of(reads=(*s.HISTORY_TABLES, s.ERRATA_LOG, s.BALANCES)),
+    # the state table for the follower's position only (GET /api/v1/status)
+    QUERY.name: TableAccess.of(reads=(*s.HISTORY_TABLES, s.ERRATA_LOG, s.BALANCES, s.INGEST_PROGRESS)),
 }
 """What each function writes and what it only reads: its service account gets ``bigtable.user`` on
 the first and ``bigtable.reader`` on the second, table by table, and nothing on the others."""
