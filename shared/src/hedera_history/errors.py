@@ -250,6 +250,13 @@ class BuildError(DeployError):
     """The project wheel or a function's source could not be built."""
 
 
+class BootstrapError(DeployError):
+    """The project could not be prepared for Terraform: no credentials, an API not enabled, the
+    state bucket not created."""
+
+    exit_code = 3
+
+
 class StaleContractError(DeployError):
     """``infra/generated`` differs from what the code says (run ``hedera-history deploy generate``)."""
 
@@ -274,6 +281,15 @@ class BackendUnavailableError(TerraformError):
     """Terraform cannot reach its state backend (no network or no credentials)."""
 
     exit_code = 3
+
+
+class ProviderSchemaError(DeployError):
+    """The pinned provider schema cannot be fetched, fails its integrity check, or cannot be read."""
+
+
+class InfraInvalidError(DeployError):
+    """``infra/`` sets an argument or block the pinned google provider's schema does not have, or
+    misses one it requires."""
 
 
 def is_transient(error: BaseException) -> bool:

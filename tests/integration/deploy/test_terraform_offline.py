@@ -70,9 +70,10 @@ def test_init_without_network_or_credentials_fails_at_the_state_backend(reposito
     assert_clean_failure(result, 3, "terraform init: the state backend cannot be reached")
 
 
-def test_plan_offline_stops_at_init_with_exit_code_3(repository):
+def test_plan_without_credentials_says_what_is_missing_with_exit_code_3(repository, monkeypatch):
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(repository / "no-such-key.json"))
     result = deploy(repository, "plan", "--env", "prod")
-    assert_clean_failure(result, 3, "terraform init:")
+    assert_clean_failure(result, 3, "no application default credentials: run `gcloud auth application-default login`")
     assert not (repository / layout.PLANS_DIR / "prod.tfplan").exists()
 
 

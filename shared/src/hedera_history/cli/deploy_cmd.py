@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hedera_history.deploy import contracts, layout
+from hedera_history.deploy.bootstrap import bootstrap, plan_bootstrap, require_credentials
 from hedera_history.deploy.build import build_function_sources, build_wheel
 from hedera_history.deploy.lock import LOCK_FILE, generate_lock, lock_problems
 from hedera_history.deploy.plan import Action, PlanSummary, summarize_plan
@@ -153,6 +154,35 @@ def fmt(check: bool) -> None:
 _ENV = click.option("--env", "env_name", required=True, help="Environment: infra/environments/<env>.tfvars.")
 
 
+@deploy.command("bootstrap")
+@_ENV
+@click.option("--project", default=None, help="The project (default: the environment's tfvars).")
+@click.option("--dry-run", is_flag=True, help="Say what would be enabled and created; call nothing.")
+@_exits_on_deploy_errors
+def bootstrap_command(env_name: str, project: str | None, dry_run: bool) -> None:
+    """Prepare an empty project for Terraform: enable the APIs, create the versioned state bucket."""
+    root = _root()
+    planned = plan_bootstrap(root, layout.environment(root, env_name), project)
+    click.echo(f"project {planned.project}: state bucket gs://{planned.state_bucket} ({planned.location})")
+    click.echo(f"APIs: {', '.join(planned.apis)}")
+    if dry_run:
+        return
+    credentials, _ = require_credentials()
+    from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415
+    from google.cloud import storage  # noqa: PLC0415
+
+    with _step(_console(), "enable the APIs and create the state bucket"):
+        report = bootstrap(
+            planned,
+            AuthorizedSession(credentials),  # type: ignore[no-untyped-call]
+            storage.Client(project=planned.project, credentials=credentials),
+        )
+    state = "created" if report.bucket_created else "versioning turned on" if report.versioning_turned_on else "present"
+    click.echo(
+        f"{len(report.enabled)} APIs enabled; state bucket {state}. Next: hedera-history deploy plan --env {env_name}"
+    )
+
+
 @deploy.command("init")
 @_ENV
 @click.option("--no-backend", is_flag=True, help="Skip the state backend (providers and modules only).")
@@ -232,6 +262,7 @@ def _plan_file(root: Path, env_name: str) -> Path:
 def _plan(environment: layout.Environment) -> PlanSummary:
     root, console = _root(), _console()
     _require_inputs(root)
+    require_credentials()  # before init, whose own failure would only say the backend is unreachable
     terraform = _terraform()
     with _step(console, f"terraform init ({environment.name})"):
         terraform.init(backend_config=environment.backend_config)
