@@ -115,6 +115,41 @@ class Settings:
         "", "gs://bucket/prefix or local directory that receives copies of files that can never verify."
     )
 
+    # --- Follower (hedera-history follow; docs/follow.md) ------------------------------------------
+    follow_source: str = setting(
+        "",
+        "Bucket root the follower lists (gs://bucket, s3://bucket or a directory; node folders below "
+        "HEDERA_HISTORY_STREAM_PREFIX); empty: gs://<HEDERA_HISTORY_STREAM_BUCKET>.",
+    )
+    follow_start: str = setting(
+        "backfill",
+        "Where a follower without a stored position starts: backfill (after the last complete block in the "
+        "store), now, or a time (ISO 8601 or the stream-file name form).",
+    )
+    follow_poll_seconds: float = setting(0.5, "How often the follower lists its hot node folders.")
+    follow_hot_nodes: int = setting(
+        3, "Node folders listed every poll (rotated over the folders that keep up); 0: every folder every poll."
+    )
+    follow_full_listing_seconds: float = setting(10.0, "How often the follower lists every node folder.")
+    follow_settle_seconds: float = setting(
+        1.0, "Wait from a period's first signature file seen to its hand-off, so more nodes have uploaded."
+    )
+    follow_give_up_seconds: float = setting(
+        300.0,
+        "A period still without consensus this long after it was first seen is reported (ERROR 'period "
+        "without consensus') and left pending for the sweep.",
+    )
+    follow_window_seconds: float = setting(
+        55.0, "How long one call of the deployed follow function follows before it returns its report."
+    )
+    follow_lease_seconds: float = setting(
+        15.0, "Lifetime of the follower lease (renewed every tick): a crashed follower's successor waits this long."
+    )
+    follow_workers: int = setting(4, "Periods the follower verifies at once.")
+    follow_cache_bytes: int = setting(
+        64 * 1024 * 1024, "Bytes of stream files the follower keeps in memory, so retries do not read them again."
+    )
+
     # --- Pub/Sub --------------------------------------------------------------------------------
     pubsub_topic_prefix: str = setting(
         "", "Prefix for every Pub/Sub topic and subscription id (several deployments in one project)."

@@ -1,7 +1,8 @@
 """The follower's durable position: one row in the ingest state table.
 
 Row ``follow/position`` of ``ingest_progress``, cell ``p:position``: the position as JSON inside the
-project's cell envelope (``store.encoding``), stamped with the wall clock (state, never history).
+project's cell envelope (``store.encoding``). The cell time is always 0, so each write replaces the
+last (a position may step back, see ``follow.tracker``); the wall clock is in ``updated_micros``.
 
 What the position promises, and how a restart keeps it:
 
@@ -25,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hedera_history.errors import RowDecodeError
-from hedera_history.pipeline.state import StateGateway, now_micros
+from hedera_history.pipeline.state import StateGateway
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value, encode_value
 from hedera_history.store.gateway import BigtableGateway, RowQuery, write_or_raise
@@ -33,6 +34,7 @@ from hedera_history.store.model import Cell, Row
 
 POSITION_KEY = b"follow/position"
 Q_POSITION = b"position"
+CELL_TIMESTAMP = 0
 AFTER_PERIOD = "~"
 """Appended to ``<folder><period key>`` it sorts after every file of that period ('~' is above
 '.' and '_', the characters that follow a period key in its names) and before the next period's."""
@@ -107,7 +109,7 @@ def read_position(gateway: BigtableGateway) -> FollowPosition | None:
 
 def write_position(gateway: BigtableGateway, position: FollowPosition) -> None:
     """Store ``position`` (StoreUnavailableError when the write did not apply: try again)."""
-    cell = Cell(s.INGEST_PROGRESS_FAMILY, Q_POSITION, encode_value(position.to_json()), now_micros())
+    cell = Cell(s.INGEST_PROGRESS_FAMILY, Q_POSITION, encode_value(position.to_json()), CELL_TIMESTAMP)
     write_or_raise(gateway, s.INGEST_PROGRESS, [Row(s.INGEST_PROGRESS, POSITION_KEY, (cell,))], "follower position")
 
 

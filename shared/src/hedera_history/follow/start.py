@@ -1,0 +1,79 @@
+"""Where a follower without a stored position starts.
+
+- ``backfill``: right after the period of the last complete block in the store (what a backfill
+  wrote last, or the stream before it): ``backfill`` then ``follow`` leave no gap (every later
+  period is looked at) and no overlap (no earlier period is handed off again). The block's stored
+  record file name gives its period key exactly. An empty store starts ``now``.
+- ``now``: periods starting from this moment on.
+- a time: ISO 8601 (``2024-06-01T00:00:00Z``, a date, an offset), the stream-file name form
+  (``2024-06-01T00_00_00.000000000Z``) or ns since the epoch: periods starting at or after it.
+
+A start is a position with no period behind it yet: ``(period key, consensus ns)`` such that every
+period after it is wanted (for a time ``t``, just before ``t``).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from hedera_history.errors import ConfigError, FileNameError
+from hedera_history.follow.tracker import just_before
+from hedera_history.formats.names import parse_stream_file_name, parse_timestamp
+from hedera_history.store.gateway import BigtableGateway
+from hedera_history.store.reader import HistoryReader
+
+BACKFILL = "backfill"
+NOW = "now"
+NS_PER_SECOND = 1_000_000_000
+
+
+def parse_start_time(text: str) -> int:
+    """ns since the epoch of a start time (ConfigError when it is none of the accepted forms)."""
+    value = text.strip()
+    if value.isdigit():
+        return int(value)
+    if len(value) == 10:
+        value += "T00:00:00Z"
+    try:
+        return parse_timestamp(value.replace(":", "_"))
+    except FileNameError:
+        pass
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError as e:
+        raise ConfigError(f"follow start {text!r} is not backfill, now or a time") from e
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * NS_PER_SECOND + delta.microseconds * 1000
+
+
+def backfill_end(gateway: BigtableGateway) -> tuple[str, int] | None:
+    """(period key, consensus ns) of the last complete block in the store; None when it is empty."""
+    reader = HistoryReader(gateway)
+    number = reader.latest_block()
+    if number is None:
+        return None
+    block = reader.get_block(number)
+    if block is None:
+        return None
+    try:
+        name = parse_stream_file_name(block.name)
+    except FileNameError:
+        return just_before(block.consensus_start + 1)
+    return name.period_key, name.consensus_ns
+
+
+def resolve_start(mode: str, gateway: BigtableGateway, *, now_ns: int | None = None) -> tuple[str, int]:
+    """The position a new follower starts from for ``mode`` (backfill, now or a time)."""
+    now = time.time_ns() if now_ns is None else now_ns
+    if mode == BACKFILL:
+        end = backfill_end(gateway)
+        return end if end is not None else just_before(now)
+    if mode == NOW:
+        return just_before(now)
+    return just_before(parse_start_time(mode))
+
+
+__all__ = ["BACKFILL", "NOW", "backfill_end", "parse_start_time", "resolve_start"]
