@@ -17,13 +17,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from hedera_history.deploy import contracts, layout
+from hedera_history.deploy import contracts, layout, schema_snapshot
 from hedera_history.deploy.bootstrap import bootstrap, plan_bootstrap, require_credentials
 from hedera_history.deploy.build import build_function_sources, build_wheel
 from hedera_history.deploy.lock import LOCK_FILE, generate_lock, lock_problems
 from hedera_history.deploy.plan import Action, PlanSummary, summarize_plan
 from hedera_history.deploy.terraform import Terraform
-from hedera_history.errors import BuildError, DeployError, StaleContractError
+from hedera_history.deploy.validate import format_report, validate_directory
+from hedera_history.errors import BuildError, DeployError, InfraInvalidError, ProviderSchemaError, StaleContractError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -149,6 +150,48 @@ def fmt(check: bool) -> None:
         click.echo(f"{'not formatted' if check else 'formatted'}: infra/{name}")
     if check and result.unformatted:
         raise DeployError(f"{len(result.unformatted)} file(s) not formatted; run hedera-history deploy fmt")
+
+
+@deploy.command("validate")
+@_exits_on_deploy_errors
+def validate() -> None:
+    """Check infra/ against the pinned google provider schema (offline; no Terraform)."""
+    root = _root()
+    report = validate_directory(root / layout.INFRA_DIR, root=root)
+    for line in format_report(report):
+        click.echo(line)
+    if report.findings:
+        raise InfraInvalidError(f"{len(report.findings)} error(s) in infra/ against google {report.provider_version}")
+
+
+@deploy.command("schema-snapshot")
+@click.option(
+    "--tarball",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help=f"A local copy of {schema_snapshot.PACKAGE} {schema_snapshot.PACKAGE_VERSION} (default: download it).",
+)
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the committed snapshot differs.")
+@_exits_on_deploy_errors
+def schema_snapshot_command(tarball: Path | None, check: bool) -> None:
+    """Rebuild the google provider schema snapshot from the pinned, integrity-checked npm package."""
+    if tarball is not None:
+        data = tarball.read_bytes()
+        schema_snapshot.check_integrity(data, schema_snapshot.INTEGRITY)
+    else:
+        with _step(_console(), f"download {schema_snapshot.TARBALL_URL}"):
+            data = schema_snapshot.fetch_tarball()
+    snapshot = schema_snapshot.snapshot_from_tarball(data)
+    committed = schema_snapshot.SNAPSHOT_DIR / schema_snapshot.SNAPSHOT_NAME
+    if check:
+        if schema_snapshot.snapshot_bytes(snapshot) != (committed.read_bytes() if committed.is_file() else b""):
+            raise ProviderSchemaError("the committed snapshot differs; run hedera-history deploy schema-snapshot")
+        click.echo(f"{committed.name} is current")
+        return
+    path = schema_snapshot.write_snapshot(snapshot)
+    click.echo(
+        f"wrote {path.name}: {len(snapshot['resources'])} resources, {len(snapshot['data_sources'])} data sources"
+    )
 
 
 _ENV = click.option("--env", "env_name", required=True, help="Environment: infra/environments/<env>.tfvars.")
