@@ -35,7 +35,7 @@ clean:
 # ---- delivery (cloudbuild.yaml runs these) ------------------------------------------------------
 DEPLOY_ENV ?= dev
 
-.PHONY: lint typecheck pytest functions tf-fmt tf-plan tf-apply
+.PHONY: lint typecheck pytest functions tf-fmt tf-validate tf-plan tf-apply
 
 lint: setup
 	$(BIN)/ruff check .
@@ -55,6 +55,10 @@ functions: setup
 
 tf-fmt: setup
 	$(BIN)/hedera-history deploy fmt --check
+
+# infra/ against the pinned google provider schema, offline (also in make test: tests/unit/deploy/test_validate.py).
+tf-validate: setup
+	$(BIN)/hedera-history deploy validate
 
 tf-plan: setup
 	$(BIN)/hedera-history deploy plan --env $(DEPLOY_ENV)

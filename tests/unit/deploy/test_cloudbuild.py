@@ -10,7 +10,16 @@ import yaml
 
 from tests.unit.deploy.infra import REPO
 
-EXPECTED_STAGES = ("lint", "typecheck", "tests", "functions", "terraform-fmt", "terraform-plan", "terraform-apply")
+EXPECTED_STAGES = (
+    "lint",
+    "typecheck",
+    "tests",
+    "functions",
+    "terraform-fmt",
+    "terraform-validate",
+    "terraform-plan",
+    "terraform-apply",
+)
 
 
 def makefile_targets() -> set[str]:
