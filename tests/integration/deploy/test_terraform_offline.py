@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 from hedera_history.cli.main import cli
 from hedera_history.deploy import contracts, layout
-from hedera_history.deploy.terraform import Terraform
+from hedera_history.deploy.terraform import PACKAGED_TERRAFORM, Terraform, terraform_binary
 
 from tests.unit.deploy.infra import INFRA, REPO
 
@@ -65,9 +65,17 @@ def test_init_without_network_fails_at_provider_download(repository):
     assert "registry.terraform.io" in result.stderr
 
 
-def test_init_without_network_or_credentials_fails_at_the_state_backend(repository):
+def test_init_with_the_backend_offline_fails_at_provider_download_first(repository):
+    # Terraform 1.15 installs the providers before it initialises the state backend, so offline
+    # init stops there; how a backend failure reads is in tests/unit/deploy/test_terraform_errors.py.
     result = deploy(repository, "init", "--env", "dev")
-    assert_clean_failure(result, 3, "terraform init: the state backend cannot be reached")
+    assert_clean_failure(result, 3, "terraform init: the providers cannot be downloaded")
+
+
+def test_the_terraform_in_use_is_the_pinned_current_one():
+    assert terraform_binary().endswith(PACKAGED_TERRAFORM)
+    major, minor = (int(part) for part in Terraform(INFRA).version().split(".")[:2])
+    assert (major, minor) >= (1, 5)
 
 
 def test_plan_without_credentials_says_what_is_missing_with_exit_code_3(repository, monkeypatch):

