@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from hedera_history.cli.main import cli
-from hedera_history.deploy import provider_schema
+from hedera_history.deploy import provider_schema, schema_snapshot
 from hedera_history.deploy.validate import satisfies, validate_directory
 
 from tests.unit.deploy.infra import INFRA, REPO
@@ -144,14 +144,14 @@ def test_wrong_values_and_blocks_fail(repository, body, message):
     "body",
     [
         '  force_destroy = "true"',  # Terraform converts the string
-        "  storage_class = var.storage_class",
+        "  storage_class = local.storage_class  # an expression: not evaluated",
         '  cors {\n    max_age_seconds = "3600"\n  }',
         '  timeouts {\n    create = "10m"\n  }',
         "  count = 1\n  depends_on = []\n  lifecycle {\n    prevent_destroy = true\n  }",
     ],
 )
 def test_what_terraform_accepts_passes(repository, body):
-    add_file(repository, BUCKET.format(body=body).replace("var.storage_class", '"STANDARD"'))
+    add_file(repository, BUCKET.format(body=body))
     result = validate(repository)
     assert result.exit_code == 0, result.output
 
@@ -193,10 +193,10 @@ def test_a_pessimistic_constraint_admits_later_minor_releases():
     assert not satisfies("7.0.0", "~> 6.50")
 
 
-def test_the_snapshot_names_its_pinned_source():
+def test_the_snapshot_is_of_the_pinned_package():
     source = provider_schema.load().source
-    assert source["package"] == "@cdktf/provider-google"
-    assert source["version"] == "16.12.1"
-    assert source["integrity"].startswith("sha512-")
+    assert source["package"] == schema_snapshot.PACKAGE == "@cdktf/provider-google"
+    assert source["version"] == schema_snapshot.PACKAGE_VERSION == "16.12.1"
+    assert source["integrity"] == schema_snapshot.INTEGRITY
     assert source["provider"] == "registry.terraform.io/hashicorp/google"
-    assert source["provider_version"] == "6.50.0"
+    assert source["provider_version"] == schema_snapshot.PROVIDER_VERSION == "6.50.0"

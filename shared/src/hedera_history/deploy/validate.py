@@ -64,13 +64,14 @@ def validate_directory(infra: Path, schema: ProviderSchema | None = None, *, roo
     paths = sorted(infra.glob("*.tf")) + sorted(infra.glob("modules/*/*.tf"))
     for path in paths:
         shown = str(path.relative_to(shown_from)) if path.is_relative_to(shown_from) else str(path)
+        tree = parse_file(path)
         checker = _FileChecker(shown, schema)
-        checker.check(parse_file(path))
+        checker.check(tree)
         findings.extend(sorted(checker.findings, key=lambda finding: finding.line or 0))
         for kind in counts:
             counts[kind] += checker.counts[kind]
         if path.name == "versions.tf":
-            findings.extend(_pin_findings(shown, parse_file(path), schema))
+            findings.extend(_pin_findings(shown, tree, schema))
     package = f"{schema.source['package']} {schema.source['version']}"
     return Report(tuple(findings), counts["resource"], counts["data"], schema.provider_version, package)
 
