@@ -110,3 +110,22 @@ def test_late_files_and_a_late_found_period_move_the_position_back() -> None:
     t.finished(period.period_key, Outcome.PUBLISHED, "", now=3.0)
     t.advance()
     assert t.position()[0] == sighting(2).period_key
+
+
+def test_signatures_another_run_may_not_have_read_are_handed_on() -> None:
+    t = tracker()
+    t.saw(sighting(0), now=0.0)
+    (period,) = t.due(1.0)
+    # Held (an earlier block unpublished): the run publishing that block publishes this one too.
+    t.finished(period.period_key, Outcome.PENDING, "held", now=1.0)
+    t.saw(sighting(0, node=1), now=1.5)  # listed after that run may have read the signatures
+    (period,) = t.due(1.5)
+    assert t.finished(period.period_key, Outcome.ALREADY_PUBLISHED, "", now=1.6) == [sighting(0, node=1).name]
+    # After a restart, a period listed again that turns out published hands every signature on.
+    resumed = tracker()
+    resumed.resumed_through_ns = sighting(0).consensus_ns
+    resumed.saw(sighting(0), now=0.0)
+    resumed.saw(sighting(0, node=2), now=0.0)
+    (period,) = resumed.due(1.0)
+    late = resumed.finished(period.period_key, Outcome.ALREADY_PUBLISHED, "", now=1.0)
+    assert late == sorted([sighting(0).name, sighting(0, node=2).name])

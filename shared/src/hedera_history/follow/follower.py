@@ -51,6 +51,7 @@ from hedera_history.follow.position import (
 from hedera_history.follow.start import resolve_start
 from hedera_history.follow.tracker import GivenUp, Tracker, backoff_seconds
 from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.names import parse_timestamp
 from hedera_history.logs import event
 from hedera_history.networks import network_named
 from hedera_history.pipeline.ingest import IngestContext, IngestResult, Outcome, ingest_object, ingest_period
@@ -213,6 +214,11 @@ class Follower:
             hot_nodes=s.follow_hot_nodes,
         )
         self._next_full = self._clock()
+        if stored is not None:
+            # Periods the last follower listed: when found published, hand every signature on.
+            self.tracker.resumed_through_ns = max(
+                (_listed_ns(name, folder) for folder, name in stored.listed.items()), default=-1
+            )
         report.start_period = key
         event(
             logger,
@@ -276,9 +282,10 @@ class Follower:
                 level = logging.WARNING if is_transient(e) else logging.ERROR
                 event(logger, "follower hand-off failed", level, period=period_key, error=reason)
             if sighting is None:
+                period = next(p for p in tracker.periods() if p.period_key == period_key)
                 for name in tracker.finished(period_key, outcome, reason, now):
-                    period = next(p for p in tracker.periods() if p.period_key == period_key)
-                    self._late.append(_Late(Sighting(name, "", period_key, period.consensus_ns), now, now))
+                    folder = name.rsplit("/", 1)[0] + "/"
+                    self._late.append(_Late(Sighting(name, folder, period_key, period.consensus_ns), now, now))
                 continue
             if outcome is None and late is not None:
                 if now - late.first < self.settings.follow_give_up_seconds:
@@ -303,6 +310,11 @@ class Follower:
         tracker, discovery = self._parts()
         key, ns = tracker.position()
         listed = discovery.listed
+        # A late file not handed off yet must be listed again after a restart.
+        outstanding = [late.sighting for late in (*self._late, *self._late_running.values())]
+        for sighting in outstanding:
+            if sighting.folder in listed:
+                listed[sighting.folder] = min(listed[sighting.folder], name_before(sighting.name))
         fingerprint = (key, tuple(sorted(listed.items())))
         now = self._clock()
         if fingerprint == self._written or (not force and now - self._last_write < POSITION_WRITE_SECONDS):
@@ -375,6 +387,22 @@ class Follower:
     def _parts(self) -> tuple[Tracker, Discovery]:
         assert self.tracker is not None and self.discovery is not None, "the follower has not begun"
         return self.tracker, self.discovery
+
+
+def name_before(name: str) -> str:
+    """A string after every object name below ``name`` and before ``name`` itself (listing after it
+    lists ``name`` again): its last character one lower, then ``~`` (above every character stream
+    file names use)."""
+    if not name:
+        return name
+    return name[:-1] + chr(ord(name[-1]) - 1) + AFTER_PERIOD
+
+
+def _listed_ns(name: str, folder: str) -> int:
+    try:
+        return parse_timestamp(name.removeprefix(folder)[: name.removeprefix(folder).find("Z") + 1])
+    except HistoryError:
+        return -1
 
 
 def _report(given: GivenUp) -> None:

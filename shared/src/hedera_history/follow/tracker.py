@@ -57,6 +57,13 @@ class TrackedPeriod:
     signatures: set[str] = field(default_factory=set)
     listed_while_running: list[str] = field(default_factory=list)
     """Signature files listed while an attempt ran: it may not have read them."""
+    listed_since_first_attempt: list[str] = field(default_factory=list)
+    """Signature files listed after the first attempt began: a run that published the period
+    meanwhile (a held period released by the run publishing the block before it, an upload's run)
+    may not have read them."""
+    resumed: bool = False
+    """Known to a follower before this one (listed again after a restart): when it turns out
+    published, whoever published it may not have read every signature listed."""
 
     @property
     def finished(self) -> bool:
@@ -95,6 +102,8 @@ class Tracker:
         self.published = 0
         self.given_up: list[GivenUp] = []
         self.late_files = 0
+        self.resumed_through_ns = -1
+        """Periods up to this time were listed by a follower before this one (see ``resumed``)."""
 
     # ---- what the listing saw --------------------------------------------------------------------
 
@@ -106,7 +115,12 @@ class Tracker:
                 self.late_files += 1
                 return True
             period = TrackedPeriod(
-                sighting.period_key, sighting.consensus_ns, now, now + self.settle_seconds, signatures={sighting.name}
+                sighting.period_key,
+                sighting.consensus_ns,
+                now,
+                now + self.settle_seconds,
+                signatures={sighting.name},
+                resumed=sighting.consensus_ns <= self.resumed_through_ns,
             )
             self._periods[sighting.period_key] = period
             return False
@@ -116,6 +130,8 @@ class Tracker:
         if period.finished:
             self.late_files += 1
             return True
+        if period.status is not Status.SETTLING:
+            period.listed_since_first_attempt.append(sighting.name)
         if period.status is Status.PENDING:
             period.due = now  # a new signature: the likeliest reason it verifies now
         elif period.status is Status.RUNNING:
@@ -152,18 +168,21 @@ class Tracker:
         return ready
 
     def finished(self, period_key: str, outcome: Outcome | None, reason: str, now: float) -> list[str]:
-        """Record an attempt's result (``outcome`` None: it raised). Returns the signature files
-        listed while it ran of a period it published (late files: the attempt may not have read
-        them)."""
+        """Record an attempt's result (``outcome`` None: it raised). For a period now published,
+        returns the signature files whoever published it may not have read (late files): those
+        listed while this attempt ran when it published; when another run did, those listed since
+        the first attempt began (every one listed, for a period known before a restart)."""
         period = self._periods[period_key]
         late, period.listed_while_running = period.listed_while_running, []
         period.attempts += 1
         period.reason = reason
         if outcome in FINISHED_OUTCOMES:
+            if outcome is not Outcome.PUBLISHED:
+                late = sorted(period.signatures) if period.resumed else period.listed_since_first_attempt
             period.status = Status.PUBLISHED
             self.published += 1
             self.late_files += len(late)
-            return late
+            return list(late)
         if now - period.first_seen >= self.give_up_seconds:
             period.status = Status.GIVEN_UP
             self._given_up_keys.add(period_key)
