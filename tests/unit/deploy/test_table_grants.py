@@ -46,7 +46,7 @@ def test_only_the_store_writes_the_tracking_table_and_only_the_stream_quarantine
     writers = {name for name, access in table_access().items() if s.CARDINAL_TRACKING in access.writes}
     assert writers == {"store"}
     quarantiners = {name for name, access in table_access().items() if s.QUARANTINE in access.tables}
-    assert quarantiners == {"ingest", "sweep"}
+    assert quarantiners == {"ingest", "sweep", "follow"}  # the follower hands periods to ingest
 
 
 def test_the_generated_contract_says_what_the_code_declares():

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "stack": "hedera_history.cli.stack_cmd:stack",
     "deploy": "hedera_history.cli.deploy_cmd:deploy",
     "deadletters": "hedera_history.cli.deadletters_cmd:deadletters",
+    "follow": "hedera_history.cli.follow_cmd:follow",
 }
 
 

@@ -123,6 +123,35 @@ STORE = FunctionSpec(
     timeout_seconds=110,
     concurrency=8,
 )
+FOLLOW = FunctionSpec(
+    name="follow",
+    source="functions/follow",
+    entry_point="follow",
+    trigger=Trigger.SCHEDULED_HTTP,
+    settings=(
+        *_COMMON,
+        *_READS_STREAM,
+        "s3_endpoint_url",
+        "s3_region",
+        "s3_requester_pays",
+        "s3_anonymous",
+        "follow_source",
+        "follow_start",
+        "follow_poll_seconds",
+        "follow_hot_nodes",
+        "follow_full_listing_seconds",
+        "follow_settle_seconds",
+        "follow_give_up_seconds",
+        "follow_window_seconds",
+        "follow_lease_seconds",
+        "follow_workers",
+        "follow_cache_bytes",
+    ),
+    memory_mb=1024,
+    # The window (55 s) plus the hand-offs still running when it ends (each bounded by ingest's calls).
+    timeout_seconds=300,
+    concurrency=1,
+)
 QUERY = FunctionSpec(
     name="query",
     source="functions/query",
@@ -134,7 +163,7 @@ QUERY = FunctionSpec(
     concurrency=40,
 )
 
-FUNCTIONS: tuple[FunctionSpec, ...] = (INGEST, SWEEP, STORE, QUERY)
+FUNCTIONS: tuple[FunctionSpec, ...] = (INGEST, SWEEP, STORE, FOLLOW, QUERY)
 
 
 def function(name: str) -> FunctionSpec:
@@ -168,6 +197,9 @@ TABLES: dict[str, TableAccess] = {
         # balances are applied from the stored item lists; the reconciler reads batch completion
         reads=(s.ITEMS, s.CARDINAL_TRACKING),
     ),
+    # the ingest path's tables (it hands periods to ingest); its position and lease live in the
+    # state table; the backfill start reads the last complete block
+    FOLLOW.name: TableAccess.of(writes=_VERIFIES_STREAM),
     STORE.name: TableAccess.of(
         writes=(*s.HISTORY_TABLES, s.CARDINAL_TRACKING, s.ADDRESS_BOOKS, s.BALANCES, s.ERRATA_LOG),
     ),
