@@ -131,3 +131,60 @@ def test_a_fork_is_held_and_alerted_and_stops_the_stream_there(
     forks = [r for r in caplog.records if r.getMessage() == "consensus fork"]
     assert forks and all(r.levelname == "ERROR" for r in forks)
     assert _period(pipeline, stream, 3).reason.startswith(HELD_FOR_STATE)
+
+
+class _BookReadBeforeTheKeeper:
+    """The book history as a run sees it when it read the book just before the keeper applied the
+    rotation: its first book read for the window's period answers the old book, while the keeper
+    has already applied everything (the race between reading the book and the certainty check)."""
+
+    def __init__(self, books: Any, stale: Any, window_ns: int) -> None:
+        self._books = books
+        self._stale = stale
+        self._window_ns = window_ns
+        self.stale_answers = 0
+
+    def consensus_book_at(self, consensus_ns: int) -> Any:
+        if consensus_ns == self._window_ns and self.stale_answers == 0:
+            self.stale_answers += 1
+            return self._stale
+        return self._books.consensus_book_at(consensus_ns)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._books, name)
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["verifying", "after publication"])
+def test_a_book_read_before_the_keeper_applied_a_rotation_is_read_again(
+    pipeline: Pipeline, stream: GeneratedStream, late: bool
+) -> None:
+    rng = random.Random(34)
+    _ingest(pipeline, _objects(stream, range(WINDOW)), rng)
+    assert pipeline.ingest.books.applied_through() >= ROTATION
+    window_ns = stream.periods[WINDOW].record_name.consensus_ns
+    stale = pipeline.ingest.books.consensus_book_at(stream.periods[ROTATION].record_name.consensus_ns)
+    assert stale != pipeline.ingest.books.consensus_book_at(window_ns)
+    rotated_signature = stream.signature_path(ROTATED, WINDOW)
+    objects = _objects(stream, range(WINDOW, WINDOW + 1))
+    if late:
+        # Published on the others' signatures first; the rotated node's file arrives afterwards.
+        _ingest(pipeline, {path: data for path, data in objects.items() if path != rotated_signature}, rng)
+        assert _period(pipeline, stream, WINDOW).published is not None
+        objects = {rotated_signature: objects[rotated_signature]}
+    real_books = pipeline.ingest.books
+    racing = _BookReadBeforeTheKeeper(real_books, stale, window_ns)
+    pipeline.ingest.books = racing
+    try:
+        names = pipeline.upload(objects, rng)
+        first = next(name for name in names if name.endswith(rotated_signature))
+        # The rotated node's own file triggers the run that reads the stale book.
+        order = [first, *(name for name in names if name != first)]
+        outcomes = [ingest_object(pipeline.ingest, name).outcome for name in order]
+        pipeline.drain(rng)
+    finally:
+        pipeline.ingest.books = real_books
+    assert racing.stale_answers == 1
+    assert Outcome.QUARANTINED not in outcomes, outcomes
+    assert pipeline.ingest.state.quarantined(10) == []
+    block = HistoryReader(pipeline.gateway).get_block(WINDOW)
+    assert block is not None and len(block.signatures) == CONFIG.nodes

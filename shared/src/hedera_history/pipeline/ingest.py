@@ -303,6 +303,15 @@ def _verify_and_publish(
                 raise problem
     number = _block_number(report, candidate)
     certain = number is not None and _book_certain(ctx, number)
+    if certain and report.record is not None:
+        # The book was read before the claim: the keeper may have applied a change since. Read
+        # now, after the certainty check, it is the state in force; verify again if it differs
+        # (else a rotated-out key could count, and a rotated-in one be quarantined as bad).
+        current = ctx.books.consensus_book_at(consensus_ns)
+        if current != book:
+            book = current
+            files, verify = _verifier(ctx, location, period_key, book)
+            report = verify(block_number=None if report.record.block_number is not None else number)
     if report.record is not None and not certain and number is not None:
         # The keeper lags: when every earlier block is recorded, their book and stake changes give
         # the state in force exactly; verify again if it keys or weighs the nodes otherwise.
@@ -682,6 +691,11 @@ def _after_publication(
             # The book in force may still change (a key rotated in an earlier block not applied yet).
             ctx.state.mark_recheck(consensus_ns, period_key, published.block_number)
             return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number, str(e))
+        if isinstance(e, VerificationError):
+            # ``book`` was read before the keeper may have applied the change: judge by the book now.
+            current = ctx.books.consensus_book_at(consensus_ns)
+            if current != book:
+                return _after_publication(ctx, trigger, published, current)
         _quarantine(ctx, trigger.path, data, e, node=account, consensus_ns=consensus_ns)
         return IngestResult(Outcome.QUARANTINED, period_key, published.block_number, str(e), (trigger.path,))
     return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number)
