@@ -20,6 +20,7 @@ import pytest
 import requests
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import storage
+from hedera_history.follow.lease import FollowLease
 from hedera_history.follow.position import read_position
 from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen.model import GeneratedStream, GeneratorConfig
@@ -188,3 +189,20 @@ def test_gcs_user_project_on_every_call(
     assert len(object_calls) >= report.list_calls > 0
     for called in object_calls:
         assert parse_qs(urlparse(called).query)["userProject"] == ["billing-project"]
+
+
+def test_one_follower_at_a_time(
+    bigtable_instance: Any, gcs_bucket: Any, tmp_path: Path, stream: GeneratedStream
+) -> None:
+    with make_followed(bigtable_instance, tmp_path, stream, f"gs://{gcs_bucket.name}") as followed:
+        first = FollowLease(followed.gateway, ttl_seconds=15.0)
+        assert first.acquire()
+        # A second follower waits for the lease until its window ends, and follows nothing.
+        report = followed.follower().run_window(1.5)
+        assert not report.followed and report.ticks == 0
+        assert read_position(followed.gateway) is None
+        first.release()
+        report = followed.follower().run_window(0.5)
+        assert report.followed
+        # It gave the lease back when its window ended: the next one takes it at once.
+        assert FollowLease(followed.gateway, ttl_seconds=15.0).acquire()
