@@ -19,6 +19,7 @@ Existing files are overwritten; nothing else in OUT is removed.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errors import GeneratorError
 from hedera_history.gen.keys import private_pem, public_pem
-from hedera_history.gen.model import GeneratedStream, address_book_file
+from hedera_history.gen.model import GeneratedStream, NodeInfo, StreamKeys, address_book_file
 
 GROUND_TRUTH_FILE = "ground-truth.json"
 GENESIS_BALANCES_FILE = "genesis-balances.json"
@@ -41,20 +42,42 @@ def write_stream(stream: GeneratedStream, out_dir: Path | str) -> None:
     try:
         for relative, data in stream.objects.items():
             _write(out / relative, data)
-        _write(out / ADDRESS_BOOK_FILE, stream.address_book)
+    except OSError as e:
+        raise GeneratorError(f"cannot write the generated stream: {e}", file=str(out)) from e
+    write_stream_support(stream, out)
+
+
+def write_stream_support(stream: GeneratedStream, out_dir: Path | str) -> None:
+    """Everything ``write_stream`` writes but the nodes' files: books, keys, truth, genesis balances."""
+    out = Path(out_dir)
+    try:
+        write_book_and_keys(stream.address_book, stream.nodes, stream.keys, out)
         for epoch in stream.address_books:
             _write(out / address_book_file(epoch), epoch.book)
-        for (node_id, generation), key in sorted(stream.keys.node_keys.items()):
-            suffix = f"-gen{generation}" if generation else ""
-            _write_key(out / KEYS_FOLDER, f"node-{stream.node(node_id).account}{suffix}", key)
-        for index, council_key in enumerate(stream.keys.council):
-            _write_key(out / KEYS_FOLDER, f"council-{index}", council_key)
         pretty = len(stream.truth.get("transactions", ())) <= _PRETTY_LIMIT
         text = json.dumps(stream.truth, indent=1 if pretty else None, separators=None if pretty else (",", ":"))
         _write(out / GROUND_TRUTH_FILE, text.encode() + b"\n")
         _write(out / GENESIS_BALANCES_FILE, json.dumps(genesis_snapshot(stream), indent=1).encode() + b"\n")
     except OSError as e:
         raise GeneratorError(f"cannot write the generated stream: {e}", file=str(out)) from e
+
+
+def write_book_and_keys(
+    bootstrap_book: bytes, nodes: Sequence[NodeInfo], keys: StreamKeys, out_dir: Path | str
+) -> None:
+    """The bootstrap book (``address-book.bin``) and every node and council key, under ``out_dir``:
+    what a reader needs before the first block (a live network writes them before it starts)."""
+    out = Path(out_dir)
+    accounts = {node.node_id: node.account for node in nodes}
+    try:
+        _write(out / ADDRESS_BOOK_FILE, bootstrap_book)
+        for (node_id, generation), key in sorted(keys.node_keys.items()):
+            suffix = f"-gen{generation}" if generation else ""
+            _write_key(out / KEYS_FOLDER, f"node-{accounts[node_id]}{suffix}", key)
+        for index, council_key in enumerate(keys.council):
+            _write_key(out / KEYS_FOLDER, f"council-{index}", council_key)
+    except OSError as e:
+        raise GeneratorError(f"cannot write the address book and keys: {e}", file=str(out)) from e
 
 
 def genesis_snapshot(stream: GeneratedStream) -> dict[str, Any]:
