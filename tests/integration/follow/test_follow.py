@@ -206,3 +206,31 @@ def test_one_follower_at_a_time(
         assert report.followed
         # It gave the lease back when its window ended: the next one takes it at once.
         assert FollowLease(followed.gateway, ttl_seconds=15.0).acquire()
+
+
+def test_a_follower_that_dies_mid_stream_is_resumed_without_a_gap(
+    bigtable_instance: Any, gcs_bucket: Any, tmp_path: Path, stream: GeneratedStream
+) -> None:
+    by_period = period_objects(stream)
+    keys = [p.record_name.period_key for p in stream.periods]
+    url = f"gs://{gcs_bucket.name}"
+    with make_followed(bigtable_instance, tmp_path, stream, url, follow_lease_seconds=2.0) as followed:
+        blocks = followed.blocks()
+        dying = followed.follower()
+        thread, stop, _ = follow_in_thread(dying)
+        for key in keys[:3]:
+            upload_gcs(gcs_bucket, by_period[key])
+        wait_for(lambda: followed.complete(blocks[:3]), what="the first three blocks")
+        # It dies: no last position write, no lease release (the lease lapses), files keep coming.
+        dying.lease.release = lambda: None  # type: ignore[method-assign]
+        dying._store_position = lambda *args, **kwargs: None  # type: ignore[method-assign]
+        for key in keys[3:5]:
+            upload_gcs(gcs_bucket, by_period[key])
+        stop.set()
+        thread.join(timeout=300)
+        upload_gcs(gcs_bucket, by_period[keys[5]])
+        report = followed.follower().run(followed.complete)
+        assert report.followed
+        assert followed.publisher.publications == len(blocks)
+        assert set(followed.publisher.completions().values()) == {1}
+        assert history_cells(followed.gateway) == reference_cells(bigtable_instance, stream, tmp_path)
