@@ -186,6 +186,7 @@ def test_missing_and_late_signatures_never_cost_consensus(tmp_path: Path) -> Non
         block = stream.truth["blocks"][period]
         assert block["signers"] == [f"0.0.{3 + n}" for n, f in enumerate(fates) if f is not SignatureFate.MISSING]
     assert missing > 0 and late > 0
+    assert sink.objects == dict(stream.objects)  # the played stream holds no missing signature file
     assert summary.missing_signatures == missing and summary.late_signatures == late
     assert len(stream.truth["live"]["missing_signatures"]) == missing
     assert len(stream.truth["live"]["late_signatures"]) == late

@@ -1,5 +1,6 @@
 """``hedera-history generate OUT``: a valid, signed stream (V6, or across format eras) with its
-address book, keys and truth."""
+address book, keys and truth; with ``--live``, a network played in real time into a directory,
+gs:// or s3:// (``cli/generate_live.py``)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
+from hedera_history.gen.live_schedule import LiveConfig
 from hedera_history.gen.model import LAYOUT_NAMES
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
 
 
 @click.command("generate")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("out")
 @click.option("--nodes", type=int, default=4, show_default=True, help="Consensus nodes (0.0.3 upward).")
 @click.option("--periods", type=int, default=None, help="Periods, i.e. record files (default 10, or the eras' sum).")
 @click.option("--transactions", type=int, default=20, show_default=True, help="Record stream items per period.")
@@ -75,9 +77,55 @@ from hedera_history.gen.writer import GROUND_TRUTH_FILE
     metavar="P:N,N,...",
     help="Only these node ids sign period P (repeatable); other periods: every node.",
 )
+@click.option(
+    "--live",
+    is_flag=True,
+    help="Play the network in real time into OUT (a directory, gs://bucket/prefix or s3://bucket/prefix) "
+    "until stopped (Ctrl-C) or --periods are written.",
+)
+@click.option(
+    "--period-seconds", type=float, default=2.0, show_default=True, help="--live: a period every this many seconds."
+)
+@click.option(
+    "--lagging-node",
+    "lagging_nodes",
+    multiple=True,
+    metavar="0.0.N",
+    help="--live: this node's files land --lag-seconds late (repeatable; an account or a node id).",
+)
+@click.option("--lag-seconds", type=float, default=120.0, show_default=True, help="--live: how late lagging nodes are.")
+@click.option(
+    "--missing-signatures",
+    type=float,
+    default=0.02,
+    show_default=True,
+    help="--live: chance a node never uploads a period's signature file (never enough to lose consensus).",
+)
+@click.option(
+    "--late-signatures",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="--live: chance a node's signature file lands 2-5 periods late.",
+)
+@click.option(
+    "--no-consensus",
+    "no_consensus",
+    type=int,
+    multiple=True,
+    metavar="P",
+    help="--live: period P (0 = first) is signed by too few nodes for consensus (repeatable).",
+)
+@click.option(
+    "--book-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="--live: folder for the address book and keys (before the first period) and the truth (at the end); "
+    "default OUT when it is a directory.",
+)
 def generate(
     *,
-    out: Path,
+    out: str,
     nodes: int,
     periods: int,
     transactions: int,
@@ -91,11 +139,49 @@ def generate(
     duplicate_block: int | None,
     stake_updates: tuple[str, ...],
     signers: tuple[str, ...],
+    live: bool,
+    period_seconds: float,
+    lagging_nodes: tuple[str, ...],
+    lag_seconds: float,
+    missing_signatures: float,
+    late_signatures: float,
+    no_consensus: tuple[int, ...],
+    book_dir: Path | None,
 ) -> None:
-    """Generate a signed V6 stream into OUT, with address-book.bin, keys/ and ground-truth.json."""
+    """Generate a signed V6 stream into OUT, with address-book.bin, keys/ and ground-truth.json.
+
+    With --live, play it in real time into OUT (a directory, gs:// or s3://) instead."""
     settings = Settings.from_env(start_block=start_block, sidecars_enabled=sidecars)
     if settings.start_block < 0:
         raise ConfigError(f"start block must not be negative, got {settings.start_block}")
+    if live:
+        if eras or duplicate_block is not None or stake_updates or signers:
+            raise ConfigError(
+                "--live plays V6 periods: --eras, --duplicate-block, --stake-update, --signers do not apply"
+            )
+        from hedera_history.cli import generate_live  # noqa: PLC0415
+
+        live_config = LiveConfig(
+            nodes=nodes,
+            transactions=transactions,
+            sidecars=settings.sidecars_enabled,
+            seed=seed,
+            layout=LAYOUT_NAMES[layout],
+            network=network,
+            start_block=settings.start_block,
+            period_seconds=period_seconds,
+            periods=periods,
+            rotate_key=rotate_key,
+            lagging_nodes=tuple(_node_ref(n) for n in lagging_nodes),
+            lag_seconds=lag_seconds,
+            missing_signature_rate=missing_signatures,
+            late_signature_rate=late_signatures,
+            no_consensus_periods=no_consensus,
+        )
+        generate_live.play(live_config, out, generate_live.book_dir_for(out, book_dir), settings)
+        return
+    if "://" in out:
+        raise ConfigError(f"generate writes a stream into a directory; only --live writes to {out}")
     era_list = _parse_eras(eras) if eras is not None else None
     if periods is None:
         periods = sum(count for _, count in era_list) if era_list is not None else 10
@@ -126,15 +212,20 @@ def generate(
         task = progress.add_task("node keys and periods", total=periods)
         stream = generate_stream(config, on_period=lambda _period: progress.advance(task))
         progress.update(task, description="writing files")
-        write_stream(stream, out)
+        write_stream(stream, Path(out))
         progress.update(task, description="done")
     counts = stream.truth["counts"]
     click.echo(
         f"{out}: blocks {config.start_block}-{config.end_block} from {nodes} nodes, "
         f"{counts['transactions']} transactions, {counts['sidecar_files']} sidecar files, "
-        f"{len(stream.objects)} stream files; truth in {out / GROUND_TRUTH_FILE} "
+        f"{len(stream.objects)} stream files; truth in {Path(out) / GROUND_TRUTH_FILE} "
         f"({time.monotonic() - started:.1f} s)"
     )
+
+
+def _node_ref(text: str) -> int | str:
+    """``0.0.5`` or a node id ``2``."""
+    return int(text) if text.isdigit() else text
 
 
 def _numbers(option: str, text: str) -> tuple[int, ...]:

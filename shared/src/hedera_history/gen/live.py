@@ -33,7 +33,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -132,7 +132,8 @@ class LiveSummary:
     stopped: bool = False
     """Stopped before ``periods`` (a stop request or ``until``)."""
     stream: GeneratedStream | None = field(default=None, repr=False)
-    """The stream played (its truth amended as the ``live`` section says); None before any period."""
+    """The stream played: its objects those uploaded (no missing signature file), its truth amended
+    (``signers``, the ``live`` section); None when no period was generated."""
 
 
 @dataclass
@@ -371,6 +372,13 @@ class LivePlayer:
                 "signatures": {accounts[n]: ns for n, ns in sorted(state.signed.items())},
             }
         truth["live"] = live
+        never = {
+            stream.signature_path(n, state.period.index)
+            for state in progress.values()
+            for n, fate in enumerate(state.plan.fates)
+            if fate is SignatureFate.MISSING
+        }
+        stream = replace(stream, objects={k: v for k, v in stream.objects.items() if k not in never})
         if self.book_dir is not None:
             write_stream_support(stream, self.book_dir)
         return stream
