@@ -52,6 +52,11 @@ def on_gcs(bigtable_instance: Any, gcs_bucket: Any, tmp_path: Path, stream: Gene
         yield followed
 
 
+def stored_period(followed: Followed) -> str | None:
+    position = read_position(followed.gateway)
+    return None if position is None else position.period_key
+
+
 def upload_gcs(bucket: Any, objects: dict[str, bytes]) -> None:
     for name, data in sorted(objects.items()):
         bucket.blob(name).upload_from_string(data)
@@ -75,12 +80,12 @@ def test_follows_a_growing_bucket_across_a_restart_with_a_lagging_node(
     wait_for(lambda: on_gcs.complete(blocks[:2]), what="the first two blocks")
     step(2, 3)
     wait_for(lambda: on_gcs.complete(blocks[:3]), what="the third block")
+    wait_for(lambda: stored_period(on_gcs) == keys[2], what="the position at the third period")
     stop.set()
     thread.join(timeout=300)
     (first,) = reports
-    assert first.followed and first.published >= 3 and first.given_up == []
-    position = read_position(on_gcs.gateway)
-    assert position is not None and position.period_key == keys[2]
+    assert first.followed and first.given_up == []
+    assert stored_period(on_gcs) == keys[2]
 
     # Written while nobody follows; a second follower resumes from the stored position.
     step(3, 5)
@@ -123,24 +128,21 @@ def test_a_period_without_consensus_is_reported_and_left_pending(
     last = stream.periods[-1].record_name.period_key
     caplog.set_level(logging.INFO, logger="hedera_history.follow.follower")
     url = f"gs://{gcs_bucket.name}"
-    with make_followed(bigtable_instance, tmp_path, stream, url, follow_give_up_seconds=3.0) as followed:
-
-        def position_passed_it() -> bool:
-            position = read_position(followed.gateway)
-            return position is not None and position.period_key == last
-
+    with make_followed(bigtable_instance, tmp_path, stream, url, follow_give_up_seconds=5.0) as followed:
         thread, stop, reports = follow_in_thread(followed.follower())
         wait_for(lambda: followed.complete(followed.blocks()[:-1]), what="the signed blocks")
-        wait_for(position_passed_it, what="the position past the given-up period")
+        wait_for(lambda: stored_period(followed) == last, what="the position past the given-up period")
         stop.set()
         thread.join(timeout=300)
         (report,) = reports
-        assert report.given_up == [last]
+        # (On a slow machine a signed period held behind its predecessor for longer than the
+        # give-up time is reported too, and published all the same when that one is.)
+        assert last in report.given_up
         assert not followed.complete(followed.blocks()[-1:])
         # Reported (an ERROR event an alert can count) and left pending for the sweep.
         assert followed.ctx.state.is_pending(parse_timestamp(last))
     errors = [r for r in caplog.records if r.getMessage() == "period without consensus"]
-    assert errors and errors[0].levelno == logging.ERROR
+    assert [r.levelno for r in errors if r.__dict__["fields"]["period"] == last] == [logging.ERROR]
     ticks = [r for r in caplog.records if r.getMessage() == "follower position"]
     assert {"lag_seconds", "period", "handed_off", "pending", "given_up"} <= set(ticks[-1].__dict__["fields"])
 
