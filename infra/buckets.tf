@@ -1,13 +1,16 @@
 locals {
-  stream_bucket = var.existing_stream_bucket != "" ? var.existing_stream_bucket : google_storage_bucket.stream[0].name
+  # A followed bucket (follow.tf), an existing one, or the one created below.
+  stream_bucket = local.following ? var.follow_source : (
+    var.existing_stream_bucket != "" ? var.existing_stream_bucket : google_storage_bucket.stream[0].name
+  )
   # Eventarc Cloud Storage triggers live in the bucket's location.
   stream_bucket_region = lower(var.stream_bucket_location)
   address_book_url     = var.address_book_file != "" ? "gs://${google_storage_bucket.config.name}/${google_storage_bucket_object.address_book[0].name}" : lookup(var.settings, "address_book", "")
 }
 
-# What the nodes upload into (unless an existing bucket is read).
+# What the nodes upload into (unless an existing bucket is read or a public one followed).
 resource "google_storage_bucket" "stream" {
-  count                       = var.existing_stream_bucket == "" ? 1 : 0
+  count                       = var.existing_stream_bucket == "" && !local.following ? 1 : 0
   name                        = "${var.project}-${var.name_prefix}streams"
   location                    = var.stream_bucket_location
   uniform_bucket_level_access = true

@@ -3,7 +3,7 @@
 
 locals {
   # Functions sharing a source folder share one archive.
-  function_archives = toset([for function in module.contract.functions : function.archive])
+  function_archives = toset([for function in local.deployed_functions : function.archive])
 }
 
 resource "google_storage_bucket_object" "function_source" {
@@ -16,8 +16,10 @@ resource "google_storage_bucket_object" "function_source" {
   content_type = "application/zip"
 }
 
+# Every function of the contract but those with nothing to do here (follow.tf: the follower or the
+# Eventarc ingest, whichever does not feed this deployment).
 resource "google_cloudfunctions2_function" "function" {
-  for_each = module.contract.functions
+  for_each = local.deployed_functions
 
   name     = "${var.name_prefix}${each.key}"
   location = var.region
@@ -40,11 +42,21 @@ resource "google_cloudfunctions2_function" "function" {
     available_cpu                    = each.value.available_cpu
     timeout_seconds                  = each.value.timeout_seconds
     max_instance_request_concurrency = each.value.max_instance_request_concurrency
-    max_instance_count               = lookup(var.max_instances, each.key, 100)
+    max_instance_count               = lookup(local.function_max_instances, each.key, 100)
     ingress_settings                 = each.value.ingress_settings
     all_traffic_on_latest_revision   = true
     service_account_email            = google_service_account.identity[each.key].email
     environment_variables            = each.value.environment_variables
+
+    dynamic "secret_environment_variables" {
+      for_each = each.key == local.follow_function ? local.follow_aws_secrets : {}
+      content {
+        key        = secret_environment_variables.key
+        project_id = var.project
+        secret     = secret_environment_variables.value
+        version    = "latest"
+      }
+    }
   }
 
   dynamic "event_trigger" {
@@ -63,15 +75,15 @@ resource "google_cloudfunctions2_function" "function" {
     }
   }
 
-  depends_on = [google_project_service.api, google_project_iam_member.grant]
+  depends_on = [google_project_service.api, google_project_iam_member.grant, google_secret_manager_secret_iam_member.follow_aws]
 }
 
 resource "google_cloud_scheduler_job" "function" {
-  for_each = { for name, function in module.contract.functions : name => function if function.trigger == "scheduled-http" }
+  for_each = { for name, function in local.deployed_functions : name => function if function.trigger == "scheduled-http" }
 
   name             = "${var.name_prefix}${each.key}"
   region           = var.region
-  schedule         = var.sweep_schedule
+  schedule         = local.schedules[each.key]
   time_zone        = "Etc/UTC"
   attempt_deadline = "${min(each.value.timeout_seconds + 30, 1800)}s"
 

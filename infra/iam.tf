@@ -8,13 +8,14 @@ locals {
   identities = {
     ingest    = "ingest function: reads uploads, verifies, publishes rows, quarantines"
     sweep     = "sweep function: retries pending periods like ingest"
+    follow    = "follow function: follows a public bucket, verifies, publishes rows"
     store     = "store function: writes pushed rows into Bigtable"
     query     = "query function: reads Bigtable"
     backfill  = "backfill batches on Dataproc Serverless"
     builder   = "Cloud Build of the function sources"
     events    = "Eventarc trigger: delivers stream uploads to ingest"
     push      = "Pub/Sub push: delivers rows to store"
-    scheduler = "Cloud Scheduler: calls sweep"
+    scheduler = "Cloud Scheduler: calls sweep and follow"
   }
 
   # identity, kind of resource, which one (topic, subscription or function name), role
@@ -31,6 +32,13 @@ locals {
     { identity = "sweep", on = "quarantine_bucket", target = "", role = "roles/storage.objectCreator" },
     { identity = "sweep", on = "topic", target = "history", role = "roles/pubsub.publisher" },
     { identity = "sweep", on = "topic", target = "sidecars", role = "roles/pubsub.publisher" },
+
+    # The follower verifies and publishes as ingest does; the bucket it follows is not ours (nothing
+    # granted there: it is read as a public requester-pays bucket, billed through requester_pays).
+    { identity = "follow", on = "config_bucket", target = "", role = "roles/storage.objectViewer" },
+    { identity = "follow", on = "quarantine_bucket", target = "", role = "roles/storage.objectCreator" },
+    { identity = "follow", on = "topic", target = "history", role = "roles/pubsub.publisher" },
+    { identity = "follow", on = "topic", target = "sidecars", role = "roles/pubsub.publisher" },
 
     { identity = "store", on = "config_bucket", target = "", role = "roles/storage.objectViewer" },
 
@@ -50,6 +58,7 @@ locals {
     { identity = "events", on = "function", target = "ingest", role = "roles/run.invoker" },
     { identity = "push", on = "function", target = "store", role = "roles/run.invoker" },
     { identity = "scheduler", on = "function", target = "sweep", role = "roles/run.invoker" },
+    { identity = "scheduler", on = "function", target = "follow", role = "roles/run.invoker" },
 
     # Google's service agents: Cloud Storage publishes the events Eventarc delivers; Pub/Sub
     # forwards undeliverable messages to the dead-letter topics.
@@ -61,7 +70,7 @@ locals {
   ]
 
   # Reading a requester-pays bucket bills this project, which needs serviceusage.services.use.
-  requester_pays_readers = ["ingest", "sweep", "backfill"]
+  requester_pays_readers = ["ingest", "sweep", "backfill", "follow"]
 
   members = merge(
     { for name, account in google_service_account.identity : name => "serviceAccount:${account.email}" },
@@ -84,7 +93,10 @@ locals {
 
   grants_by_key = {
     for grant in local.grants : "${grant.identity} ${grant.on} ${grant.target} ${grant.role}" => grant
-    if grant.on != "stream_bucket" || var.stream_bucket_iam
+    # nothing for an idle identity or on an idle function, nothing on a followed bucket (not ours)
+    if !contains(local.idle_identities, grant.identity)
+    && !(grant.on == "function" && contains(local.idle_identities, grant.target))
+    && (grant.on != "stream_bucket" || (var.stream_bucket_iam && !local.following))
   }
 }
 
@@ -152,15 +164,17 @@ resource "google_project_iam_custom_role" "backfill_worker" {
 }
 
 resource "google_project_iam_member" "requester_pays" {
-  for_each = var.requester_pays_project == "" ? toset([]) : toset(local.requester_pays_readers)
+  for_each = local.requester_pays_project == "" ? toset([]) : toset([
+    for identity in local.requester_pays_readers : identity if !contains(local.idle_identities, identity)
+  ])
 
-  project = var.requester_pays_project
+  project = local.requester_pays_project
   role    = "roles/serviceusage.serviceUsageConsumer"
   member  = local.members[each.key]
 }
 
 resource "google_bigtable_table_iam_member" "grant" {
-  for_each = module.contract.table_grants
+  for_each = { for key, grant in module.contract.table_grants : key => grant if !contains(local.idle_identities, grant.identity) }
 
   instance_name = google_bigtable_instance.history.name
   table         = google_bigtable_table.table[each.value.table].name

@@ -211,3 +211,46 @@ variable "ingest_stall_alert_seconds" {
   type        = number
   default     = 1800
 }
+
+# ---- following a network's public bucket (docs/follow.md) ----------------------------------------------
+
+variable "follow_source" {
+  description = "Bucket to follow, gs://<bucket>[/prefix] or s3://<bucket>[/prefix] (e.g. gs://hedera-mainnet-streams with settings.network = \"mainnet\"); empty: no follower, the stream bucket's uploads feed ingest."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.follow_source == "" || can(regex("^(gs|s3)://[a-z0-9][a-z0-9._-]*[a-z0-9](/.*)?$", var.follow_source))
+    error_message = "The follow_source must be empty or gs://<bucket>[/prefix] or s3://<bucket>[/prefix]."
+  }
+}
+
+variable "follow_schedule" {
+  description = "Cron schedule (UTC) of the follow function's calls; each call follows the bucket for one window (HEDERA_HISTORY_FOLLOW_WINDOW_SECONDS)."
+  type        = string
+  default     = "* * * * *"
+}
+
+variable "follow_aws_access_key_secret" {
+  description = "Secret Manager secret id holding the AWS access key id an s3:// follow_source is read with (requester pays); empty: unsigned reads."
+  type        = string
+  default     = ""
+}
+
+variable "follow_aws_secret_access_key_secret" {
+  description = "Secret Manager secret id holding the secret access key of follow_aws_access_key_secret."
+  type        = string
+  default     = ""
+}
+
+variable "follow_lag_alert_seconds" {
+  description = "Alert when the follower's lag (now minus the consensus time of the last period it handed off) stays above this over 2 minutes."
+  type        = number
+  default     = 60
+}
+
+variable "follow_stopped_alert_seconds" {
+  description = "Alert when the follower has logged no position for this long."
+  type        = number
+  default     = 180
+}

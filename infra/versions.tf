@@ -38,6 +38,7 @@ resource "google_project_service" "api" {
     "monitoring.googleapis.com",
     "pubsub.googleapis.com",
     "run.googleapis.com",
+    "secretmanager.googleapis.com",
     "storage.googleapis.com",
   ])
   project            = var.project
@@ -62,7 +63,8 @@ module "contract" {
     sidecar_retention_days = tostring(var.sidecar_retention_days)
     stream_bucket          = local.stream_bucket
     stream_prefix          = var.stream_prefix
-    requester_pays_project = var.requester_pays_project
+    follow_source          = var.follow_source
+    requester_pays_project = local.requester_pays_project
     quarantine_url         = "gs://${google_storage_bucket.quarantine.name}"
     pubsub_topic_prefix    = var.pubsub_topic_prefix
     address_book           = local.address_book_url

@@ -25,6 +25,13 @@ NEEDED: dict[str, set[tuple[str, str, str]]] = {
         ("topic", "sidecars", "roles/pubsub.publisher"),
     },
     "store": {ADDRESS_BOOK_READER},
+    # The followed bucket is not ours: nothing is granted there (docs/follow.md).
+    "follow": {
+        ADDRESS_BOOK_READER,
+        QUARANTINE_CREATOR,
+        ("topic", "history", "roles/pubsub.publisher"),
+        ("topic", "sidecars", "roles/pubsub.publisher"),
+    },
     "backfill": {
         BACKFILL_WORKER,
         ("backfill_staging_bucket", "", "roles/storage.objectUser"),
@@ -38,7 +45,7 @@ NEEDED: dict[str, set[tuple[str, str, str]]] = {
     },
     "events": {("project", "", "roles/eventarc.eventReceiver"), ("function", "ingest", "roles/run.invoker")},
     "push": {("function", "store", "roles/run.invoker")},
-    "scheduler": {("function", "sweep", "roles/run.invoker")},
+    "scheduler": {("function", "sweep", "roles/run.invoker"), ("function", "follow", "roles/run.invoker")},
     "storage_agent": {("project", "", "roles/pubsub.publisher")},
     "pubsub_agent": {
         ("topic", "history-dead-letter", "roles/pubsub.publisher"),
@@ -59,6 +66,7 @@ IAM_RESOURCES = {
     ("google_pubsub_subscription_iam_member", "grant"): "each.value.role",
     ("google_cloud_run_service_iam_member", "grant"): "each.value.role",
     ("google_cloud_run_service_iam_member", "query_invoker"): "roles/run.invoker",
+    ("google_secret_manager_secret_iam_member", "follow_aws"): "roles/secretmanager.secretAccessor",
 }
 
 
@@ -134,7 +142,8 @@ def test_publishers_may_publish_to_every_topic_the_store_consumes(root):
 
 def test_requester_pays_billing_goes_only_to_the_stream_readers(root):
     readers = {identity for identity, grants in NEEDED.items() if STREAM_READER in grants}
-    assert set(root.locals["requester_pays_readers"]) == readers
+    # and to the follower, which reads a bucket that is not ours
+    assert set(root.locals["requester_pays_readers"]) == readers | {"follow"}
 
 
 def test_no_identity_holds_anything_on_the_bigtable_instance(root):
@@ -146,7 +155,11 @@ def test_quarantine_copies_can_be_created_but_never_replaced_or_deleted(root):
     on_quarantine = {
         (grant["identity"], grant["role"]) for grant in root.locals["grants"] if "quarantine" in grant["on"]
     }
-    assert on_quarantine == {("ingest", "roles/storage.objectCreator"), ("sweep", "roles/storage.objectCreator")}
+    assert on_quarantine == {
+        ("ingest", "roles/storage.objectCreator"),
+        ("sweep", "roles/storage.objectCreator"),
+        ("follow", "roles/storage.objectCreator"),
+    }
 
 
 def test_the_backfill_writes_no_bucket_but_its_staging_bucket(root):

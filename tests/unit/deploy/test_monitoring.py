@@ -60,7 +60,7 @@ def test_ingest_lag_is_a_distribution_of_lag_seconds(root):
 
 def test_every_required_alert_exists(root):
     policies = root.resources("google_monitoring_alert_policy")
-    assert set(policies) == {"ingest_lag", "dead_letters", "event"}
+    assert set(policies) == {"ingest_lag", "dead_letters", "event", "follower"}
     assert set(policies["event"]["for_each"]) == {
         "periods_quarantined",
         "chain_links_broken",
