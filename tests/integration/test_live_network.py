@@ -5,6 +5,9 @@ each node's record file before its signature file, and the written stream verifi
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +154,30 @@ def test_plays_into_the_gcs_emulator(gcs_bucket: Any, tmp_path: Path) -> None:
     summary, order = _play_into(url, settings, tmp_path / "book")
     _check_landed(summary, order, open_source(url, settings), tmp_path / "copy")
     _verifies(tmp_path / "copy", tmp_path / "book")
+
+
+def test_ctrl_c_stops_the_cli_and_writes_the_truth(tmp_path: Path) -> None:
+    out = tmp_path / "bucket"
+    command = [sys.executable, "-m", "hedera_history.cli.main", "generate", str(out), "--live"]
+    command += ["--period-seconds", "0.2", "--transactions", "8", "--lagging-node", "1", "--lag-seconds", "600"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        lines = []
+        for line in process.stdout:  # ends only when the process does: a hang is the test's timeout
+            lines.append(line)
+            if line.startswith("block 1 "):
+                process.send_signal(signal.SIGINT)
+                break
+        rest, errors = process.communicate(timeout=300)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, errors
+    summary = rest.strip().splitlines()[-1]
+    assert "(stopped)" in summary
+    assert "written early on stop" in summary  # the lagging node's files, ten minutes early
+    truth = json.loads((out / "ground-truth.json").read_text())
+    played = truth["config"]["periods"]
+    assert played >= 2
+    assert len(list(out.glob("recordstreams/record0.0.4/*.rcd.gz"))) == played

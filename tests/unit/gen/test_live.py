@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from hedera_history.cli.main import cli
 from hedera_history.errors import ConfigError
 from hedera_history.formats.names import parse_stream_file_name
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary, PeriodWritten, UploadSchedule
@@ -283,3 +285,17 @@ def _write_objects(sink: MemorySink, root: Path) -> None:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+
+
+def test_cli_refuses_what_live_does_not_play(tmp_path: Path) -> None:
+    runner = CliRunner()
+    for extra in (["--eras", "5:1,6:1"], ["--duplicate-block", "1"], ["--signers", "0:1"]):
+        result = runner.invoke(cli, ["generate", str(tmp_path / "out"), "--live", *extra])
+        assert isinstance(result.exception, ConfigError), result.output
+    result = runner.invoke(cli, ["generate", "gs://bucket/x", "--periods", "1"])
+    assert isinstance(result.exception, ConfigError)
+    assert "--live" in str(result.exception)
+    result = runner.invoke(cli, ["generate", "gs://bucket/x", "--live", "--periods", "1"])
+    assert isinstance(result.exception, ConfigError)
+    assert "--book-dir" in str(result.exception)
+    assert not (tmp_path / "out").exists()
