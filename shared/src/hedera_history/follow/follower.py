@@ -276,10 +276,11 @@ class Follower:
             try:
                 result = future.result()
                 outcome, reason = result.outcome, result.reason
-            except HistoryError as e:
+            except Exception as e:  # noqa: BLE001 - any failure leaves the period to retry, never dropped
                 outcome, reason = None, f"{type(e).__name__}: {e}"
                 report.errors.append(f"{period_key}: {reason}")
-                level = logging.WARNING if is_transient(e) else logging.ERROR
+                transient = isinstance(e, HistoryError) and is_transient(e)
+                level = logging.WARNING if transient else logging.ERROR
                 event(logger, "follower hand-off failed", level, period=period_key, error=reason)
             if sighting is None:
                 period = next(p for p in tracker.periods() if p.period_key == period_key)
