@@ -20,8 +20,10 @@ about 780,000 a day (Class A operations on GCS, LIST requests on S3), compared w
 mirror node's 30 per 0.5 s (5.2 million a day).
 
 Within a folder, nodes upload in time order, so "after the last name" misses nothing a node
-uploads in order; a signature file a node uploads after a later period's is still verified (ingest
-reads it by name) while its period is being handed off, and is otherwise found by the sweep.
+uploads in order. A signature file a node uploads after a later period's file is still read (by
+name) by every verification of its period until the period is published; listed after that, it
+is not seen, and the block keeps the other nodes' signatures (the reference mirror node's
+downloader, listing after the last name too, has the same blind spot).
 """
 
 from __future__ import annotations
