@@ -98,6 +98,14 @@ def test_a_call_outlasts_its_window_and_at_most_two_instances_run(root: Any) -> 
     assert spec.concurrency == 1
     job = root.resource("google_cloud_scheduler_job", "function")
     assert job["attempt_deadline"] == "${min(each.value.timeout_seconds + 30, 1800)}s"
+    # windows overlap by a few seconds, two at most, each within the function's timeout
+    defaults = expr(root.locals["follow_setting_defaults"])
+    window_seconds = float(re.findall(r'follow_window_seconds = "([0-9.]+)"', defaults)[0])
+    assert 60 < window_seconds < 120
+    assert spec.timeout_seconds >= window_seconds + 30
+    assert expr(root.modules["contract"]["setting_values"]).startswith(
+        "merge(local.follow_setting_defaults, var.settings, {"
+    )
     assert expr(root.locals["function_max_instances"]) == "merge(var.max_instances, {(local.follow_function) = 2})"
     service = block(root.resource("google_cloudfunctions2_function", "function"), "service_config")
     assert expr(service["max_instance_count"]) == "lookup(local.function_max_instances, each.key, 100)"
