@@ -22,6 +22,11 @@ sidecar_retention_days = 0
 # stream_bucket_iam      = false
 # requester_pays_project = "hedera-history-prod"
 # stream_prefix          = "recordstreams"
+#
+# Or follow mainnet's public bucket instead of receiving uploads (docs/follow.md: backfill first,
+# then follow from the end of the backfill; reads billed to this project):
+# follow_source = "gs://hedera-mainnet-streams"
+# and settings.network = "mainnet"
 
 settings = {
   log_level                = "INFO"
