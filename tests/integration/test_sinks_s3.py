@@ -8,11 +8,18 @@ from hedera_history.config import Settings
 from hedera_history.sources import open_sink, open_source
 from hedera_history.sources.s3 import S3Sink
 
+from tests.sink_contract import check_sink_contract
+
 NAME = "record0.0.3/2024-01-01T00_00_00.000000000Z.rcd.gz"
 
 
 def _settings(s3_server: Any, **overrides: Any) -> Settings:
     return Settings.from_env(s3_endpoint_url=s3_server.endpoint_url, **overrides)
+
+
+def test_contract_through_open_sink(s3_server: Any, s3_client: Any, s3_bucket: str) -> None:
+    sink = open_sink(f"s3://{s3_bucket}/streams", _settings(s3_server))
+    check_sink_contract(sink, lambda name: s3_client.get_object(Bucket=s3_bucket, Key="streams/" + name)["Body"].read())
 
 
 def test_sink_writes_where_the_source_reads(s3_server: Any, s3_bucket: str) -> None:
