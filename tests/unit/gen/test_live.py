@@ -299,3 +299,14 @@ def test_cli_refuses_what_live_does_not_play(tmp_path: Path) -> None:
     assert isinstance(result.exception, ConfigError)
     assert "--book-dir" in str(result.exception)
     assert not (tmp_path / "out").exists()
+
+
+def test_runs_in_a_background_thread() -> None:
+    clock = FakeClock()
+    sink = MemorySink(clock)
+    player = LivePlayer(LiveConfig(nodes=4, periods=2, transactions=8), sink, clock=clock)
+    player.start()
+    summary = player.join(timeout=600)
+    assert summary.periods == 2
+    assert summary.stream is not None
+    assert sink.objects == dict(summary.stream.objects)

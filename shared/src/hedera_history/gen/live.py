@@ -4,6 +4,7 @@
 
     player = LivePlayer(LiveConfig(nodes=4, periods=60), open_sink(url, settings), book_dir="book")
     summary = player.run()          # blocks; player.stop() (another thread, a signal) ends it early
+    player.start(); ...; player.stop(); summary = player.join()   # the same in a background thread
 
 One period every ``period_seconds``, its consensus times at the wall clock: the first period
 starts when ``run`` starts (after the node keys are derived), so a period's file name (its first
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from hedera_history.errors import SourceUnavailableError
+from hedera_history.errors import GeneratorError, SourceUnavailableError
 from hedera_history.gen import keys as keygen
 from hedera_history.gen.live_schedule import (
     LiveConfig,
@@ -176,7 +177,36 @@ class LivePlayer:
         self._stop_requests = 0
         self._lock = threading.Lock()
         self._objects: dict[int, dict[str, bytes]] = {}
+        self._thread: threading.Thread | None = None
+        self._summary: LiveSummary | None = None
+        self._error: Exception | None = None
         """Period index -> the objects of it not yet written."""
+
+    def start(self) -> threading.Thread:
+        """Run in a background thread (a local stack, a benchmark); :meth:`join` waits for the summary."""
+        if self._thread is not None:
+            raise GeneratorError("the live player was started already")
+        self._thread = threading.Thread(target=self._run_in_thread, name="live-network", daemon=True)
+        self._thread.start()
+        return self._thread
+
+    def join(self, timeout: float | None = None) -> LiveSummary:
+        """The summary of a run begun with :meth:`start` (its error, if it failed)."""
+        if self._thread is None:
+            raise GeneratorError("the live player was not started")
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise GeneratorError(f"the live player is still running after {timeout} s")
+        if self._error is not None:
+            raise self._error
+        assert self._summary is not None
+        return self._summary
+
+    def _run_in_thread(self) -> None:
+        try:
+            self._summary = self.run()
+        except Exception as e:  # noqa: BLE001 - handed to join(), which raises it in the caller's thread
+            self._error = e
 
     def stop(self) -> None:
         """Ask the player to stop (thread- and signal-safe); a second call cuts the flush short."""
