@@ -88,8 +88,10 @@ def test_the_guard_refuses_what_an_identity_was_not_granted(pipeline: Pipeline) 
     query = granted(pipeline, "query")
     with pytest.raises(StoreError, match="query may not write blocks"):
         query.mutate_rows(s.BLOCKS, [])
-    with pytest.raises(StoreError, match="query may not read ingest_progress"):
-        list(query.read_rows(s.INGEST_PROGRESS, RowQuery(keys=(b"x",))))
+    with pytest.raises(StoreError, match="query may not read quarantine"):
+        list(query.read_rows(s.QUARANTINE, RowQuery(keys=(b"x",))))
+    with pytest.raises(StoreError, match="query may not write ingest_progress"):
+        query.mutate_rows(s.INGEST_PROGRESS, [])
 
 
 def test_each_function_gets_by_with_its_declared_tables(pipeline: Pipeline, stream: GeneratedStream) -> None:
@@ -133,6 +135,7 @@ def test_each_function_gets_by_with_its_declared_tables(pipeline: Pipeline, stre
             ("GET", f"/api/v1/blocks/{numbers[-1]}", None),
             ("GET", f"/api/v1/transactions/{stream.truth['transactions'][0]['transaction_id_string']}", None),
             ("GET", f"/api/v1/accounts/{stream.truth['transactions'][0]['payer']}/transactions", None),
+            ("GET", "/api/v1/status", None),  # the follower's position, in ingest_progress
         ]
         for method, path, body in calls:
             answer = handle(lambda: reader, method, path, {}, json.dumps(body).encode() if body else b"")
