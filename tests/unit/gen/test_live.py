@@ -310,3 +310,13 @@ def test_runs_in_a_background_thread() -> None:
     assert summary.periods == 2
     assert summary.stream is not None
     assert sink.objects == dict(summary.stream.objects)
+
+
+def test_a_period_every_node_lags_is_reported_when_its_files_are_in() -> None:
+    config = LiveConfig(nodes=4, periods=2, transactions=8, lagging_nodes=(0, 1, 2, 3), lag_seconds=30)
+    lines: list[PeriodWritten] = []
+    summary, _sink = _play(config, on_period=lines.append)
+    assert [line.period for line in lines] == [0, 1]
+    assert summary.periods == 2
+    assert all(line.last_written_ns >= START_NS + 30 * NS_PER_SECOND for line in lines)
+    assert all(line.signatures == 4 for line in lines)

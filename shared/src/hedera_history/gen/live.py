@@ -142,6 +142,8 @@ class _PeriodProgress:
     period: GeneratedPeriod
     plan: PeriodPlan
     on_time_left: int
+    all_count: bool = False
+    """No file is on time (every node lags): the period is reported when all its files are in."""
     first_written_ns: int | None = None
     last_written_ns: int = 0
     last_signature_ns: int | None = None
@@ -292,7 +294,10 @@ class LivePlayer:
         for upload in plan.uploads:
             heapq.heappush(pending, upload)
         on_time = sum(1 for u in plan.uploads if u.on_time)
-        progress[period.index] = _PeriodProgress(period=period, plan=plan, on_time_left=on_time)
+        # When every node lags, the period is reported once all its files are in.
+        progress[period.index] = _PeriodProgress(
+            period=period, plan=plan, on_time_left=on_time or len(plan.uploads), all_count=not on_time
+        )
         self._objects[period.index] = objects
 
     def _land(
@@ -315,7 +320,7 @@ class LivePlayer:
             state.signed[upload.node_id] = written_ns
         if not self._objects[upload.period]:
             del self._objects[upload.period]
-        if not upload.on_time:
+        if not upload.on_time and not state.all_count:
             return
         state.first_written_ns = state.first_written_ns if state.first_written_ns is not None else written_ns
         state.last_written_ns = written_ns
@@ -334,7 +339,7 @@ class LivePlayer:
         summary.late_signatures += sum(f is SignatureFate.LATE for f in plan.fates)
         if self.on_period is None:
             return
-        on_time = [u for u in plan.uploads if u.on_time]
+        on_time = [u for u in plan.uploads if u.on_time or state.all_count]
         self.on_period(
             PeriodWritten(
                 period=period.index,
