@@ -133,31 +133,13 @@ def test_a_fork_is_held_and_alerted_and_stops_the_stream_there(
     assert _period(pipeline, stream, 3).reason.startswith(HELD_FOR_STATE)
 
 
-class _BookReadBeforeTheKeeper:
-    """The book history as a run sees it when it read the book just before the keeper applied the
-    rotation: its first book read for the window's period answers the old book, while the keeper
-    has already applied everything (the race between reading the book and the certainty check)."""
-
-    def __init__(self, books: Any, stale: Any, window_ns: int) -> None:
-        self._books = books
-        self._stale = stale
-        self._window_ns = window_ns
-        self.stale_answers = 0
-
-    def consensus_book_at(self, consensus_ns: int) -> Any:
-        if consensus_ns == self._window_ns and self.stale_answers == 0:
-            self.stale_answers += 1
-            return self._stale
-        return self._books.consensus_book_at(consensus_ns)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._books, name)
-
-
 @pytest.mark.parametrize("late", [False, True], ids=["verifying", "after publication"])
 def test_a_book_read_before_the_keeper_applied_a_rotation_is_read_again(
-    pipeline: Pipeline, stream: GeneratedStream, late: bool
+    pipeline: Pipeline, stream: GeneratedStream, late: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The race between a run reading the book and the keeper applying a rotation: the run's first
+    book read for the window's period answers the old book, while the keeper has already applied
+    everything (so the certainty check passes)."""
     rng = random.Random(34)
     _ingest(pipeline, _objects(stream, range(WINDOW)), rng)
     assert pipeline.ingest.books.applied_through() >= ROTATION
@@ -171,19 +153,23 @@ def test_a_book_read_before_the_keeper_applied_a_rotation_is_read_again(
         _ingest(pipeline, {path: data for path, data in objects.items() if path != rotated_signature}, rng)
         assert _period(pipeline, stream, WINDOW).published is not None
         objects = {rotated_signature: objects[rotated_signature]}
-    real_books = pipeline.ingest.books
-    racing = _BookReadBeforeTheKeeper(real_books, stale, window_ns)
-    pipeline.ingest.books = racing
-    try:
-        names = pipeline.upload(objects, rng)
-        first = next(name for name in names if name.endswith(rotated_signature))
-        # The rotated node's own file triggers the run that reads the stale book.
-        order = [first, *(name for name in names if name != first)]
-        outcomes = [ingest_object(pipeline.ingest, name).outcome for name in order]
-        pipeline.drain(rng)
-    finally:
-        pipeline.ingest.books = real_books
-    assert racing.stale_answers == 1
+    read_book = pipeline.ingest.books.consensus_book_at
+    stale_answers: list[int] = []
+
+    def book_read_before_the_keeper(consensus_ns: int) -> Any:
+        if consensus_ns == window_ns and not stale_answers:
+            stale_answers.append(consensus_ns)
+            return stale
+        return read_book(consensus_ns)
+
+    monkeypatch.setattr(pipeline.ingest.books, "consensus_book_at", book_read_before_the_keeper)
+    names = pipeline.upload(objects, rng)
+    first = next(name for name in names if name.endswith(rotated_signature))
+    # The rotated node's own file triggers the run that reads the stale book.
+    order = [first, *(name for name in names if name != first)]
+    outcomes = [ingest_object(pipeline.ingest, name).outcome for name in order]
+    pipeline.drain(rng)
+    assert stale_answers == [window_ns]
     assert Outcome.QUARANTINED not in outcomes, outcomes
     assert pipeline.ingest.state.quarantined(10) == []
     block = HistoryReader(pipeline.gateway).get_block(WINDOW)
