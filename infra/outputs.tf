@@ -4,7 +4,7 @@ output "function_urls" {
 }
 
 output "stream_bucket" {
-  description = "The bucket the ingest trigger watches."
+  description = "The bucket the ingest trigger watches, or the followed bucket (follow_source)."
   value       = local.stream_bucket
 }
 
