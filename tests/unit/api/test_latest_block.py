@@ -132,7 +132,7 @@ def test_rest_desc_listing_starts_at_the_latest_block_and_links_through_gaps() -
 
     assert follow("/api/v1/blocks?order=desc&limit=5") == sorted(numbers, reverse=True)
     assert follow("/api/v1/blocks?order=desc&limit=5&block.number=gte:2") == sorted(numbers, reverse=True)[:-2]
-    assert follow("/api/v1/blocks?limit=5&block.number=lte:250003") == numbers[:9]
+    assert follow("/api/v1/blocks?order=asc&limit=5&block.number=lte:250003") == numbers[:9]
 
 
 def test_get_blocks_without_end_stops_at_the_latest_block() -> None:

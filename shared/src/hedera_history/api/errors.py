@@ -42,3 +42,10 @@ class MethodNotAllowedError(ApiError):
 class PayloadTooLargeError(ApiError):
     status = 413
     rpc_code = -32600
+
+
+class NotServedError(ApiError):
+    """A route or form the reference serves that stored history cannot answer (docs/api.md)."""
+
+    status = 501
+    rpc_code = -32601

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hedera_history import hapi
+from hedera_history.api.entities import transaction_entity_id, transaction_type_name
 from hedera_history.errata.cells import ErrataMarker, decode_marker
 from hedera_history.errata.read import mirror_errata_field
 from hedera_history.errors import CorruptFileError, RowDecodeError
@@ -102,7 +103,7 @@ def render_transaction(stored: StoredTransaction) -> dict[str, Any]:
         "transaction_id": transaction_id_string(payer, valid_start),
         "transaction_hash": base64.b64encode(record.transactionHash).decode(),
         "result": status_name(record.receipt.status),
-        "name": case.upper() if case else "UNKNOWN",
+        "name": transaction_type_name(case),
         "charged_tx_fee": int(record.transactionFee),
         "max_fee": str(body.transactionFee) if body is not None else None,
         "memo_base64": base64.b64encode(record.memo.encode()).decode(),
@@ -112,8 +113,7 @@ def render_transaction(stored: StoredTransaction) -> dict[str, Any]:
         "parent_consensus_timestamp": None if parent is None else timestamp(parent),
         "valid_start_timestamp": timestamp(valid_start),
         "valid_duration_seconds": str(body.transactionValidDuration.seconds) if body is not None else None,
-        "entity_id": _entity(record.receipt.accountID, "accountNum")
-        or _entity(record.receipt.contractID, "contractNum"),
+        "entity_id": transaction_entity_id(body, case, record.receipt),
         "transfers": [
             {"account": _entity(aa.accountID, "accountNum"), "amount": int(aa.amount), "is_approval": aa.is_approval}
             for aa in record.transferList.accountAmounts

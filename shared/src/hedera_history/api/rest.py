@@ -8,11 +8,11 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api.balances import rest_balances
+from hedera_history.api.blocks import get_block, list_blocks
 from hedera_history.api.contracts import contract_actions, contract_sidecars, contract_state_changes
 from hedera_history.api.errata import rest_errata
 from hedera_history.api.errors import InvalidParamsError, NotFoundError
 from hedera_history.api.parse import (
-    MAX_I64,
     is_hash,
     parse_account,
     parse_hash,
@@ -20,8 +20,8 @@ from hedera_history.api.parse import (
     parse_timestamp,
     parse_transaction_id,
 )
-from hedera_history.api.query import Query, integer_bounds, only, operator, order, page_limit, single
-from hedera_history.api.render import render_block, render_transactions, timestamp
+from hedera_history.api.query import Query, only, operator, page_limit, single
+from hedera_history.api.render import render_transactions, timestamp
 from hedera_history.api.status import rest_status
 from hedera_history.errors import RowDecodeError
 from hedera_history.logs import event
@@ -29,47 +29,6 @@ from hedera_history.store.decode import StoredTransaction
 from hedera_history.store.reader import HistoryReader
 
 logger = logging.getLogger(__name__)
-
-
-def get_block(get_reader: Callable[[], HistoryReader], number_text: str) -> dict[str, Any]:
-    if number_text.startswith("0x") or len(number_text) > 20:
-        raise InvalidParamsError("blocks are looked up by number here, not by hash")
-    number = parse_int(number_text, "block number")
-    block = get_reader().get_block(number)
-    if block is None:
-        raise NotFoundError(f"block {number} not found")
-    return render_block(block)
-
-
-def list_blocks(get_reader: Callable[[], HistoryReader], query: Query) -> dict[str, Any]:
-    """Complete blocks by number; ``order=desc`` with no upper bound starts at the latest block."""
-    only(query, {"limit", "order", "block.number"})
-    limit = page_limit(query)
-    direction = order(query)
-    low, high = integer_bounds(query.get("block.number", []), "block.number", maximum=MAX_I64)
-    reader = get_reader()
-    bound: tuple[str, int] | None = None
-    if direction == "asc":
-        numbers = reader.blocks_ascending(low, high, limit)
-        if len(numbers) == limit:
-            bound = ("gt", numbers[-1])
-    else:
-        page = reader.blocks_descending(high, low, limit)
-        numbers = list(page.numbers)
-        if page.resume_below is not None:
-            bound = ("lt", page.resume_below)
-    blocks, errors = reader.get_many_blocks(numbers)
-    log_skipped_rows(errors)
-    next_link = None
-    if bound is not None:
-        op, number = bound
-        params: list[tuple[str, Any]] = [("limit", limit), ("order", direction), ("block.number", f"{op}:{number}")]
-        if direction == "asc" and high is not None:
-            params.append(("block.number", f"lte:{high}"))
-        if direction == "desc" and low > 0:
-            params.append(("block.number", f"gte:{low}"))
-        next_link = "/api/v1/blocks?" + urlencode(params)
-    return {"blocks": [render_block(b) for b in blocks], "links": {"next": next_link}}
 
 
 def get_transactions(get_reader: Callable[[], HistoryReader], key: str, query: Query) -> dict[str, Any]:
@@ -145,9 +104,9 @@ def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[
     parts = path.rstrip("/").split("/")[3:]  # after "", "api", "v1"
     match parts:
         case ["blocks"]:
-            return list_blocks(reader, query)
-        case ["blocks", number]:
-            return get_block(reader, number)
+            return list_blocks(reader, query, log_skipped_rows)
+        case ["blocks", hash_or_number]:
+            return get_block(reader, hash_or_number, query)
         case ["transactions", key]:
             return get_transactions(reader, key, query)
         case ["accounts", account, "transactions"]:
