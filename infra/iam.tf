@@ -32,6 +32,9 @@ locals {
     { identity = "sweep", on = "quarantine_bucket", target = "", role = "roles/storage.objectCreator" },
     { identity = "sweep", on = "topic", target = "history", role = "roles/pubsub.publisher" },
     { identity = "sweep", on = "topic", target = "sidecars", role = "roles/pubsub.publisher" },
+    # The sweep sends dead letters back to history / sidecars (pull, acknowledge, keep on the holds).
+    { identity = "sweep", on = "subscription", target = "history-dead-letter-hold", role = "roles/pubsub.subscriber" },
+    { identity = "sweep", on = "subscription", target = "sidecars-dead-letter-hold", role = "roles/pubsub.subscriber" },
 
     # The follower verifies and publishes as ingest does; the bucket it follows is not ours (nothing
     # granted there: it is read as a public requester-pays bucket, billed through requester_pays).

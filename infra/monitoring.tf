@@ -22,6 +22,7 @@ locals {
     periods_republished    = "period republished"
     periods_not_completing = "period not completing"
     dead_letters_replayed  = "dead letter replayed"
+    sweep_dead_letter_runs = "sweep replayed dead letters"
   }
 
   dead_letter_topics = [

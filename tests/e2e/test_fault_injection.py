@@ -201,14 +201,16 @@ def test_ingest_killed_mid_ingest_heals(
 def test_dead_lettered_messages_replayed_complete_their_blocks(
     local_stack_factory: StackFactory, stream: GeneratedStream, stream_dir: Path, reference: TableCells
 ) -> None:
-    # The reconciler waits long here: the replay is what must heal. A rejected message is nacked
-    # (no extra delay in the bridge) and the retry policy shortened, so that the ten deliveries take
-    # seconds instead of the production backoff's half hour (10 s doubling to 600 s).
+    # The reconciler waits long and the sweep sends no dead letter back by itself (its own replay is
+    # tests/integration/test_dead_letter_replay.py): the command's replay is what must heal. A
+    # rejected message is nacked (no extra delay in the bridge) and the retry policy shortened, so
+    # that the ten deliveries take seconds instead of the production backoff's half hour (10 s
+    # doubling to 600 s).
     stack = start(
         local_stack_factory,
         stream,
         store_redelivery_delay_seconds=0,
-        extra_env={"HEDERA_HISTORY_RECONCILE_AFTER_SECONDS": "3600"},
+        extra_env={"HEDERA_HISTORY_RECONCILE_AFTER_SECONDS": "3600", "HEDERA_HISTORY_SWEEP_MAX_DEAD_LETTERS": "0"},
     )
     shorten_retry_policy(stack)
     store = stack.function("store")

@@ -99,6 +99,11 @@ class Settings:
         "published (then twice as long after each republish, at most an hour; docs/pipeline.md).",
     )
     reconcile_max_republish: int = setting(50, "Most periods one sweep run republishes (oldest first).")
+    sweep_max_dead_letters: int = setting(
+        100,
+        "Most dead letters one sweep run pulls from the dead-letter holds and sends back to their topics "
+        "(a message already sent back 3 times stays held for the operator; docs/transport.md); 0: none.",
+    )
 
     # --- Object sources (gs://, s3://, local) --------------------------------------------------
     requester_pays_project: str = setting(

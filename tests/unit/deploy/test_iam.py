@@ -54,7 +54,11 @@ NEEDED: dict[str, set[tuple[str, str, str]]] = {
         ("subscription", "store-sidecars", "roles/pubsub.subscriber"),
     },
 }
-NEEDED["sweep"] = NEEDED["ingest"]  # the sweep retries periods exactly as ingest does
+# The sweep retries periods exactly as ingest does, and sends held dead letters back to their topics.
+NEEDED["sweep"] = NEEDED["ingest"] | {
+    ("subscription", "history-dead-letter-hold", "roles/pubsub.subscriber"),
+    ("subscription", "sidecars-dead-letter-hold", "roles/pubsub.subscriber"),
+}
 
 # The IAM resources of infra/ and the roles they may grant: the grants table, or one literal role.
 IAM_RESOURCES = {

@@ -21,6 +21,7 @@ EVENTS = {
     "period republished",
     "period not completing",
     "dead letter replayed",
+    "sweep replayed dead letters",
 }
 
 

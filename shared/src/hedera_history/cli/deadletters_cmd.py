@@ -1,8 +1,9 @@
 """``hedera-history deadletters replay``: send what the store subscriptions parked back to its topic.
 
 Run it once whatever made the store function fail is fixed (docs/transport.md, "Dead letters").
-The sweep's reconciler republishes incomplete blocks by itself; this also brings back what it
-cannot rebuild, and empties the holds the ``dead_letters`` alert watches.
+The sweep's reconciler republishes incomplete blocks by itself, and the sweep sends a bounded
+number of dead letters back each run, but not one it already sent back three times; this sends
+every held one back whatever its count, and empties the holds the ``dead_letters`` alert watches.
 """
 
 from __future__ import annotations

@@ -99,6 +99,7 @@ SWEEP = FunctionSpec(
         "balances_blocks_per_sweep",
         "reconcile_after_seconds",
         "reconcile_max_republish",
+        "sweep_max_dead_letters",
     ),
     memory_mb=1024,
     timeout_seconds=540,

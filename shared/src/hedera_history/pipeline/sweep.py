@@ -3,7 +3,9 @@
 Oldest first, at most ``sweep_max_periods`` per run, each only once its last attempt is at least
 ``sweep_min_age_seconds`` old (so the sweep does not race uploads still arriving). Only the sweep
 gives the first pre-V6 block of a deployment its number: the configured ``start_block``, or counted
-from the block pin (docs/networks.md). Each sweep then runs the reconciler (``pipeline.reconcile``:
+from the block pin (docs/networks.md). Each sweep then sends at most ``sweep_max_dead_letters``
+dead-lettered messages back to their topics (``transport.dead_letters``; a message already sent
+back ``SWEEP_MAX_REPLAYS`` times stays held for the operator), runs the reconciler (``pipeline.reconcile``:
 published periods whose block is still incomplete are republished) and the derived-balance applier
 (at most ``balances_blocks_per_sweep`` blocks), catching up what the store function's bounded runs
 left.
@@ -14,14 +16,17 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from hedera_history.config import Settings
 from hedera_history.derived.lease import ExclusiveBalanceApplier
 from hedera_history.errata.network_pass import NETWORK_ERRATA_BLOCKS_PER_RUN, network_errata_pass, run_network_errata
 from hedera_history.errors import HistoryError
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest import IngestContext, ingest_errata, ingest_period, recheck_signatures
 from hedera_history.pipeline.reconcile import ReconcileReport, reconcile
+from hedera_history.transport.dead_letters import SWEEP_MAX_REPLAYS, ReplayReport, replay_dead_letters
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +41,10 @@ class SweepReport:
     balances_busy: bool = False
     network_errata_applied: int = 0
     """Another run held the balance lease."""
+    dead_letters_replayed: int = 0
+    """Dead letters sent back to their topics."""
+    dead_letters_kept: int = 0
+    """Dead letters left on their holds: sent back ``SWEEP_MAX_REPLAYS`` times already."""
     reconciled: ReconcileReport = field(default_factory=ReconcileReport)
     """Published periods whose block was confirmed complete, republished, or found stuck."""
 
@@ -48,6 +57,8 @@ class SweepReport:
             "balances_applied": self.balances_applied,
             "balances_busy": self.balances_busy,
             "network_errata_applied": self.network_errata_applied,
+            "dead_letters_replayed": self.dead_letters_replayed,
+            "dead_letters_kept": self.dead_letters_kept,
             "reconciled": self.reconciled.as_dict(),
         }
 
@@ -83,6 +94,7 @@ def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
             report.outcomes["errata " + ingest_errata(ctx, errata_path).outcome.value] += 1
         except HistoryError as e:
             report.errors.append(f"errata {errata_path} ({consensus_ns}): {e}")
+    replay_held_dead_letters(ctx.settings, report)
     report.reconciled = reconcile(ctx, now, report.errors)
     errata_pass = network_errata_pass(ctx.gateway, ctx.settings)
     if errata_pass is not None:
@@ -92,6 +104,40 @@ def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
         _apply_balances(ctx, report)
     event(logger, "sweep finished", logging.INFO, **report.as_dict())
     return report
+
+
+ReplayDeadLetters = Callable[..., ReplayReport]
+
+
+def replay_held_dead_letters(
+    settings: Settings, report: SweepReport, replay: ReplayDeadLetters = replay_dead_letters
+) -> None:
+    """Send at most ``sweep_max_dead_letters`` held dead letters back to their topics, as
+    ``hedera-history deadletters replay`` does, but none that went round ``SWEEP_MAX_REPLAYS`` times."""
+    if settings.sweep_max_dead_letters <= 0:
+        return
+    try:
+        replayed = replay(
+            settings.project,
+            prefix=settings.pubsub_topic_prefix,
+            emulator_host=settings.pubsub_emulator_host,
+            max_messages=settings.sweep_max_dead_letters,
+            max_replays=SWEEP_MAX_REPLAYS,
+        )
+    except HistoryError as e:  # the holds wait for the next run; the rest of the sweep goes on
+        report.errors.append(f"dead letters: {e}")
+        return
+    report.dead_letters_replayed = replayed.total
+    report.dead_letters_kept = replayed.total_kept
+    if replayed.total or replayed.total_kept:
+        event(
+            logger,
+            "sweep replayed dead letters",
+            logging.WARNING,
+            count=replayed.total,
+            kept=replayed.total_kept,
+            max_replays=SWEEP_MAX_REPLAYS,
+        )
 
 
 def _apply_balances(ctx: IngestContext, report: SweepReport) -> None:

@@ -6,6 +6,14 @@ pulls them and publishes each message again, unchanged but for the attributes Pu
 it parked it, to the topic it came from; a message is acknowledged on the hold only after the
 publish succeeded, so a replay that dies half way loses nothing. The store function is idempotent,
 so a replayed message that had been stored after all changes nothing.
+
+Each replay adds one to the message's ``replays`` attribute. The operator's command replays
+whatever is held; the sweep replays by itself only messages replayed fewer than
+:data:`SWEEP_MAX_REPLAYS` times (``max_replays``), so a message that fails however often it comes
+back ends on its hold (where the dead-letter alert sees it) instead of circling for ever. Such a
+message stays leased while the run pulls on (the others come first) and is released, not
+acknowledged, when the run is done with its hold, so the operator's command can take it at once;
+every message pulled counts against ``max_messages``, replayed or kept, so one run always ends.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from hedera_history.errors import TransportUnavailableError
 from hedera_history.logs import event
 from hedera_history.transport._clients import publisher_client, subscriber_client
 from hedera_history.transport._errors import CLIENT_ERRORS, transport_error
@@ -31,6 +40,10 @@ HOLDS = {HISTORY_DEAD_LETTER_HOLD: HISTORY, SIDECARS_DEAD_LETTER_HOLD: SIDECARS}
 DEAD_LETTER_ATTRIBUTE_PREFIX = "CloudPubSubDeadLetter"
 REPLAYS_ATTRIBUTE = "replays"
 """How often a message was replayed (readable; consumers ignore it)."""
+SWEEP_MAX_REPLAYS = 3
+"""A message the sweep has sent back this often stays on its hold for the operator: each round
+is ten deliveries over the store subscription's backoff (up to an hour), so three rounds outlast
+any outage the store rides out by itself."""
 PULL_BATCH = 100
 PULL_TIMEOUT_SECONDS = 10.0
 
@@ -39,58 +52,128 @@ PULL_TIMEOUT_SECONDS = 10.0
 class ReplayReport:
     replayed: dict[str, int] = field(default_factory=dict)
     """Source topic -> messages published again."""
+    kept: dict[str, int] = field(default_factory=dict)
+    """Source topic -> messages left on the hold, replayed ``max_replays`` times already."""
 
     @property
     def total(self) -> int:
         return sum(self.replayed.values())
 
+    @property
+    def total_kept(self) -> int:
+        return sum(self.kept.values())
+
 
 def replay_dead_letters(
-    project: str, *, prefix: str = "", emulator_host: str = "", max_messages: int = 10_000
+    project: str,
+    *,
+    prefix: str = "",
+    emulator_host: str = "",
+    max_messages: int = 10_000,
+    max_replays: int | None = None,
 ) -> ReplayReport:
-    """Publish every held dead letter (at most ``max_messages``) to its source topic again."""
-    report = ReplayReport()
+    """Publish the held dead letters (at most ``max_messages`` pulled) to their source topics again;
+    with ``max_replays``, those already replayed that often stay held."""
     subscriber = subscriber_client(emulator_host)
     publisher = publisher_client(emulator_host)
     try:
-        for hold, source in HOLDS.items():
-            path = subscriber.subscription_path(project, prefix + hold)
-            topic = publisher.topic_path(project, prefix + source)
-            count = _replay_hold(subscriber, publisher, path, topic, max_messages - report.total)
-            report.replayed[source] = count
-            if count:
-                event(logger, "dead letters replayed", subscription=prefix + hold, topic=prefix + source, count=count)
+        return replay_holds(
+            subscriber, publisher, project, prefix=prefix, max_messages=max_messages, max_replays=max_replays
+        )
     finally:
         subscriber.close()
         publisher.stop()
+
+
+def replay_holds(
+    subscriber: Any,
+    publisher: Any,
+    project: str,
+    *,
+    prefix: str = "",
+    max_messages: int = 10_000,
+    max_replays: int | None = None,
+) -> ReplayReport:
+    """:func:`replay_dead_letters` with clients of the caller's (``pubsub_v1`` or the same shape)."""
+    report = ReplayReport()
+    for hold, source in HOLDS.items():
+        path = subscriber.subscription_path(project, prefix + hold)
+        topic = publisher.topic_path(project, prefix + source)
+        budget = max_messages - report.total - report.total_kept
+        replayed, kept = _replay_hold(subscriber, publisher, path, topic, budget, max_replays=max_replays)
+        report.replayed[source] = replayed
+        report.kept[source] = kept
+        if replayed or kept:
+            event(
+                logger,
+                "dead letters replayed",
+                subscription=prefix + hold,
+                topic=prefix + source,
+                count=replayed,
+                kept=kept,
+            )
     return report
 
 
-def _replay_hold(subscriber: Any, publisher: Any, subscription: str, topic: str, budget: int) -> int:
+def _replay_hold(
+    subscriber: Any, publisher: Any, subscription: str, topic: str, budget: int, *, max_replays: int | None
+) -> tuple[int, int]:
+    """Replay until the hold is empty or ``budget`` messages were pulled: (replayed, kept)."""
     replayed = 0
-    while replayed < budget:
+    kept: list[str] = []
+    try:
+        while replayed + len(kept) < budget:
+            received = _pull(subscriber, subscription, min(PULL_BATCH, budget - replayed - len(kept)))
+            if not received:
+                break
+            for item in received:
+                attributes = {
+                    k: v for k, v in item.message.attributes.items() if not k.startswith(DEAD_LETTER_ATTRIBUTE_PREFIX)
+                }
+                replays = _replays(attributes)
+                if max_replays is not None and replays >= max_replays:
+                    kept.append(item.ack_id)
+                    continue
+                attributes[REPLAYS_ATTRIBUTE] = str(replays + 1)
+                _republish(subscriber, publisher, subscription, topic, item, attributes=attributes)
+                replayed += 1
+    finally:
+        _release(subscriber, subscription, kept)
+    return replayed, len(kept)
+
+
+def _pull(subscriber: Any, subscription: str, max_messages: int) -> list[Any]:
+    try:
+        response = subscriber.pull(subscription=subscription, max_messages=max_messages, timeout=PULL_TIMEOUT_SECONDS)
+    except CLIENT_ERRORS as e:
+        raise transport_error(e, f"pull dead letters from {subscription}") from e
+    return list(response.received_messages)
+
+
+def _republish(
+    subscriber: Any, publisher: Any, subscription: str, topic: str, item: Any, *, attributes: dict[str, str]
+) -> None:
+    """Publish one held message to ``topic``, then acknowledge it on its hold (never before)."""
+    try:
+        publisher.publish(topic, bytes(item.message.data), **attributes).result(timeout=PULL_TIMEOUT_SECONDS * 6)
+        subscriber.acknowledge(subscription=subscription, ack_ids=[item.ack_id])
+    except CLIENT_ERRORS as e:
+        raise transport_error(e, f"replay a dead letter to {topic}") from e
+    except TimeoutError as e:
+        raise TransportUnavailableError(f"replay a dead letter to {topic}: no answer in time") from e
+
+
+def _release(subscriber: Any, subscription: str, ack_ids: list[str]) -> None:
+    """Hand kept messages back to the hold now (a lease that simply ended would do the same, later)."""
+    for start in range(0, len(ack_ids), PULL_BATCH):
         try:
-            response = subscriber.pull(
-                subscription=subscription,
-                max_messages=min(PULL_BATCH, budget - replayed),
-                timeout=PULL_TIMEOUT_SECONDS,
+            subscriber.modify_ack_deadline(
+                subscription=subscription, ack_ids=ack_ids[start : start + PULL_BATCH], ack_deadline_seconds=0
             )
         except CLIENT_ERRORS as e:
-            raise transport_error(e, f"pull dead letters from {subscription}") from e
-        received = list(response.received_messages)
-        if not received:
-            return replayed
-        for item in received:
-            message = item.message
-            attributes = {k: v for k, v in message.attributes.items() if not k.startswith(DEAD_LETTER_ATTRIBUTE_PREFIX)}
-            attributes[REPLAYS_ATTRIBUTE] = str(_replays(attributes) + 1)
-            try:
-                publisher.publish(topic, bytes(message.data), **attributes).result(timeout=PULL_TIMEOUT_SECONDS * 6)
-                subscriber.acknowledge(subscription=subscription, ack_ids=[item.ack_id])
-            except CLIENT_ERRORS as e:
-                raise transport_error(e, f"replay a dead letter to {topic}") from e
-            replayed += 1
-    return replayed
+            # Not worth failing the run for: the lease ends by itself within the ack deadline.
+            event(logger, "dead letters not released", logging.WARNING, subscription=subscription, reason=str(e))
+            return
 
 
 def _replays(attributes: dict[str, str]) -> int:
