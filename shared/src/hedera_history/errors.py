@@ -114,6 +114,37 @@ class BlockPinMismatchError(VerificationError):
     would get another number, or no file ends at the pin where the listing put it."""
 
 
+class ProofError(VerificationError):
+    """A proof bundle does not prove what it claims (``hedera_history.proofs``)."""
+
+
+class ProofFormatError(ProofError):
+    """The bytes are not a proof bundle of a known version in its canonical encoding, or the
+    bundle lacks a part its kind needs."""
+
+
+class ProofHashMismatchError(ProofError):
+    """A hash recomputed from the proof (item, running hash, metadata, file or sidecar hash)
+    differs from the one it leads to: the hash path does not hold."""
+
+
+class ProofSignatureError(ProofError):
+    """A node signature in the proof does not verify, or comes from a node the book does not list."""
+
+
+class ProofStakeError(ProofError):
+    """The nodes whose signatures the proof carries hold less than the consensus share of stake."""
+
+
+class ProofBookError(ProofError):
+    """The book in force cannot be derived from the trusted one: another checkpoint, a chain step
+    that changes nothing or comes out of order, or contents that never make a book."""
+
+
+class ProofSubjectError(ProofError):
+    """The proven items do not hold the transaction (or block) the proof says it answers."""
+
+
 # ---- sources, store, transport, config -----------------------------------------------------------
 
 

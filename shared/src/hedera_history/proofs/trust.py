@@ -1,0 +1,42 @@
+"""What a client trusts: a starting address book, given as its bytes or as their SHA-384."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hedera_history.errors import ConfigError
+from hedera_history.formats.hashing import sha384
+
+_HEX_HASH = re.compile(r"(?:0x)?([0-9a-fA-F]{96})")
+
+
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """The checkpoint a proof must start from: the SHA-384 of a ``NodeAddressBook`` file's bytes
+    and, when the client has it, the bytes themselves (then a proof need not carry them)."""
+
+    book_hash: bytes
+    book: bytes | None = None
+
+    @classmethod
+    def of_book(cls, data: bytes) -> Trust:
+        return cls(sha384(data), data)
+
+    @classmethod
+    def of_hash(cls, value: str) -> Trust:
+        match = _HEX_HASH.fullmatch(value.strip())
+        if match is None:
+            raise ConfigError(f"a pinned book hash is 96 hex digits (SHA-384), got {value!r}")
+        return cls(bytes.fromhex(match[1]))
+
+    @classmethod
+    def parse(cls, value: str) -> Trust:
+        """``--trust BOOK|HASH``: 96 hex digits pin a hash, anything else names a book file."""
+        if _HEX_HASH.fullmatch(value.strip()):
+            return cls.of_hash(value)
+        path = Path(value)
+        if not path.is_file():
+            raise ConfigError(f"--trust: expected a NodeAddressBook file or a 96-hex-digit hash, got {value!r}")
+        return cls.of_book(path.read_bytes())
