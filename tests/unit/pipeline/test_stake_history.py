@@ -14,7 +14,7 @@ from hedera_history.verify.address_book import AddressBook, address_book_from_ke
 from hedera_history.verify.stakes import NodeStakes, node_stake_update_body
 from hedera_history.verify.stream import verify_stream
 
-from tests.unit.store.fakes import MemoryGateway
+from tests.unit.store.fakes import ConditionalMemoryGateway
 from tests.unit.verify.streamkit import record_bytes, transaction_bytes, v6_period, v6_record
 
 NS = 1_700_000_000_000_000_000
@@ -29,26 +29,6 @@ def node_keys() -> dict[int, rsa.RSAPrivateKey]:
 @pytest.fixture(scope="module")
 def book(node_keys: dict[int, rsa.RSAPrivateKey]) -> AddressBook:
     return address_book_from_keys((f"0.0.{num}", key.public_key()) for num, key in node_keys.items())
-
-
-class ConditionalMemoryGateway(MemoryGateway):
-    def check_and_set(
-        self,
-        table: str,
-        key: bytes,
-        *,
-        family: str,
-        qualifier: bytes,
-        expected: bytes | None,
-        value: bytes,
-        timestamp_micros: int | None = None,
-    ) -> bool:
-        cells = self.tables.setdefault(table, {}).setdefault(key, {})
-        current = cells.get((family, qualifier))
-        if (current[1] if current else None) != expected:
-            return False
-        cells[(family, qualifier)] = (timestamp_micros or 0, value)
-        return True
 
 
 def _blocks(node_keys, book, updates: dict[int, dict[int, int]], count: int, first: int = 0) -> list[VerifiedBlock]:

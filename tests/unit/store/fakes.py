@@ -1,4 +1,4 @@
-"""An in-memory BigtableGateway with the emulator's semantics for what the store uses."""
+"""In-memory BigtableGateways with the emulator's semantics for what the store uses."""
 
 from __future__ import annotations
 
@@ -70,3 +70,25 @@ class MemoryGateway:
 
     def snapshot(self) -> dict[str, dict[bytes, Cells]]:
         return {t: {k: dict(c) for k, c in rows.items()} for t, rows in self.tables.items()}
+
+
+class ConditionalMemoryGateway(MemoryGateway):
+    """A :class:`MemoryGateway` that also compares and sets one cell, as CheckAndMutateRow does."""
+
+    def check_and_set(
+        self,
+        table: str,
+        key: bytes,
+        *,
+        family: str,
+        qualifier: bytes,
+        expected: bytes | None,
+        value: bytes,
+        timestamp_micros: int | None = None,
+    ) -> bool:
+        cells = self.tables.setdefault(table, {}).setdefault(key, {})
+        current = cells.get((family, qualifier))
+        if (current[1] if current else None) != expected:
+            return False
+        cells[(family, qualifier)] = (timestamp_micros or 0, value)
+        return True
