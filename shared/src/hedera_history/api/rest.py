@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from hedera_history.api.accounts import get_account
 from hedera_history.api.balances import rest_balances
 from hedera_history.api.blocks import get_block, list_blocks
 from hedera_history.api.contracts import contract_actions, contract_sidecars, contract_state_changes
@@ -23,6 +24,8 @@ from hedera_history.api.parse import (
 from hedera_history.api.query import Query, only, operator, page_limit, single
 from hedera_history.api.render import render_transactions, timestamp
 from hedera_history.api.status import rest_status
+from hedera_history.api.transaction_filters import last_value
+from hedera_history.api.transactions_list import list_transactions
 from hedera_history.errors import RowDecodeError
 from hedera_history.logs import event
 from hedera_history.store.decode import StoredTransaction
@@ -34,12 +37,12 @@ logger = logging.getLogger(__name__)
 def get_transactions(get_reader: Callable[[], HistoryReader], key: str, query: Query) -> dict[str, Any]:
     only(query, {"nonce", "scheduled"})
     found: list[StoredTransaction] = []
+    nonce_text, scheduled = last_value(query, "nonce"), last_value(query, "scheduled")
     if is_hash(key):
         stored = get_reader().transaction_by_hash(parse_hash(key))
         found = [stored] if stored is not None else []
     else:
         payer, valid_start = parse_transaction_id(key, "transaction id")
-        nonce_text, scheduled = single(query, "nonce"), single(query, "scheduled")
         nonce = None if nonce_text is None else parse_int(nonce_text, "nonce", maximum=2**31 - 1)
         if scheduled not in (None, "true", "false"):
             raise InvalidParamsError("scheduled must be true or false")
@@ -107,6 +110,10 @@ def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[
             return list_blocks(reader, query, log_skipped_rows)
         case ["blocks", hash_or_number]:
             return get_block(reader, hash_or_number, query)
+        case ["transactions"]:
+            return list_transactions(reader, query, log_skipped_rows)
+        case ["accounts", account]:
+            return get_account(reader, account, query, log_skipped_rows)
         case ["transactions", key]:
             return get_transactions(reader, key, query)
         case ["accounts", account, "transactions"]:
