@@ -213,6 +213,11 @@ class BackfillError(HistoryError):
     """A backfill run could not finish: a Spark job failed, or the plan cannot be carried out."""
 
 
+class BackfillImageError(BackfillError):
+    """A Dataproc Serverless batch was asked for without the custom container image that carries
+    the project and its dependencies (the runtime's own image has neither)."""
+
+
 class SparkStartError(BackfillError):
     """Spark's Java gateway (the local driver JVM) exited before it answered; the message holds
     the tail of its log."""
