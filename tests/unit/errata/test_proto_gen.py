@@ -24,7 +24,13 @@ def _generate_module() -> ModuleType:
 def test_checked_in_generated_code_is_current(tmp_path: Path) -> None:
     generate = _generate_module()
     written = generate.generate(tmp_path)
-    assert {p.name for p in written} == {"__init__.py", "errata_pb2.py", "errata_pb2.pyi"}
+    assert {p.name for p in written} == {
+        "__init__.py",
+        "errata_pb2.py",
+        "errata_pb2.pyi",
+        "proof_pb2.py",
+        "proof_pb2.pyi",
+    }
     assert generate.stale_files(tmp_path) == []
 
 

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "deploy": "hedera_history.cli.deploy_cmd:deploy",
     "deadletters": "hedera_history.cli.deadletters_cmd:deadletters",
     "follow": "hedera_history.cli.follow_cmd:follow",
+    "proof": "hedera_history.cli.proof_cmd:proof",
 }
 
 

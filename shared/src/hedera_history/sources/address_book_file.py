@@ -12,6 +12,12 @@ from hedera_history.verify.address_book import AddressBook, parse_address_book
 
 def read_address_book(location: str, settings: Settings) -> AddressBook:
     """``NodeAddressBook`` bytes from ``location``; ConfigError when none is configured or unreadable."""
+    return parse_address_book(read_address_book_bytes(location, settings), location.rstrip("/").rpartition("/")[2])
+
+
+def read_address_book_bytes(location: str, settings: Settings) -> bytes:
+    """The book file's bytes as stored (a proof's checkpoint is their SHA-384); ConfigError when none
+    is configured or unreadable."""
     if not location:
         raise ConfigError("no address book configured: set HEDERA_HISTORY_ADDRESS_BOOK (a file or gs:// URL)")
     if "://" in location:
@@ -20,10 +26,10 @@ def read_address_book(location: str, settings: Settings) -> AddressBook:
             data = open_source(parent, settings).read(name)
         except SourceError as e:
             raise ConfigError(f"cannot read the address book: {e}", file=location) from e
-        return parse_address_book(data, name)
+        return data
     path = Path(location)
     try:
         data = path.read_bytes()
     except OSError as e:
         raise ConfigError(f"cannot read the address book: {e}", file=location) from e
-    return parse_address_book(data, path.name)
+    return data

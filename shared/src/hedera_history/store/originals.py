@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 import struct
 
-from hedera_history.formats.model import RecordFile
+from hedera_history.errors import CorruptFileError
+from hedera_history.formats.items import parse_record_item
+from hedera_history.formats.model import RecordFile, RecordItem
 from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
 from hedera_history.formats.record_v5 import write_record_v5
 from hedera_history.formats.record_v6 import write_record_v6
@@ -76,3 +78,22 @@ def encode_item_list(record: RecordFile) -> bytes:
         parts.append(struct.pack(">I", len(item.transaction_bytes)) + item.transaction_bytes)
         parts.append(struct.pack(">I", len(item.record_bytes)) + item.record_bytes)
     return b"".join(parts)
+
+
+def decode_item_list(data: bytes, name: str) -> tuple[RecordItem, ...]:
+    """The items :func:`encode_item_list` laid out; CorruptFileError when they do not decode."""
+    try:
+        (count,) = struct.unpack_from(">I", data)
+        position, items = 4, []
+        for index in range(count):
+            parts = []
+            for _ in range(2):
+                (length,) = struct.unpack_from(">I", data, position)
+                parts.append(data[position + 4 : position + 4 + length])
+                position += 4 + length
+            items.append(parse_record_item(parts[0], parts[1], f"items[{index}]", name))
+    except struct.error as e:
+        raise CorruptFileError(f"stored item list: {e}", file=name) from e
+    if position != len(data):
+        raise CorruptFileError(f"stored item list: {len(data) - position} byte(s) after the last item", file=name)
+    return tuple(items)

@@ -1,0 +1,196 @@
+"""``hedera-history proof``: get a proof bundle (from files on disk, the local stack or the
+deployment's store) and verify one offline against a trusted book or a pinned book hash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import click
+
+from hedera_history.config import Settings
+from hedera_history.errors import (
+    HistoryError,
+    ProofBookError,
+    ProofError,
+    ProofFormatError,
+    ProofHashMismatchError,
+    ProofSignatureError,
+    ProofStakeError,
+    ProofSubjectError,
+)
+from hedera_history.verify.consensus import parse_consensus_ratio
+
+if TYPE_CHECKING:
+    from hedera_history.proofs.transaction_ids import TransactionQuery
+
+EXIT_CODES: dict[type[ProofError], int] = {
+    ProofFormatError: 2,
+    ProofHashMismatchError: 3,
+    ProofSignatureError: 4,
+    ProofStakeError: 5,
+    ProofBookError: 6,
+    ProofSubjectError: 7,
+}
+"""What ``proof verify`` exits with for each reason (1: any other failure)."""
+
+
+@click.group("proof")
+def proof() -> None:
+    """Proof bundles: one transaction or block, checkable offline (docs/proofs.md)."""
+
+
+@proof.command("get")
+@click.option("--transaction", "transaction_id", default=None, help="Transaction id, e.g. 0.0.8-1568411631-396440000.")
+@click.option("--nonce", type=int, default=0, show_default=True, help="Nonce of the transaction id (child records).")
+@click.option("--scheduled", is_flag=True, help="The scheduled execution of the transaction id.")
+@click.option("--at", "consensus_ns", type=int, default=None, help="The transaction at this consensus time (ns).")
+@click.option("--block", "block_number", type=int, default=None, help="Prove every item of this block instead.")
+@click.option("--sidecars", is_flag=True, help="Also prove the transaction's sidecar records (ships the whole file).")
+@click.option(
+    "--from-dir",
+    "directory",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Build from the stream files under DIR (no store); needs --address-book.",
+)
+@click.option("--stack", is_flag=True, help="Build from the running local stack's store.")
+@click.option("--state-dir", type=click.Path(path_type=Path), default=None, help="The local stack's state folder.")
+@click.option(
+    "--address-book",
+    default=None,
+    help="The bootstrap NodeAddressBook file the proof starts from [HEDERA_HISTORY_ADDRESS_BOOK].",
+)
+@click.option("--start-block", type=int, default=None, help="With --from-dir: the number of the first file before V6.")
+@click.option("--without-book", is_flag=True, help="Leave the checkpoint book out (the client has it).")
+@click.option(
+    "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the bundle here."
+)
+@click.option("--json", "as_json", is_flag=True, help="Write the JSON rendering instead of the canonical bytes.")
+def get(
+    *,
+    transaction_id: str | None,
+    nonce: int,
+    scheduled: bool,
+    consensus_ns: int | None,
+    block_number: int | None,
+    sidecars: bool,
+    directory: Path | None,
+    stack: bool,
+    state_dir: Path | None,
+    address_book: str | None,
+    start_block: int | None,
+    without_book: bool,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Build the proof of one transaction (--transaction or --at) or one block (--block).
+
+    Without --out the JSON rendering goes to stdout.
+    """
+    from hedera_history.proofs.codec import bundle_to_json, decode_bundle  # noqa: PLC0415
+    from hedera_history.proofs.transaction_ids import TransactionQuery  # noqa: PLC0415
+
+    if sum(x is not None for x in (transaction_id, consensus_ns, block_number)) != 1:
+        raise click.UsageError("give exactly one of --transaction, --at and --block")
+    if directory is not None and stack:
+        raise click.UsageError("--from-dir and --stack exclude each other")
+    query = None
+    try:
+        if transaction_id is not None:
+            query = TransactionQuery.parse(transaction_id, nonce=nonce, scheduled=scheduled)
+        elif consensus_ns is not None:
+            query = TransactionQuery.at(consensus_ns)
+        prover = _prover(
+            directory=directory,
+            stack=stack,
+            state_dir=state_dir,
+            address_book=address_book,
+            start_block=start_block,
+            ship_book=not without_book,
+        )
+        if query is not None:
+            data = prover.transaction_proof(query, sidecars=sidecars)
+        else:
+            assert block_number is not None
+            data = prover.block_proof(block_number)
+    except HistoryError as error:
+        raise click.ClickException(str(error)) from error
+    if out is None:
+        click.echo(bundle_to_json(decode_bundle(data)))
+        return
+    out.write_bytes(bundle_to_json(decode_bundle(data)).encode() if as_json else data)
+    click.echo(f"wrote {out} ({out.stat().st_size} bytes)", err=True)
+
+
+class _Prover(Protocol):
+    """What ``get`` needs of a prover (``DirectoryProver`` or ``StoreProver``)."""
+
+    def transaction_proof(self, query: TransactionQuery, *, sidecars: bool = False) -> bytes: ...
+
+    def block_proof(self, block_number: int) -> bytes: ...
+
+
+def _prover(
+    *,
+    directory: Path | None,
+    stack: bool,
+    state_dir: Path | None,
+    address_book: str | None,
+    start_block: int | None,
+    ship_book: bool,
+) -> _Prover:
+    from hedera_history.sources.address_book_file import read_address_book_bytes  # noqa: PLC0415
+
+    settings = Settings.from_env(address_book=address_book, start_block=start_block)
+    ratio = parse_consensus_ratio(settings.consensus_ratio)
+    if directory is not None:
+        from hedera_history.proofs.from_files import DirectoryProver  # noqa: PLC0415
+
+        book = read_address_book_bytes(settings.address_book, settings)
+        return DirectoryProver(
+            directory, book, start_block=settings.start_block, ratio=ratio, ship_checkpoint=ship_book
+        )
+    from hedera_history.proofs.from_store import StoreProver  # noqa: PLC0415
+    from hedera_history.store.reader import HistoryReader  # noqa: PLC0415
+
+    if stack:
+        from hedera_history.localstack.progress import open_gateway_for  # noqa: PLC0415
+        from hedera_history.localstack.stack_state import require_state  # noqa: PLC0415
+
+        state = require_state((state_dir or Path(settings.stack_state_dir)).resolve())
+        book = read_address_book_bytes(address_book or state.address_book, settings)
+        reader = HistoryReader(open_gateway_for(state))
+        first_block = state.settings().first_block
+    else:
+        from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
+
+        book = read_address_book_bytes(settings.address_book, settings)
+        reader = HistoryReader(open_gateway(settings))
+        first_block = settings.first_block
+    return StoreProver(reader, book, first_block=first_block, ratio=ratio, ship_checkpoint=ship_book)
+
+
+@proof.command("verify")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--trust", "trusted", required=True, metavar="BOOK|HASH", help="A NodeAddressBook file, or its SHA-384 in hex."
+)
+@click.option("--consensus-ratio", default="1/3", show_default=True, help="Share of stake the signers must hold.")
+@click.pass_context
+def verify(ctx: click.Context, *, file: Path, trusted: str, consensus_ratio: str) -> None:
+    """Check FILE (canonical bytes or JSON) offline: exit 0 and a one-line verdict, or the reason
+    and a non-zero exit (2 format, 3 hash path, 4 signature, 5 stake, 6 book, 7 subject)."""
+    from hedera_history.proofs.trust import Trust  # noqa: PLC0415
+    from hedera_history.proofs.verify import verify_proof  # noqa: PLC0415
+
+    try:
+        trust = Trust.parse(trusted)
+        verdict = verify_proof(file.read_bytes(), trust, ratio=parse_consensus_ratio(consensus_ratio))
+    except ProofError as error:
+        click.echo(f"refused ({error.kind}): {error}", err=True)
+        ctx.exit(EXIT_CODES.get(type(error), 1))
+        return
+    except HistoryError as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(verdict.line())

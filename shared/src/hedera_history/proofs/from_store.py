@@ -1,0 +1,242 @@
+"""Proofs from the store: what the query API serves (``build_transaction_proof``, ``build_block_proof``).
+
+The store keeps what a proof needs: each block's signed bytes (items table: the record file as
+signed, V6 decompressed, or its item list), its header (hashes, HAPI version, sidecar metadata) and
+every agreeing node's file and metadata signatures (a signature file holds nothing else the proof
+needs: its hashes are recomputed from the file). The trust chain comes from the ``address_books``
+table: each ``book/`` row's effective time names the block that completed the book (the one
+ending just before it), the ``change/`` rows before it back to the last FileUpdate of 0.0.102 the
+blocks that built it; ``stakes/`` rows likewise give the stake updates worth carrying (the last
+before each book change and before the subject).
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from hedera_history.errors import HashMismatchError, ObjectNotFoundError, ProofBookError, RowDecodeError
+from hedera_history.formats.dispatch import parse_record_file
+from hedera_history.formats.hashing import sha384
+from hedera_history.formats.model import RecordFile, SidecarFile, SidecarRecord, SidecarType
+from hedera_history.formats.sidecar import write_sidecar_file
+from hedera_history.pipeline.address_books import BOOK, CHANGE, Q_CHANGES, STAKES
+from hedera_history.proofs.build import ChainPlan, SignedBlock, block_bundle, chain_step, transaction_bundle
+from hedera_history.proofs.transaction_ids import TransactionQuery
+from hedera_history.store import schema as s
+from hedera_history.store.decode import BlockFile, StoredBlock, decode_sidecar_row, guarded
+from hedera_history.store.gateway import KeyRange, RowQuery
+from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end, row_key_for_sidecar
+from hedera_history.store.originals import decode_item_list
+from hedera_history.store.reader import HistoryReader
+from hedera_history.verify.address_book_updates import NODE_DETAILS_FILE
+from hedera_history.verify.consensus import DEFAULT_RATIO
+
+CHANGE_WINDOW = 1000
+"""How many blocks before a book's completing block are searched for the FileUpdate that began it."""
+
+
+def build_transaction_proof(
+    reader: HistoryReader,
+    transaction_id: str,
+    nonce: int = 0,
+    scheduled: bool = False,
+    *,
+    bootstrap_book: bytes,
+    sidecars: bool = False,
+    first_block: int = 0,
+    ratio: Fraction = DEFAULT_RATIO,
+) -> bytes:
+    """The canonical proof bytes of the transaction (``0.0.8-1568411631-396440000``) with this
+    nonce and scheduled flag; ObjectNotFoundError when no complete block holds it, ConfigError when
+    the id does not parse."""
+    prover = StoreProver(reader, bootstrap_book, first_block=first_block, ratio=ratio)
+    query = TransactionQuery.parse(transaction_id, nonce=nonce, scheduled=scheduled)
+    return prover.transaction_proof(query, sidecars=sidecars)
+
+
+def build_block_proof(
+    reader: HistoryReader,
+    block_number: int,
+    *,
+    bootstrap_book: bytes,
+    first_block: int = 0,
+    ratio: Fraction = DEFAULT_RATIO,
+) -> bytes:
+    """The canonical proof bytes of every item of the block; ObjectNotFoundError when not complete."""
+    return StoreProver(reader, bootstrap_book, first_block=first_block, ratio=ratio).block_proof(block_number)
+
+
+class StoreProver:
+    def __init__(
+        self,
+        reader: HistoryReader,
+        bootstrap_book: bytes,
+        *,
+        first_block: int = 0,
+        ratio: Fraction = DEFAULT_RATIO,
+        ship_checkpoint: bool = True,
+    ) -> None:
+        self.reader = reader
+        self.bootstrap_book = bootstrap_book
+        self.first_block = first_block
+        self.ratio = ratio
+        self.ship_checkpoint = ship_checkpoint
+
+    def transaction_proof(self, query: TransactionQuery, *, sidecars: bool = False) -> bytes:
+        consensus_ns = self._consensus_of(query)
+        stored = self.reader.transaction(consensus_ns)
+        if stored is None:
+            raise ObjectNotFoundError(f"transaction {query} is not in a complete block")
+        block = self.signed_block(stored.block_number, containing=consensus_ns, with_sidecars=sidecars)
+        index = next(i for i, item in enumerate(block.record.items) if item.consensus_ns == consensus_ns)
+        plan = self.chain_plan(block.record.consensus_start)
+        return transaction_bundle(block, index, plan, sidecars=sidecars, ratio=self.ratio)
+
+    def block_proof(self, block_number: int) -> bytes:
+        block = self.signed_block(block_number)
+        return block_bundle(block, self.chain_plan(block.record.consensus_start), ratio=self.ratio)
+
+    def _consensus_of(self, query: TransactionQuery) -> int:
+        if query.consensus_ns is not None:
+            return query.consensus_ns
+        assert query.payer is not None and query.valid_start_ns is not None
+        for result in self.reader.transactions_by_id(query.payer, query.valid_start_ns):
+            if result.nonce == query.nonce and result.scheduled == query.scheduled:
+                return result.consensus_ns
+        raise ObjectNotFoundError(f"transaction {query} is not in a complete block")
+
+    # ---- blocks ----------------------------------------------------------------------------------
+
+    def signed_block(self, number: int, *, containing: int | None = None, with_sidecars: bool = False) -> SignedBlock:
+        """The block's record file (of a duplicate block: the one holding ``containing``, else the
+        first) with its stored signatures and, when asked, its sidecar files rebuilt."""
+        stored = self.reader.get_block(number)
+        files = self.reader.block_files(number)
+        if stored is None or not files:
+            raise ObjectNotFoundError(f"block {number} is not complete")
+        headers = stored.parts or (stored,)
+        chosen: tuple[StoredBlock, RecordFile] | None = None
+        for header, file in zip(headers, files, strict=True):
+            record = _record_of(header, file, number)
+            if containing is None or any(item.consensus_ns == containing for item in record.items):
+                chosen = (header, record)
+                break
+        if chosen is None:
+            raise ObjectNotFoundError(f"block {number} holds no item at {containing}")
+        header, record = chosen
+        sidecars = self._sidecar_files(record) if with_sidecars and record.sidecars else ()
+        return SignedBlock(record, number, header.signatures, sidecars)
+
+    def _sidecar_files(self, record: RecordFile) -> tuple[SidecarFile, ...]:
+        """The block's sidecar files laid out again from the stored records, each checked against
+        the hash the record file names."""
+        end = hex16(record.consensus_end + 1)
+        query = RowQuery(ranges=(KeyRange(row_key_for_sidecar(record.consensus_start), end),))
+        by_file: dict[int, list[tuple[int, SidecarRecord]]] = {}
+        for row in self.reader.gateway.read_rows(s.SIDECARS, query):
+            decoded = guarded(s.SIDECARS, row, decode_sidecar_row)
+            if decoded is None:
+                continue
+            for stored in decoded.records:
+                kind = (
+                    SidecarType(stored.type) if stored.type in SidecarType._value2member_map_ else SidecarType.UNKNOWN
+                )
+                entry = SidecarRecord(stored.consensus_ns, kind, stored.raw)
+                by_file.setdefault(stored.sidecar_id, []).append((stored.index, entry))
+        files: list[SidecarFile] = []
+        for meta in record.sidecars:
+            records = [entry for _, entry in sorted(by_file.get(meta.id, []), key=lambda pair: pair[0])]
+            content = write_sidecar_file(r.raw for r in records)
+            if sha384(content) != meta.hash:
+                raise HashMismatchError(
+                    f"sidecar file {meta.id} of {record.name}: the stored records do not rebuild it byte for byte"
+                )
+            files.append(SidecarFile(f"{record.name} sidecar {meta.id}", meta.id, meta.hash, tuple(records)))
+        return tuple(files)
+
+    # ---- the trust chain -------------------------------------------------------------------------
+
+    def chain_plan(self, before_ns: int) -> ChainPlan:
+        """The steps from the bootstrap book to the book and stakes in force at ``before_ns``."""
+        book_times = [t for t in self._effective_times(BOOK) if t <= before_ns]
+        stake_times = [t for t in self._effective_times(STAKES) if t <= before_ns]
+        kept_stakes = {t for t in stake_times if _last_before(stake_times, t, book_times)}
+        numbers: set[int] = set()
+        for effective in book_times:
+            numbers.update(self._book_blocks(self._block_ending_at(effective - 1)))
+        numbers.update(self._block_ending_at(t - 1) for t in kept_stakes)
+        plan = ChainPlan(self.bootstrap_book, ship_checkpoint=self.ship_checkpoint)
+        for number in sorted(numbers):
+            step = chain_step(self.signed_block(number))
+            if step is not None:
+                plan.steps.append(step)
+        return plan
+
+    def _effective_times(self, prefix: bytes) -> list[int]:
+        query = RowQuery(ranges=(KeyRange(prefix, prefix_end(prefix)),), key_only=True)
+        times = [
+            ones_complement(decode_hex16(row.key[len(prefix) :]))
+            for row in self.reader.gateway.read_rows(s.ADDRESS_BOOKS, query)
+        ]
+        return sorted(times)
+
+    def _block_ending_at(self, consensus_ns: int) -> int:
+        stored = self.reader.transaction(consensus_ns)
+        if stored is None:
+            raise ProofBookError(f"no stored block ends at {consensus_ns}, where the book history says one does")
+        return stored.block_number
+
+    def _book_blocks(self, completing: int) -> list[int]:
+        """The blocks from the last FileUpdate of 0.0.102 up to ``completing`` that change it."""
+        start = max(self.first_block, completing - CHANGE_WINDOW)
+        query = RowQuery(ranges=(KeyRange(CHANGE + hex16(start), CHANGE + hex16(completing + 1)),))
+        touching: list[tuple[int, bool]] = []
+        for row in self.reader.gateway.read_rows(s.ADDRESS_BOOKS, query):
+            cell = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_CHANGES)
+            if cell is None:
+                continue
+            try:
+                changes = json.loads(cell.value)["changes"]
+            except (ValueError, KeyError, TypeError) as e:
+                raise RowDecodeError(f"address book change row {row.key!r} unreadable: {e}") from e
+            mine = [bool(is_append) for file_num, _, is_append in changes if int(file_num) == NODE_DETAILS_FILE]
+            if mine:
+                touching.append((decode_hex16(row.key[len(CHANGE) :]), not all(mine)))
+        began = max((number for number, replaces in touching if replaces), default=start)
+        blocks = [number for number, _ in touching if number >= began]
+        return blocks or [completing]
+
+
+def _last_before(times: list[int], time: int, book_times: list[int]) -> bool:
+    """``time`` is the last of ``times`` before some book change, or the last of all."""
+    later = [t for t in times if t > time]
+    if not later:
+        return True
+    return any(time < book <= later[0] for book in book_times)
+
+
+def _record_of(header: StoredBlock, file: BlockFile, number: int) -> RecordFile:
+    if file.kind == "file":
+        # The stored bytes are the signed ones: V6 decompressed, whatever the file's name says.
+        record = parse_record_file(file.data, header.name.removesuffix(".gz"))
+        if record.file_hash != header.file_hash:
+            raise HashMismatchError(f"block {number}: the stored file does not hash to the stored file hash")
+        return record
+    items = decode_item_list(file.data, header.name)
+    version = header.version
+    return RecordFile(
+        name=header.name,
+        version=version,
+        hapi_version=header.hapi_version,
+        items=items,
+        file_hash=header.file_hash,
+        metadata_hash=header.metadata_hash,
+        start_running_hash=header.start_running_hash,
+        end_running_hash=header.end_running_hash,
+        computed_end_running_hash=None,
+        previous_file_hash=header.previous_hash if version < 5 else None,
+        block_number=number if version == 6 else None,
+        sidecars=header.sidecars,
+        object_stream_version=1 if version == 5 else None,
+    )

@@ -1,0 +1,121 @@
+"""Flipping any byte of a proof's record, transaction, hashes, signatures, sidecars or book — any
+bytes field anywhere in the bundle, trust chain steps included — or any byte of its encoding makes
+verification fail with a typed reason (property-tested with hypothesis)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf.descriptor import FieldDescriptor
+from hedera_history.errors import ProofError
+from hedera_history.formats.hashing import sha384
+from hedera_history.proofs.codec import decode_bundle, encode_bundle
+from hedera_history.proofs.from_files import DirectoryProver
+from hedera_history.proofs.transaction_ids import TransactionQuery
+from hedera_history.proofs.trust import Trust
+from hedera_history.proofs.verify import verify_proof
+from hedera_history.proto_gen.proof_pb2 import ProofBundle
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.data_dir import real_data_dir
+from tests.unit.proofs.conftest import real_book_path
+
+Path_ = tuple[tuple[str, int | None], ...]
+CASES = ("v1", "v2", "v5", "v6-sidecars", "rotation", "rotation-pinned")
+_cache: dict[str, tuple[bytes, Trust, Fraction]] = {}
+
+
+def _proof(case: str, rotating_dir: Path) -> tuple[bytes, Trust, Fraction]:
+    if case in _cache:
+        return _cache[case]
+    ratio = Fraction(1, 3)
+    if case.startswith("rotation"):
+        book = (rotating_dir / "address-book.bin").read_bytes()
+        ratio = Fraction(1)  # every signature counts, the rotated node's new one included
+        prover = DirectoryProver(rotating_dir, book, ratio=ratio)
+        last = prover.blocks[-1]
+        proof = prover.transaction_proof(
+            TransactionQuery.at(last.record.items[len(last.record.items) // 2].consensus_ns)
+        )
+        trust = Trust.of_hash(sha384(book).hex()) if case.endswith("pinned") else Trust.of_book(book)
+    else:
+        folder = case.split("-", maxsplit=1)[0]
+        book = real_book_path(folder).read_bytes()
+        prover = DirectoryProver(real_data_dir() / folder, book)
+        block = next(b for b in prover.blocks if b.sidecars) if case == "v6-sidecars" else prover.blocks[-1]
+        with_sidecars = {r.consensus_ns for s in block.sidecars for r in s.records}
+        item = next((i for i in block.record.items if i.consensus_ns in with_sidecars), block.record.items[0])
+        proof = prover.transaction_proof(TransactionQuery.at(item.consensus_ns), sidecars=bool(with_sidecars))
+        trust = Trust.of_book(book)
+    verify_proof(proof, trust, ratio=ratio)  # the untouched proof verifies
+    _cache[case] = (proof, trust, ratio)
+    return _cache[case]
+
+
+def bytes_fields(message: Any, path: Path_ = ()) -> list[Path_]:
+    """The path of every non-empty bytes field in ``message``, nested messages included."""
+    found: list[Path_] = []
+    for descriptor, value in message.ListFields():
+        if descriptor.type == FieldDescriptor.TYPE_BYTES:
+            found.append((*path, (descriptor.name, None)))
+        elif descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+            if descriptor.is_repeated:
+                for index, element in enumerate(value):
+                    found.extend(bytes_fields(element, (*path, (descriptor.name, index))))
+            else:
+                found.extend(bytes_fields(value, (*path, (descriptor.name, None))))
+    return found
+
+
+def flip(bundle: ProofBundle, path: Path_, position: int, mask: int) -> None:
+    target: Any = bundle
+    for name, index in path[:-1]:
+        target = getattr(target, name) if index is None else getattr(target, name)[index]
+    name = path[-1][0]
+    value = bytearray(getattr(target, name))
+    value[position % len(value)] ^= mask
+    setattr(target, name, bytes(value))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_case_has_the_fields_it_should(case: str, rotating_dir: Path) -> None:
+    proof, _, _ = _proof(case, rotating_dir)
+    names = {step[0] for path in bytes_fields(decode_bundle(proof)) for step in path}
+    assert {"signature", "signed_hash", "checkpoint_book"} <= names
+    if case in ("v5", "rotation", "rotation-pinned"):
+        assert {"transaction", "record", "running_hash_before", "start_running_hash"} <= names
+    if case.startswith("rotation"):
+        assert {"steps", "item_hashes"} <= names  # the middle item: hashes after it
+    if case == "v6-sidecars":
+        assert {"record_file", "content"} <= names
+
+
+@pytest.mark.parametrize("case", CASES)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_flipping_a_byte_of_any_field_fails(case: str, rotating_dir: Path, data: st.DataObject) -> None:
+    proof, trust, ratio = _proof(case, rotating_dir)
+    bundle = decode_bundle(proof)
+    path = data.draw(st.sampled_from(bytes_fields(bundle)), label="field")
+    position = data.draw(st.integers(min_value=0, max_value=1 << 20), label="position")
+    mask = data.draw(st.integers(min_value=1, max_value=255), label="mask")
+    flip(bundle, path, position, mask)
+    with pytest.raises(ProofError):
+        verify_proof(encode_bundle(bundle), trust, ratio=ratio)
+
+
+@pytest.mark.parametrize("case", CASES)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_flipping_any_byte_of_the_encoding_fails(case: str, rotating_dir: Path, data: st.DataObject) -> None:
+    proof, trust, ratio = _proof(case, rotating_dir)
+    position = data.draw(st.integers(min_value=0, max_value=len(proof) - 1), label="position")
+    mask = data.draw(st.integers(min_value=1, max_value=255), label="mask")
+    tampered = bytearray(proof)
+    tampered[position] ^= mask
+    with pytest.raises(ProofError):
+        verify_proof(bytes(tampered), trust, ratio=ratio)
