@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import pytest
 from hedera_history import hapi
+from hedera_history.config import Settings
 from hedera_history.errors import ProofBookError
 from hedera_history.formats.hashing import sha384
 from hedera_history.proofs.codec import bundle_to_json, decode_bundle
+from hedera_history.proofs.from_store import StoreProver
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import transaction_id_text, verify_proof
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.writer import BlockWriter
+from hedera_history.verify.address_book import parse_address_book
+from hedera_history.verify.stream import verify_stream
 
+from tests.data_dir import real_data_dir
 from tests.unit.proofs.conftest import RealSet
+from tests.unit.store.fakes import ConditionalMemoryGateway
 
 
 def test_every_transaction_of_the_set_proves(real_set: RealSet) -> None:
@@ -83,3 +92,23 @@ def test_a_v6_transaction_with_sidecars_proves_them_through_the_whole_file(v6_se
     assert verdict.sidecar_records == sum(
         1 for s in block.sidecars for r in s.records if r.consensus_ns == item.consensus_ns
     )
+
+
+def test_the_store_serves_the_same_proofs(real_set: RealSet) -> None:
+    """The set as the pipeline stores it (history rows only: the bootstrap book never changes)."""
+    gateway = ConditionalMemoryGateway()
+    periods = find_local_periods(real_data_dir() / real_set.folder)
+    results = verify_stream(periods, parse_address_book(real_set.book), sidecars=True)
+    BlockWriter(gateway, Settings()).write_blocks(r.report.block for r in results if r.report.block is not None)
+    store = StoreProver(HistoryReader(gateway), real_set.book)
+    for block in real_set.prover.blocks:
+        for item in block.record.items:
+            query = TransactionQuery.at(item.consensus_ns)
+            assert store.transaction_proof(query) == real_set.prover.transaction_proof(query)
+        assert store.block_proof(block.block_number) == real_set.prover.block_proof(block.block_number)
+        if block.sidecars:
+            with_sidecar = next(r.consensus_ns for s in block.sidecars for r in s.records)
+            query = TransactionQuery.at(with_sidecar)
+            from_store = store.transaction_proof(query, sidecars=True)
+            assert from_store == real_set.prover.transaction_proof(query, sidecars=True)
+            assert verify_proof(from_store, Trust.of_book(real_set.book)).sidecar_records

@@ -7,11 +7,12 @@ a transaction or block of any verified period can then be proven.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from pathlib import Path
 
 from hedera_history import hapi
+from hedera_history.block import VerifiedBlock
 from hedera_history.errors import ObjectNotFoundError
 from hedera_history.proofs.build import ChainPlan, SignedBlock, block_bundle, chain_step, transaction_bundle
 from hedera_history.proofs.transaction_ids import TransactionQuery
@@ -21,28 +22,22 @@ from hedera_history.verify.consensus import DEFAULT_RATIO
 from hedera_history.verify.stream import verify_stream
 
 
-class DirectoryProver:
-    """The verified blocks of one directory, ready to prove any of their transactions."""
+class VerifiedBlocksProver:
+    """Verified blocks in consensus order from a checkpoint book, ready to prove any of their
+    transactions."""
 
     def __init__(
         self,
-        directory: Path,
-        book: bytes,
+        blocks: Iterable[VerifiedBlock],
+        checkpoint: bytes,
         *,
-        start_block: int = 0,
         ratio: Fraction = DEFAULT_RATIO,
         ship_checkpoint: bool = True,
     ) -> None:
         self.ratio = ratio
         self.blocks: list[SignedBlock] = []
-        self.plan = ChainPlan(book, ship_checkpoint=ship_checkpoint)
-        results = verify_stream(
-            find_local_periods(directory), parse_address_book(book), ratio=ratio, start_block=start_block
-        )
-        for result in results:
-            verified = result.report.block
-            if verified is None:
-                continue
+        self.plan = ChainPlan(checkpoint, ship_checkpoint=ship_checkpoint)
+        for verified in blocks:
             block = SignedBlock(verified.record, verified.block_number, verified.signatures, verified.sidecars)
             self.blocks.append(block)
             step = chain_step(block)
@@ -70,3 +65,22 @@ class DirectoryProver:
         for block in self.blocks:
             for index, item in enumerate(block.record.items):
                 yield block, index, hapi.TransactionRecord.FromString(item.record_bytes)
+
+
+class DirectoryProver(VerifiedBlocksProver):
+    """The periods under one directory, verified in order from the bootstrap book ``book``."""
+
+    def __init__(
+        self,
+        directory: Path,
+        book: bytes,
+        *,
+        start_block: int = 0,
+        ratio: Fraction = DEFAULT_RATIO,
+        ship_checkpoint: bool = True,
+    ) -> None:
+        results = verify_stream(
+            find_local_periods(directory), parse_address_book(book), ratio=ratio, start_block=start_block
+        )
+        verified = (result.report.block for result in results if result.report.block is not None)
+        super().__init__(verified, book, ratio=ratio, ship_checkpoint=ship_checkpoint)
