@@ -1,7 +1,8 @@
 """REST routes over the sidecar table: ``/api/v1/contracts/results/{timestamp}/actions``, ``/state``
 and ``/sidecars`` (every record as stored, types this HAPI version does not know included).
 
-``{timestamp}`` is the transaction's consensus time ``seconds.nanos``. A timestamp with no complete
+``{timestamp}`` is the transaction's consensus time ``seconds.nanos`` (``/actions`` also takes the
+reference's transaction id or hash). A timestamp with no complete
 transaction is a 404; a transaction without such sidecar records (not a contract call, or sidecars
 not kept) answers with an empty list.
 """
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
+from hedera_history.api.contract_results import find_transaction
 from hedera_history.api.errors import NotFoundError
 from hedera_history.api.parse import parse_timestamp
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
@@ -27,14 +29,16 @@ RESULTS_PATH = "/api/v1/contracts/results"
 Reader = Callable[[], HistoryReader]
 
 
-def contract_actions(get_reader: Reader, timestamp_text: str, query: Query) -> dict[str, Any]:
-    """The transaction's EVM actions in call order, paged by ``index`` like the mirror node."""
+def contract_actions(get_reader: Reader, transaction_text: str, query: Query) -> dict[str, Any]:
+    """The transaction's EVM actions in call order, paged by ``index`` like the mirror node; the
+    transaction is named by id, hash (``contract_results.find_transaction``) or consensus time."""
     only(query, {"limit", "order", "index"})
-    consensus_ns = parse_timestamp(timestamp_text, "timestamp")
     limit = page_limit(query)
     direction = order(query)
     low, high = integer_bounds(query.get("index", []), "index", maximum=MAX_ACTION_INDEX)
-    records = _sidecar_messages(get_reader(), consensus_ns, SidecarType.CONTRACT_ACTION)
+    reader = get_reader()
+    consensus_ns = find_transaction(reader, transaction_text).consensus_ns
+    records = _sidecar_messages(reader, consensus_ns, SidecarType.CONTRACT_ACTION)
     actions = [action for record in records for action in record.actions.contract_actions]
     last = len(actions) - 1 if high is None else min(high, len(actions) - 1)
     positions = range(low, last + 1)

@@ -8,11 +8,14 @@ from collections.abc import Callable
 from flask import Request, Response
 
 from hedera_history.api.app import MAX_BODY_BYTES, ApiResponse, handle
+from hedera_history.api.caching import CORS_HEADERS, cache_control, entity_tag, matches, preflight_headers
 from hedera_history.errors import StoreUnavailableError
 from hedera_history.store.reader import HistoryReader
 
 
 def serve_request(request: Request, reader: Callable[[], HistoryReader]) -> Response:
+    if request.method == "OPTIONS":
+        return Response(status=204, headers=preflight_headers(request.headers.get("Access-Control-Request-Headers")))
     length = request.content_length
     if length is not None and length > MAX_BODY_BYTES:
         answer = ApiResponse(413, {"_status": {"messages": [{"message": f"body larger than {MAX_BODY_BYTES} bytes"}]}})
@@ -20,9 +23,17 @@ def serve_request(request: Request, reader: Callable[[], HistoryReader]) -> Resp
         body = request.stream.read(MAX_BODY_BYTES + 1)
         query = {k: request.args.getlist(k) for k in request.args}
         answer = handle(reader, request.method, request.path, query, body)
+    headers = dict(CORS_HEADERS)
     if answer.body is None:
-        return Response(status=answer.status)
-    return Response(json.dumps(answer.body), status=answer.status, mimetype="application/json")
+        return Response(status=answer.status, headers=headers)
+    body = json.dumps(answer.body).encode()
+    cache = cache_control(request.method, request.path, answer.status)
+    if cache is not None:
+        headers["Cache-Control"] = cache
+        headers["ETag"] = entity_tag(body)
+        if matches(request.headers.get("If-None-Match"), headers["ETag"]):
+            return Response(status=304, headers=headers)
+    return Response(body, status=answer.status, mimetype="application/json", headers=headers)
 
 
 def lazy_reader() -> Callable[[], HistoryReader]:

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from hedera_history.api.accounts import get_account
 from hedera_history.api.balances import rest_balances
 from hedera_history.api.blocks import get_block, list_blocks
+from hedera_history.api.contract_results import contract_results, get_contract_result
 from hedera_history.api.contracts import contract_actions, contract_sidecars, contract_state_changes
 from hedera_history.api.errata import rest_errata
 from hedera_history.api.errors import InvalidParamsError, NotFoundError
@@ -118,6 +119,10 @@ def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[
             return get_transactions(reader, key, query)
         case ["accounts", account, "transactions"]:
             return account_transactions(reader, account, query)
+        case ["contracts", "results", key]:
+            return get_contract_result(reader, key, query)
+        case ["contracts", contract, "results"]:
+            return contract_results(reader, contract, query, log_skipped_rows)
         case ["contracts", "results", consensus, "actions"]:
             return contract_actions(reader, consensus, query)
         case ["contracts", "results", consensus, "state"]:

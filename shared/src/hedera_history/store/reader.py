@@ -404,6 +404,23 @@ class HistoryReader:
                     return found
         return None
 
+    def transaction_by_hash_prefix(self, prefix: bytes) -> StoredTransaction | None:
+        """The first complete transaction whose ``transactionHash`` starts with ``prefix`` (the
+        mirror node names a transaction by the first 32 bytes of its hash on EVM routes)."""
+        if not prefix:
+            return None
+        start = prefix.hex().encode()
+        query = RowQuery(ranges=(KeyRange(start, start + b"\xff"),), limit=2)
+        for row in self.gateway.read_rows(s.TX_BY_HASH, query):
+            results = guarded(s.TX_BY_HASH, row, decode_tx_hash_row)
+            complete = self.complete_blocks(r.block_number for r in results)
+            for result in results:
+                if result.block_number in complete:
+                    found = self.transaction(result.consensus_ns)
+                    if found is not None:
+                        return found
+        return None
+
     def transactions_by_id(self, payer: str, valid_start_ns: int) -> list[TransactionIdResult]:
         """Every complete result of the transaction id, oldest first (the user transaction, its
         children with their nonces, a scheduled execution, duplicates)."""

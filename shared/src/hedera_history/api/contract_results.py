@@ -1,0 +1,213 @@
+"""Contract results as the mirror node serves them, from the records' ``contractCallResult`` /
+``contractCreateResult``: ``/api/v1/contracts/results/{transactionIdOrHash}`` (with logs and state
+changes) and ``/api/v1/contracts/{contractIdOrAddress}/results`` (newest first).
+
+A transaction is named by its id (``nonce`` picks a child, 0 by default), by the first 32 bytes of
+its transaction hash (what the reference calls its hash on EVM routes) or its whole 48-byte hash.
+An Ethereum transaction's keccak hash is not indexed (history keeps the HAPI hash): it is a 404.
+Fields of the wrapped Ethereum transaction (``chain_id``, ``r``, ``s``, ...) are null.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+from hedera_history.api import render_contracts
+from hedera_history.api.errors import InvalidParamsError, NotFoundError
+from hedera_history.api.parse import MAX_I64, parse_int, parse_timestamp, parse_transaction_id
+from hedera_history.api.query import Query, only, order, page_limit
+from hedera_history.api.render import status_name, timestamp
+from hedera_history.api.render_contracts import contract_reference, hex_data, render_state_changes
+from hedera_history.api.transaction_filters import account_reference, last_value
+from hedera_history.api.transactions_list import SUCCESS_RESULTS, parse_filters
+from hedera_history.errors import CorruptFileError, RowDecodeError
+from hedera_history.formats.model import SidecarType
+from hedera_history.store.accounts import decode_transaction_body
+from hedera_history.store.decode import StoredTransaction, decode_sidecar_message
+from hedera_history.store.reader import HistoryReader
+
+Reader = Callable[[], HistoryReader]
+SkippedRows = Callable[[Sequence[RowDecodeError]], None]
+TINYBAR_WEIBARS = 10_000_000_000
+MAX_HISTORY_PAGES = 10
+"""History pages of 100 rows one request reads at most (then links on)."""
+_HASH = re.compile(r"^(?:0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{96})$")
+_TIMESTAMP = re.compile(r"^\d{1,10}\.\d{1,9}$")
+_ETHEREUM_NULLS = ("max_priority_fee_per_gas", "nonce", "r", "s", "type", "v", "block_gas_used", "gas_consumed")
+
+
+def find_transaction(reader: HistoryReader, key: str, nonce: int = 0) -> StoredTransaction:
+    """The transaction a ``transactionIdOrHash`` path value names (a consensus ``seconds.nanos``
+    too, as our own sidecar routes take it)."""
+    match = _HASH.fullmatch(key)
+    found: StoredTransaction | None = None
+    if match is not None:
+        digits = bytes.fromhex(match.group(1))
+        found = reader.transaction_by_hash(digits) if len(digits) == 48 else reader.transaction_by_hash_prefix(digits)
+    elif _TIMESTAMP.fullmatch(key):
+        consensus_ns = parse_timestamp(key, "timestamp")
+        found = reader.transaction(consensus_ns)
+        if found is None:
+            raise NotFoundError(f"no transaction at {timestamp(consensus_ns)}")
+    else:
+        payer, valid_start = parse_transaction_id(key, "transactionIdOrHash")
+        results = [r for r in reader.transactions_by_id(payer, valid_start) if r.nonce == nonce]
+        if results:
+            found = reader.transaction(results[0].consensus_ns)
+    if found is None:
+        raise NotFoundError(f"transaction {key[:100]} not found")
+    return found
+
+
+def _function_result(record: Any) -> Any | None:
+    kind = record.WhichOneof("body")
+    return getattr(record, kind) if kind in ("contractCallResult", "contractCreateResult") else None
+
+
+def render_contract_result(
+    reader: HistoryReader, stored: StoredTransaction, *, hbar: bool = True, details: bool = False
+) -> dict[str, Any] | None:
+    """The contract result of a transaction, None when it has none."""
+    record = stored.record()
+    result = _function_result(record)
+    if result is None:
+        return None
+    try:
+        body: Any | None = decode_transaction_body(stored.transaction_bytes)
+    except CorruptFileError:
+        body = None
+    case = body.WhichOneof("data") if body is not None else None
+    data = getattr(body, case) if body is not None and case is not None else None
+    contract_id, address = contract_reference(result.contractID)
+    if address is None and result.HasField("evm_address"):
+        address = hex_data(result.evm_address.value)
+    payer = record.transactionID.accountID
+    sender = result.sender_id if result.HasField("sender_id") else payer
+    _, sender_address = render_contracts.account_reference(sender)
+    asked = int(getattr(data, "amount", 0) or getattr(data, "initialBalance", 0) or 0)
+    amount = int(result.amount) or asked
+    parameters = bytes(result.functionParameters) or bytes(
+        getattr(data, "functionParameters", b"") or getattr(data, "constructorParameters", b"")
+    )
+    rendered: dict[str, Any] = {
+        "address": address,
+        "amount": amount if hbar else amount * TINYBAR_WEIBARS,
+        "bloom": hex_data(bytes(result.bloom)),
+        "call_result": hex_data(bytes(result.contractCallResult)),
+        "contract_id": contract_id if result.HasField("contractID") else None,
+        "created_contract_ids": [contract_reference(c)[0] for c in result.createdContractIDs],
+        "error_message": result.errorMessage or None,
+        "from": sender_address,
+        "function_parameters": hex_data(parameters),
+        "gas_limit": int(result.gas) or int(getattr(data, "gas", 0) or 0),
+        "gas_used": int(result.gasUsed),
+        "hash": hex_data(bytes(record.transactionHash)[:32]),
+        "result": status_name(record.receipt.status),
+        "status": "0x1" if status_name(record.receipt.status) in SUCCESS_RESULTS else "0x0",
+        "timestamp": timestamp(stored.consensus_ns),
+        "to": address,
+        **dict.fromkeys(_ETHEREUM_NULLS),
+    }
+    if details:
+        block = reader.get_block(stored.block_number)
+        block_hash = None
+        if block is not None:
+            block_hash = hex_data(block.end_running_hash or block.file_hash)
+        rendered |= {
+            "access_list": [],
+            "authorization_list": [],
+            "block_hash": block_hash,
+            "block_number": stored.block_number,
+            "chain_id": None,
+            "gas_price": None,
+            "max_fee_per_gas": None,
+            "logs": [_render_log(log, i) for i, log in enumerate(result.logInfo)],
+            "state_changes": _state_changes(reader, stored.consensus_ns),
+            "transaction_index": stored.index,
+        }
+    else:
+        rendered |= {"block_hash": None, "block_number": stored.block_number, "transaction_index": stored.index}
+    return rendered
+
+
+def _render_log(log: Any, index: int) -> dict[str, Any]:
+    contract_id, address = contract_reference(log.contractID)
+    return {
+        "address": address,
+        "bloom": hex_data(bytes(log.bloom)),
+        "contract_id": contract_id,
+        "data": hex_data(bytes(log.data)),
+        "index": index,
+        "topics": [hex_data(bytes(topic).rjust(32, b"\x00")) for topic in log.topic],
+    }
+
+
+def _state_changes(reader: HistoryReader, consensus_ns: int) -> list[dict[str, Any]]:
+    records = reader.sidecar_records(consensus_ns, [SidecarType.CONTRACT_STATE_CHANGE])
+    return [change for r in records for change in render_state_changes(decode_sidecar_message(r))]
+
+
+def _bool_param(query: Query, name: str, default: bool) -> bool:
+    value = last_value(query, name)
+    if value is None:
+        return default
+    if value not in ("true", "false"):
+        raise InvalidParamsError(f"Invalid parameter: {name}")
+    return value == "true"
+
+
+def get_contract_result(get_reader: Reader, key: str, query: Query) -> dict[str, Any]:
+    only(query, {"hbar", "nonce"})
+    hbar = _bool_param(query, "hbar", True)
+    nonce_text = last_value(query, "nonce")
+    nonce = 0 if nonce_text is None else parse_int(nonce_text, "nonce", maximum=2**31 - 1)
+    reader = get_reader()
+    rendered = render_contract_result(reader, find_transaction(reader, key, nonce), hbar=hbar, details=True)
+    if rendered is None:
+        raise NotFoundError(f"transaction {key[:100]} has no contract result")
+    return rendered
+
+
+def contract_results(get_reader: Reader, contract_text: str, query: Query, skipped: SkippedRows) -> dict[str, Any]:
+    """The results of calls to (or the creation of) a contract, newest first."""
+    only(query, {"limit", "order", "timestamp", "internal"})
+    contract = account_reference(contract_text, "contractIdOrAddress")
+    limit = page_limit(query)
+    if order(query, default="desc") != "desc":
+        raise InvalidParamsError("contract results are served newest first: order must be desc")
+    internal = _bool_param(query, "internal", False)
+    filters = parse_filters({"timestamp": list(query.get("timestamp", [])), "account.id": [contract]})
+    reader = get_reader()
+    before = filters.high_ns + 1 if filters.high_ns < MAX_I64 else None
+    until = filters.low_ns - 1 if filters.low_ns > 0 else None
+    found: list[dict[str, Any]] = []
+    cursor: int | None = None
+    for _ in range(MAX_HISTORY_PAGES):
+        page = reader.account_history(contract, before=before, until=until, limit=100)
+        skipped(page.errors)
+        stored, errors = reader.transactions([e.consensus_ns for e in page.entries])
+        skipped(errors)
+        for transaction in stored:
+            rendered = None
+            if internal or not transaction.record().transactionID.nonce:
+                rendered = render_contract_result(reader, transaction)
+            if rendered is not None and rendered["contract_id"] == contract:
+                found.append(rendered)
+                if len(found) == limit:
+                    cursor = transaction.consensus_ns
+                    break
+        before = page.next_before
+        if len(found) == limit or before is None:
+            break
+        cursor = before  # the history goes on past the rows this request reads
+    next_link = None
+    if cursor is not None:
+        params: list[tuple[str, Any]] = [("limit", limit), ("timestamp", f"lt:{timestamp(cursor)}")]
+        params.extend(("timestamp", c) for c in query.get("timestamp", []) if c.startswith(("gt:", "gte:")))
+        if internal:
+            params.append(("internal", "true"))
+        next_link = f"/api/v1/contracts/{contract}/results?" + urlencode(params)
+    return {"results": found, "links": {"next": next_link}}

@@ -1,0 +1,226 @@
+"""Contract test: on the real V5 and V6 record files written to the Bigtable emulator, every route
+we serve under the reference mirror node's paths answers what its OpenAPI declares (the response
+schema of each status, checked by openapi-schema-validator), with the reference's CORS header and
+cache headers for immutable answers."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import flask
+import pytest
+from hedera_history.api.http import serve_request
+from hedera_history.config import Settings
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.store.bigtable_client import gateway_for_instance
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.schema import ensure_tables
+from hedera_history.store.writer import BlockWriter
+from hedera_history.verify.address_book import parse_address_book
+from hedera_history.verify.stream import verify_stream
+
+from tests.fixtures.emulators import unique_name
+from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+
+pytestmark = [pytest.mark.emulator]
+
+SETS = {
+    "v5": ("v5", "test-resources-testnet.bin"),
+    "v6": ("v6", "test-v6-sidecar-4n.bin"),
+}
+CONTRACT_CALL = "1657701971.304284003"
+"""The real V6 contract call by 0.0.2, with a child create (nonce 1) one nanosecond later."""
+SERVED = {
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}",
+    "/api/v1/balances",
+    "/api/v1/blocks",
+    "/api/v1/blocks/{hashOrNumber}",
+    "/api/v1/contracts/results/{transactionIdOrHash}",
+    "/api/v1/contracts/results/{transactionIdOrHash}/actions",
+    "/api/v1/contracts/{contractIdOrAddress}/results",
+    "/api/v1/transactions",
+    "/api/v1/transactions/{transactionId}",
+}
+"""The reference's routes we serve (docs/api.md): each must have been checked on real answers."""
+
+
+@dataclass
+class Checker:
+    contract: ReferenceContract
+    clients: dict[str, Any]
+    checked: dict[str, set[int]] = field(default_factory=dict)
+
+    def get(self, data_set: str, url: str, status: int = 200, **headers: str) -> Any:
+        response = self.clients[data_set].get(url, headers=headers)
+        assert response.status_code == status, (url, response.status_code, response.data[:500])
+        assert response.headers["Access-Control-Allow-Origin"] == "*"
+        body = response.get_json()
+        template = self.contract.validate(urlsplit(url).path, status, body)
+        self.checked.setdefault(template, set()).add(status)
+        return body
+
+    def follow(self, data_set: str, url: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        link: str | None = url
+        while link is not None:
+            body = self.get(data_set, link)
+            items.extend(body[key])
+            link = body["links"]["next"]
+        return items
+
+
+@pytest.fixture(scope="module")
+def checker(bigtable_client: Any, hedera_data: Path) -> Iterator[Checker]:
+    instance = bigtable_client.instance(unique_name("contract"))
+    clients: dict[str, Any] = {}
+    gateways = []
+    for name, (folder, book_file) in SETS.items():
+        settings = Settings.from_env({}, table_prefix=f"{name}_")
+        ensure_tables(instance, settings)
+        gateway = gateway_for_instance(instance, settings)
+        gateways.append(gateway)
+        book = parse_address_book((hedera_data / "addressbook" / book_file).read_bytes())
+        blocks = [r.report.block for r in verify_stream(find_local_periods(hedera_data / folder), book)]
+        written = BlockWriter(gateway, settings).write_blocks([b for b in blocks if b is not None])
+        assert written and all(r.complete for r in written)
+        clients[name] = _app(HistoryReader(gateway)).test_client()
+    yield Checker(ReferenceContract(load_reference_document()), clients)
+    for gateway in gateways:
+        gateway.close()
+    for table in instance.list_tables():
+        with contextlib.suppress(Exception):
+            table.delete()
+
+
+def _app(reader: HistoryReader) -> flask.Flask:
+    """The query function's request handling (``serve_request``) over one reader."""
+    app = flask.Flask(f"contract-{id(reader)}")
+    methods = ["GET", "HEAD", "POST", "OPTIONS"]
+
+    def run(path: str) -> flask.Response:
+        return serve_request(flask.request, lambda: reader)
+
+    app.add_url_rule("/", "root", run, defaults={"path": ""}, methods=methods)
+    app.add_url_rule("/<path:path>", "run", run, methods=methods)
+    return app
+
+
+@pytest.mark.parametrize("data_set", sorted(SETS))
+def test_blocks(checker: Checker, data_set: str) -> None:
+    newest_first = checker.follow(data_set, "/api/v1/blocks?limit=1", "blocks")
+    numbers = [b["number"] for b in newest_first]
+    assert numbers == sorted(numbers, reverse=True) and numbers
+    oldest_first = checker.follow(data_set, "/api/v1/blocks?order=asc&limit=1", "blocks")
+    assert [b["number"] for b in oldest_first] == numbers[::-1]
+    newest = newest_first[0]
+    later = checker.get(data_set, f"/api/v1/blocks?timestamp=gte:{newest['timestamp']['to']}")
+    assert [b["number"] for b in later["blocks"]] == [newest["number"]]
+    earlier = checker.get(data_set, f"/api/v1/blocks?timestamp=lt:{newest['timestamp']['to']}&order=asc")
+    assert [b["number"] for b in earlier["blocks"]] == numbers[::-1][:-1]
+    for block in newest_first:
+        url = f"/api/v1/blocks/{block['number']}"
+        response = checker.clients[data_set].get(url)
+        assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert checker.get(data_set, url) == block
+        again = checker.clients[data_set].get(url, headers={"If-None-Match": response.headers["ETag"]})
+        assert again.status_code == 304 and again.data == b""
+    checker.get(data_set, "/api/v1/blocks/99999999", 404)
+    checker.get(data_set, "/api/v1/blocks?limit=0", 400)
+    checker.get(data_set, "/api/v1/blocks?order=sideways", 400)
+    preflight = checker.clients[data_set].options(
+        "/api/v1/blocks", headers={"Origin": "https://explorer.example", "Access-Control-Request-Headers": "x-user"}
+    )
+    assert preflight.status_code == 204
+    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "GET" in preflight.headers["Access-Control-Allow-Methods"]
+    assert preflight.headers["Access-Control-Allow-Headers"] == "x-user"
+
+
+@pytest.mark.parametrize("data_set", sorted(SETS))
+def test_transactions(checker: Checker, data_set: str) -> None:
+    listed = checker.follow(data_set, "/api/v1/transactions?limit=25", "transactions")
+    assert listed
+    stamps = [t["consensus_timestamp"] for t in listed]
+    assert stamps == sorted(stamps, key=lambda s: tuple(int(p) for p in s.split(".")), reverse=True)
+    ascending = checker.follow(data_set, "/api/v1/transactions?limit=50&order=asc", "transactions")
+    assert [t["consensus_timestamp"] for t in ascending] == stamps[::-1]
+    for name in {t["name"] for t in listed}:
+        typed = checker.follow(data_set, f"/api/v1/transactions?limit=100&transactiontype={name}", "transactions")
+        assert typed == [t for t in listed if t["name"] == name]
+    for result in ("success", "fail"):
+        checker.follow(data_set, f"/api/v1/transactions?limit=100&result={result}", "transactions")
+    step = max(1, len(listed) // 20)
+    for transaction in listed[::step]:
+        by_id = checker.get(data_set, f"/api/v1/transactions/{transaction['transaction_id']}")
+        assert transaction["consensus_timestamp"] in {t["consensus_timestamp"] for t in by_id["transactions"]}
+        tx_hash = base64.b64decode(transaction["transaction_hash"]).hex()
+        assert checker.get(data_set, f"/api/v1/transactions/{tx_hash}")["transactions"][0] == transaction
+        nonce = checker.get(
+            data_set, f"/api/v1/transactions/{transaction['transaction_id']}?nonce=0&nonce={transaction['nonce']}"
+        )
+        assert transaction["consensus_timestamp"] in {t["consensus_timestamp"] for t in nonce["transactions"]}
+    checker.get(data_set, "/api/v1/transactions/0.0.2-1-1", 404)
+    checker.get(data_set, "/api/v1/transactions/not-an-id", 400)
+    checker.get(data_set, "/api/v1/transactions?transactiontype=NOPE", 400)
+
+
+@pytest.mark.parametrize("data_set", sorted(SETS))
+def test_accounts_and_balances(checker: Checker, data_set: str) -> None:
+    listed = checker.follow(data_set, "/api/v1/transactions?limit=100", "transactions")
+    payers = sorted({t["transaction_id"].split("-")[0] for t in listed})
+    for payer in payers[:5]:
+        own = checker.follow(data_set, f"/api/v1/transactions?limit=10&account.id={payer}", "transactions")
+        assert own and all(payer in _accounts_of(t) for t in own)
+        account = checker.get(data_set, f"/api/v1/accounts/{payer}?limit=5")
+        assert account["account"] == payer
+        assert [t["consensus_timestamp"] for t in account["transactions"]] == [
+            t["consensus_timestamp"] for t in own[:5]
+        ]
+        if account["links"]["next"] is not None:
+            checker.get(data_set, account["links"]["next"])
+        checker.get(data_set, f"/api/v1/accounts/{quote(account['evm_address'])}?transactions=false")
+        checker.get(data_set, f"/api/v1/balances?account.id={payer}")
+    checker.get(data_set, "/api/v1/accounts/0.0.987654321", 404)
+    checker.get(data_set, "/api/v1/accounts/not-an-account", 400)
+    checker.get(data_set, "/api/v1/balances?account.id=x", 400)
+
+
+def _accounts_of(transaction: dict[str, Any]) -> set[str]:
+    payer = transaction["transaction_id"].split("-")[0]
+    return {payer, *(t["account"] for t in transaction["transfers"]), transaction["entity_id"]}
+
+
+def test_contract_results(checker: Checker) -> None:
+    (call,) = checker.get("v6", f"/api/v1/transactions?timestamp={CONTRACT_CALL}")["transactions"]
+    assert call["name"] == "CONTRACTCALL"
+    call_id = call["transaction_id"]
+    result = checker.get("v6", f"/api/v1/contracts/results/{call_id}")
+    assert result["timestamp"] == CONTRACT_CALL
+    assert result["contract_id"] and result["state_changes"]
+    assert result["block_number"] == 6 and result["block_hash"].startswith("0x")
+    by_hash = checker.get("v6", f"/api/v1/contracts/results/{result['hash']}")
+    assert by_hash == result
+    child = checker.get("v6", f"/api/v1/contracts/results/{call_id}?nonce=1")
+    assert child["timestamp"] == "1657701971.304284004"
+    actions = checker.get("v6", f"/api/v1/contracts/results/{call_id}/actions")
+    assert actions == {"actions": [], "links": {"next": None}}  # these files carry no action sidecars
+    results = checker.follow("v6", f"/api/v1/contracts/{result['contract_id']}/results", "results")
+    assert [r["timestamp"] for r in results] == [result["timestamp"]]
+    internal = checker.follow("v6", f"/api/v1/contracts/{child['contract_id']}/results?internal=true", "results")
+    assert child["timestamp"] in {r["timestamp"] for r in internal}
+    checker.get("v6", "/api/v1/contracts/results/0.0.2-1-1", 404)
+    checker.get("v6", "/api/v1/contracts/results/" + "ab" * 32, 404)
+    checker.get("v6", "/api/v1/contracts/results/0.0.2-1-1/actions", 404)
+    checker.get("v6", "/api/v1/contracts/0.0.1002/results?order=sideways", 400)
+
+
+def test_every_served_route_was_checked(checker: Checker) -> None:
+    """Runs last in this module: each route we serve saw a 200 that validated."""
+    missing = {t for t in SERVED if 200 not in checker.checked.get(t, set())}
+    assert not missing, missing
