@@ -23,7 +23,7 @@ from hedera_history.localstack.gcs_events import (
     parse_bucket_object,
     should_retry,
 )
-from hedera_history.localstack.scheduler import SCHEDULER_USER_AGENT, SweepScheduler
+from hedera_history.localstack.scheduler import SCHEDULER_USER_AGENT, ScheduledJob
 
 from tests.http_recorder import Recorded, RecordingServer, status
 
@@ -292,7 +292,7 @@ def test_json_api_lister_errors_are_typed() -> None:
 
 def test_sweep_scheduler_posts_an_empty_json_body_on_its_interval() -> None:
     with RecordingServer() as server:
-        scheduler = SweepScheduler(server.url + "/sweep", 0.05).start()
+        scheduler = ScheduledJob(server.url + "/sweep", 0.05).start()
         assert server.wait_for(lambda r: len(r) >= 2, timeout=10)
         scheduler.stop()
         request = server.requests[0]
@@ -304,10 +304,31 @@ def test_sweep_scheduler_posts_an_empty_json_body_on_its_interval() -> None:
 
 def test_sweep_scheduler_counts_failures_and_zero_interval_never_calls() -> None:
     with RecordingServer(status(500)) as server:
-        scheduler = SweepScheduler(server.url, 0.0)
+        scheduler = ScheduledJob(server.url, 0.0)
         assert scheduler.call_once() is False
         scheduler.start()
         time.sleep(0.1)
         scheduler.stop()
         assert len(server.requests) == 1  # only the explicit call
         assert (scheduler.calls, scheduler.failures) == (1, 1)
+
+
+def test_back_to_back_job_calls_again_as_soon_as_a_call_returns() -> None:
+    with RecordingServer() as server:
+        job = ScheduledJob.back_to_back_calls(server.url + "/follow", name="follow", request_timeout=10).start()
+        assert server.wait_for(lambda r: len(r) >= 3, timeout=30)
+        job.stop()
+        assert all(r.path == "/follow" and r.body == b"{}" for r in server.requests)
+        assert job.calls >= 3 and job.failures == 0
+
+
+def test_back_to_back_job_waits_before_calling_again_after_a_failure() -> None:
+    with RecordingServer(status(503)) as server:
+        job = ScheduledJob.back_to_back_calls(server.url, name="follow", retry_after=600, request_timeout=10).start()
+        assert server.wait_for(lambda r: len(r) >= 1, timeout=30)
+        deadline = time.monotonic() + 30
+        while job.calls < 1 and time.monotonic() < deadline:  # the answer is counted after the server saw it
+            time.sleep(0.01)
+        job.stop()  # ends the wait of 600 s at once
+        assert len(server.requests) == 1
+        assert (job.calls, job.failures) == (1, 1)

@@ -25,7 +25,7 @@ from rich.table import Table
 from hedera_history.config import Settings, env_name
 from hedera_history.errors import PrerequisiteError, StackError, StoreError
 from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_state
-from hedera_history.networks import NAMES
+from hedera_history.networks import NAMES, network_named
 
 PREREQUISITE_EXIT_CODE = 2
 
@@ -83,7 +83,8 @@ def _endpoint_table(state: StackState, alive: dict[str, bool] | None = None) -> 
     for record in state.functions:
         rows.append((record.name, record.url, str(record.pid), record.log_path))
     if state.bridge is not None:
-        rows.append(("bridge", "(events, pushes, sweeps)", str(state.bridge.pid), state.bridge.log_path))
+        feeds = "follow calls" if state.following else "events"
+        rows.append(("bridge", f"({feeds}, pushes, sweeps)", str(state.bridge.pid), state.bridge.log_path))
     for name, endpoint, pid, log in rows:
         running = "" if alive is None else ("yes" if alive.get(name, True) else "[red]no[/]")
         table.add_row(name, endpoint, pid, running, Path(log).name if log.startswith("/") else log)
@@ -146,7 +147,24 @@ def stack() -> None:
     type=click.Choice(NAMES, case_sensitive=False),
     default=None,
     help="Network preset for the functions (block pin and the network's other facts; docs/networks.md). "
-    "The stack keeps its own bucket and book [HEDERA_HISTORY_NETWORK].",
+    "The stack keeps its own bucket and book (following, the preset's book unless --address-book) "
+    "[HEDERA_HISTORY_NETWORK].",
+)
+@click.option(
+    "--follow",
+    "follow_source",
+    default=None,
+    metavar="SOURCE",
+    help="Follow SOURCE as the deployed follower follows a network's bucket: a directory, gs://BUCKET on the "
+    "stack's GCS emulator or s3://BUCKET on HEDERA_HISTORY_S3_ENDPOINT_URL (a moto server). The follow "
+    "function is called back to back instead of ingest taking bucket events.",
+)
+@click.option(
+    "--follow-start",
+    default=None,
+    metavar="backfill|now|TIME",
+    help="Where the follower starts without a stored position [HEDERA_HISTORY_FOLLOW_START] (default backfill: "
+    "after the last complete block, on an empty store now).",
 )
 @click.option(
     "--repo",
@@ -173,6 +191,8 @@ def up(
     instance: str | None,
     bucket: str | None,
     network: str | None,
+    follow_source: str | None,
+    follow_start: str | None,
     repo: Path | None,
     foreground: bool,
 ) -> None:
@@ -193,6 +213,8 @@ def up(
     if not all(port.strip().isdigit() for port in named.values()):
         raise click.BadParameter("a port is a number, e.g. --port query=8080", param_hint="--port")
     given = {name: int(port) for name, port in named.items()}
+    if follow_start and not follow_source:
+        raise click.UsageError("--follow-start needs --follow SOURCE")
     config = StackConfig.from_settings(
         settings,
         state_dir=_state_dir(state_dir),
@@ -200,6 +222,9 @@ def up(
         extra_env={**({env_name("network"): network} if network else {}), **_pairs(extra_env, "--env")},
         repo_root=repo,
         detached=not foreground,
+        follow_source=follow_source or "",
+        follow_start=follow_start or "",
+        address_book=_book_of(address_book or settings.address_book, network, following=bool(follow_source)),
     )
     with _prerequisites_exit(ctx), console.status("starting the local stack") as status:
         local = LocalStack(config, on_step=lambda step: status.update(f"local stack: {step}"))
@@ -207,6 +232,8 @@ def up(
     state = local.state
     console.print(_endpoint_table(state))
     book = Path(state.address_book)
+    if state.following:
+        console.print(f"Following {state.follow_source}: `hedera-history stack status` shows how far behind.")
     if not book.is_file():
         console.print("No address book yet: the first `stack upload DIR` installs DIR's address-book.bin.")
     console.print("Set these to use the stack from a shell (also printed on stdout):")
@@ -218,6 +245,14 @@ def up(
     _run_until_interrupted(console)
     console.print("stopping the local stack ...")
     local.stop()
+
+
+def _book_of(given: Path | str | None, network: str | None, *, following: bool) -> Path | None:
+    """The stack's bootstrap book: the one given, else, when following a preset's network, the preset's."""
+    if given:
+        return Path(given)
+    preset = network_named(network) if (following and network) else None
+    return Path(preset.bootstrap_book()) if preset is not None else None
 
 
 def _nonzero(ports: dict[str, int]) -> dict[str, int]:
@@ -384,6 +419,7 @@ def status(ctx: click.Context, *, state_dir: Path | None, as_json: bool) -> None
         "bridge": None,
         "progress": None,
         "follower": None,
+        "follow_source": state.follow_source or None,
         "error": None,
     }
     stats = read_bridge_stats(folder)
@@ -430,7 +466,9 @@ def _print_status(state: StackState, alive: dict[str, bool], report: dict[str, A
     if report["follower"] is not None:
         summary.add_row("follower", follower_line(report["follower"]))
     bridge = report["bridge"]
-    if bridge is not None:
+    if bridge is not None and state.following:
+        summary.add_row("follow calls", f"{bridge.get('follow_calls', 0)} ({bridge.get('follow_failures', 0)} failed)")
+    elif bridge is not None:
         summary.add_row(
             "bucket events",
             f"{bridge['events_sent']} sent, {bridge['events_retried']} retried, {bridge['events_dropped']} dropped",

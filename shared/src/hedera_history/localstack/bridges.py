@@ -3,8 +3,10 @@
 :class:`StackBridges` runs, for one recorded stack:
 
 - a :class:`~hedera_history.localstack.gcs_events.GcsEventBridge`: bucket uploads become finalize
-  CloudEvents POSTed to ingest;
-- a :class:`~hedera_history.localstack.scheduler.SweepScheduler`: the sweep function every few seconds;
+  CloudEvents POSTed to ingest; or, when the stack follows a source (``stack up --follow``), a
+  :class:`~hedera_history.localstack.scheduler.ScheduledJob` calling the follow function back to
+  back instead (a followed bucket raises no events, as Hedera's raise none in a user's project);
+- a :class:`~hedera_history.localstack.scheduler.ScheduledJob`: the sweep function every few seconds;
 - one :class:`~hedera_history.transport.push_bridge.PushBridge` per store subscription
   (``store-history``, ``store-sidecars``): each message POSTed to the store function over HTTP as a
   push subscription would, acknowledged only when the function answers 2xx.
@@ -27,10 +29,10 @@ from types import FrameType
 from typing import Any
 
 from hedera_history.localstack.gcs_events import GcsEventBridge, JsonApiBucketLister
-from hedera_history.localstack.scheduler import SweepScheduler
+from hedera_history.localstack.scheduler import ScheduledJob
 from hedera_history.localstack.stack_state import BRIDGE_READY_FILE, BRIDGE_STATS_FILE, StackState, require_state
 from hedera_history.logs import event
-from hedera_history.pipeline.functions import STORE
+from hedera_history.pipeline.functions import FOLLOW, STORE
 from hedera_history.transport.push_bridge import PushBridge, PushMode
 from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
 
@@ -50,6 +52,8 @@ class BridgeStats:
     sweep_failures: int
     store_acked: int
     store_nacked: int
+    follow_calls: int = 0
+    follow_failures: int = 0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -63,13 +67,25 @@ class BridgeStats:
 
 
 class StackBridges:
-    """The bucket event bridge, the sweep scheduler and the store push bridges of one stack."""
+    """The bucket event bridge (or the follower's scheduler), the sweep scheduler and the store push
+    bridges of one stack."""
 
     def __init__(self, state: StackState) -> None:
         self.state = state
-        self._lister = JsonApiBucketLister(state.storage_endpoint, state.bucket)
-        self.events = GcsEventBridge(self._lister, state.ingest_endpoint, poll_interval=state.poll_interval_seconds)
-        self.scheduler = SweepScheduler(state.sweep_endpoint, state.sweep_interval_seconds)
+        self._lister: JsonApiBucketLister | None = None
+        self.events: GcsEventBridge | None = None
+        self.follower: ScheduledJob | None = None
+        if state.following:
+            self.follower = ScheduledJob.back_to_back_calls(
+                state.follow_endpoint,
+                name=FOLLOW.name,
+                retry_after=state.sweep_interval_seconds or 1.0,
+                request_timeout=float(FOLLOW.timeout_seconds),
+            )
+        else:
+            self._lister = JsonApiBucketLister(state.storage_endpoint, state.bucket)
+            self.events = GcsEventBridge(self._lister, state.ingest_endpoint, poll_interval=state.poll_interval_seconds)
+        self.scheduler = ScheduledJob(state.sweep_endpoint, state.sweep_interval_seconds)
         store_url = state.function_url(STORE.name)
         self.pushes = [
             PushBridge(
@@ -90,7 +106,10 @@ class StackBridges:
         try:
             for push in self.pushes:
                 self._started.append(push.start())
-            self._started.append(self.events.start())
+            if self.events is not None:
+                self._started.append(self.events.start())
+            if self.follower is not None:
+                self._started.append(self.follower.start())
             self._started.append(self.scheduler.start())
         except BaseException:
             self.stop()
@@ -102,19 +121,22 @@ class StackBridges:
         started, self._started = self._started, []
         for bridge in reversed(started):
             bridge.stop()
-        self._lister.close()
+        if self._lister is not None:
+            self._lister.close()
 
     def stats(self) -> BridgeStats:
-        events = self.events.stats()
+        events = self.events.stats() if self.events is not None else None
         return BridgeStats(
-            events_sent=events.sent,
-            events_retried=events.retried,
-            events_dropped=events.dropped,
-            objects_seen=events.objects,
+            events_sent=events.sent if events else 0,
+            events_retried=events.retried if events else 0,
+            events_dropped=events.dropped if events else 0,
+            objects_seen=events.objects if events else 0,
             sweep_calls=self.scheduler.calls,
             sweep_failures=self.scheduler.failures,
             store_acked=sum(push.acked for push in self.pushes),
             store_nacked=sum(push.nacked for push in self.pushes),
+            follow_calls=self.follower.calls if self.follower else 0,
+            follow_failures=self.follower.failures if self.follower else 0,
         )
 
     def __enter__(self) -> StackBridges:

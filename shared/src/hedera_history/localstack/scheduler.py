@@ -1,8 +1,17 @@
-"""Cloud Scheduler for the local stack: POST an empty JSON body to the sweep function on an interval.
+"""Cloud Scheduler for the local stack: POST an empty JSON body to a scheduled function, one call at a time.
 
-One call at a time: the next one is due ``interval`` seconds after the previous one ended, so a
-long sweep is never overlapped by the next (the deployed sweep runs one request at a time too).
-A failed call is logged and the next tick tries again, as a scheduler job with no retries does.
+A :class:`ScheduledJob` calls one endpoint in one of two ways:
+
+- every ``interval`` seconds (the sweep): the next call is due ``interval`` seconds after the
+  previous one ended, so a long sweep is never overlapped by the next (the deployed sweep runs one
+  request at a time too); an interval of 0 never calls;
+- back to back (the follower, :meth:`ScheduledJob.back_to_back`): the next call as soon as the
+  previous one returns. The deployed follow function is called every minute and follows for a
+  window a little longer than that minute, so someone always follows; locally there is no minute to
+  fill, so calling again at once leaves no gap either. A failed call waits ``interval`` seconds
+  first, so a function that cannot start (no book yet) is not hammered.
+
+A failed call is logged and the next one tries again, as a scheduler job with no retries does.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ import threading
 
 import requests
 
+from hedera_history.errors import StackError
 from hedera_history.logs import event
 
 logger = logging.getLogger(__name__)
@@ -21,14 +31,22 @@ DEFAULT_REQUEST_TIMEOUT_SECONDS = 540.0
 """The sweep function's own timeout (``pipeline.functions.SWEEP``)."""
 
 
-class SweepScheduler:
-    """Calls ``endpoint`` every ``interval`` seconds until stopped; an interval of 0 never calls."""
+class ScheduledJob:
+    """Calls ``endpoint`` on a schedule until stopped (see the module docstring)."""
 
     def __init__(
-        self, endpoint: str, interval: float, *, request_timeout: float = DEFAULT_REQUEST_TIMEOUT_SECONDS
+        self,
+        endpoint: str,
+        interval: float,
+        *,
+        name: str = "sweep",
+        back_to_back: bool = False,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT_SECONDS,
     ) -> None:
         self.endpoint = endpoint
         self.interval = interval
+        self.name = name
+        self.back_to_back = back_to_back
         self.request_timeout = request_timeout
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -37,18 +55,32 @@ class SweepScheduler:
         self.calls = 0
         self.failures = 0
 
-    def start(self) -> SweepScheduler:
+    @classmethod
+    def back_to_back_calls(
+        cls, endpoint: str, *, name: str, retry_after: float = 1.0, request_timeout: float
+    ) -> ScheduledJob:
+        """A job calling ``endpoint`` again as soon as a call returns (``retry_after`` s after a failure)."""
+        return cls(endpoint, retry_after, name=name, back_to_back=True, request_timeout=request_timeout)
+
+    def start(self) -> ScheduledJob:
         if self._thread is not None:
-            raise RuntimeError("the sweep scheduler is already running")
-        if self.interval > 0:
+            raise StackError(f"the {self.name} scheduler is already running")
+        if self.back_to_back or self.interval > 0:
             self._stopping.clear()
-            self._thread = threading.Thread(target=self._run, name="sweep-scheduler", daemon=True)
+            self._thread = threading.Thread(target=self._run, name=f"{self.name}-scheduler", daemon=True)
             self._thread.start()
-        event(logger, "sweep scheduler started", endpoint=self.endpoint, interval=self.interval)
+        event(
+            logger,
+            "scheduler started",
+            job=self.name,
+            endpoint=self.endpoint,
+            interval=self.interval,
+            back_to_back=self.back_to_back,
+        )
         return self
 
     def call_once(self) -> bool:
-        """One scheduled call; True when the sweep answered with a 2xx."""
+        """One scheduled call; True when the function answered with a 2xx."""
         ok = False
         try:
             response = self._session.post(
@@ -58,24 +90,33 @@ class SweepScheduler:
                 timeout=self.request_timeout,
             )
             ok = 200 <= response.status_code < 300
-            if not ok:
-                event(logger, "sweep call rejected", logging.WARNING, status=response.status_code)
+            if not ok and not self._stopping.is_set():
+                event(logger, "scheduled call rejected", logging.WARNING, job=self.name, status=response.status_code)
             response.close()
         except requests.RequestException as e:
-            event(logger, "sweep call failed", logging.WARNING, error=repr(e))
+            if not self._stopping.is_set():  # a call cut short by the stack stopping is no failure worth a line
+                event(logger, "scheduled call failed", logging.WARNING, job=self.name, error=repr(e))
         with self._lock:
             self.calls += 1
             self.failures += 0 if ok else 1
         return ok
 
     def stop(self, timeout: float = 30.0) -> None:
+        """Stop calling. A back-to-back job's call in flight (a follow window) is not waited for
+        beyond a moment: the function is stopped next, which ends the call."""
         self._stopping.set()
         thread, self._thread = self._thread, None
         if thread is not None:
-            thread.join(timeout)
-        self._session.close()
-        event(logger, "sweep scheduler stopped", calls=self.calls, failures=self.failures)
+            thread.join(min(timeout, 2.0) if self.back_to_back else timeout)
+        if thread is None or not thread.is_alive():
+            self._session.close()
+        event(logger, "scheduler stopped", job=self.name, calls=self.calls, failures=self.failures)
 
     def _run(self) -> None:
+        if self.back_to_back:
+            while not self._stopping.is_set():
+                if not self.call_once():
+                    self._stopping.wait(self.interval)
+            return
         while not self._stopping.wait(self.interval):
             self.call_once()

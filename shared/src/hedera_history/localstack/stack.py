@@ -6,11 +6,14 @@
 2. starts the Bigtable, Pub/Sub and GCS emulators (or attaches to running ones, ``config.attached``);
 3. creates the stream bucket and its quarantine bucket, every table, the topics and the store
    subscriptions (pull: the bridge pushes);
-4. starts ingest, sweep, store and query, each under functions-framework in its own process group,
-   and waits until each one answers;
-5. starts the bridges (:mod:`~hedera_history.localstack.bridges`): bucket events to ingest, the
-   scheduled sweep, Pub/Sub to store over HTTP; in threads, or in a detached process of their own
-   when ``config.detached`` (the command line's ``stack up``, whose services outlive it);
+4. starts the functions of the catalogue (``pipeline.functions``) under functions-framework, each in
+   its own process group, and waits until each one answers: ingest, sweep, store and query; or,
+   when it follows a source (``config.follow_source``), follow instead of ingest, as a deployment
+   that follows a network's bucket runs (``infra/follow.tf``);
+5. starts the bridges (:mod:`~hedera_history.localstack.bridges`): bucket events to ingest (or the
+   follow function called back to back), the scheduled sweep, Pub/Sub to store over HTTP; in
+   threads, or in a detached process of their own when ``config.detached`` (the command line's
+   ``stack up``, whose services outlive it);
 6. records all of it in ``<state dir>/state.json`` (:mod:`~hedera_history.localstack.stack_state`),
    written after every step, so ``stack down`` can clean up even a stack that failed half way.
 
@@ -57,7 +60,8 @@ from hedera_history.localstack.stack_state import (
     remove_state,
     write_state,
 )
-from hedera_history.pipeline.functions import FUNCTIONS, INGEST, SWEEP, FunctionSpec
+from hedera_history.pipeline.functions import FOLLOW, FUNCTIONS, INGEST, SWEEP, FunctionSpec
+from hedera_history.sources.base import parse_url
 
 EMULATOR_NAMES = ("bigtable", "pubsub", "gcs")
 FUNCTION_NAMES = tuple(spec.name for spec in FUNCTIONS)
@@ -75,6 +79,7 @@ class StackPorts:
     ingest: int = 0
     sweep: int = 0
     store: int = 0
+    follow: int = 0
     query: int = 0
 
     @classmethod
@@ -141,6 +146,13 @@ class StackConfig:
     ingest_endpoint: str | None = None
     """Where bucket events go instead of the ingest function (tests point it at a recorder)."""
     sweep_endpoint: str | None = None
+    follow_source: str = ""
+    """Follow this bucket root (a directory, gs:// on the stack's GCS emulator, s3:// on
+    HEDERA_HISTORY_S3_ENDPOINT_URL) with the follow function instead of taking bucket events."""
+    follow_start: str = ""
+    """Where the follower starts without a stored position (backfill, now, a time); empty: the setting's."""
+    follow_endpoint: str | None = None
+    """What the follower's scheduler calls instead of the follow function (tests)."""
     attached: AttachedEmulators | None = None
     detached: bool = False
     """Services outlive this process and the bridges run in a process of their own (``stack up``)."""
@@ -167,6 +179,23 @@ class StackConfig:
     @property
     def quarantine_bucket(self) -> str:
         return self.bucket + QUARANTINE_SUFFIX
+
+    @property
+    def following(self) -> bool:
+        return bool(self.follow_source)
+
+    def functions(self) -> tuple[FunctionSpec, ...]:
+        """The catalogue's functions this stack runs: a following stack has no bucket events to
+        ingest, a stack fed by uploads nothing to follow (the deployment leaves the same one idle)."""
+        idle = INGEST if self.following else FOLLOW
+        return tuple(spec for spec in FUNCTIONS if spec is not idle)
+
+
+def follow_source_url(source: str) -> str:
+    """``source`` as the functions read it: a directory made absolute (they run in other folders)."""
+    if "://" in source:
+        return source
+    return str(Path(source).expanduser().resolve())
 
 
 def find_repo_root() -> Path:
@@ -334,6 +363,7 @@ class LocalStack:
             sweep_interval_seconds=config.sweep_interval_seconds,
             poll_interval_seconds=config.poll_interval_seconds,
             store_redelivery_delay_seconds=config.store_redelivery_delay_seconds,
+            follow_source=follow_source_url(config.follow_source) if config.following else "",
             owner_pid=os.getpid(),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             emulators=tuple(ServiceRecord.for_emulator(emulator.state()) for emulator in self._emulators),
@@ -341,7 +371,16 @@ class LocalStack:
 
     def _provision(self) -> None:
         state = self.state
-        create_buckets(state.storage_endpoint, state.project, [state.bucket, state.quarantine_bucket])
+        buckets = [state.bucket, state.quarantine_bucket]
+        followed = parse_url(state.follow_source) if state.following else None
+        if followed is not None and followed.scheme == "gs":
+            buckets.append(followed.bucket)  # on the stack's GCS emulator: a live player writes into it
+        elif followed is not None and followed.scheme == "file":
+            try:
+                Path(followed.prefix).mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StackError(f"cannot create the followed folder {followed.prefix}: {e}") from e
+        create_buckets(state.storage_endpoint, state.project, buckets)
         create_tables(state.settings(), state.bigtable_host)
         create_topics(state.project, state.pubsub_host, state.topic_prefix)
         book = Path(state.address_book)
@@ -365,6 +404,13 @@ class LocalStack:
             env_name("quarantine_url"): f"gs://{state.quarantine_bucket}",
             env_name("first_block"): str(state.first_block),
         }
+        if state.following:
+            # As deployed: every function's stream bucket is the followed one (the sweep retries
+            # what the follower left pending from there).
+            env[env_name("stream_bucket")] = state.follow_source
+            env[env_name("follow_source")] = state.follow_source
+            if self.config.follow_start:
+                env[env_name("follow_start")] = self.config.follow_start
         env.update(self.config.extra_env)
         return env
 
@@ -376,7 +422,7 @@ class LocalStack:
 
     def _start_functions(self) -> None:
         env = self.function_env()
-        for spec in FUNCTIONS:
+        for spec in self.config.functions():
             function = FunctionProcess(
                 spec,
                 self._source_of(spec),
@@ -394,8 +440,9 @@ class LocalStack:
         self._state = replace(
             self.state,
             functions=records,
-            ingest_endpoint=self.config.ingest_endpoint or urls[INGEST.name],
+            ingest_endpoint=self.config.ingest_endpoint or urls.get(INGEST.name, ""),
             sweep_endpoint=self.config.sweep_endpoint or urls[SWEEP.name],
+            follow_endpoint=(self.config.follow_endpoint or urls.get(FOLLOW.name, "")) if self.config.following else "",
             function_env=env,
         )
         write_state(self._state)

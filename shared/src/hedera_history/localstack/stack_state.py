@@ -93,6 +93,14 @@ class StackState:
     bridge: ServiceRecord | None = None
     function_env: dict[str, str] = field(default_factory=dict)
     """The variables every function process got from the stack (``--env`` included)."""
+    follow_source: str = ""
+    """The bucket root (gs://, s3:// or a directory) the stack follows; empty: it takes bucket events."""
+    follow_endpoint: str = ""
+    """What the follower's scheduler calls back to back (normally the follow function)."""
+
+    @property
+    def following(self) -> bool:
+        return bool(self.follow_source)
 
     # ---- what clients need -----------------------------------------------------------------------
 
@@ -139,6 +147,7 @@ class StackState:
             "functions": [_record_data(r) for r in self.functions],
             "bridge": _record_data(self.bridge) if self.bridge is not None else None,
             "function_env": dict(self.function_env),
+            **{name: getattr(self, name) for name in _OPTIONAL},
         }
         return json.dumps(data, indent=1, sort_keys=True) + "\n"
 
@@ -156,6 +165,8 @@ class StackState:
                 functions=tuple(_record(r) for r in raw.get("functions", ())),
                 bridge=_record(bridge) if bridge else None,
                 function_env={str(k): str(v) for k, v in raw.get("function_env", {}).items()},
+                follow_source=str(raw.get("follow_source", "")),
+                follow_endpoint=str(raw.get("follow_endpoint", "")),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise StackError(f"unreadable stack state {where}: {e}") from e
@@ -199,6 +210,8 @@ _SCALARS = (
     "owner_pid",
     "started_at",
 )
+_OPTIONAL = ("follow_source", "follow_endpoint")
+"""Fields a state file of an older stack may lack (read with a default)."""
 
 
 def state_file(state_dir: Path) -> Path:

@@ -1,0 +1,80 @@
+"""A local stack that follows a source (``stack up --follow``) as the deployed follower follows a
+network's bucket: the follow function from the catalogue called back to back, no ingest and no
+bucket events; a live network writes into a directory while it is followed, every block becomes
+queryable and complete, and the status shows the follower's position and calls."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hedera_history.cli import stack_cmd
+from hedera_history.gen.live import LiveConfig, LivePlayer
+from hedera_history.localstack.balances import SnapshotLoad, load_directory_snapshot
+from hedera_history.localstack.live_follow import BlockArrivals, prepare_live_network
+from hedera_history.localstack.progress import open_gateway_for
+from hedera_history.localstack.stack_state import read_state
+from hedera_history.sources.base import open_sink
+from hedera_history.store.reader import HistoryReader
+
+from tests.fixtures.stack import StackFactory
+
+pytestmark = [pytest.mark.emulator, pytest.mark.e2e]
+
+PERIODS = 10
+WAIT_SECONDS = 240.0
+
+
+def test_the_stack_follows_a_directory_a_live_network_writes_into(
+    local_stack_factory: StackFactory, tmp_path: Path
+) -> None:
+    config = LiveConfig(nodes=4, periods=PERIODS, period_seconds=0.5, transactions=5, seed=4)
+    started = datetime.now(UTC)
+    network = prepare_live_network(config, tmp_path / "book")
+    source = tmp_path / "bucket"
+    stack = local_stack_factory(
+        address_book=network.address_book,
+        first_block=network.first_block,
+        follow_source=str(source),
+        follow_start=started.isoformat(),
+        # short windows, so the run crosses from one call of the follow function to the next
+        extra_env={"HEDERA_HISTORY_FOLLOW_WINDOW_SECONDS": "6"},
+    )
+    state = stack.state
+    assert state.following and state.follow_source == str(source.resolve())
+    assert {record.name for record in state.functions} == {"sweep", "store", "follow", "query"}
+    assert state.function_env["HEDERA_HISTORY_STREAM_BUCKET"] == str(source.resolve())
+    assert load_directory_snapshot(state, network.folder) is SnapshotLoad.LOADED
+    bridges = stack.bridges
+    assert bridges is not None and bridges.events is None and bridges.follower is not None
+
+    player = LivePlayer(config, open_sink(str(source), stack.settings()), book_dir=network.folder)
+    blocks = set(range(network.first_block, network.first_block + PERIODS))
+    with BlockArrivals(stack.url("query"), network.first_block) as arrivals:
+        player.on_period = arrivals.period_written
+        player.start()
+        summary = player.join(WAIT_SECONDS)
+        assert summary.periods == PERIODS
+        assert arrivals.wait_for(blocks, WAIT_SECONDS), f"answered: {sorted(arrivals.answered())}"
+
+    gateway = open_gateway_for(state)
+    try:
+        assert HistoryReader(gateway).complete_blocks(sorted(blocks)) == blocks
+    finally:
+        gateway.close()
+    assert bridges.follower.calls >= 1
+
+    result = CliRunner().invoke(
+        stack_cmd.stack, ["status", "--state-dir", state.state_dir, "--json"], env={"COLUMNS": "300"}
+    )
+    report = json.loads(result.stdout)
+    assert report["follow_source"] == str(source.resolve())
+    follower = report["follower"]
+    assert follower["status"] == "following", report
+    assert follower["source"].rstrip("/") == str(source.resolve()) and follower["lag_seconds"] >= 0
+    table = CliRunner().invoke(stack_cmd.stack, ["status", "--state-dir", state.state_dir], env={"COLUMNS": "300"})
+    assert "s behind" in table.stdout
+    assert read_state(Path(state.state_dir)) is not None
