@@ -1,7 +1,8 @@
 """Entry point of the ``hedera-history`` command.
 
 Commands are loaded lazily so that ``hedera-history verify`` does not import Spark or the
-Bigtable client. Each command lives in its own module under ``hedera_history.cli``.
+Bigtable client. Each command lives in its own module under ``hedera_history.cli``; the
+listing of ``hedera-history --help`` comes from ``SUMMARIES`` and imports none of them.
 """
 
 from __future__ import annotations
@@ -35,9 +36,40 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# command name -> the first sentence of its help, for the listing (a unit test keeps them equal)
+SUMMARIES: dict[str, str] = {
+    "backfill": "Backfill or reprocess a range of a bucket into Bigtable with Spark.",
+    "balances": "Derived hbar balances (docs/errata.md).",
+    "config": "Inspect configuration.",
+    "deadletters": "Dead letters of the store subscriptions (docs/transport.md).",
+    "demo": "Play a generated signed network live into the local stack's bucket, follow it, query the result.",
+    "deploy": "Generate the Terraform contracts, build function sources, and plan or apply infra/.",
+    "doctor": "Check Python, Java, the Cloud CLI and its emulators; exit 1 if anything required is missing.",
+    "errata": "Create, sign, verify and apply HIP-639 errata files.",
+    "follow": "Follow the network's bucket, seconds behind, into the verification and publication path.",
+    "generate": "Generate a signed V6 stream into OUT, with address-book.bin, keys/ and ground-truth.json.",
+    "inspect": "Parse FILE (.rcd, .rcd.gz, sidecar _NN.rcd.gz or .rcd_sig) and print what it holds.",
+    "load": "Verify every period under DIR (either bucket layout) and write the verified blocks.",
+    "proof": "Proof bundles: one transaction or block, checkable offline (docs/proofs.md).",
+    "serve": "Serve the query API (JSON-RPC, REST, /openapi.json) from the configured Bigtable instance.",
+    "stack": "The local stack: emulators, the four functions and the event bridges on loopback.",
+    "verify": "Verify every period under DIR (either bucket layout, any level of it) in order.",
+}
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The listing click would print, from ``SUMMARIES`` instead of importing every command."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [(name, click.Command(name, help=SUMMARIES.get(name, "")).get_short_help_str(limit)) for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
