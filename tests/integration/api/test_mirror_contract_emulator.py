@@ -17,6 +17,7 @@ import flask
 import pytest
 from hedera_history.api.http import serve_request
 from hedera_history.config import Settings
+from hedera_history.pipeline.address_books import write_book
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
@@ -36,6 +37,7 @@ SETS = {
 }
 CONTRACT_CALL = "1657701971.304284003"
 """The real V6 contract call by 0.0.2, with a child create (nonce 1) one nanosecond later."""
+BOOK_EFFECTIVE_NS = 1_600_000_000 * 10**9
 SERVED = {
     "/api/v1/accounts/{idOrAliasOrEvmAddress}",
     "/api/v1/balances",
@@ -44,6 +46,7 @@ SERVED = {
     "/api/v1/contracts/results/{transactionIdOrHash}",
     "/api/v1/contracts/results/{transactionIdOrHash}/actions",
     "/api/v1/contracts/{contractIdOrAddress}/results",
+    "/api/v1/network/nodes",
     "/api/v1/transactions",
     "/api/v1/transactions/{transactionId}",
 }
@@ -89,6 +92,7 @@ def checker(bigtable_client: Any, hedera_data: Path) -> Iterator[Checker]:
         blocks = [r.report.block for r in verify_stream(find_local_periods(hedera_data / folder), book)]
         written = BlockWriter(gateway, settings).write_blocks([b for b in blocks if b is not None])
         assert written and all(r.complete for r in written)
+        write_book(gateway, BOOK_EFFECTIVE_NS, book)  # as a backfill records the book it started with
         clients[name] = _app(HistoryReader(gateway)).test_client()
     yield Checker(ReferenceContract(load_reference_document()), clients)
     for gateway in gateways:
@@ -218,6 +222,22 @@ def test_contract_results(checker: Checker) -> None:
     checker.get("v6", "/api/v1/contracts/results/" + "ab" * 32, 404)
     checker.get("v6", "/api/v1/contracts/results/0.0.2-1-1/actions", 404)
     checker.get("v6", "/api/v1/contracts/0.0.1002/results?order=sideways", 400)
+
+
+@pytest.mark.parametrize("data_set", sorted(SETS))
+def test_network_nodes(checker: Checker, data_set: str, hedera_data: Path) -> None:
+    book_file = SETS[data_set][1]
+    book = parse_address_book((hedera_data / "addressbook" / book_file).read_bytes())
+    nodes = checker.follow(data_set, "/api/v1/network/nodes?limit=2", "nodes")
+    assert [n["node_id"] for n in nodes] == sorted(n.node_id for n in book.nodes)
+    assert [n["node_account_id"] for n in nodes] == [n.account for n in sorted(book.nodes, key=lambda n: n.node_id)]
+    assert {n["timestamp"]["from"] for n in nodes} == {"1600000000.000000000"}
+    newest_first = checker.follow(data_set, "/api/v1/network/nodes?order=desc&limit=1", "nodes")
+    assert newest_first == nodes[::-1]
+    one = checker.get(data_set, f"/api/v1/network/nodes?node.id={nodes[0]['node_id']}")
+    assert one["nodes"] == nodes[:1]
+    assert checker.get(data_set, "/api/v1/network/nodes?file.id=0.0.101")["nodes"] == []
+    checker.get(data_set, "/api/v1/network/nodes?limit=26", 400)
 
 
 def test_every_served_route_was_checked(checker: Checker) -> None:

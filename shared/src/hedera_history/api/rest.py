@@ -14,6 +14,7 @@ from hedera_history.api.contract_results import contract_results, get_contract_r
 from hedera_history.api.contracts import contract_actions, contract_sidecars, contract_state_changes
 from hedera_history.api.errata import rest_errata
 from hedera_history.api.errors import InvalidParamsError, NotFoundError
+from hedera_history.api.network_nodes import network_nodes
 from hedera_history.api.parse import (
     is_hash,
     parse_account,
@@ -129,6 +130,8 @@ def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[
             return contract_state_changes(reader, consensus, query)
         case ["contracts", "results", consensus, "sidecars"]:
             return contract_sidecars(reader, consensus, query)
+        case ["network", "nodes"]:
+            return network_nodes(reader, query)
         case ["balances"]:
             return rest_balances(reader, query)
         case ["errata", consensus]:
