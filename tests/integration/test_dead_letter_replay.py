@@ -5,8 +5,6 @@ sweep does the same by itself, and the block a dead letter left incomplete compl
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,7 +27,7 @@ from hedera_history.transport.topics import (
 )
 
 from tests.fixtures.emulators import PROJECT, unique_name
-from tests.integration.pipeline.harness import Pipeline, make_pipeline
+from tests.integration.pipeline.harness import Pipeline
 
 pytestmark = [pytest.mark.emulator]
 
@@ -81,14 +79,9 @@ def stream() -> GeneratedStream:
 
 
 @pytest.fixture
-def pipeline(
-    bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path, stream: GeneratedStream
-) -> Iterator[Pipeline]:
-    first = stream.truth["blocks"][0]["number"]
+def pipeline_settings() -> dict[str, Any]:
     # The reconciler waits an hour: only the sweep's replay of the dead letter can complete the block.
-    yield from make_pipeline(
-        bigtable_instance, gcs_bucket, tmp_path, stream.address_book, first_block=first, reconcile_after_seconds=3600
-    )
+    return {"reconcile_after_seconds": 3600}
 
 
 def dead_letter_one_history_message(pipeline: Pipeline) -> None:

@@ -28,7 +28,7 @@ from hedera_history.store.model import Row
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import TableAccess
 
-from tests.integration.pipeline.harness import Pipeline, make_pipeline
+from tests.integration.pipeline.harness import Pipeline
 
 pytestmark = [pytest.mark.emulator]
 
@@ -70,14 +70,6 @@ class GrantedGateway:
 @pytest.fixture(scope="module")
 def stream() -> GeneratedStream:
     return generate_stream(GeneratorConfig(nodes=4, periods=4, transactions=16, sidecars=True, seed=13))
-
-
-@pytest.fixture
-def pipeline(
-    bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path, stream: GeneratedStream
-) -> Iterator[Pipeline]:
-    first = stream.truth["blocks"][0]["number"]
-    yield from make_pipeline(bigtable_instance, gcs_bucket, tmp_path, stream.address_book, first_block=first)
 
 
 def granted(pipeline: Pipeline, identity: str) -> GrantedGateway:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT
 
-from .harness import Pipeline, history_cells, make_pipeline
+from .harness import Pipeline, history_cells
 
 pytestmark = [pytest.mark.emulator]
 
@@ -42,14 +41,6 @@ pytestmark = [pytest.mark.emulator]
 @pytest.fixture(scope="module")
 def stream() -> GeneratedStream:
     return generate_stream(GeneratorConfig(nodes=4, periods=6, transactions=24, sidecars=True, seed=5))
-
-
-@pytest.fixture
-def pipeline(
-    bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path, stream: GeneratedStream
-) -> Iterator[Pipeline]:
-    first = stream.truth["blocks"][0]["number"]
-    yield from make_pipeline(bigtable_instance, gcs_bucket, tmp_path, stream.address_book, first_block=first)
 
 
 def reference_cells(bigtable_instance: Any, stream: GeneratedStream, tmp_path: Path) -> dict[Any, Any]:

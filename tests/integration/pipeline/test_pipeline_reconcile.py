@@ -6,7 +6,6 @@ the single-process path writes them."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
 
 from tests.fixtures.emulators import PROJECT
 
-from .harness import Pipeline, _Pulled, history_cells, make_pipeline
+from .harness import Pipeline, _Pulled, history_cells
 from .test_pipeline_emulators import reference_cells
 
 pytestmark = [pytest.mark.emulator]
@@ -38,13 +37,8 @@ def stream() -> GeneratedStream:
 
 
 @pytest.fixture
-def pipeline(
-    bigtable_instance: Any, gcs_bucket: Any, pubsub_emulator: Any, tmp_path: Path, stream: GeneratedStream
-) -> Iterator[Pipeline]:
-    first = stream.truth["blocks"][0]["number"]
-    yield from make_pipeline(
-        bigtable_instance, gcs_bucket, tmp_path, stream.address_book, first_block=first, reconcile_after_seconds=0
-    )
+def pipeline_settings() -> dict[str, Any]:
+    return {"reconcile_after_seconds": 0}
 
 
 def lose_messages(pipeline: Pipeline, share: float, rng: random.Random) -> int:
