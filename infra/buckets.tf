@@ -15,6 +15,16 @@ resource "google_storage_bucket" "stream" {
   location                    = var.stream_bucket_location
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
+
+  # Parts of an upload never finished are billed until aborted.
+  lifecycle_rule {
+    condition {
+      age = var.incomplete_upload_days
+    }
+    action {
+      type = "AbortIncompleteMultipartUpload"
+    }
+  }
 }
 
 # Copies of files that can never verify, with the reason recorded in the quarantine table.
@@ -23,6 +33,16 @@ resource "google_storage_bucket" "quarantine" {
   location                    = var.stream_bucket_location
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
+
+  # Parts of an upload never finished are billed until aborted.
+  lifecycle_rule {
+    condition {
+      age = var.incomplete_upload_days
+    }
+    action {
+      type = "AbortIncompleteMultipartUpload"
+    }
+  }
 }
 
 # Configuration the functions read: the bootstrap address book.
@@ -31,6 +51,16 @@ resource "google_storage_bucket" "config" {
   location                    = var.region
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
+
+  # Parts of an upload never finished are billed until aborted.
+  lifecycle_rule {
+    condition {
+      age = var.incomplete_upload_days
+    }
+    action {
+      type = "AbortIncompleteMultipartUpload"
+    }
+  }
 }
 
 resource "google_storage_bucket_object" "address_book" {
@@ -41,12 +71,49 @@ resource "google_storage_bucket_object" "address_book" {
   content_type = "application/octet-stream"
 }
 
-# Built function sources (and the backfill job's files), written by deploys only.
+# Built function sources (and the backfill job's files), written by deploys only. A new source has
+# a new name (its MD5), so a deploy deletes the one it replaces: versioning keeps that one,
+# noncurrent, for a rollback, and the rules below drop it after artifact_noncurrent_days or once
+# artifact_noncurrent_versions newer ones exist.
 resource "google_storage_bucket" "artifacts" {
   name                        = "${var.project}-${var.name_prefix}artifacts"
   location                    = var.region
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
+
+  versioning {
+    enabled = true
+  }
+
+  lifecycle_rule {
+    condition {
+      days_since_noncurrent_time = var.artifact_noncurrent_days
+      with_state                 = "ARCHIVED"
+    }
+    action {
+      type = "Delete"
+    }
+  }
+
+  lifecycle_rule {
+    condition {
+      num_newer_versions = var.artifact_noncurrent_versions
+      with_state         = "ARCHIVED"
+    }
+    action {
+      type = "Delete"
+    }
+  }
+
+  # Parts of an upload never finished are billed until aborted.
+  lifecycle_rule {
+    condition {
+      age = var.incomplete_upload_days
+    }
+    action {
+      type = "AbortIncompleteMultipartUpload"
+    }
+  }
 }
 
 # What backfill batches stage and write while they run (the wheel, the job file, Spark's own files):
@@ -58,12 +125,24 @@ resource "google_storage_bucket" "backfill_staging" {
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
 
+  # Everything here is temporary: a batch's files, then Spark's, deleted after backfill_staging_days
+  # (a batch runs for hours, not weeks).
   lifecycle_rule {
     condition {
       age = var.backfill_staging_days
     }
     action {
       type = "Delete"
+    }
+  }
+
+  # Parts of an upload never finished are billed until aborted.
+  lifecycle_rule {
+    condition {
+      age = var.incomplete_upload_days
+    }
+    action {
+      type = "AbortIncompleteMultipartUpload"
     }
   }
 }

@@ -4,10 +4,16 @@
 # `backfill_environment` output is the same configuration as the variables `backfill submit` reads.
 
 locals {
-  # The backfill verifies and stores like ingest does, so it reads the same settings.
-  backfill_environment = one([
-    for function in module.contract.functions : function.environment_variables if function.trigger == "storage-finalized"
-  ])
+  # The backfill verifies and stores like ingest does, so it reads the same settings, but through
+  # its own Bigtable app profile (bigtable.tf: below the queries' priority).
+  backfill_environment = merge(
+    one([
+      for function in module.contract.functions : function.environment_variables if function.trigger == "storage-finalized"
+    ]),
+    {
+      (module.contract.setting_variables["bigtable_app_profile"]) = google_bigtable_app_profile.profile[module.contract.identity_app_profiles["backfill"]].app_profile_id
+    },
+  )
 
   backfill_batch = {
     runtimeConfig = merge(

@@ -75,7 +75,8 @@ resource "google_cloudfunctions2_function" "function" {
     }
   }
 
-  depends_on = [google_project_service.api, google_project_iam_member.grant, google_secret_manager_secret_iam_member.follow_aws]
+  # The app profile each one names (HEDERA_HISTORY_BIGTABLE_APP_PROFILE) exists before it runs.
+  depends_on = [google_project_service.api, google_project_iam_member.grant, google_secret_manager_secret_iam_member.follow_aws, google_bigtable_app_profile.profile]
 }
 
 resource "google_cloud_scheduler_job" "function" {

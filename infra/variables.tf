@@ -98,6 +98,28 @@ variable "bigtable_storage_type" {
   default     = "SSD"
 }
 
+variable "bigtable_replica_zone" {
+  description = "Zone of an optional second cluster (replication, e.g. us-east1-b); empty: one cluster. Writers and the backfill stay on the first."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.bigtable_replica_zone != var.bigtable_zone
+    error_message = "The bigtable_replica_zone must differ from bigtable_zone (or be empty)."
+  }
+}
+
+variable "bigtable_backup_retention_days" {
+  description = "Days each table's daily automated backup is kept (3 to 90); 0: no automated backups."
+  type        = number
+  default     = 7
+
+  validation {
+    condition     = var.bigtable_backup_retention_days == 0 || (var.bigtable_backup_retention_days >= 3 && var.bigtable_backup_retention_days <= 90)
+    error_message = "The bigtable_backup_retention_days must be 0 (off) or from 3 to 90 (Bigtable's bounds for automated backups)."
+  }
+}
+
 variable "deletion_protection" {
   description = "Refuse to destroy the instance and its tables (keep true wherever the history matters)."
   type        = bool
@@ -184,6 +206,24 @@ variable "backfill_staging_days" {
   description = "Days a backfill batch's staged files are kept in the backfill staging bucket."
   type        = number
   default     = 30
+}
+
+variable "artifact_noncurrent_days" {
+  description = "Days a replaced function source or batch template is kept in the versioned artifacts bucket (to roll back to)."
+  type        = number
+  default     = 30
+}
+
+variable "artifact_noncurrent_versions" {
+  description = "Replaced versions of one artifact kept at most, however young."
+  type        = number
+  default     = 3
+}
+
+variable "incomplete_upload_days" {
+  description = "Days after which an unfinished multipart upload to any bucket of the deployment is aborted (its parts are billed)."
+  type        = number
+  default     = 7
 }
 
 variable "dataproc_subnetwork" {

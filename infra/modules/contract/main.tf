@@ -7,6 +7,7 @@ locals {
   functions_contract = jsondecode(file("${var.generated_dir}/functions.json"))
   pubsub_contract    = jsondecode(file("${var.generated_dir}/pubsub.json"))
   tables_contract    = jsondecode(file("${var.generated_dir}/tables.json"))
+  profiles_contract  = jsondecode(file("${var.generated_dir}/app_profiles.json"))
 
   # The filter indexes the contract by name, so a misspelt setting stops the plan with an error.
   setting_values = merge(
@@ -58,8 +59,11 @@ locals {
       timeout_seconds                  = spec.timeout_seconds
       max_instance_request_concurrency = spec.concurrency
       # Eventarc, Pub/Sub push and Cloud Scheduler of the same project count as internal traffic.
-      ingress_settings      = spec.trigger == "http" ? "ALLOW_ALL" : "ALLOW_INTERNAL_ONLY"
-      environment_variables = { for variable, field in spec.settings : variable => local.setting_values[field] }
+      ingress_settings = spec.trigger == "http" ? "ALLOW_ALL" : "ALLOW_INTERNAL_ONLY"
+      # A function's own values (its Bigtable app profile) win over the deployment's settings.
+      environment_variables = {
+        for variable, field in spec.settings : variable => merge(local.setting_values, spec.fixed_settings)[field]
+      }
     }
   }
 

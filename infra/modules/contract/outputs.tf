@@ -37,3 +37,13 @@ output "table_grants" {
   description = "Per identity and table, the Bigtable role it holds on that table (google_bigtable_table_iam_member)."
   value       = local.table_grants
 }
+
+output "app_profiles" {
+  description = "Bigtable app profile id to whether its users need transactional writes (CheckAndMutateRow) and its description."
+  value       = local.profiles_contract.profiles
+}
+
+output "identity_app_profiles" {
+  description = "Identity (each function, the backfill) to the Bigtable app profile its data calls go through."
+  value       = local.profiles_contract.identities
+}

@@ -53,6 +53,12 @@ class Settings:
     bigtable_timeout_seconds: float = setting(
         30.0, "Longest time one Bigtable call (with its retries) may take before it counts as unavailable."
     )
+    bigtable_app_profile: str = setting(
+        "",
+        "Bigtable app profile of every data call; empty: the instance's default profile. A deployment gives "
+        'each function its own (docs/deploy.md, "Bigtable app profiles"); a replicated instance needs a '
+        "single-cluster profile with transactional writes for anything that writes state.",
+    )
 
     # --- Stream and verification ---------------------------------------------------------------
     network: str = setting(

@@ -15,6 +15,7 @@ from hedera_history.deploy.contracts import table_access
 from hedera_history.deploy.terraform import Terraform
 from hedera_history.errors import TerraformError
 from hedera_history.pipeline.functions import FUNCTIONS, STORAGE_FINALIZED_EVENT, Trigger
+from hedera_history.store.app_profiles import APP_PROFILES, BACKFILL
 from hedera_history.store.schema import declared_tables, gc_policy_data
 from hedera_history.transport.topics import TOPICS, pipeline_subscriptions
 
@@ -23,7 +24,14 @@ from tests.unit.deploy.infra import CONTRACT_MODULE, INFRA
 # name -> (retention_days, sidecar_retention_days, table_prefix, pubsub_topic_prefix, setting overrides)
 CASES: dict[str, tuple[int, int, str, str, dict[str, str]]] = {
     "defaults": (0, 0, "", "", {}),
-    "window": (30, 0, "p_", "t-", {"project": "proj", "log_level": "DEBUG", "sidecars_enabled": "false"}),
+    "window": (
+        30,
+        0,
+        "p_",
+        "t-",
+        # a deployment-wide app profile yields to each function's own
+        {"project": "proj", "log_level": "DEBUG", "sidecars_enabled": "false", "bigtable_app_profile": "everyone"},
+    ),
     "own_sidecar_window": (30, 7, "", "", {}),
     "sidecar_window_only": (0, 7, "", "", {}),
 }
@@ -120,7 +128,23 @@ def test_function_environment_reads_back_as_the_deployment_settings(evaluated):
         environment = evaluated["window"]["functions"][spec.name]["environment_variables"]
         read_back = Settings.from_env(environment)
         for field in spec.settings:
-            assert getattr(read_back, field) == getattr(expected, field), (spec.name, field)
+            if field != "bigtable_app_profile":
+                assert getattr(read_back, field) == getattr(expected, field), (spec.name, field)
+
+
+@pytest.mark.parametrize("case", ["defaults", "window"])
+def test_each_function_calls_bigtable_through_its_own_app_profile(evaluated, case):
+    module = evaluated[case]
+    for spec in FUNCTIONS:
+        environment = module["functions"][spec.name]["environment_variables"]
+        assert Settings.from_env(environment).bigtable_app_profile == spec.app_profile.id
+    assert module["app_profiles"] == {
+        profile.id: {"transactional_writes": profile.transactional_writes, "description": profile.description}
+        for profile in APP_PROFILES
+    }
+    assert module["identity_app_profiles"] == {spec.name: spec.app_profile.id for spec in FUNCTIONS} | {
+        "backfill": BACKFILL.id
+    }
 
 
 @pytest.mark.parametrize("case", ["defaults", "window"])

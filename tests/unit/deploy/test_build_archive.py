@@ -10,10 +10,11 @@ from hedera_history.deploy.build import FIXED_TIME, PACKAGE, build_function_sour
 from hedera_history.deploy.lock import LOCK_FILE, dependencies_digest
 from hedera_history.errors import BuildError
 from hedera_history.pipeline.functions import FUNCTIONS, FunctionSpec, Trigger
+from hedera_history.store.app_profiles import WRITERS
 
 
 def spec(name: str, source: str, settings: tuple[str, ...] = ("project",)) -> FunctionSpec:
-    return FunctionSpec(name, source, name, Trigger.HTTP, settings, 256, 60, 1)
+    return FunctionSpec(name, source, name, Trigger.HTTP, settings, 256, 60, 1, WRITERS)
 
 
 FAKE_DEPENDENCIES = ["flask>=3", "rich>=13", "boto3>=1.34"]

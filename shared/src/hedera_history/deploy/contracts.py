@@ -15,6 +15,7 @@ from typing import Any
 from hedera_history.backfill.model import TABLES as BACKFILL_TABLES
 from hedera_history.config import Settings, env_name
 from hedera_history.pipeline.functions import FUNCTIONS, STORAGE_FINALIZED_EVENT, tables_of
+from hedera_history.store.app_profiles import APP_PROFILES, BACKFILL
 from hedera_history.store.schema import TableAccess, declared_tables, retention_days_for
 from hedera_history.transport.topics import TOPICS, pipeline_subscriptions
 
@@ -44,7 +45,8 @@ def schema_contract() -> dict[str, Any]:
 
 def functions_contract() -> dict[str, Any]:
     """Every function: source folder, entry point, trigger, resources and the settings it reads
-    (environment variable name to ``Settings`` field)."""
+    (environment variable name to ``Settings`` field); ``fixed_settings`` are the function's own
+    values, whatever the deployment's settings say (its Bigtable app profile)."""
     functions: dict[str, Any] = {}
     for spec in FUNCTIONS:
         functions[spec.name] = {
@@ -56,8 +58,22 @@ def functions_contract() -> dict[str, Any]:
             "concurrency": spec.concurrency,
             "archive": source_archive_name(spec.source),
             "settings": {env_name(field): field for field in sorted(spec.settings)},
+            "fixed_settings": {"bigtable_app_profile": spec.app_profile.id},
         }
     return {"functions": functions, "storage_finalized_event": STORAGE_FINALIZED_EVENT}
+
+
+def app_profiles_contract() -> dict[str, Any]:
+    """Every Bigtable app profile (whether its users need transactional writes) and the profile of
+    each identity that calls Bigtable: each function, and the backfill."""
+    identities = {spec.name: spec.app_profile.id for spec in FUNCTIONS} | {"backfill": BACKFILL.id}
+    return {
+        "profiles": {
+            profile.id: {"transactional_writes": profile.transactional_writes, "description": profile.description}
+            for profile in APP_PROFILES
+        },
+        "identities": dict(sorted(identities.items())),
+    }
 
 
 def pubsub_contract() -> dict[str, Any]:
@@ -121,6 +137,7 @@ CONTRACTS = {
     "functions.json": functions_contract,
     "pubsub.json": pubsub_contract,
     "tables.json": tables_contract,
+    "app_profiles.json": app_profiles_contract,
 }
 
 

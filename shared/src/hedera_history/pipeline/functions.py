@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from hedera_history.config import env_name
 from hedera_history.store import schema as s
+from hedera_history.store.app_profiles import QUERIES, WRITERS, AppProfile
 from hedera_history.store.schema import TableAccess
 
 
@@ -30,7 +31,14 @@ class Trigger(enum.StrEnum):
 
 STORAGE_FINALIZED_EVENT = "google.cloud.storage.object.v1.finalized"
 
-_COMMON = ("project", "bigtable_instance", "table_prefix", "bigtable_timeout_seconds", "log_level")
+_COMMON = (
+    "project",
+    "bigtable_instance",
+    "bigtable_app_profile",
+    "table_prefix",
+    "bigtable_timeout_seconds",
+    "log_level",
+)
 _READS_STREAM = (
     "network",
     "stream_bucket",
@@ -71,6 +79,8 @@ class FunctionSpec:
     timeout_seconds: int
     concurrency: int
     """Requests one instance serves at once."""
+    app_profile: AppProfile
+    """The Bigtable app profile its data calls go through (its ``bigtable_app_profile`` in a deployment)."""
 
     @property
     def environment_variables(self) -> tuple[str, ...]:
@@ -86,6 +96,7 @@ INGEST = FunctionSpec(
     memory_mb=1024,
     timeout_seconds=300,
     concurrency=4,
+    app_profile=WRITERS,
 )
 SWEEP = FunctionSpec(
     name="sweep",
@@ -104,6 +115,7 @@ SWEEP = FunctionSpec(
     memory_mb=1024,
     timeout_seconds=540,
     concurrency=1,
+    app_profile=WRITERS,
 )
 STORE = FunctionSpec(
     name="store",
@@ -123,6 +135,7 @@ STORE = FunctionSpec(
     memory_mb=1024,
     timeout_seconds=110,
     concurrency=8,
+    app_profile=WRITERS,
 )
 FOLLOW = FunctionSpec(
     name="follow",
@@ -152,6 +165,7 @@ FOLLOW = FunctionSpec(
     # The window (55 s) plus the hand-offs still running when it ends (each bounded by ingest's calls).
     timeout_seconds=300,
     concurrency=1,
+    app_profile=WRITERS,
 )
 QUERY = FunctionSpec(
     name="query",
@@ -162,6 +176,7 @@ QUERY = FunctionSpec(
     memory_mb=512,
     timeout_seconds=60,
     concurrency=40,
+    app_profile=QUERIES,
 )
 
 FUNCTIONS: tuple[FunctionSpec, ...] = (INGEST, SWEEP, STORE, FOLLOW, QUERY)

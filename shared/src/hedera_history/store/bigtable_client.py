@@ -84,12 +84,16 @@ class BigtableDataGateway:
         self._project = project
         self._settings = settings
         self._timeout = settings.bigtable_timeout_seconds
+        # None: the instance's default profile.
+        self._app_profile = settings.bigtable_app_profile or None
         self._tables: dict[str, Any] = {}
 
     def _table(self, name: str) -> Any:
         table = self._tables.get(name)
         if table is None:
-            table = self._client.get_table(self._instance_id, table_id(name, self._settings))
+            table = self._client.get_table(
+                self._instance_id, table_id(name, self._settings), app_profile_id=self._app_profile
+            )
             self._tables[name] = table
         return table
 
@@ -103,7 +107,7 @@ class BigtableDataGateway:
         """
         if not rows:
             return []
-        request = _RAW_MUTATE_ROWS_REQUEST(table_name=self._table_path(table))
+        request = self.mutate_rows_request(table)
         for row in rows:
             entry = request.entries.add()
             entry.row_key = row.key
@@ -118,7 +122,7 @@ class BigtableDataGateway:
             request_serializer=_RAW_MUTATE_ROWS_REQUEST.SerializeToString,
             response_deserializer=_RAW_MUTATE_ROWS_RESPONSE.FromString,
         )
-        metadata = (("x-goog-request-params", f"table_name={quote(request.table_name, safe='')}"),)
+        metadata = (("x-goog-request-params", _routing_params(request)),)
         answered: set[int] = set()
         failures: list[MutationFailure] = []
         try:
@@ -139,6 +143,13 @@ class BigtableDataGateway:
         missing = [i for i in range(len(rows)) if i not in answered]
         failures.extend(MutationFailure(i, UNAVAILABLE, "no result for this entry") for i in missing)
         return failures
+
+    def mutate_rows_request(self, table: str) -> Any:
+        """An empty raw MutateRowsRequest for ``table`` through this gateway's app profile."""
+        request = _RAW_MUTATE_ROWS_REQUEST(table_name=self._table_path(table))
+        if self._app_profile is not None:
+            request.app_profile_id = self._app_profile
+        return request
 
     def _table_path(self, table: str) -> str:
         return f"projects/{self._project}/instances/{self._instance_id}/tables/{table_id(table, self._settings)}"
@@ -317,6 +328,14 @@ def _code_of(error: BaseException) -> int:
         if isinstance(error, core_exceptions.DeadlineExceeded):
             return DEADLINE_EXCEEDED
     return _UNKNOWN
+
+
+def _routing_params(request: Any) -> str:
+    """The routing header the client's own calls send: the table, and the app profile when set."""
+    params = f"table_name={quote(request.table_name, safe='')}"
+    if request.app_profile_id:
+        params += f"&app_profile_id={quote(request.app_profile_id, safe='')}"
+    return params
 
 
 def _to_read_query(query: RowQuery) -> Any:
