@@ -106,7 +106,7 @@ resource "google_monitoring_alert_policy" "follower" {
 
   display_name          = "${var.name_prefix}follower"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
 
   # The highest lag of a 2-minute window: the 99th percentile of about 240 ticks (one every 0.5 s)
   # leaves out the top two, so a blip of a second does not page.

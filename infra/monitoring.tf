@@ -73,7 +73,7 @@ resource "google_logging_metric" "ingest_lag" {
 resource "google_monitoring_alert_policy" "ingest_lag" {
   display_name          = "${var.name_prefix}ingest lag"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
 
   conditions {
     display_name = "99th percentile of ingest lag above ${var.ingest_lag_alert_seconds}s"
@@ -112,7 +112,7 @@ resource "google_monitoring_alert_policy" "ingest_lag" {
 resource "google_monitoring_alert_policy" "dead_letters" {
   display_name          = "${var.name_prefix}dead-letter backlog"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
 
   conditions {
     display_name = "messages parked on a dead-letter topic"
@@ -148,7 +148,7 @@ resource "google_monitoring_alert_policy" "event" {
 
   display_name          = "${var.name_prefix}${replace(each.key, "_", " ")}"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
 
   conditions {
     display_name = each.value

@@ -235,9 +235,62 @@ variable "dataproc_subnetwork" {
 # ---- monitoring -------------------------------------------------------------------------------------------
 
 variable "notification_channels" {
-  description = "Monitoring notification channel ids that receive every alert."
+  description = "Existing Monitoring notification channel ids (projects/<project>/notificationChannels/<id>) that receive every alert."
   type        = list(string)
   default     = []
+
+  validation {
+    condition     = alltrue([for channel in var.notification_channels : can(regex("^projects/[^/]+/notificationChannels/[0-9]+$", channel))])
+    error_message = "Each notification channel must be an existing channel's id, projects/<project>/notificationChannels/<number> (gcloud beta monitoring channels list); use alert_email for a new email channel."
+  }
+}
+
+variable "alert_email" {
+  description = "Email address that receives every alert (a notification channel created here); empty: only notification_channels."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.alert_email == "" || can(regex("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", var.alert_email))
+    error_message = "The alert_email must be an email address or empty."
+  }
+}
+
+variable "require_alert_channel" {
+  description = "Refuse to plan without somewhere to send alerts (alert_email or notification_channels); true in production."
+  type        = bool
+  default     = false
+
+  validation {
+    condition     = !var.require_alert_channel || var.alert_email != "" || length(var.notification_channels) > 0
+    error_message = "This environment requires an alert channel: set alert_email (a channel is created) or notification_channels (existing channel ids) in its tfvars."
+  }
+}
+
+variable "function_5xx_alert_ratio" {
+  description = "Alert when more than this share of a function's requests answer 5xx over 5 minutes."
+  type        = number
+  default     = 0.05
+}
+
+variable "function_latency_alert_seconds" {
+  description = "Alert when a function's 99th percentile request latency stays above this many seconds for 10 minutes, by function name; unlisted functions: 80% of their timeout."
+  type        = map(number)
+  default = {
+    query = 5
+  }
+}
+
+variable "subscription_oldest_unacked_alert_seconds" {
+  description = "Alert when the oldest unacknowledged message of a push subscription (the store's) is older than this."
+  type        = number
+  default     = 1800
+}
+
+variable "dead_letter_hold_oldest_unacked_alert_seconds" {
+  description = "Alert when a dead letter has waited this long on its hold (the sweep sends held ones back every run)."
+  type        = number
+  default     = 86400
 }
 
 variable "ingest_lag_alert_seconds" {

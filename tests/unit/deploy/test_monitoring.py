@@ -61,7 +61,15 @@ def test_ingest_lag_is_a_distribution_of_lag_seconds(root):
 
 def test_every_required_alert_exists(root):
     policies = root.resources("google_monitoring_alert_policy")
-    assert set(policies) == {"ingest_lag", "dead_letters", "event", "follower"}
+    assert set(policies) == {
+        "ingest_lag",
+        "dead_letters",
+        "event",
+        "follower",
+        "function_errors",
+        "function_latency",
+        "subscription_backlog",
+    }
     assert set(policies["event"]["for_each"]) == {
         "periods_quarantined",
         "chain_links_broken",
@@ -77,7 +85,7 @@ def test_every_required_alert_exists(root):
     kinds = {name for condition in policies["ingest_lag"]["conditions"] for name in condition if name != "display_name"}
     assert kinds == {"condition_threshold", "condition_absent"}
     for policy in policies.values():
-        assert expr(policy["notification_channels"]) == "var.notification_channels"
+        assert expr(policy["notification_channels"]) == "local.alert_channels"
 
 
 def test_the_backfill_template_runs_as_the_backfill_identity(root):
