@@ -1,5 +1,6 @@
-"""`hedera-history demo` on a fresh state folder: the stack comes up, every block completes, the
-example queries are answered, and with --stop nothing is left running."""
+"""`hedera-history demo` on a fresh state folder: the stack comes up following its bucket, a live
+network plays into it, each block is shown as it becomes queryable with the follower's lag, every
+block completes, the example queries are answered, and with --stop nothing is left running."""
 
 from __future__ import annotations
 
@@ -17,9 +18,14 @@ pytestmark = [pytest.mark.e2e, pytest.mark.emulator]
 def test_demo_runs_the_stream_through_the_stack_and_answers_queries(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     result = CliRunner().invoke(
-        cli, ["demo", "--out", str(out), "--periods", "4", "--transactions", "8", "--stop"], catch_exceptions=False
+        cli,
+        ["demo", "--out", str(out), "--periods", "4", "--period-seconds", "0.5", "--transactions", "8", "--stop"],
+        catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
+    # The live view: every block shown once as it became queryable, with the follower's lag.
+    shown = re.findall(r"block +(\d+) queryable .*follower ([\d.]+) s behind", result.output)
+    assert sorted(int(number) for number, _ in shown) == [0, 1, 2, 3], result.output
     assert "blocks complete" in result.output
     assert '"method": "getTransaction"' in result.output
     assert '"transaction_hash"' in result.output
@@ -27,5 +33,5 @@ def test_demo_runs_the_stream_through_the_stack_and_answers_queries(tmp_path: Pa
     assert "balances: starting from the generated genesis" in result.output
     shown = [int(n) for n in re.findall(r'"balance": (-?\d+)', result.output)]
     assert shown and min(shown) >= 0, shown
-    assert (out / "stream" / "ground-truth.json").is_file()
+    assert (out / "network" / "ground-truth.json").is_file()
     assert read_state(out / "stack") is None  # --stop stopped it and removed the state file
