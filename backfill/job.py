@@ -1,20 +1,11 @@
-"""The PySpark application Dataproc runs (``backfill submit`` stages it as the main Python file).
-
-It only hands its arguments to ``hedera-history backfill run``: the session comes from the master
-``spark-submit`` configured, and the library (shipped as a wheel with ``--py-files``) does the rest.
-"""
+"""Kept for checkouts that run ``backfill/job.py`` by path: the application is
+``hedera_history.backfill.job_main``, which ships inside the wheel."""
 
 from __future__ import annotations
 
 import sys
 
-from hedera_history.cli.main import main
-
-
-def run(args: list[str]) -> None:
-    sys.argv = ["hedera-history", "backfill", "run", *args]
-    main()
-
+from hedera_history.backfill.job_main import run
 
 if __name__ == "__main__":
     run(sys.argv[1:])

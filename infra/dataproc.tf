@@ -1,6 +1,6 @@
 # Backfill runs as Dataproc Serverless batches (`hedera-history backfill submit`). Dataproc keeps
 # no stored template for Spark batches, so the template is a JSON object in the artifacts bucket in
-# the shape of the Dataproc API's Batch (identity, its own staging bucket, runtime, environment); the
+# the shape of the Dataproc API's Batch (identity, its own staging bucket, runtime, image, environment); the
 # `backfill_environment` output is the same configuration as the variables `backfill submit` reads.
 
 locals {
@@ -16,16 +16,16 @@ locals {
   )
 
   backfill_batch = {
-    runtimeConfig = merge(
-      {
-        version = var.dataproc_runtime_version
-        properties = merge(
-          { for name, value in local.backfill_environment : "spark.dataproc.driverEnv.${name}" => value },
-          { for name, value in local.backfill_environment : "spark.executorEnv.${name}" => value },
-        )
-      },
-      var.dataproc_container_image == "" ? {} : { containerImage = var.dataproc_container_image },
-    )
+    runtimeConfig = {
+      # The runtime pinned in shared/src/hedera_history/backfill/runtime.py (a test checks the
+      # variable's default), on the image Cloud Build makes (artifact_registry.tf).
+      version        = var.dataproc_runtime_version
+      containerImage = local.backfill_container_image
+      properties = merge(
+        { for name, value in local.backfill_environment : "spark.dataproc.driverEnv.${name}" => value },
+        { for name, value in local.backfill_environment : "spark.executorEnv.${name}" => value },
+      )
+    }
     environmentConfig = {
       executionConfig = merge(
         {
@@ -38,7 +38,14 @@ locals {
     labels = { app = "hedera-history", component = "backfill" }
   }
 
-  backfill_submit_settings = ["dataproc_region", "dataproc_staging_url", "dataproc_container_image"]
+  backfill_submit_settings = [
+    "dataproc_region",
+    "dataproc_staging_url",
+    "dataproc_container_image",
+    "dataproc_image_repository",
+    "dataproc_image_tag",
+    "dataproc_service_account",
+  ]
 }
 
 resource "google_storage_bucket_object" "backfill_batch_template" {

@@ -191,13 +191,13 @@ variable "query_invokers" {
 # ---- backfill (Dataproc Serverless) --------------------------------------------------------------------
 
 variable "dataproc_runtime_version" {
-  description = "Dataproc Serverless runtime version of backfill batches."
+  description = "Dataproc Serverless runtime version of backfill batches (the one backfill/runtime.py pins)."
   type        = string
-  default     = "2.2"
+  default     = "2.3"
 }
 
 variable "dataproc_container_image" {
-  description = "Custom container image with the project installed for backfill batches; empty uses the runtime's image."
+  description = "Container image of backfill batches in full; empty: the image Cloud Build pushes (artifact_registry.tf) at backfill_image_tag."
   type        = string
   default     = ""
 }

@@ -71,8 +71,11 @@ module "contract" {
     pubsub_topic_prefix    = var.pubsub_topic_prefix
     address_book           = local.address_book_url
     # Where `hedera-history backfill submit` sends the job (see dataproc.tf).
-    dataproc_region          = var.region
-    dataproc_staging_url     = "gs://${google_storage_bucket.backfill_staging.name}/jobs/"
-    dataproc_container_image = var.dataproc_container_image
+    dataproc_region           = var.region
+    dataproc_staging_url      = "gs://${google_storage_bucket.backfill_staging.name}/jobs/"
+    dataproc_container_image  = var.dataproc_container_image
+    dataproc_image_repository = local.backfill_image_repository
+    dataproc_image_tag        = var.backfill_image_tag
+    dataproc_service_account  = google_service_account.identity["backfill"].email
   })
 }

@@ -202,7 +202,17 @@ class Settings:
         "", "gs://bucket/prefix where `backfill submit` uploads the wheel, the job file and the address book."
     )
     dataproc_container_image: str = setting(
-        "", "Custom container image holding the project's dependencies (Dataproc Serverless batches)."
+        "",
+        "Container image of Dataproc Serverless backfill batches, in full (empty: the image repository's, "
+        "at the image tag).",
+    )
+    dataproc_image_repository: str = setting(
+        "",
+        "Artifact Registry image (no tag) Cloud Build pushes the backfill's container to "
+        "(<region>-docker.pkg.dev/<project>/<repository>/backfill); set by Terraform.",
+    )
+    dataproc_image_tag: str = setting(
+        "main", "Tag of the backfill's image: a commit, or a branch name for the newest build of that branch."
     )
     dataproc_service_account: str = setting(
         "", "Service account a Dataproc Serverless backfill batch runs as (empty: the project's default)."

@@ -41,7 +41,7 @@ def test_submit_stages_the_files_and_runs_the_printed_command(
     book = generated_stream_dir / "address-book.bin"
     args = ["backfill", "submit", "gs://streams/", "--address-book", str(book), "--start", "2024-06-01"]
     args += ["--end", "2024-06-02", "--staging-url", f"gs://{gcs_bucket.name}/runs", "--batch", "b-7"]
-    args += ["--project", PROJECT]
+    args += ["--project", PROJECT, "--image-repository", "us-docker.pkg.dev/p/hh-backfill/backfill", "--wheel"]
 
     dry = CliRunner().invoke(cli, [*args, "--dry-run"], catch_exceptions=False)
     assert dry.exit_code == 0, dry.output
@@ -53,4 +53,5 @@ def test_submit_stages_the_files_and_runs_the_printed_command(
     staged = {blob.name: blob.download_as_bytes() for blob in gcs_bucket.list_blobs(prefix="runs/b-7/")}
     assert staged[f"runs/b-7/{dataproc.WHEEL_NAME}"] == b"a wheel"
     assert staged["runs/b-7/address-book.bin"] == book.read_bytes()
-    assert staged["runs/b-7/job.py"] == (dataproc.project_root() / dataproc.JOB_FILE).read_bytes()
+    assert staged["runs/b-7/job_main.py"] == dataproc.JOB_FILE.read_bytes()
+    assert "--container-image=us-docker.pkg.dev/p/hh-backfill/backfill:main" in printed

@@ -9,10 +9,11 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from hedera_history.backfill import runtime
 from hedera_history.backfill import submit as dataproc
 from hedera_history.cli.backfill_cmd import _parse_time
 from hedera_history.cli.main import cli
-from hedera_history.errors import ConfigError
+from hedera_history.errors import BackfillImageError, ConfigError
 
 from .conftest import SMALL, InProcess
 
@@ -64,6 +65,8 @@ def test_run_checks_its_options_before_starting_anything(tmp_path: Path) -> None
 
 # ---- Dataproc --------------------------------------------------------------------------------------
 
+IMAGE = "europe-docker.pkg.dev/p/hh-backfill/backfill:abc1"
+
 
 def _plan(**changes: object) -> dataproc.SubmitPlan:
     arguments: dict[str, object] = {
@@ -71,14 +74,14 @@ def _plan(**changes: object) -> dataproc.SubmitPlan:
         "region": "europe-west1",
         "staging_url": "gs://staging/runs",
         "batch_id": "hedera-backfill-1",
-        "wheel": Path("/tmp/x") / dataproc.WHEEL_NAME,
+        "container_image": IMAGE,
         **changes,
     }
     return dataproc.plan_submission(["gs://streams/", "--start", "2024-06-01"], **arguments)  # type: ignore[arg-type]
 
 
-def test_a_serverless_batch_by_default() -> None:
-    plan = _plan(container_image="europe-docker.pkg.dev/p/r/history:1", properties={"spark.executor.cores": "8"})
+def test_a_serverless_batch_on_the_image_and_the_pinned_runtime_by_default() -> None:
+    plan = _plan(properties={"spark.executor.cores": "8"})
     command = list(plan.command)
     assert command[:6] == [
         "gcloud",
@@ -86,23 +89,45 @@ def test_a_serverless_batch_by_default() -> None:
         "batches",
         "submit",
         "pyspark",
-        "gs://staging/runs/hedera-backfill-1/job.py",
+        "gs://staging/runs/hedera-backfill-1/job_main.py",
     ]
     assert "--batch=hedera-backfill-1" in command and "--region=europe-west1" in command
-    assert f"--py-files=gs://staging/runs/hedera-backfill-1/{dataproc.WHEEL_NAME}" in command
-    assert "--container-image=europe-docker.pkg.dev/p/r/history:1" in command
-    assert "--version=2.2" in command
+    assert f"--container-image={IMAGE}" in command
+    assert f"--version={runtime.RUNTIME_VERSION}" in command
+    # The image carries the project: no wheel, so no checkout is needed
+    assert not any(c.startswith("--py-files") for c in command)
+    assert [u.url.rsplit("/", 1)[1] for u in plan.uploads] == ["job_main.py"]
+    assert plan.uploads[0].local.read_bytes() == (Path(runtime.__file__).parent / "job_main.py").read_bytes()
     # Dataproc stages into the bucket of the staging URL, the one its identity may write
     assert "--staging-bucket=staging" in command
     properties = next(c for c in command if c.startswith("--properties="))
     assert "spark.executor.cores=8" in properties and "spark.speculation=false" in properties
     assert command[command.index("--") + 1 :] == ["gs://streams/", "--start", "2024-06-01"]
-    assert [u.url.rsplit("/", 1)[1] for u in plan.uploads] == [dataproc.WHEEL_NAME, "job.py"]
+
+
+def test_a_batch_may_run_the_checkouts_wheel_over_its_image() -> None:
+    plan = _plan(wheel=Path("/tmp/x") / dataproc.WHEEL_NAME)
+    assert f"--py-files=gs://staging/runs/hedera-backfill-1/{dataproc.WHEEL_NAME}" in plan.command
+    assert [u.url.rsplit("/", 1)[1] for u in plan.uploads] == [dataproc.WHEEL_NAME, "job_main.py"]
+
+
+def test_a_batch_without_an_image_is_refused_saying_how_to_build_one() -> None:
+    with pytest.raises(BackfillImageError, match=r"cloudbuild\.yaml") as raised:
+        _plan(container_image="")
+    assert "HEDERA_HISTORY_DATAPROC_IMAGE_REPOSITORY" in str(raised.value)
+
+
+def test_the_image_is_the_repository_at_the_tag_unless_given_in_full() -> None:
+    assert dataproc.resolve_container_image("", "r/p/repo/backfill", "") == "r/p/repo/backfill:main"
+    assert dataproc.resolve_container_image("", "r/p/repo/backfill/", "abc1") == "r/p/repo/backfill:abc1"
+    assert dataproc.resolve_container_image("x/y:2", "r/p/repo/backfill", "abc1") == "x/y:2"
+    with pytest.raises(BackfillImageError):
+        dataproc.resolve_container_image("", "", "abc1")
 
 
 def test_an_existing_cluster_and_a_local_address_book(tmp_path: Path) -> None:
     book = tmp_path / "book.bin"
-    plan = _plan(cluster="history", address_book=book)
+    plan = _plan(cluster="history", address_book=book, container_image="", wheel=Path("/tmp/x") / dataproc.WHEEL_NAME)
     command = list(plan.command)
     assert command[:5] == ["gcloud", "dataproc", "jobs", "submit", "pyspark"]
     assert "--cluster=history" in command and "--id=hedera-backfill-1" in command
@@ -139,16 +164,36 @@ def test_submit_dry_run_prints_the_command_and_builds_nothing(small_dir: Path, m
     args = ["backfill", "submit", "s3://hedera-streams/", "--address-book", str(small_dir / "address-book.bin")]
     args += ["--start", "2024-06-01", "--end", "2024-07-01", "--staging-url", "gs://staging/x", "--batch", "b-1"]
     args += ["--s3-requester-pays", "--instance", "history", "--service-account", "bf@p.iam", "--dry-run"]
+    args += ["--image-repository", "us-docker.pkg.dev/p/hh-backfill/backfill"]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    command = shlex.split(result.output.strip().splitlines()[-1])
+    lines = result.output.strip().splitlines()
+    image = "us-docker.pkg.dev/p/hh-backfill/backfill:main"
+    assert f"image: {image}" in lines
+    assert f"runtime: {runtime.RUNTIME_VERSION} (Spark {runtime.SPARK_VERSION}, Java 17, image Python 3.11)" in lines
+    assert "service account: bf@p.iam" in lines
+    assert "staging: gs://staging/x/b-1/" in lines
+    assert any(line.startswith("arguments: s3://hedera-streams/ ") for line in lines)
+    command = shlex.split(lines[-1])
     assert command[:5] == ["gcloud", "dataproc", "batches", "submit", "pyspark"]
     assert "--service-account=bf@p.iam" in command[: command.index("--")]
+    assert f"--container-image={image}" in command and f"--version={runtime.RUNTIME_VERSION}" in command
     job_args = command[command.index("--") + 1 :]
     assert job_args[0] == "s3://hedera-streams/"
     assert {"--s3-requester-pays", "--instance", "history", "--start", "2024-06-01"} <= set(job_args)
     assert job_args[-2:] == ["--address-book", "gs://staging/x/b-1/address-book.bin"]
     assert "--local" not in job_args and "--dry-run" not in job_args
+
+
+def test_submit_refuses_a_batch_without_an_image(small_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HEDERA_HISTORY_DATAPROC_CONTAINER_IMAGE", "HEDERA_HISTORY_DATAPROC_IMAGE_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(dataproc, "build_wheel", _must_not_run)
+    args = ["backfill", "submit", "gs://b/", "--address-book", str(small_dir / "address-book.bin")]
+    args += ["--start", "2024-06-01", "--end", "2024-06-02", "--staging-url", "gs://staging/x", "--dry-run"]
+    result = CliRunner().invoke(cli, args)
+    assert isinstance(result.exception, BackfillImageError)
+    assert "--container-image" in str(result.exception)
 
 
 def test_submit_needs_a_staging_location(small_dir: Path) -> None:

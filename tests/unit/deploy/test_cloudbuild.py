@@ -19,6 +19,7 @@ EXPECTED_STAGES = (
     "terraform-validate",
     "terraform-plan",
     "terraform-apply",
+    "backfill-image",
 )
 
 

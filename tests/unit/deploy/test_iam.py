@@ -71,6 +71,8 @@ IAM_RESOURCES = {
     ("google_cloud_run_service_iam_member", "grant"): "each.value.role",
     ("google_cloud_run_service_iam_member", "query_invoker"): "roles/run.invoker",
     ("google_secret_manager_secret_iam_member", "follow_aws"): "roles/secretmanager.secretAccessor",
+    # Backfill batches pull their container image (artifact_registry.tf), from that one repository.
+    ("google_artifact_registry_repository_iam_member", "backfill_pull"): "roles/artifactregistry.reader",
 }
 
 

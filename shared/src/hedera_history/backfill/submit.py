@@ -1,20 +1,21 @@
-"""``backfill submit``: package the library, stage it, and hand the job to Dataproc.
+"""``backfill submit``: stage the job and hand it to Dataproc.
 
 What is submitted:
 
-- the project as a wheel (``--py-files``: Spark puts it on the path of the driver and of every
-  executor's Python worker), built by the deploy tooling from a staged copy of the sources;
-- ``backfill/job.py`` as the main Python file: it runs ``hedera-history backfill run`` with the
-  job's arguments, against the master Dataproc configured;
+- ``hedera_history/backfill/job_main.py`` (from the installed package: no checkout needed) as the
+  main Python file: it runs ``hedera-history backfill run`` with the job's arguments, against the
+  master Dataproc configured;
+- for a Serverless batch, the custom container image that holds the project and its pinned
+  dependencies (backfill/image/, built by Cloud Build): Dataproc's own images lack
+  ``hiero-sdk-python`` and protobuf 7, so a batch without it is refused (:class:`BackfillImageError`);
+- for a cluster (which has no such image), or with ``--wheel``, the project as a wheel built from
+  the checkout (``--py-files``: Spark puts it on the path of the driver and of every executor);
 - the address book, when it is a local file, so the driver can read it from the staging bucket.
 
-The library's dependencies (the Google Cloud clients, ``hiero-sdk-python``, ...) are not in
-Dataproc's images: a Serverless batch takes them from a custom container image
-(``--container-image``), a cluster from its own Python environment (see docs/backfill.md).
-
-By default a Serverless batch is created (``gcloud dataproc batches submit pyspark``); with a
-cluster name the job goes to that cluster (``gcloud dataproc jobs submit pyspark``). The gcloud
-command is the interface, so a dry run prints exactly what would run.
+By default a Serverless batch is created (``gcloud dataproc batches submit pyspark``) on the pinned
+runtime (:mod:`hedera_history.backfill.runtime`); with a cluster name the job goes to that cluster
+(``gcloud dataproc jobs submit pyspark``). The gcloud command is the interface, so a dry run prints
+exactly what would run.
 """
 
 from __future__ import annotations
@@ -28,17 +29,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from hedera_history import __version__
+from hedera_history.backfill import runtime
 from hedera_history.config import Settings
 from hedera_history.deploy.build import build_wheel as build_project_wheel
 from hedera_history.deploy.layout import repository_root
-from hedera_history.errors import BackfillError, ConfigError
+from hedera_history.errors import BackfillError, BackfillImageError, ConfigError
 from hedera_history.sources.base import open_sink, parse_url
 
-JOB_FILE = Path("backfill") / "job.py"
-"""The main Python file, relative to the checkout."""
+JOB_FILE = Path(__file__).with_name("job_main.py")
+"""The main Python file, as installed with the package."""
 WHEEL_NAME = f"hedera_history-{__version__}-py3-none-any.whl"
-DEFAULT_RUNTIME_VERSION = "2.2"
-"""Serverless runtime 2.2: Spark 3.5, Python 3.12, Java 17."""
+DEFAULT_RUNTIME_VERSION = runtime.RUNTIME_VERSION
 DEFAULT_PROPERTIES = {
     "spark.speculation": "false",
     "spark.task.maxFailures": "4",
@@ -60,12 +61,54 @@ class SubmitPlan:
     uploads: tuple[Upload, ...]
     command: tuple[str, ...]
     properties: Mapping[str, str] = field(default_factory=dict)
+    cluster: str | None = None
+    container_image: str = ""
+    runtime_version: str = ""
+    service_account: str = ""
+    staging_folder: str = ""
+    job_args: tuple[str, ...] = ()
 
     def describe(self) -> list[str]:
-        lines = [f"upload {upload.local} -> {upload.url}" for upload in self.uploads]
+        """What would be created, one fact a line; the last line is the gcloud command itself."""
+        if self.cluster:
+            lines = [f"job: {self.batch_id} on the Dataproc cluster {self.cluster}"]
+        else:
+            lines = [
+                f"batch: {self.batch_id} (Dataproc Serverless)",
+                f"runtime: {self.runtime_version}" + _runtime_components(self.runtime_version),
+                f"image: {self.container_image}",
+                "service account: " + (self.service_account or "(none given: the project's default compute account)"),
+            ]
+        lines.append(f"staging: {self.staging_folder}")
+        lines += [f"upload {upload.local} -> {upload.url}" for upload in self.uploads]
         lines.append("properties: " + ", ".join(f"{k}={v}" for k, v in sorted(self.properties.items())))
+        lines.append("arguments: " + shlex.join(self.job_args))
         lines.append(shlex.join(self.command))
         return lines
+
+
+def _runtime_components(version: str) -> str:
+    if version != runtime.RUNTIME_VERSION:
+        return " (not the pinned runtime " + runtime.RUNTIME_VERSION + ")"
+    return f" (Spark {runtime.SPARK_VERSION}, Java {runtime.JAVA_VERSION}, image Python {runtime.PYTHON_VERSION})"
+
+
+def resolve_container_image(explicit: str, repository: str, tag: str) -> str:
+    """The batch's image: ``explicit`` as given, else ``repository:tag`` (tag default ``main``).
+
+    Raises :class:`BackfillImageError`, saying how to get one, when neither is known.
+    """
+    if explicit:
+        return explicit
+    if repository:
+        return f"{repository.rstrip('/')}:{tag or runtime.DEFAULT_IMAGE_TAG}"
+    raise BackfillImageError(
+        "a Dataproc Serverless batch needs the backfill's container image (the runtime's own image has "
+        "neither hiero-sdk-python nor protobuf 7): build and push it with Cloud Build "
+        "(`gcloud builds submit --config cloudbuild.yaml`, step backfill-image) or "
+        "`infra/scripts/backfill-image.sh IMAGE`, then set HEDERA_HISTORY_DATAPROC_IMAGE_REPOSITORY "
+        "(Terraform output backfill_environment) or pass --container-image IMAGE (docs/backfill.md)"
+    )
 
 
 def new_batch_id(now: datetime | None = None) -> str:
@@ -81,7 +124,7 @@ def plan_submission(
     region: str,
     staging_url: str,
     batch_id: str,
-    wheel: Path,
+    wheel: Path | None = None,
     address_book: Path | None = None,
     cluster: str | None = None,
     container_image: str = "",
@@ -91,42 +134,54 @@ def plan_submission(
 ) -> SubmitPlan:
     """Everything one submission does; ``job_args`` are ``backfill run`` flags (no ``--local``).
 
-    With a local ``address_book`` the job's ``--address-book`` is pointed at its staged copy.
+    A Serverless batch needs ``container_image`` (:class:`BackfillImageError` without it); a
+    cluster needs the ``wheel``, which a batch takes only to run other code than its image's. With
+    a local ``address_book`` the job's ``--address-book`` is pointed at its staged copy.
     """
-    job_file = project_root() / JOB_FILE
-    if not job_file.is_file():
-        raise BackfillError(f"{job_file} not found: submit from a checkout of the project")
+    if not cluster and not container_image:
+        resolve_container_image("", "", "")  # raises, saying how to build one
+    if cluster and wheel is None:
+        raise BackfillError("a cluster has no image with the project: submitting to one ships the wheel")
     staged = parse_url(staging_url)
     if staged.scheme != "gs":
         raise ConfigError(f"the staging URL must be gs://bucket/prefix, got {staging_url!r}")
     folder = f"gs://{staged.bucket}/{staged.prefix}{batch_id}/"
-    uploads = [Upload(wheel, folder + wheel.name), Upload(job_file, folder + job_file.name)]
+    main = Upload(JOB_FILE, folder + JOB_FILE.name)
+    uploads = [main] if wheel is None else [Upload(wheel, folder + wheel.name), main]
     args = list(job_args)
     if address_book is not None:
         uploads.append(Upload(address_book, folder + "address-book.bin"))
         args = _replace_option(args, "--address-book", uploads[-1].url)
     merged = {**DEFAULT_PROPERTIES, **(properties or {})}
-    common = [
-        f"--project={project}",
-        f"--region={region}",
-        f"--py-files={uploads[0].url}",
-        "--properties=" + ",".join(f"{k}={v}" for k, v in sorted(merged.items())),
-    ]
+    common = [f"--project={project}", f"--region={region}"]
+    if wheel is not None:
+        common.append(f"--py-files={uploads[0].url}")
+    common.append("--properties=" + ",".join(f"{k}={v}" for k, v in sorted(merged.items())))
     if cluster:
-        command = ["gcloud", "dataproc", "jobs", "submit", "pyspark", uploads[1].url, f"--cluster={cluster}"]
+        command = ["gcloud", "dataproc", "jobs", "submit", "pyspark", main.url, f"--cluster={cluster}"]
         command += [*common, f"--id={batch_id}"]
     else:
-        command = ["gcloud", "dataproc", "batches", "submit", "pyspark", uploads[1].url, f"--batch={batch_id}"]
+        command = ["gcloud", "dataproc", "batches", "submit", "pyspark", main.url, f"--batch={batch_id}"]
         # Dataproc's own files go to the staging bucket too, not to buckets it would make in the
         # project: the batch identity may write that one bucket only (docs/deploy.md).
         command += [*common, f"--version={runtime_version}", f"--staging-bucket={staged.bucket}"]
-        if container_image:
-            command.append(f"--container-image={container_image}")
+        command.append(f"--container-image={container_image}")
         if service_account:
             # The least-privilege identity Terraform makes for the job (output backfill_service_account).
             command.append(f"--service-account={service_account}")
     command += ["--", *args]
-    return SubmitPlan(batch_id, tuple(uploads), tuple(command), merged)
+    return SubmitPlan(
+        batch_id,
+        tuple(uploads),
+        tuple(command),
+        merged,
+        cluster=cluster,
+        container_image="" if cluster else container_image,
+        runtime_version="" if cluster else runtime_version,
+        service_account="" if cluster else service_account,
+        staging_folder=folder,
+        job_args=tuple(args),
+    )
 
 
 def forwarded_environment(environ: Mapping[str, str]) -> list[str]:
@@ -139,7 +194,7 @@ def forwarded_environment(environ: Mapping[str, str]) -> list[str]:
 
 
 def project_root() -> Path:
-    """The checkout this module runs from (``submit`` needs the sources and ``backfill/job.py``)."""
+    """The checkout this module runs from (building the wheel needs the sources)."""
     return repository_root(Path(__file__).resolve().parent)
 
 

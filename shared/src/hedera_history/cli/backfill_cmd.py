@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from hedera_history import logs
 from hedera_history.backfill.model import BackfillJob
+from hedera_history.backfill.runtime import RUNTIME_VERSION as DATAPROC_RUNTIME
 from hedera_history.cli.common import bootstrap_book_location, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.config import Settings
@@ -225,7 +226,24 @@ def run(ctx: click.Context, /, **params: Any) -> None:
 @click.option(
     "--container-image",
     default=None,
-    help="Image with the dependencies, for a batch [HEDERA_HISTORY_DATAPROC_CONTAINER_IMAGE].",
+    help="The batch's image in full (default: --image-repository at --image-tag) "
+    "[HEDERA_HISTORY_DATAPROC_CONTAINER_IMAGE].",
+)
+@click.option(
+    "--image-repository",
+    default=None,
+    help="Where Cloud Build pushes the backfill image (Terraform sets it) [HEDERA_HISTORY_DATAPROC_IMAGE_REPOSITORY].",
+)
+@click.option(
+    "--image-tag",
+    default=None,
+    help="The image's tag: a commit, or main for the newest main build [HEDERA_HISTORY_DATAPROC_IMAGE_TAG].",
+)
+@click.option(
+    "--wheel",
+    "ship_wheel",
+    is_flag=True,
+    help="Also ship this checkout as a wheel (--py-files), run instead of the image's copy of the project.",
 )
 @click.option(
     "--service-account",
@@ -233,13 +251,22 @@ def run(ctx: click.Context, /, **params: Any) -> None:
     help="Identity the batch runs as (Terraform output backfill_service_account) "
     "[HEDERA_HISTORY_DATAPROC_SERVICE_ACCOUNT].",
 )
-@click.option("--runtime-version", default=None, help="Serverless runtime version (default 2.2).")
+@click.option(
+    "--runtime-version",
+    default=None,
+    help=f"Serverless runtime version (default the pinned {DATAPROC_RUNTIME}, the Spark the tests run).",
+)
 @click.option("--batch", "batch_id", default=None, help="Batch (or cluster job) id; default from the time.")
 @click.option("--property", "properties", multiple=True, metavar="KEY=VALUE", help="An extra Spark property.")
 @click.option("--dry-run", is_flag=True, help="Print what would be uploaded and submitted, and stop.")
 @click.pass_context
 def submit(ctx: click.Context, /, **params: Any) -> None:
-    """Package the library as a wheel and submit the backfill of SOURCE to Dataproc."""
+    """Submit the backfill of SOURCE to Dataproc: a Serverless batch on the backfill's image, or a cluster job.
+
+    The batch runs the project installed in the container image Cloud Build makes (backfill/image/);
+    without one it is refused. --dry-run prints the batch (image, runtime, identity, staging,
+    arguments) and the gcloud command, and calls nothing.
+    """
     from hedera_history.backfill import submit as dataproc  # noqa: PLC0415
 
     _apply_env(params["env"])
@@ -257,9 +284,19 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
     job_args = [*_forwarded_args(params), *dataproc.forwarded_environment(os.environ)]
     if book and not params["address_book"]:
         job_args += ["--address-book", book]
+    cluster = params["cluster"]
+    image = ""
+    if not cluster:
+        image = dataproc.resolve_container_image(
+            params["container_image"] or settings.dataproc_container_image,
+            params["image_repository"] or settings.dataproc_image_repository,
+            params["image_tag"] or settings.dataproc_image_tag,
+        )
     with tempfile.TemporaryDirectory(prefix="hedera-history-submit-") as scratch:
         dry_run = params["dry_run"]
-        wheel = Path(scratch) / dataproc.WHEEL_NAME if dry_run else dataproc.build_wheel(Path(scratch))
+        wheel: Path | None = None
+        if cluster or params["ship_wheel"]:
+            wheel = Path(scratch) / dataproc.WHEEL_NAME if dry_run else dataproc.build_wheel(Path(scratch))
         plan = dataproc.plan_submission(
             job_args,
             project=settings.project,
@@ -268,14 +305,15 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
             batch_id=params["batch_id"] or dataproc.new_batch_id(),
             wheel=wheel,
             address_book=local_book,
-            cluster=params["cluster"],
-            container_image=params["container_image"] or settings.dataproc_container_image,
+            cluster=cluster,
+            container_image=image,
             service_account=params["service_account"] or settings.dataproc_service_account,
             runtime_version=params["runtime_version"] or dataproc.DEFAULT_RUNTIME_VERSION,
             properties=_key_values(params["properties"], "--property"),
         )
         if dry_run:
-            click.echo(f"would build {wheel.name} from {dataproc.project_root()}")
+            if wheel is not None:
+                click.echo(f"would build {wheel.name} from {dataproc.project_root()}")
             for line in plan.describe():
                 click.echo(line)
             return

@@ -20,7 +20,7 @@ from rich.table import Table
 from hedera_history.deploy import contracts, layout, schema_snapshot
 from hedera_history.deploy.bootstrap import bootstrap, plan_bootstrap, require_credentials
 from hedera_history.deploy.build import build_function_sources, build_wheel
-from hedera_history.deploy.lock import LOCK_FILE, generate_lock, lock_problems
+from hedera_history.deploy.lock import TARGETS, all_lock_problems, generate_lock
 from hedera_history.deploy.plan import Action, PlanSummary, summarize_plan
 from hedera_history.deploy.terraform import Terraform
 from hedera_history.deploy.validate import format_report, validate_directory
@@ -105,7 +105,7 @@ def generate(check: bool) -> None:
 def build() -> None:
     """Build the project wheel (the backfill's) and every function source (folder and zip) under build/."""
     root, console = _root(), _console()
-    problems = lock_problems(root)
+    problems = all_lock_problems(root)
     if problems:
         raise BuildError("; ".join(problems))
     with _step(console, "build the project wheel"):
@@ -127,17 +127,20 @@ def build() -> None:
 @click.option("--check", is_flag=True, help="Resolve nothing; exit 1 when the lock does not fit pyproject.toml.")
 @_exits_on_deploy_errors
 def lock(check: bool) -> None:
-    """Resolve the functions' pinned, hashed requirements (functions/requirements.lock) with uv."""
+    """Resolve the pinned, hashed requirements with uv: the functions' (functions/requirements.lock) and
+    the backfill image's (backfill/image/requirements.lock, for the Dataproc runtime's Python)."""
     root = _root()
     if not check:
-        path = generate_lock(root)
-        click.echo(f"wrote {path.relative_to(root)}")
-    problems = lock_problems(root)
+        for target in TARGETS:
+            path = generate_lock(root, target)
+            click.echo(f"wrote {path.relative_to(root)}")
+    problems = all_lock_problems(root)
     for problem in problems:
         click.echo(problem, err=True)
     if problems:
         raise SystemExit(1)
-    click.echo(f"{LOCK_FILE} fits pyproject.toml")
+    for target in TARGETS:
+        click.echo(f"{target.file} fits pyproject.toml (Python {target.python_version})")
 
 
 @deploy.command("fmt")

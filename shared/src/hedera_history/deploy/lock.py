@@ -1,17 +1,24 @@
-"""The functions' pinned, hashed requirements: one lock file, generated from ``pyproject.toml``.
+"""Pinned, hashed requirements generated from ``pyproject.toml``: the functions' lock and the backfill image's.
 
-``functions/requirements.lock`` holds every package the project's runtime dependencies resolve to
-for the functions' runtime (Python 3.11 on Linux x86-64), each pinned with the hashes of all its
-distributions and annotated with what requires it (``uv pip compile --generate-hashes``). Its
-header records a digest of the dependency list it was resolved from, so a changed ``pyproject.toml``
-with a stale lock fails ``make test`` offline (:func:`lock_problems`); ``hedera-history deploy
-lock`` regenerates it (that step needs the package index).
+A lock holds every package the project's runtime dependencies resolve to for one Python on Linux
+x86-64, each pinned with the hashes of all its distributions and annotated with what requires it
+(``uv pip compile --generate-hashes``). There are two targets (:data:`TARGETS`), one parser:
 
-Each built function source gets the part of the lock its code needs (:func:`requirements_for`):
-the closure of the project's direct dependencies, less those no function imports (``rich``, the
-command line's) and, for functions that never read the stream bucket, ``boto3`` (S3 sources only).
-pip installs a hashed requirements file in hash-checking mode: every distribution it downloads must
-match a pinned hash, and nothing unpinned can slip in.
+- ``functions/requirements.lock`` for the functions' runtime (Python 3.11);
+- ``backfill/image/requirements.lock`` for the backfill's container image, resolved for the Python
+  of the pinned Dataproc runtime (:mod:`hedera_history.backfill.runtime`); pyspark is not in it, as
+  the runtime mounts Spark into the container.
+
+Each lock's header records a digest of the dependency list and of the Python it was resolved for,
+so a changed ``pyproject.toml`` (or runtime) with a stale lock fails ``make test`` offline
+(:func:`lock_problems`); ``hedera-history deploy lock`` regenerates them (that step needs the
+package index).
+
+Each built function source gets the part of the functions' lock its code needs
+(:func:`requirements_for`): the closure of the project's direct dependencies, less those no function
+imports (``rich``, the command line's) and, for functions that never read the stream bucket,
+``boto3`` (S3 sources only). pip installs a hashed requirements file in hash-checking mode: every
+distribution it downloads must match a pinned hash, and nothing unpinned can slip in.
 """
 
 from __future__ import annotations
@@ -29,19 +36,43 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from hedera_history.backfill import runtime
 from hedera_history.errors import BuildError
 
-LOCK_FILE = Path("functions/requirements.lock")
-PYTHON_VERSION = "3.11"
-"""The functions' runtime (``python_runtime`` in ``infra/variables.tf``)."""
 PLATFORM = "x86_64-manylinux_2_28"
+
+
+@dataclass(frozen=True, slots=True)
+class LockTarget:
+    file: Path
+    """Relative to the checkout."""
+    python_version: str
+    title: str
+    """``hedera-history <title> lock`` in the header."""
+    pinned_for: str
+
+
+FUNCTIONS = LockTarget(
+    Path("functions/requirements.lock"),
+    "3.11",  # the functions' runtime (``python_runtime`` in ``infra/variables.tf``)
+    "function",
+    "every function",
+)
+BACKFILL_IMAGE = LockTarget(
+    runtime.IMAGE_DIR / "requirements.lock",
+    runtime.PYTHON_VERSION,
+    "backfill image",
+    f"the backfill's container image (Dataproc Serverless runtime {runtime.RUNTIME_VERSION})",
+)
+TARGETS = (FUNCTIONS, BACKFILL_IMAGE)
+LOCK_FILE = FUNCTIONS.file
+PYTHON_VERSION = FUNCTIONS.python_version
 PROJECT = "hedera-history"
 NEVER_IMPORTED_BY_FUNCTIONS = frozenset({"rich"})
 """Direct dependencies only the command line imports."""
 S3_ONLY = frozenset({"boto3"})
 """Direct dependencies only an S3 source imports (functions that read the stream bucket)."""
 
-_HEADER = "# hedera-history function lock"
 _DIGEST = re.compile(r"^# dependencies sha256=([0-9a-f]{64})$", re.MULTILINE)
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)")
 
@@ -85,9 +116,9 @@ def project_dependencies(root: Path) -> list[str]:
         return list(tomllib.load(file)["project"]["dependencies"])
 
 
-def dependencies_digest(dependencies: Iterable[str]) -> str:
+def dependencies_digest(dependencies: Iterable[str], target: LockTarget = FUNCTIONS) -> str:
     """Of the dependency list as written (sorted), with the runtime it is resolved for."""
-    text = "\n".join([f"python={PYTHON_VERSION} platform={PLATFORM}", *sorted(dependencies)])
+    text = "\n".join([f"python={target.python_version} platform={PLATFORM}", *sorted(dependencies)])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -134,21 +165,22 @@ def _via_name(text: str) -> str:
     return canonicalize_name(text.split(" ", 1)[0])
 
 
-def read_lock(root: Path) -> Lock:
-    path = root / LOCK_FILE
+def read_lock(root: Path, target: LockTarget = FUNCTIONS) -> Lock:
+    path = root / target.file
     if not path.is_file():
-        raise BuildError(f"{LOCK_FILE} is missing: run `hedera-history deploy lock`", file=str(path))
+        raise BuildError(f"{target.file} is missing: run `hedera-history deploy lock`", file=str(path))
     return parse_lock(path.read_text())
 
 
-def lock_problems(root: Path) -> list[str]:
-    """What makes the lock unfit for the current ``pyproject.toml`` (empty: it fits)."""
-    lock = read_lock(root)
+def lock_problems(root: Path, target: LockTarget = FUNCTIONS) -> list[str]:
+    """What makes ``target``'s lock unfit for the current ``pyproject.toml`` (empty: it fits)."""
+    lock = read_lock(root, target)
     dependencies = project_dependencies(root)
     problems = []
-    if lock.digest != dependencies_digest(dependencies):
+    if lock.digest != dependencies_digest(dependencies, target):
         problems.append(
-            f"{LOCK_FILE} was resolved from other dependencies than pyproject.toml's: run `hedera-history deploy lock`"
+            f"{target.file} was resolved from other dependencies than pyproject.toml's, or for another Python "
+            f"than {target.python_version}: run `hedera-history deploy lock`"
         )
     for text in dependencies:
         try:
@@ -158,7 +190,7 @@ def lock_problems(root: Path) -> list[str]:
             continue
         pin = lock.pins.get(canonicalize_name(requirement.name))
         if pin is None:
-            problems.append(f"{requirement.name} is not pinned in {LOCK_FILE}")
+            problems.append(f"{requirement.name} is not pinned in {target.file}")
         elif not requirement.specifier.contains(pin.version, prereleases=True):
             problems.append(f"{requirement.name}=={pin.version} does not satisfy {text!r}")
     problems += [f"{pin.name}=={pin.version} has no hash" for pin in lock.pins.values() if pin.hashes == 0]
@@ -182,8 +214,13 @@ def requirements_for(root: Path, *, reads_stream: bool) -> str:
     return "\n".join([*header, *(pin.text for pin in pins)]) + "\n"
 
 
-def generate_lock(root: Path) -> Path:
-    """Resolve ``pyproject.toml``'s dependencies for the functions' runtime into :data:`LOCK_FILE`."""
+def all_lock_problems(root: Path) -> list[str]:
+    """:func:`lock_problems` of every target."""
+    return [problem for target in TARGETS for problem in lock_problems(root, target)]
+
+
+def generate_lock(root: Path, target: LockTarget = FUNCTIONS) -> Path:
+    """Resolve ``pyproject.toml``'s dependencies for ``target``'s Python into its lock file."""
     uv = _uv()
     command = [
         uv,
@@ -195,20 +232,22 @@ def generate_lock(root: Path) -> Path:
         "--annotation-style",
         "split",
         "--python-version",
-        PYTHON_VERSION,
+        target.python_version,
         "--python-platform",
         PLATFORM,
     ]
     result = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise BuildError(f"uv pip compile failed ({result.returncode}): {result.stderr.strip()[-2000:]}")
-    digest = dependencies_digest(project_dependencies(root))
+    digest = dependencies_digest(project_dependencies(root), target)
     header = (
-        f"{_HEADER}: pinned, hashed requirements of every function (`hedera-history deploy lock`).\n"
-        f"# Resolved for Python {PYTHON_VERSION} on {PLATFORM} from pyproject.toml [project] dependencies.\n"
+        f"# hedera-history {target.title} lock: pinned, hashed requirements of {target.pinned_for} "
+        "(`hedera-history deploy lock`).\n"
+        f"# Resolved for Python {target.python_version} on {PLATFORM} from pyproject.toml [project] dependencies.\n"
         f"# dependencies sha256={digest}\n"
     )
-    path = root / LOCK_FILE
+    path = root / target.file
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(header + result.stdout)
     return path
 
