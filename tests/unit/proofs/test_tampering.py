@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
+from hedera_history import hapi
 from hedera_history.errors import ProofError
 from hedera_history.formats.hashing import sha384
 from hedera_history.proofs.codec import decode_bundle, encode_bundle
@@ -25,7 +26,7 @@ from tests.data_dir import real_data_dir
 from tests.unit.proofs.conftest import real_book_path
 
 Path_ = tuple[tuple[str, int | None], ...]
-CASES = ("v1", "v2", "v5", "v6-sidecars", "rotation", "rotation-pinned")
+CASES = ("v1", "v2", "v5", "v5-unpacked-book", "v6-sidecars", "rotation", "rotation-pinned")
 _cache: dict[str, tuple[bytes, Trust, Fraction]] = {}
 
 
@@ -45,6 +46,8 @@ def _proof(case: str, rotating_dir: Path) -> tuple[bytes, Trust, Fraction]:
     else:
         folder = case.split("-", maxsplit=1)[0]
         book = real_book_path(folder).read_bytes()
+        if case.endswith("unpacked-book"):
+            book = _upper_case_keys(book)
         prover = DirectoryProver(real_data_dir() / folder, book)
         block = next(b for b in prover.blocks if b.sidecars) if case == "v6-sidecars" else prover.blocks[-1]
         with_sidecars = {r.consensus_ns for s in block.sidecars for r in s.records}
@@ -56,12 +59,24 @@ def _proof(case: str, rotating_dir: Path) -> tuple[bytes, Trust, Fraction]:
     return _cache[case]
 
 
+def _upper_case_keys(book: bytes) -> bytes:
+    """A book whose keys are upper-case hex: valid, but not packable (unpacking writes lower case)."""
+    message = hapi.NodeAddressBook.FromString(book)
+    for address in message.nodeAddress:
+        address.RSA_PubKey = address.RSA_PubKey.upper()
+    data: bytes = message.SerializeToString()
+    return data
+
+
 def bytes_fields(message: Any, path: Path_ = ()) -> list[Path_]:
     """The path of every non-empty bytes field in ``message``, nested messages included."""
     found: list[Path_] = []
     for descriptor, value in message.ListFields():
         if descriptor.type == FieldDescriptor.TYPE_BYTES:
-            found.append((*path, (descriptor.name, None)))
+            if descriptor.is_repeated:
+                found.extend((*path, (descriptor.name, index)) for index, item in enumerate(value) if item)
+            else:
+                found.append((*path, (descriptor.name, None)))
         elif descriptor.type == FieldDescriptor.TYPE_MESSAGE:
             if descriptor.is_repeated:
                 for index, element in enumerate(value):
@@ -75,17 +90,21 @@ def flip(bundle: ProofBundle, path: Path_, position: int, mask: int) -> None:
     target: Any = bundle
     for name, index in path[:-1]:
         target = getattr(target, name) if index is None else getattr(target, name)[index]
-    name = path[-1][0]
-    value = bytearray(getattr(target, name))
+    name, index = path[-1]
+    value = bytearray(getattr(target, name) if index is None else getattr(target, name)[index])
     value[position % len(value)] ^= mask
-    setattr(target, name, bytes(value))
+    if index is None:
+        setattr(target, name, bytes(value))
+    else:
+        getattr(target, name)[index] = bytes(value)
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_every_case_has_the_fields_it_should(case: str, rotating_dir: Path) -> None:
     proof, _, _ = _proof(case, rotating_dir)
     names = {step[0] for path in bytes_fields(decode_bundle(proof)) for step in path}
-    assert {"signature", "signed_hash", "checkpoint_book"} <= names
+    assert {"signature", "signed_hash"} <= names
+    assert {"checkpoint_book"} <= names if case.endswith("unpacked-book") else {"book_without_keys", "keys"} <= names
     if case in ("v5", "rotation", "rotation-pinned"):
         assert {"transaction", "record", "running_hash_before", "start_running_hash"} <= names
     if case.startswith("rotation"):

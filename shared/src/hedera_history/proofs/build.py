@@ -22,6 +22,7 @@ from hedera_history.formats.model import RecordFile, RecordItem, SidecarFile
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.proofs.chain import BookChain, chain_change
 from hedera_history.proofs.codec import FORMAT_VERSION, encode_bundle
+from hedera_history.proofs.packed_book import pack_book
 from hedera_history.proofs.verify import transaction_id_text
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, ProofBundle, TrustChain
 from hedera_history.store.originals import signed_file_bytes
@@ -87,7 +88,13 @@ class ChainPlan:
 def build_chain(plan: ChainPlan, *, ratio: Fraction = DEFAULT_RATIO) -> tuple[TrustChain, BookChain]:
     """The trust chain's evidence and the state the verifier will reach after it."""
     state = BookChain(parse_address_book(plan.checkpoint, "checkpoint book"))
-    chain = TrustChain(checkpoint_book=plan.checkpoint if plan.ship_checkpoint else b"")
+    chain = TrustChain()
+    if plan.ship_checkpoint:
+        packed = pack_book(plan.checkpoint)
+        if packed is None:
+            chain.checkpoint_book = plan.checkpoint
+        else:
+            chain.checkpoint_packed.CopyFrom(packed)
     for index, step in enumerate(plan.steps):
         evidence = block_evidence(step.block, state.consensus_book, shown=step.indices, ratio=ratio)
         items = [step.block.record.items[i] for i in step.indices]

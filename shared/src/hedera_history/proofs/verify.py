@@ -47,6 +47,7 @@ from hedera_history.formats.record_v5 import hash_object
 from hedera_history.formats.sidecar import parse_sidecar_content
 from hedera_history.proofs.chain import BookChain
 from hedera_history.proofs.codec import decode_bundle
+from hedera_history.proofs.packed_book import unpack_book
 from hedera_history.proofs.trust import Trust
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, ProofBundle
 from hedera_history.verify.address_book import AddressBook, parse_address_book
@@ -116,7 +117,13 @@ def verify_bundle(bundle: ProofBundle, trust: Trust, *, ratio: Fraction = DEFAUL
 def checkpoint_book(bundle: ProofBundle, trust: Trust) -> AddressBook:
     """The chain's starting book: the bundle's checkpoint (or the client's own book), whose
     SHA-384 must be the trusted hash."""
-    data = bundle.trust.checkpoint_book or trust.book
+    shipped = bundle.trust
+    if shipped.checkpoint_book and shipped.HasField("checkpoint_packed"):
+        raise ProofFormatError("the checkpoint book comes both as it is and packed")
+    if shipped.HasField("checkpoint_packed"):
+        data: bytes | None = unpack_book(shipped.checkpoint_packed)
+    else:
+        data = shipped.checkpoint_book or trust.book
     if data is None:
         raise ProofBookError("the proof carries no checkpoint book and the client trusts only a hash")
     if sha384(data) != trust.book_hash:

@@ -119,9 +119,19 @@ class SidecarEvidence(_message.Message):
     def __init__(self, id: _Optional[int] = ..., content: _Optional[bytes] = ...) -> None: ...
 
 class TrustChain(_message.Message):
-    __slots__ = ("checkpoint_book", "steps")
+    __slots__ = ("checkpoint_book", "steps", "checkpoint_packed")
     CHECKPOINT_BOOK_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_PACKED_FIELD_NUMBER: _ClassVar[int]
     checkpoint_book: bytes
     steps: _containers.RepeatedCompositeFieldContainer[BlockEvidence]
-    def __init__(self, checkpoint_book: _Optional[bytes] = ..., steps: _Optional[_Iterable[_Union[BlockEvidence, _Mapping]]] = ...) -> None: ...
+    checkpoint_packed: PackedBook
+    def __init__(self, checkpoint_book: _Optional[bytes] = ..., steps: _Optional[_Iterable[_Union[BlockEvidence, _Mapping]]] = ..., checkpoint_packed: _Optional[_Union[PackedBook, _Mapping]] = ...) -> None: ...
+
+class PackedBook(_message.Message):
+    __slots__ = ("book_without_keys", "keys")
+    BOOK_WITHOUT_KEYS_FIELD_NUMBER: _ClassVar[int]
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    book_without_keys: bytes
+    keys: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, book_without_keys: _Optional[bytes] = ..., keys: _Optional[_Iterable[bytes]] = ...) -> None: ...
