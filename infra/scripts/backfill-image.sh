@@ -42,6 +42,7 @@ tags=(-t "$image:$tag")
 if [[ -n "${BRANCH_NAME:-}" ]]; then
   tags+=(-t "$image:$BRANCH_NAME")
 fi
-docker build -f backfill/image/Dockerfile "${tags[@]}" .
+# BuildKit, for backfill/image/Dockerfile.dockerignore: only the lock and the wheel leave the checkout.
+DOCKER_BUILDKIT=1 docker build -f backfill/image/Dockerfile "${tags[@]}" .
 docker push --all-tags "$image"
 echo "pushed $image:$tag"
