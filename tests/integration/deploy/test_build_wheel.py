@@ -46,6 +46,7 @@ def test_two_wheel_builds_are_byte_identical(tmp_path):
 def test_deploy_build_writes_the_wheel_and_every_function_archive(tmp_path):
     root = snapshot(tmp_path)
     shutil.copytree(REPO / "functions", root / "functions", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "backfill" / "image", root / "backfill" / "image")  # its lock is checked too
     (root / "infra").mkdir()
     shutil.copytree(INFRA / "generated", root / "infra" / "generated")
     result = CliRunner().invoke(cli, ["deploy", "--root", str(root), "build"])
@@ -56,5 +57,7 @@ def test_deploy_build_writes_the_wheel_and_every_function_archive(tmp_path):
     for spec in FUNCTIONS:
         archive = root / FUNCTIONS_BUILD_DIR / f"{Path(spec.source).name}.zip"
         with zipfile.ZipFile(archive) as bundle:
-            assert {"main.py", "requirements.txt", f"wheels/{wheels[0].name}"} <= set(bundle.namelist())
+            names = set(bundle.namelist())
+            assert {"main.py", "requirements.txt", "hedera_history/pipeline/ingest.py"} <= names
+            assert not any(name.endswith(".whl") or name.startswith("hedera_history/cli/") for name in names)
         assert spec.source in result.stderr
