@@ -86,9 +86,10 @@ class Verdict:
     def line(self) -> str:
         block = self.block
         number = f"block {block.block_number}" if block.block_number is not None else "its block"
+        where = "" if self.subject.startswith("block ") else f" in {number}"
         sidecars = f", {self.sidecar_records} sidecar record(s)" if self.sidecar_records else ""
         return (
-            f"verified: {self.subject} in {number} (record file V{block.version}, signed hash "
+            f"verified: {self.subject}{where} (record file V{block.version}, signed hash "
             f"{block.signed_hash.hex()[:16]}…){sidecars}; signed by {len(block.signers)} node(s) holding "
             f"{block.stake} of {block.total_stake} stake; book from the trusted one through "
             f"{self.book_updates} update(s), {self.stake_updates} stake update(s)"
