@@ -285,7 +285,8 @@ def _check_subject(bundle: ProofBundle, block: ProvenBlock) -> tuple[str, int]:
             raise ProofSubjectError(f"the proof is for block {number} but the file signs block {block.block_number}")
         if bundle.sidecars:
             raise ProofFormatError("a block proof carries no sidecar files")
-        return f"block {number} ({len(block.items)} item(s))", 0
+        unsigned = "" if block.block_number is not None else ", its number not signed before V6"
+        return f"block {number}, {len(block.items)} item(s){unsigned}", 0
     if kind != "transaction":
         raise ProofFormatError("the bundle names no subject")
     subject = bundle.subject.transaction
