@@ -82,6 +82,11 @@ class ReferenceContract:
         OAS31Validator(schema, registry=self._registry).validate(body)
         return template
 
+    def validate_component(self, name: str, body: Any) -> None:
+        """Validate against one of the document's ``components/schemas``."""
+        schema = {"$ref": f"{DOCUMENT_URI}#/components/schemas/{name}"}
+        OAS31Validator(schema, registry=self._registry).validate(body)
+
 
 def _escape(segment: str) -> str:
     return segment.replace("~", "~0").replace("/", "~1")

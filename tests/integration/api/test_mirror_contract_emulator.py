@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-import flask
 import pytest
-from hedera_history.api.http import serve_request
+from hedera_history.api.reference_routes import NOT_SERVED, SERVED
 from hedera_history.config import Settings
 from hedera_history.pipeline.address_books import write_book
 from hedera_history.sources.local_periods import find_local_periods
@@ -28,6 +28,7 @@ from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.unit.api.wsgi_app import query_app
 
 pytestmark = [pytest.mark.emulator]
 
@@ -38,19 +39,6 @@ SETS = {
 CONTRACT_CALL = "1657701971.304284003"
 """The real V6 contract call by 0.0.2, with a child create (nonce 1) one nanosecond later."""
 BOOK_EFFECTIVE_NS = 1_600_000_000 * 10**9
-SERVED = {
-    "/api/v1/accounts/{idOrAliasOrEvmAddress}",
-    "/api/v1/balances",
-    "/api/v1/blocks",
-    "/api/v1/blocks/{hashOrNumber}",
-    "/api/v1/contracts/results/{transactionIdOrHash}",
-    "/api/v1/contracts/results/{transactionIdOrHash}/actions",
-    "/api/v1/contracts/{contractIdOrAddress}/results",
-    "/api/v1/network/nodes",
-    "/api/v1/transactions",
-    "/api/v1/transactions/{transactionId}",
-}
-"""The reference's routes we serve (docs/api.md): each must have been checked on real answers."""
 
 
 @dataclass
@@ -93,26 +81,13 @@ def checker(bigtable_client: Any, hedera_data: Path) -> Iterator[Checker]:
         written = BlockWriter(gateway, settings).write_blocks([b for b in blocks if b is not None])
         assert written and all(r.complete for r in written)
         write_book(gateway, BOOK_EFFECTIVE_NS, book)  # as a backfill records the book it started with
-        clients[name] = _app(HistoryReader(gateway)).test_client()
+        clients[name] = query_app(HistoryReader(gateway)).test_client()
     yield Checker(ReferenceContract(load_reference_document()), clients)
     for gateway in gateways:
         gateway.close()
     for table in instance.list_tables():
         with contextlib.suppress(Exception):
             table.delete()
-
-
-def _app(reader: HistoryReader) -> flask.Flask:
-    """The query function's request handling (``serve_request``) over one reader."""
-    app = flask.Flask(f"contract-{id(reader)}")
-    methods = ["GET", "HEAD", "POST", "OPTIONS"]
-
-    def run(path: str) -> flask.Response:
-        return serve_request(flask.request, lambda: reader)
-
-    app.add_url_rule("/", "root", run, defaults={"path": ""}, methods=methods)
-    app.add_url_rule("/<path:path>", "run", run, methods=methods)
-    return app
 
 
 @pytest.mark.parametrize("data_set", sorted(SETS))
@@ -214,6 +189,9 @@ def test_contract_results(checker: Checker) -> None:
     assert child["timestamp"] == "1657701971.304284004"
     actions = checker.get("v6", f"/api/v1/contracts/results/{call_id}/actions")
     assert actions == {"actions": [], "links": {"next": None}}  # these files carry no action sidecars
+    at = checker.get("v6", f"/api/v1/contracts/{result['contract_id']}/results/{CONTRACT_CALL}")
+    assert at == result
+    checker.get("v6", f"/api/v1/contracts/0.0.999999/results/{CONTRACT_CALL}", 404)
     results = checker.follow("v6", f"/api/v1/contracts/{result['contract_id']}/results", "results")
     assert [r["timestamp"] for r in results] == [result["timestamp"]]
     internal = checker.follow("v6", f"/api/v1/contracts/{child['contract_id']}/results?internal=true", "results")
@@ -238,6 +216,16 @@ def test_network_nodes(checker: Checker, data_set: str, hedera_data: Path) -> No
     assert one["nodes"] == nodes[:1]
     assert checker.get(data_set, "/api/v1/network/nodes?file.id=0.0.101")["nodes"] == []
     checker.get(data_set, "/api/v1/network/nodes?limit=26", 400)
+
+
+def test_routes_not_served_answer_501_in_the_reference_error_shape(checker: Checker) -> None:
+    for template in NOT_SERVED:
+        path = re.sub(r"\{[^}]+\}", "0.0.1001", template)
+        response = checker.clients["v6"].get(path)
+        assert response.status_code == 501, (path, response.status_code)
+        body = response.get_json()
+        checker.contract.validate_component("Error", body)
+        assert body["_status"]["messages"][0]["message"].startswith("not served from history")
 
 
 def test_every_served_route_was_checked(checker: Checker) -> None:

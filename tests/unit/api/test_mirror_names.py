@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import yaml
 from hedera_history import hapi
 from hedera_history.api import handle
 from hedera_history.api.entities import transaction_entity_id, transaction_type_name
+from hedera_history.api.reference_routes import NOT_SERVED, SERVED
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
 from hedera_history.store.reader import HistoryReader
@@ -120,3 +122,12 @@ def test_errors_have_the_reference_shape(reader: HistoryReader) -> None:
         assert response.status == status
         messages = response.body["_status"]["messages"]
         assert messages and all(isinstance(m["message"], str) for m in messages)
+
+
+def test_every_reference_route_is_served_or_says_why_not() -> None:
+    document = yaml.safe_load(mirror_openapi_path().read_text())
+    assert set(SERVED) | set(NOT_SERVED) == set(document["paths"])
+    assert not set(SERVED) & set(NOT_SERVED)
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "api.md").read_text()
+    for template in document["paths"]:
+        assert f"| `{template.removeprefix('/api/v1')}` |" in docs, template

@@ -1,6 +1,7 @@
 """Contract results as the mirror node serves them, from the records' ``contractCallResult`` /
 ``contractCreateResult``: ``/api/v1/contracts/results/{transactionIdOrHash}`` (with logs and state
-changes) and ``/api/v1/contracts/{contractIdOrAddress}/results`` (newest first).
+changes), ``/api/v1/contracts/{contractIdOrAddress}/results`` (newest first) and
+``/api/v1/contracts/{contractIdOrAddress}/results/{timestamp}``.
 
 A transaction is named by its id (``nonce`` picks a child, 0 by default), by the first 32 bytes of
 its transaction hash (what the reference calls its hash on EVM routes) or its whole 48-byte hash.
@@ -211,3 +212,15 @@ def contract_results(get_reader: Reader, contract_text: str, query: Query, skipp
             params.append(("internal", "true"))
         next_link = f"/api/v1/contracts/{contract}/results?" + urlencode(params)
     return {"results": found, "links": {"next": next_link}}
+
+
+def contract_result_at(get_reader: Reader, contract_text: str, timestamp_text: str, query: Query) -> dict[str, Any]:
+    """The result of the transaction at ``timestamp`` if it called (or created) the contract."""
+    only(query, set())
+    contract = account_reference(contract_text, "contractIdOrAddress")
+    reader = get_reader()
+    stored = reader.transaction(parse_timestamp(timestamp_text, "timestamp"))
+    rendered = None if stored is None else render_contract_result(reader, stored, details=True)
+    if rendered is None or rendered["contract_id"] != contract:
+        raise NotFoundError(f"no result of contract {contract} at {timestamp_text[:40]}")
+    return rendered

@@ -1,8 +1,10 @@
-"""The reference mirror node's REST routes we serve (its OpenAPI path templates), and how: the
-contract and fuzz tests run over these, docs/api.md lists them."""
+"""The reference mirror node's REST routes (its OpenAPI path templates) and what we do with each:
+served, served with documented differences, or not served and why. The contract and fuzz tests run
+over ``SERVED``; a route in ``NOT_SERVED`` answers 501 with its reason; docs/api.md lists both."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 Fidelity = Literal["identical", "differences"]
@@ -15,9 +17,69 @@ SERVED: dict[str, Fidelity] = {
     "/api/v1/contracts/results/{transactionIdOrHash}": "differences",
     "/api/v1/contracts/results/{transactionIdOrHash}/actions": "identical",
     "/api/v1/contracts/{contractIdOrAddress}/results": "differences",
+    "/api/v1/contracts/{contractIdOrAddress}/results/{timestamp}": "differences",
     "/api/v1/network/nodes": "differences",
     "/api/v1/transactions": "differences",
     "/api/v1/transactions/{transactionId}": "identical",
 }
 """``differences``: served, with the differences docs/api.md names (a filter or form not taken,
-fields history cannot know). Every other route of the reference answers 404 (docs/api.md says why)."""
+fields history cannot know)."""
+
+_LIVE = "live entity state, which the record stream does not carry as state"
+_NO_INDEX = "history keeps no index for this listing"
+NOT_SERVED: dict[str, str] = {
+    "/api/v1/accounts": _NO_INDEX + " (every account with its live state)",
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/hooks": _LIVE,
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/hooks/{hookId}/storage": _LIVE,
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts": _LIVE + " (NFT ownership)",
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/rewards": _NO_INDEX + " (staking reward payouts)",
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/tokens": _LIVE + " (token relationships)",
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/outstanding": _LIVE + " (pending airdrops)",
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/pending": _LIVE + " (pending airdrops)",
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/crypto": _LIVE + " (allowances)",
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/tokens": _LIVE + " (allowances)",
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/nfts": _LIVE + " (allowances)",
+    "/api/v1/contracts/call": "an EVM simulation against live contract state (POST)",
+    "/api/v1/contracts": _NO_INDEX + " (every contract with its live state)",
+    "/api/v1/contracts/{contractIdOrAddress}": _LIVE + " (contract bytecode, keys, expiry)",
+    "/api/v1/contracts/{contractIdOrAddress}/state": _LIVE + " (contract storage now)",
+    "/api/v1/contracts/results": _NO_INDEX + " (every contract result)",
+    "/api/v1/contracts/results/{transactionIdOrHash}/opcodes": "a re-execution of the transaction on the EVM",
+    "/api/v1/contracts/{contractIdOrAddress}/results/logs": _NO_INDEX + " (logs by contract and topic)",
+    "/api/v1/contracts/results/logs": _NO_INDEX + " (logs by topic)",
+    "/api/v1/network/exchangerate": _LIVE + " (the exchange-rate file's content)",
+    "/api/v1/network/fees": _LIVE + " (the fee schedule)",
+    "/api/v1/network/registered-nodes": _LIVE + " (registered nodes)",
+    "/api/v1/network/stake": _NO_INDEX + " (staking totals per period)",
+    "/api/v1/network/supply": _LIVE + " (every account's balance at once)",
+    "/api/v1/schedules": _LIVE + " (schedules)",
+    "/api/v1/schedules/{scheduleId}": _LIVE + " (schedules)",
+    "/api/v1/topics/{topicId}": _LIVE + " (topics)",
+    "/api/v1/topics/{topicId}/messages": _NO_INDEX + " (messages by topic)",
+    "/api/v1/topics/{topicId}/messages/{sequenceNumber}": _NO_INDEX + " (messages by topic)",
+    "/api/v1/topics/messages/{timestamp}": _NO_INDEX + " (messages by topic)",
+    "/api/v1/tokens": _LIVE + " (tokens)",
+    "/api/v1/tokens/{tokenId}": _LIVE + " (tokens)",
+    "/api/v1/tokens/{tokenId}/balances": _LIVE + " (token balances)",
+    "/api/v1/tokens/{tokenId}/nfts": _LIVE + " (NFTs)",
+    "/api/v1/tokens/{tokenId}/nfts/{serialNumber}": _LIVE + " (NFTs)",
+    "/api/v1/tokens/{tokenId}/nfts/{serialNumber}/transactions": _NO_INDEX + " (NFT transfers by serial)",
+}
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    return re.compile("^" + re.sub(r"\{[^/}]+\}", "[^/]+", template) + "$")
+
+
+# Literal templates first: /contracts/results/logs is not /contracts/results/{transactionIdOrHash}.
+_NOT_SERVED_PATTERNS = sorted(
+    ((_pattern(t), reason) for t, reason in NOT_SERVED.items()), key=lambda p: p[0].pattern.count("[^/]+")
+)
+
+
+def not_served_reason(path: str) -> str | None:
+    """Why a reference route is not served here, None when ``path`` is not one of them."""
+    for pattern, reason in _NOT_SERVED_PATTERNS:
+        if pattern.fullmatch(path):
+            return reason
+    return None

@@ -10,10 +10,10 @@ from urllib.parse import urlencode
 from hedera_history.api.accounts import get_account
 from hedera_history.api.balances import rest_balances
 from hedera_history.api.blocks import get_block, list_blocks
-from hedera_history.api.contract_results import contract_results, get_contract_result
+from hedera_history.api.contract_results import contract_result_at, contract_results, get_contract_result
 from hedera_history.api.contracts import contract_actions, contract_sidecars, contract_state_changes
 from hedera_history.api.errata import rest_errata
-from hedera_history.api.errors import InvalidParamsError, NotFoundError
+from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.network_nodes import network_nodes
 from hedera_history.api.parse import (
     is_hash,
@@ -24,6 +24,7 @@ from hedera_history.api.parse import (
     parse_transaction_id,
 )
 from hedera_history.api.query import Query, only, operator, page_limit, single
+from hedera_history.api.reference_routes import not_served_reason
 from hedera_history.api.render import render_transactions, timestamp
 from hedera_history.api.status import rest_status
 from hedera_history.api.transaction_filters import last_value
@@ -106,6 +107,9 @@ def log_skipped_rows(errors: Sequence[RowDecodeError]) -> None:
 
 def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[str, Any]:
     """The JSON body of a GET under /api/v1; raises NotFoundError for unknown paths."""
+    reason = not_served_reason(path.rstrip("/"))
+    if reason is not None:
+        raise NotServedError(f"not served from history: {reason}")
     parts = path.rstrip("/").split("/")[3:]  # after "", "api", "v1"
     match parts:
         case ["blocks"]:
@@ -124,6 +128,8 @@ def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[
             return get_contract_result(reader, key, query)
         case ["contracts", contract, "results"]:
             return contract_results(reader, contract, query, log_skipped_rows)
+        case ["contracts", contract, "results", consensus]:
+            return contract_result_at(reader, contract, consensus, query)
         case ["contracts", "results", consensus, "actions"]:
             return contract_actions(reader, consensus, query)
         case ["contracts", "results", consensus, "state"]:
