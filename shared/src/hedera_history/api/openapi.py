@@ -1,4 +1,5 @@
-"""The OpenAPI 3.0 document of every route and JSON-RPC method."""
+"""The OpenAPI 3.0 document of every route and JSON-RPC method (the mirror-node routes in short: the
+reference's own OpenAPI is their contract, docs/api.md)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ def _get(summary: str, params: list[dict[str, Any]], schema: str) -> dict[str, A
                 },
                 "400": _REST_ERROR,
                 "404": _REST_ERROR,
+                "501": _REST_ERROR,
                 "503": _REST_ERROR,
             },
         }
@@ -99,15 +101,83 @@ def openapi_document() -> dict[str, Any]:
             }
         },
         "/api/v1/blocks": _get(
-            "Complete blocks, paged by number",
+            "Complete blocks, newest first by default (the reference mirror node's listing)",
             [
                 limit,
-                _param("order", "query", "asc (default) or desc (desc without an upper bound: from the latest block)"),
+                _param("order", "query", "desc (default) or asc"),
                 _param("block.number", "query", "eq:, gt:, gte:, lt:, lte: a block number", array=True),
+                _param("timestamp", "query", "eq:, gt:, gte:, lt:, lte: on the block's consensus end", array=True),
             ],
             "Blocks",
         ),
-        "/api/v1/blocks/{number}": _get("One complete block", [_param("number", "path", "Block number")], "Block"),
+        "/api/v1/blocks/{hashOrNumber}": _get(
+            "One complete block by number (a hash answers 501: block hashes are not indexed)",
+            [_param("hashOrNumber", "path", "Block number")],
+            "Block",
+        ),
+        "/api/v1/transactions": _get(
+            "Transactions newest first with the reference's filters; links.next pages by timestamp",
+            [
+                limit,
+                _param("order", "query", "desc (default) or asc"),
+                _param("timestamp", "query", "eq:, gt:, gte:, lt:, lte: 'seconds.nanos'", array=True),
+                _param("account.id", "query", "One account (bare or eq:): the transactions touching it"),
+                _param("transactiontype", "query", "A TransactionTypes name of the reference, e.g. CRYPTOTRANSFER"),
+                _param("result", "query", "success or fail"),
+                _param("type", "query", "credit or debit (an hbar transfer into or out of account.id)"),
+            ],
+            "Transactions",
+        ),
+        "/api/v1/accounts/{idOrAliasOrEvmAddress}": _get(
+            "An account: its derived balance and transactions newest first (live state fields null)",
+            [
+                _param("idOrAliasOrEvmAddress", "path", "shard.realm.num, num or long-zero EVM address"),
+                limit,
+                _param("order", "query", "desc only"),
+                _param("timestamp", "query", "eq:, gt:, gte:, lt:, lte: 'seconds.nanos'", array=True),
+                _param("transactiontype", "query", "A TransactionTypes name"),
+                _param("transactions", "query", "false: leave the transactions out"),
+            ],
+            "Account",
+        ),
+        "/api/v1/contracts/results/{transactionIdOrHash}": _get(
+            "The contract result of a transaction, with logs and state changes",
+            [
+                _param("transactionIdOrHash", "path", "Transaction id, 32-byte hash prefix or 48-byte hash (hex)"),
+                _param("nonce", "query", "The child with this nonce (default 0)"),
+                _param("hbar", "query", "false: amount in weibars"),
+            ],
+            "ContractResult",
+        ),
+        "/api/v1/contracts/{contractIdOrAddress}/results": _get(
+            "Results of calls to a contract, newest first",
+            [
+                _param("contractIdOrAddress", "path", "shard.realm.num, num or long-zero EVM address"),
+                limit,
+                _param("order", "query", "desc only"),
+                _param("timestamp", "query", "eq:, gt:, gte:, lt:, lte: 'seconds.nanos'", array=True),
+                _param("internal", "query", "true: child results too"),
+            ],
+            "ContractResults",
+        ),
+        "/api/v1/contracts/{contractIdOrAddress}/results/{timestamp}": _get(
+            "The result of the contract's call at a consensus time",
+            [
+                _param("contractIdOrAddress", "path", "shard.realm.num, num or long-zero EVM address"),
+                _param("timestamp", "path", "Consensus time 'seconds.nanos'"),
+            ],
+            "ContractResult",
+        ),
+        "/api/v1/network/nodes": _get(
+            "The nodes of the newest address book in force, from the address-book history",
+            [
+                _param("limit", "query", "1-25 (default 25)"),
+                _param("order", "query", "asc (default) or desc, by node id"),
+                _param("node.id", "query", "eq:, gt:, gte:, lt:, lte: a node id", array=True),
+                _param("file.id", "query", "0.0.102 (0.0.101 lists nothing)"),
+            ],
+            "NetworkNodes",
+        ),
         "/api/v1/transactions/{transactionIdOrHash}": _get(
             "Every result of a transaction id (children, scheduled, duplicates), or a transaction by hash",
             [
@@ -130,7 +200,7 @@ def openapi_document() -> dict[str, Any]:
         "/api/v1/contracts/results/{timestamp}/actions": _get(
             "EVM actions (calls and creates) of a contract transaction, from its sidecar records, in call order",
             [
-                timestamp_param,
+                _param("timestamp", "path", "Consensus time 'seconds.nanos', transaction id or hash"),
                 _param("index", "query", "eq:, gt:, gte:, lt:, lte: an action index", array=True),
                 limit,
                 _param("order", "query", "asc (default) or desc, by index"),
@@ -341,6 +411,16 @@ def openapi_document() -> dict[str, Any]:
                 "type": ("string", [t.name for t in SidecarType]),
             }
         ),
+        "Account": {"type": "object", "description": "As the reference mirror node's AccountBalanceTransactions"},
+        "ContractResult": {"type": "object", "description": "As the reference mirror node's ContractResultDetails"},
+        "ContractResults": {
+            "type": "object",
+            "properties": {"results": {"type": "array", "items": obj}, "links": obj},
+        },
+        "NetworkNodes": {
+            "type": "object",
+            "properties": {"nodes": {"type": "array", "items": obj}, "links": obj},
+        },
         "SidecarRecords": {
             "type": "object",
             "properties": {"sidecars": {"type": "array", "items": {"$ref": "#/components/schemas/SidecarRecord"}}},
@@ -348,7 +428,12 @@ def openapi_document() -> dict[str, Any]:
     }
     return {
         "openapi": "3.0.3",
-        "info": {"title": "hedera-history query API", "version": __version__},
+        "info": {
+            "title": "hedera-history query API",
+            "version": __version__,
+            "description": "Routes under /api/v1 that the Hedera mirror node also has answer as its own OpenAPI "
+            "declares (docs/api.md lists the differences); other mirror-node routes answer 501.",
+        },
         "paths": paths,
         "components": {"schemas": schemas},
     }
