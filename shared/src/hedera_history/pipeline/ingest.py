@@ -38,7 +38,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hedera_history.block import NodeSignature, VerifiedBlock
 from hedera_history.cardinal.producer import BatchProducer
@@ -72,7 +72,6 @@ from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod, list_periods
 from hedera_history.sources.pinned_numbers import range_numbering
 from hedera_history.store import schema as s
-from hedera_history.store.bigtable_client import BigtableDataGateway
 from hedera_history.store.chaintime import block_time_ns
 from hedera_history.store.duplicates import parse_duplicate_blocks
 from hedera_history.store.gateway import write_or_raise
@@ -83,6 +82,9 @@ from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.consensus import OK, count_signatures
 from hedera_history.verify.period import PeriodReport, check_period, collect_signatures
 from hedera_history.verify.signatures import verify_node_signature
+
+if TYPE_CHECKING:  # the Bigtable client costs a cold start a third of a second: imported on first use
+    from hedera_history.store.bigtable_client import BigtableDataGateway
 
 logger = logging.getLogger(__name__)
 

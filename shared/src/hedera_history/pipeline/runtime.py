@@ -1,14 +1,17 @@
 """The clients and contexts a function instance builds once, from Settings, on first use.
 
 Nothing is read from the environment or connected at import time (a cold start that only
-answers a health check costs nothing); each builder is cached per process and per bucket.
+answers a health check costs nothing); each builder is cached per process and per bucket. The
+Cloud clients (Bigtable, Pub/Sub) are imported by the builders, not here: importing them takes
+most of a function's cold start, which a function then pays on its first call instead of on
+every instance start (bench/cold_start_bench.py).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.tracking import StatelessTracker
@@ -22,11 +25,12 @@ from hedera_history.pipeline.state import IngestState
 from hedera_history.pipeline.store import BigtableBlockSink, StoreContext
 from hedera_history.sources.address_book_file import read_address_book
 from hedera_history.sources.base import open_sink, open_source
-from hedera_history.store.bigtable_client import BigtableDataGateway, open_gateway
 from hedera_history.store.tracking_store import BigtableTrackingStore
 from hedera_history.store.writer import BlockWriter
-from hedera_history.transport.pubsub import PubSubPublisher
 from hedera_history.verify.consensus import parse_consensus_ratio
+
+if TYPE_CHECKING:
+    from hedera_history.store.bigtable_client import BigtableDataGateway
 
 T = TypeVar("T")
 
@@ -39,6 +43,9 @@ def stream_url(bucket: str) -> str:
 
 
 def build_ingest_context(settings: Settings, bucket: str, gateway: BigtableDataGateway | None = None) -> IngestContext:
+    from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415 (see the module docstring)
+    from hedera_history.transport.pubsub import PubSubPublisher  # noqa: PLC0415
+
     gateway = gateway or open_gateway(settings)
     bootstrap = read_address_book(settings.address_book, settings)
     return IngestContext(
@@ -55,6 +62,8 @@ def build_ingest_context(settings: Settings, bucket: str, gateway: BigtableDataG
 
 
 def build_store_context(settings: Settings, gateway: BigtableDataGateway | None = None) -> StoreContext:
+    from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415 (see the module docstring)
+
     gateway = gateway or open_gateway(settings)
     tracker = StatelessTracker(
         BigtableTrackingStore(gateway),

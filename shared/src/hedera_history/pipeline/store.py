@@ -32,8 +32,7 @@ from hedera_history.store.gateway import RowQuery, StoredRow
 from hedera_history.store.model import Cell, Row
 from hedera_history.store.row_codec import decode_row_message
 from hedera_history.store.writer import BlockWriter
-from hedera_history.transport.dead_letters import REPLAYS_ATTRIBUTE
-from hedera_history.transport.message import ReceivedMessage
+from hedera_history.transport.message import REPLAYS_ATTRIBUTE, ReceivedMessage
 
 logger = logging.getLogger(__name__)
 

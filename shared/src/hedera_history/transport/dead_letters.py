@@ -24,8 +24,8 @@ from typing import Any
 
 from hedera_history.errors import TransportUnavailableError
 from hedera_history.logs import event
-from hedera_history.transport._clients import publisher_client, subscriber_client
 from hedera_history.transport._errors import CLIENT_ERRORS, transport_error
+from hedera_history.transport.message import REPLAYS_ATTRIBUTE
 from hedera_history.transport.topics import (
     HISTORY,
     HISTORY_DEAD_LETTER_HOLD,
@@ -38,8 +38,6 @@ logger = logging.getLogger(__name__)
 HOLDS = {HISTORY_DEAD_LETTER_HOLD: HISTORY, SIDECARS_DEAD_LETTER_HOLD: SIDECARS}
 """Hold subscription -> the topic its messages came from."""
 DEAD_LETTER_ATTRIBUTE_PREFIX = "CloudPubSubDeadLetter"
-REPLAYS_ATTRIBUTE = "replays"
-"""How often a message was replayed (readable; consumers ignore it)."""
 SWEEP_MAX_REPLAYS = 3
 """A message the sweep has sent back this often stays on its hold for the operator: each round
 is ten deliveries over the store subscription's backoff (up to an hour), so three rounds outlast
@@ -74,6 +72,9 @@ def replay_dead_letters(
 ) -> ReplayReport:
     """Publish the held dead letters (at most ``max_messages`` pulled) to their source topics again;
     with ``max_replays``, those already replayed that often stay held."""
+    # The Pub/Sub client on first use: the ingest function's sweep imports this module at start.
+    from hedera_history.transport._clients import publisher_client, subscriber_client  # noqa: PLC0415
+
     subscriber = subscriber_client(emulator_host)
     publisher = publisher_client(emulator_host)
     try:

@@ -25,6 +25,9 @@ ATTR_BLOCK = "block"
 """Readable: the block number, decimal."""
 ATTR_BLOCK_HASH = "block_hash"
 """Readable: the block identity, lowercase hex."""
+REPLAYS_ATTRIBUTE = "replays"
+"""How often a dead letter was replayed (readable; consumers ignore it). Here rather than in
+``dead_letters`` so the store function reads it without importing the Pub/Sub client."""
 
 # Pub/Sub limits on attributes (https://cloud.google.com/pubsub/quotas#resource_limits).
 MAX_ATTRIBUTES = 100

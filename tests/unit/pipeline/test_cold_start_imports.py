@@ -1,0 +1,33 @@
+"""A function instance's cold start imports no Cloud client: each is imported on first use.
+
+The clients take most of a cold start (bench/cold_start_bench.py); a function that only answers a
+health check, or a call that never reaches a client, does not pay for them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FUNCTIONS = Path(__file__).resolve().parents[3] / "functions"
+CLIENTS = ("google.cloud.bigtable", "google.cloud.pubsub_v1", "google.cloud.storage", "boto3", "pyspark")
+SCRIPT = (
+    f"import json, sys\nimport main\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith({CLIENTS!r}))))\n"
+)
+
+
+@pytest.mark.parametrize("function", ["ingest", "store", "query", "follow"])
+def test_importing_a_function_loads_no_cloud_client(function: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=FUNCTIONS / function,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
