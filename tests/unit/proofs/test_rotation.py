@@ -11,6 +11,7 @@ import pytest
 from hedera_history import hapi
 from hedera_history.errors import ProofBookError, ProofSignatureError
 from hedera_history.gen import GeneratedStream
+from hedera_history.pipeline.address_books import CHANGE
 from hedera_history.proofs.codec import decode_bundle, encode_bundle
 from hedera_history.proofs.from_files import DirectoryProver
 from hedera_history.proofs.from_store import StoreProver, build_block_proof, build_transaction_proof
@@ -105,3 +106,18 @@ def test_the_store_proves_every_transaction(rotating_dir: Path, rotating_store: 
         for item in block.record.items:
             verdict = verify_proof(prover.transaction_proof(TransactionQuery.at(item.consensus_ns)), trust)
             assert item.consensus_ns in {i.consensus_ns for i in verdict.block.items}
+
+
+def test_without_change_rows_the_store_finds_the_update_in_the_files(
+    rotating_dir: Path, rotating_store: ConditionalMemoryGateway
+) -> None:
+    """A backfilled store has the book rows but no per-block change rows."""
+    gateway = ConditionalMemoryGateway()
+    gateway.tables = {
+        table: {key: dict(cells) for key, cells in rows.items() if not key.startswith(CHANGE)}
+        for table, rows in rotating_store.tables.items()
+    }
+    book = _bootstrap(rotating_dir)
+    prover = DirectoryProver(rotating_dir, book)
+    last = prover.blocks[-1].block_number
+    assert build_block_proof(HistoryReader(gateway), last, bootstrap_book=book) == prover.block_proof(last)

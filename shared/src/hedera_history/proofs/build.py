@@ -95,10 +95,12 @@ def build_chain(plan: ChainPlan, *, ratio: Fraction = DEFAULT_RATIO) -> tuple[Tr
             chain.checkpoint_book = plan.checkpoint
         else:
             chain.checkpoint_packed.CopyFrom(packed)
+    needed = 0  # steps up to the last that changed the book or stakes (later ones only began a book)
     for index, step in enumerate(plan.steps):
         evidence = block_evidence(step.block, state.consensus_book, shown=step.indices, ratio=ratio)
         items = [step.block.record.items[i] for i in step.indices]
         number = step.block.record.block_number if step.block.record.version == 6 else None
+        before = (state.book_updates, state.stake_updates)
         try:
             state.apply_step(items, number, f"trust chain step {index}")
         except ProofBookError:
@@ -106,6 +108,9 @@ def build_chain(plan: ChainPlan, *, ratio: Fraction = DEFAULT_RATIO) -> tuple[Tr
                 raise
             continue  # stakes equal to those in force: nothing to prove
         chain.steps.append(evidence)
+        if (state.book_updates, state.stake_updates) != before:
+            needed = len(chain.steps)
+    del chain.steps[needed:]
     return chain, state
 
 

@@ -6,8 +6,9 @@ every agreeing node's file and metadata signatures (a signature file holds nothi
 needs: its hashes are recomputed from the file). The trust chain comes from the ``address_books``
 table: each ``book/`` row's effective time names the block that completed the book (the one
 ending just before it), the ``change/`` rows before it back to the last FileUpdate of 0.0.102 the
-blocks that built it; ``stakes/`` rows likewise give the stake updates worth carrying (the last
-before each book change and before the subject).
+blocks that built it (without change rows, as a backfill leaves them, the block files themselves);
+``stakes/`` rows likewise give the stake updates worth carrying (the last before each book change
+and before the subject).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hedera_history.formats.model import RecordFile, SidecarFile, SidecarRecord,
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.pipeline.address_books import BOOK, CHANGE, Q_CHANGES, STAKES
 from hedera_history.proofs.build import ChainPlan, SignedBlock, block_bundle, chain_step, transaction_bundle
+from hedera_history.proofs.chain import chain_change
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.store import schema as s
 from hedera_history.store.decode import BlockFile, StoredBlock, decode_sidecar_row, guarded
@@ -34,6 +36,8 @@ from hedera_history.verify.consensus import DEFAULT_RATIO
 
 CHANGE_WINDOW = 1000
 """How many blocks before a book's completing block are searched for the FileUpdate that began it."""
+FILE_WALK = 100
+"""Without change rows, how many blocks back the files themselves are searched for it."""
 
 
 def build_transaction_proof(
@@ -203,9 +207,27 @@ class StoreProver:
             mine = [bool(is_append) for file_num, _, is_append in changes if int(file_num) == NODE_DETAILS_FILE]
             if mine:
                 touching.append((decode_hex16(row.key[len(CHANGE) :]), not all(mine)))
+        if not touching:
+            return self._book_blocks_from_files(completing)
         began = max((number for number, replaces in touching if replaces), default=start)
-        blocks = [number for number, _ in touching if number >= began]
-        return blocks or [completing]
+        return [number for number, _ in touching if number >= began]
+
+    def _book_blocks_from_files(self, completing: int) -> list[int]:
+        """Without change rows (a backfill writes the books it found, not each block's changes):
+        the blocks themselves, walked back from ``completing`` to the FileUpdate of 0.0.102."""
+        found: list[int] = []
+        for number in range(completing, max(self.first_block, completing - FILE_WALK) - 1, -1):
+            try:
+                block = self.signed_block(number)
+            except ObjectNotFoundError:
+                break
+            changes = [chain_change(item, block.record.name) for item in block.record.items]
+            files = [change for change in changes if change is not None and change.stakes is None]
+            if files:
+                found.append(number)
+                if any(not change.is_append for change in files):
+                    break
+        return sorted(found) or [completing]
 
 
 def _last_before(times: list[int], time: int, book_times: list[int]) -> bool:
