@@ -30,7 +30,8 @@ from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
 from tests.unit.api.wsgi_app import query_app
 
-pytestmark = [pytest.mark.emulator]
+# One worker runs the module: its tests share the loaded store, and the last checks what they covered.
+pytestmark = [pytest.mark.emulator, pytest.mark.xdist_group("mirror-contract")]
 
 SETS = {
     "v5": ("v5", "test-resources-testnet.bin"),
@@ -229,6 +230,7 @@ def test_routes_not_served_answer_501_in_the_reference_error_shape(checker: Chec
 
 
 def test_every_served_route_was_checked(checker: Checker) -> None:
-    """Runs last in this module: each route we serve saw a 200 that validated."""
+    """Runs last in this module (after the others, on their worker): each route we serve saw a 200
+    that validated."""
     missing = {t for t in SERVED if 200 not in checker.checked.get(t, set())}
     assert not missing, missing

@@ -47,6 +47,8 @@ class BlockClock:
         low, high = span
         if self._end(high) < ns:
             return high + 1
+        if self._end(low) >= ns:  # from the beginning: no bisection
+            return low
         while low < high:
             middle = (low + high) // 2
             found = self._reader.blocks_ascending(middle, high, 1)
