@@ -31,3 +31,22 @@ def test_a_gateway_that_exits_at_start_is_a_spark_start_error_with_its_log(tmp_p
     assert f"{tmp_path / 'no-jdk'}/bin/java" in result.stdout
     (log,) = tmp_path.glob("hedera-history-spark-*.log")
     assert str(log) in result.stdout
+
+
+def test_a_failed_jobs_error_is_the_python_error_at_its_root() -> None:
+    from hedera_history.backfill.spark import _short  # noqa: PLC0415
+
+    python = (
+        "Traceback (most recent call last):\n"
+        '  File "task.py", line 3, in run_partition\n'
+        "    raise BackfillError('stopped on purpose after 3 blocks')\n"
+        "hedera_history.errors.BackfillError: stopped on purpose after 3 blocks\n"
+    )
+    jvm = "\tat org.apache.spark.api.python.BasePythonRunner.handlePythonException(PythonRunner.scala:572)\n"
+    spark_4 = "Job aborted due to stage failure: ... PythonException: \n" + python + jvm
+    # Spark 3.5 repeats the traceback under "Caused by" and ends with the JVM's "... N more".
+    spark_35 = spark_4 + "Caused by: org.apache.spark.api.python.PythonException: " + python + jvm + "\t... 1 more"
+    expected = "hedera_history.errors.BackfillError: stopped on purpose after 3 blocks"
+    assert _short(RuntimeError(spark_4)) == expected
+    assert _short(RuntimeError(spark_35)) == expected
+    assert _short(RuntimeError("no traceback at all")) == "no traceback at all"

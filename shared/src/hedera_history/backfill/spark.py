@@ -141,6 +141,12 @@ def _short(error: BaseException) -> str:
     text = str(error)
     marker = text.rfind("Traceback (most recent call last)")
     if marker >= 0:
-        tail = [line for line in text[marker:].splitlines() if line and not line.startswith("\tat ")]
-        text = next((line for line in reversed(tail) if not line.startswith(" ")), text)
+        # The Python traceback ends where the JVM's stack resumes: tab-indented "at ..." frames and,
+        # on Spark 3.5, "... N more" after a "Caused by"; its last unindented line is the error.
+        python: list[str] = []
+        for line in text[marker:].splitlines()[1:]:
+            if line.startswith("\t"):
+                break
+            python.append(line)
+        text = next((line for line in reversed(python) if line and not line.startswith(" ")), text)
     return text[:MAX_ERROR_CHARS]
