@@ -125,6 +125,7 @@ def test_account_with_its_transactions(world: tuple[HistoryReader, list[Tx]]) ->
     long_zero = get(reader, "/api/v1/accounts/0x" + "00" * 12 + (5003).to_bytes(8, "big").hex())
     assert long_zero["account"] == "0.0.5003"
     assert get(reader, "/api/v1/accounts/5003", {"transactions": ["false"]})["transactions"] == []
+    assert get(reader, "/api/v1/accounts/0.5003", {"limit": ["1"]})["account"] == "0.0.5003"
     get(reader, "/api/v1/accounts/0.0.777777", status=404)
     get(reader, "/api/v1/accounts/0xd8da6bf26964af9d7eed9e03e53415d37aa96045", status=501)
     get(reader, "/api/v1/accounts/not-an-account", status=400)

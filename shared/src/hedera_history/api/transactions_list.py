@@ -146,7 +146,8 @@ def _account_candidates(
     reader: HistoryReader, filters: Filters, skipped: SkippedRows
 ) -> Iterator[dict[str, Any] | int]:
     """The account's transactions newest first; an int (the next ``before``) when the bound is hit."""
-    assert filters.account is not None
+    if filters.account is None:
+        return
     before = filters.high_ns + 1 if filters.high_ns < MAX_I64 else None
     until = filters.low_ns - 1 if filters.low_ns > 0 else None
     read = 0
