@@ -4,6 +4,7 @@ verification fail with a typed reason (property-tested with hypothesis)."""
 
 from __future__ import annotations
 
+import gzip
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from hedera_history import hapi
-from hedera_history.errors import ProofError
+from hedera_history.errors import ProofError, ProofFormatError
 from hedera_history.formats.hashing import sha384
 from hedera_history.proofs.codec import decode_bundle, encode_bundle
 from hedera_history.proofs.from_files import DirectoryProver
@@ -138,3 +139,12 @@ def test_flipping_any_byte_of_the_encoding_fails(case: str, rotating_dir: Path, 
     tampered[position] ^= mask
     with pytest.raises(ProofError):
         verify_proof(bytes(tampered), trust, ratio=ratio)
+
+
+def test_a_gzip_wrapped_record_file_is_refused(rotating_dir: Path) -> None:
+    """Only the signed bytes: a gzip header (time, OS byte) is covered by no signature."""
+    proof, trust, ratio = _proof("v6-sidecars", rotating_dir)
+    bundle = decode_bundle(proof)
+    bundle.block.record_file = gzip.compress(bundle.block.record_file)
+    with pytest.raises(ProofFormatError):
+        verify_proof(encode_bundle(bundle), trust, ratio=ratio)

@@ -188,6 +188,9 @@ class _Recomputed:
 def _whole_file(evidence: BlockEvidence, what: str) -> _Recomputed:
     if evidence.HasField("header"):
         raise ProofFormatError(f"{what}: a whole record file comes without a separate header")
+    if evidence.record_file[:4] != struct.pack(">i", evidence.record_version):
+        # the signed bytes themselves (V6 decompressed): a gzip wrapper's header is signed by nobody
+        raise ProofFormatError(f"{what}: the record file does not start with its version {evidence.record_version}")
     try:
         record = parse_record_file(evidence.record_file, what)
     except FormatError as e:
