@@ -129,7 +129,7 @@ def cases(api: Api, reader: HistoryReader, truth: dict[str, Any], rng: random.Ra
     def rest_blocks_asc() -> tuple[Call, Call]:
         n = rng.choice(numbers)
         return (
-            api.get(f"/api/v1/blocks?block.number=gte:{n}&limit={PAGE}"),
+            api.get(f"/api/v1/blocks?order=asc&block.number=gte:{n}&limit={PAGE}"),
             lambda: blocks_and_rows(reader.blocks_ascending(n, None, PAGE)),
         )
 
