@@ -1,0 +1,230 @@
+"""Follower lag on the local stack: a live network's period written -> its block answered.
+
+One local stack (its own emulators and functions) follows its GCS emulator's bucket as a deployment
+follows a network's public bucket (``stack up --follow``: the follow function called back to back,
+default follower settings). A generated four-node network plays into that bucket, a period every
+2 s for ``--seconds`` (120 s: 60 periods). For each period:
+
+- lag: from the moment its last on-time signature file was written (the player's
+  ``PeriodWritten.last_signature_ns``) to the moment the query function first answers ``getBlock``
+  for its block (polled every 100 ms). This is the issue's "behind the network": a period exists
+  for a reader once its last signature file is uploaded, and it is there for users once it is
+  answered. The goal is at most 10 s in steady state.
+- baseline: from the same moment to the moment a listing of the bucket has returned every on-time
+  signature file of the period (each node folder listed after the last name seen, as the follower
+  lists, but every 50 ms and from this process). That is the raw operation a follower of a bucket
+  that raises no events cannot beat: no follower can hand a period on before a listing shows it,
+  so what the storage adds between a write and its listing is the floor, and the lag minus it is
+  what the follower adds (its 0.5 s polling and 1 s settle wait, verification of every node's
+  signature, publication, the store step and the query). The bucket-event path is no baseline
+  here: Hedera's buckets raise no events in a user's project, which is why the follower exists.
+
+The first periods are a warm-up (the functions' first calls build their clients); p50/p99/max are
+printed for the steady state after it and for every period, with the follower's own lag as
+``GET /api/v1/status`` reports it once a second (now minus the last period it handed off).
+
+``python -m bench.follow_lag_bench [--seconds 120] [--period-seconds 2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import requests
+from hedera_history.errors import HistoryError
+from hedera_history.gen.live import LiveConfig, LivePlayer, PeriodWritten
+from hedera_history.localstack.balances import load_directory_snapshot
+from hedera_history.localstack.live_follow import Arrival, BlockArrivals, prepare_live_network
+from hedera_history.localstack.stack import LocalStack, StackConfig
+from hedera_history.sources.base import ObjectSource, open_sink, open_source
+
+from bench.timing import percentile
+
+GOAL_SECONDS = 10.0
+WARM_UP_PERIODS = 5
+LIST_EVERY_SECONDS = 0.05
+STATUS_EVERY_SECONDS = 1.0
+WAIT_SECONDS = 300.0
+NODE_FOLDERS = "recordstreams/"
+
+
+@dataclass
+class ListingBaseline:
+    """Lists the bucket's node folders in a loop and notes when each signature file first shows."""
+
+    source: ObjectSource
+    nodes: int
+    seen_ns: dict[str, int] = field(default_factory=dict)
+    list_calls: int = 0
+    _after: dict[str, str] = field(default_factory=dict)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="listing-baseline", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(30)
+
+    def _run(self) -> None:
+        folders: list[str] = []
+        while not self._stop.wait(LIST_EVERY_SECONDS):
+            try:
+                if len(folders) < self.nodes:
+                    folders = self.source.list_prefixes(NODE_FOLDERS)
+                for folder in folders:
+                    self.list_calls += 1
+                    # The delimiter keeps the sidecar/ subfolder out: its names sort after the
+                    # signature files', and listing after one of them would skip the next periods.
+                    for info in self.source.list(folder, delimiter="/", start_after=self._after.get(folder)):
+                        self._after[folder] = info.name
+                        if info.name.endswith(".rcd_sig"):
+                            self.seen_ns.setdefault(info.name, time.time_ns())
+            except HistoryError:
+                continue
+
+    def all_seen_ns(self, written: PeriodWritten) -> int | None:
+        """When a listing had returned every on-time signature file of ``written``'s period."""
+        times = sorted(ns for name, ns in self.seen_ns.items() if written.period_key in name)
+        if len(times) < written.signatures or not written.signatures:
+            return None
+        return times[written.signatures - 1]
+
+
+@dataclass
+class FollowerLag:
+    """The follower's own lag, sampled from the query function's status once a second."""
+
+    query: str
+    samples: list[float] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="follower-lag", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(30)
+
+    def _run(self) -> None:
+        while not self._stop.wait(STATUS_EVERY_SECONDS):
+            try:
+                follower = requests.get(self.query + "/api/v1/status", timeout=10).json()["follower"]
+                if "lag_seconds" in follower:
+                    self.samples.append(float(follower["lag_seconds"]))
+            except (requests.RequestException, ValueError, KeyError, TypeError):
+                continue
+
+
+def figures(label: str, samples: list[float]) -> str:
+    if not samples:
+        return f"  {label}: no sample"
+    return (
+        f"  {label}: p50 {statistics.median(samples):.2f} s, p99 {percentile(samples, 0.99):.2f} s, "
+        f"max {max(samples):.2f} s, n={len(samples)}"
+    )
+
+
+def run(seconds: float, period_seconds: float) -> None:
+    periods = max(1, math.ceil(seconds / period_seconds))
+    config = LiveConfig(nodes=4, periods=periods, period_seconds=period_seconds, transactions=20, seed=5)
+    with tempfile.TemporaryDirectory(prefix="follow-lag-bench-") as tmp:
+        root = Path(tmp)
+        started = datetime.now(UTC)
+        network = prepare_live_network(config, root / "network")
+        stack_config = StackConfig(
+            state_dir=root / "stack",
+            address_book=network.address_book,
+            first_block=network.first_block,
+            follow_source="gs://hedera-streams",
+            follow_start=started.isoformat(),
+            sweep_interval_seconds=5.0,
+        )
+        with LocalStack(stack_config) as stack:
+            load_directory_snapshot(stack.state, network.folder)
+            settings = stack.settings()
+            query = stack.url("query").rstrip("/")
+            baseline = ListingBaseline(open_source(stack.state.follow_source, settings), config.nodes)
+            follower = FollowerLag(query)
+            written: list[PeriodWritten] = []
+
+            def on_period(period: PeriodWritten) -> None:
+                written.append(period)
+                arrivals.period_written(period)
+
+            with BlockArrivals(query, network.first_block) as arrivals:
+                baseline.start()
+                follower.start()
+                player = LivePlayer(config, open_sink(stack.state.follow_source, settings), on_period=on_period)
+                player.start()
+                summary = player.join()
+                wanted = {p.block_number for p in written}
+                done = arrivals.wait_for(wanted, WAIT_SECONDS)
+                follower.stop()
+                baseline.stop()
+                answered = arrivals.arrivals()
+    report(config, summary.periods, answered, written, baseline, follower, done)
+
+
+def report(
+    config: LiveConfig,
+    played: int,
+    answered: list[Arrival],
+    written: list[PeriodWritten],
+    baseline: ListingBaseline,
+    follower: FollowerLag,
+    done: bool,
+) -> None:
+    lags = {a.block_number: a.lag_seconds for a in answered if a.lag_seconds is not None}
+    listed: dict[int, float] = {}
+    for period in written:
+        seen = baseline.all_seen_ns(period)
+        if seen is not None and period.last_signature_ns is not None:
+            listed[period.block_number] = (seen - period.last_signature_ns) / 1e9
+    first = min((p.block_number for p in written), default=0)
+    steady = [lag for number, lag in lags.items() if number >= first + WARM_UP_PERIODS]
+    steady_listed = [lag for number, lag in listed.items() if number >= first + WARM_UP_PERIODS]
+    print(
+        f"follow lag: {config.nodes} nodes, a period every {config.period_seconds:g} s, {played} periods played "
+        f"into the local stack's GCS emulator bucket, followed by its follow function (default settings)"
+    )
+    print(f"last signature file written -> block answered by getBlock ({len(lags)} of {played} answered):")
+    print(figures(f"steady state (after {WARM_UP_PERIODS} periods)", steady))
+    print(figures("every period", list(lags.values())))
+    print("baseline: last signature file written -> every on-time signature file returned by a listing (50 ms):")
+    print(figures("steady state", steady_listed))
+    print(f"  ({baseline.list_calls} list calls)")
+    print("the follower's own lag (GET /api/v1/status once a second: now - the last period it handed off):")
+    print(figures("samples", follower.samples[WARM_UP_PERIODS:]))
+    if not done or not steady:
+        print(f"verdict: NOT MET: blocks not all answered within {WAIT_SECONDS:.0f} s of the last period")
+        return
+    p99 = percentile(steady, 0.99)
+    verdict = "meets" if p99 <= GOAL_SECONDS else "DOES NOT MEET"
+    print(f"verdict: steady-state p99 {p99:.2f} s {verdict} the goal (at most {GOAL_SECONDS:g} s behind)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--seconds", type=float, default=120.0, help="How long the network plays (default 120).")
+    parser.add_argument("--period-seconds", type=float, default=2.0, help="A period every N s (default 2).")
+    args = parser.parse_args(argv)
+    run(args.seconds, args.period_seconds)
+
+
+if __name__ == "__main__":
+    main()
