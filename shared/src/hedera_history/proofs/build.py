@@ -59,8 +59,15 @@ def _is_file_change(step: ChainStep, index: int) -> bool:
 
 def chain_step(block: SignedBlock) -> ChainStep | None:
     """The block as a chain step, or None when it changes neither 0.0.102 nor the stakes."""
-    indices = tuple(i for i, item in enumerate(block.record.items) if chain_change(item, block.record.name) is not None)
+    indices = tuple(i for i, item in enumerate(block.record.items) if _changes_chain(item, block.record.name))
     return ChainStep(block, indices) if indices else None
+
+
+def _changes_chain(item: RecordItem, name: str) -> bool:
+    try:
+        return chain_change(item, name) is not None
+    except ProofFormatError:
+        return False  # a body that does not decode is no book or stake change
 
 
 @dataclass
