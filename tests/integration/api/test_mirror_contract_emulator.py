@@ -166,6 +166,9 @@ def test_accounts_and_balances(checker: Checker, data_set: str) -> None:
             checker.get(data_set, account["links"]["next"])
         checker.get(data_set, f"/api/v1/accounts/{quote(account['evm_address'])}?transactions=false")
         checker.get(data_set, f"/api/v1/balances?account.id={payer}")
+    listing = checker.get(data_set, "/api/v1/balances?limit=2&account.balance=gte:0")
+    assert listing["links"]["next"] is None or listing["balances"]  # no derived state loaded here: empty
+    checker.get(data_set, "/api/v1/balances?order=desc", 400)
     checker.get(data_set, "/api/v1/accounts/0.0.987654321", 404)
     checker.get(data_set, "/api/v1/accounts/not-an-account", 400)
     checker.get(data_set, "/api/v1/balances?account.id=x", 400)

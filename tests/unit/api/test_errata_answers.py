@@ -346,12 +346,42 @@ def test_balance_routes_answer_the_derived_balances(balances_reader: HistoryRead
     assert rpc(reader, "getBalance", ["0.0.777"])["result"]["value"] is None
 
 
+def test_balances_listed_in_account_order_with_pages(balances_reader: HistoryReader) -> None:
+    reader = balances_reader
+    every = call(reader, "GET", "/api/v1/balances", {}).body
+    accounts = [b["account"] for b in every["balances"]]
+    assert accounts == sorted(accounts) and {"0.0.1001", "0.0.1002", "0.0.1003", "0.0.1004"} <= set(accounts)
+    assert every["links"]["next"] is None and every["timestamp"] is not None
+    for b in every["balances"]:
+        one = call(reader, "GET", "/api/v1/balances", {"account.id": [b["account"]]}).body["balances"]
+        assert one == [b]
+    paged: list[dict[str, Any]] = []
+    path, query = "/api/v1/balances", {"limit": ["2"]}
+    while True:
+        body = call(reader, "GET", path, query).body
+        paged.extend(body["balances"])
+        if body["links"]["next"] is None:
+            break
+        parts = urlsplit(body["links"]["next"])
+        path, query = parts.path, parse_qs(parts.query)
+    assert paged == every["balances"]
+    after = call(reader, "GET", "/api/v1/balances", {"account.id": ["gt:0.0.1002"]}).body["balances"]
+    assert after == [b for b in every["balances"] if b["account"] > "0.0.1002"]
+    from_it = call(reader, "GET", "/api/v1/balances", {"account.id": ["gte:0.0.1002"]}).body["balances"]
+    assert from_it[0]["account"] == "0.0.1002"
+    rich = call(reader, "GET", "/api/v1/balances", {"account.balance": ["gte:100"]}).body["balances"]
+    assert rich == [b for b in every["balances"] if b["balance"] >= 100]
+    response = call(reader, "GET", "/api/v1/balances", {"account.publickey": ["ab"]})
+    assert response.status == 501
+
+
 @pytest.mark.parametrize(
     "query",
     [
-        {},
         {"account.id": ["x"]},
-        {"account.id": ["gt:0.0.1"]},
+        {"account.id": ["lt:0.0.1"]},
+        {"order": ["desc"]},
+        {"account.balance": ["gt:x"]},
         {"account.id": ["0.0.1", "0.0.2"]},
         {"account.id": ["0.0.1"], "timestamp": ["gte:1.0"]},
         {"account.id": ["0.0.1"], "timestamp": ["1.x"]},
