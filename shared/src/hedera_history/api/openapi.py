@@ -218,10 +218,13 @@ def openapi_document() -> dict[str, Any]:
             "SidecarRecords",
         ),
         "/api/v1/balances": _get(
-            "The derived hbar balance of one account, now or at a consensus time (mirror node shape)",
+            "Derived hbar balances, now or at a consensus time: one account, or every account in key order",
             [
-                _param("account.id", "query", "Account id shard.realm.num or num (or eq:)", required=True),
+                _param("account.id", "query", "One account (bare or eq:), or where the listing starts (gt:, gte:)"),
+                _param("account.balance", "query", "eq:, gt:, gte:, lt:, lte: tinybar (listing)", array=True),
                 _param("timestamp", "query", "At or before this time: 'seconds.nanos', eq:, lte: or lt:", array=True),
+                limit,
+                _param("order", "query", "asc only"),
             ],
             "Balances",
         ),
