@@ -375,6 +375,18 @@ def test_balances_listed_in_account_order_with_pages(balances_reader: HistoryRea
     assert response.status == 501
 
 
+def test_an_account_with_a_time_bound_has_its_balance_then(balances_reader: HistoryReader) -> None:
+    reader = balances_reader
+    before_c = account_balance(reader.gateway, "0.0.1001", C.consensus_ns - 1)
+    now = account_balance(reader.gateway, "0.0.1001")
+    assert before_c is not None and now is not None
+    then = call(reader, "GET", "/api/v1/accounts/0.0.1001", {"timestamp": [f"lt:{timestamp(C.consensus_ns)}"]}).body
+    assert then["balance"]["balance"] == before_c.balance
+    assert then["balance"]["timestamp"] == timestamp(C.consensus_ns - 1)
+    assert all(t["consensus_timestamp"] < timestamp(C.consensus_ns) for t in then["transactions"])
+    assert call(reader, "GET", "/api/v1/accounts/0.0.1001", {}).body["balance"]["balance"] == now.balance
+
+
 @pytest.mark.parametrize(
     "query",
     [

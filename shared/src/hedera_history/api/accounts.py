@@ -1,5 +1,6 @@
 """``GET /api/v1/accounts/{idOrAliasOrEvmAddress}`` as the mirror node answers it: the account, its
-derived hbar balance (docs/errata.md) and its transactions newest first with ``links.next``.
+derived hbar balance (docs/errata.md; at the upper ``timestamp`` bound when there is one) and its
+transactions newest first with ``links.next``.
 
 History knows an account's transactions and balance, not its live state: key, memo, expiry,
 staking settings and the like come back null (``decline_reward`` false, the schema has no null
@@ -13,6 +14,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api.errors import InvalidParamsError, NotFoundError
+from hedera_history.api.parse import MAX_I64
 from hedera_history.api.query import Query, only, order, page_limit
 from hedera_history.api.render import timestamp
 from hedera_history.api.transaction_filters import account_reference, last_value
@@ -63,7 +65,9 @@ def get_account(get_reader: Reader, account_text: str, query: Query, skipped: Sk
     cursor: int | None = None
     if with_transactions != "false":
         transactions, cursor = transactions_page(reader, filters, limit, skipped)
-    balance = rest_balances_body(reader.gateway, account, None)
+    # As the reference: with a time bound, the account as it was then (the balance at that time).
+    at_ns = filters.high_ns if filters.high_ns < MAX_I64 else None
+    balance = rest_balances_body(reader.gateway, account, at_ns)
     found = balance["balances"]
     if not found and not transactions and not reader.account_history(account, limit=1).entries:
         raise NotFoundError(f"account {account} not found")
