@@ -467,7 +467,11 @@ def _print_status(state: StackState, alive: dict[str, bool], report: dict[str, A
         summary.add_row("follower", follower_line(report["follower"]))
     bridge = report["bridge"]
     if bridge is not None and state.following:
-        summary.add_row("follow calls", f"{bridge.get('follow_calls', 0)} ({bridge.get('follow_failures', 0)} failed)")
+        running = ", one following now" if bridge.get("follow_in_flight") else ""
+        summary.add_row(
+            "follow calls",
+            f"{bridge.get('follow_calls', 0)} returned ({bridge.get('follow_failures', 0)} failed){running}",
+        )
     elif bridge is not None:
         summary.add_row(
             "bucket events",

@@ -54,6 +54,8 @@ class BridgeStats:
     store_nacked: int
     follow_calls: int = 0
     follow_failures: int = 0
+    follow_in_flight: int = 0
+    """1 while a call of the follow function is under way (it follows for a window before it returns)."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -137,6 +139,7 @@ class StackBridges:
             store_nacked=sum(push.nacked for push in self.pushes),
             follow_calls=self.follower.calls if self.follower else 0,
             follow_failures=self.follower.failures if self.follower else 0,
+            follow_in_flight=int(self.follower.in_flight) if self.follower else 0,
         )
 
     def __enter__(self) -> StackBridges:

@@ -54,6 +54,8 @@ class ScheduledJob:
         self._lock = threading.Lock()
         self.calls = 0
         self.failures = 0
+        self.in_flight = False
+        """A call was sent and has not returned (a follow window under way)."""
 
     @classmethod
     def back_to_back_calls(
@@ -82,6 +84,7 @@ class ScheduledJob:
     def call_once(self) -> bool:
         """One scheduled call; True when the function answered with a 2xx."""
         ok = False
+        self.in_flight = True
         try:
             response = self._session.post(
                 self.endpoint,
@@ -99,6 +102,7 @@ class ScheduledJob:
         with self._lock:
             self.calls += 1
             self.failures += 0 if ok else 1
+        self.in_flight = False
         return ok
 
     def stop(self, timeout: float = 30.0) -> None:

@@ -1,0 +1,75 @@
+"""What a stack that follows a source is made of, without starting one: follow in place of ingest,
+the followed source as every function's stream bucket, state and bridge counters that older files
+without the follower's fields still read, and the command line's checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from hedera_history.cli import stack_cmd
+from hedera_history.localstack.bridges import BridgeStats
+from hedera_history.localstack.stack import LocalStack, StackConfig, follow_source_url
+from hedera_history.localstack.stack_state import StackState
+
+from tests.unit.localstack.test_stack import make_state
+
+
+def names(config: StackConfig) -> list[str]:
+    return [spec.name for spec in config.functions()]
+
+
+def test_a_following_stack_runs_follow_instead_of_ingest() -> None:
+    assert names(StackConfig()) == ["ingest", "sweep", "store", "query"]
+    assert names(StackConfig(follow_source="gs://streams")) == ["sweep", "store", "follow", "query"]
+
+
+def test_a_followed_directory_is_made_absolute_and_a_bucket_kept(tmp_path: Path) -> None:
+    assert follow_source_url("gs://streams/prefix") == "gs://streams/prefix"
+    assert follow_source_url("s3://streams") == "s3://streams"
+    assert follow_source_url(str(tmp_path / "a" / ".." / "live")) == str((tmp_path / "live").resolve())
+    assert Path(follow_source_url("relative/live")).is_absolute()
+
+
+def test_every_function_reads_the_followed_source_as_its_stream_bucket(tmp_path: Path) -> None:
+    config = StackConfig(state_dir=tmp_path, follow_source="gs://network", follow_start="now")
+    stack = LocalStack(config)
+    stack._state = make_state(tmp_path, follow_source="gs://network")
+    env = stack.function_env()
+    assert env["HEDERA_HISTORY_STREAM_BUCKET"] == "gs://network"
+    assert env["HEDERA_HISTORY_FOLLOW_SOURCE"] == "gs://network"
+    assert env["HEDERA_HISTORY_FOLLOW_START"] == "now"
+    plain = LocalStack(StackConfig(state_dir=tmp_path))
+    plain._state = make_state(tmp_path)
+    assert "HEDERA_HISTORY_FOLLOW_SOURCE" not in plain.function_env()
+    assert plain.function_env()["HEDERA_HISTORY_STREAM_BUCKET"] == "streams"  # its own bucket
+
+
+def test_state_keeps_the_follower_fields_and_reads_older_files_without_them(tmp_path: Path) -> None:
+    state = make_state(tmp_path, follow_source="/data/live", follow_endpoint="http://127.0.0.1:9")
+    again = StackState.from_json(state.to_json())
+    assert (again.follow_source, again.follow_endpoint, again.following) == ("/data/live", "http://127.0.0.1:9", True)
+    older = json.loads(make_state(tmp_path).to_json())
+    del older["follow_source"], older["follow_endpoint"]
+    assert not StackState.from_json(json.dumps(older)).following
+
+
+def test_bridge_stats_of_an_older_bridge_read_without_the_follow_counters() -> None:
+    older = {
+        "events_sent": 1,
+        "events_retried": 0,
+        "events_dropped": 0,
+        "objects_seen": 1,
+        "sweep_calls": 2,
+        "sweep_failures": 0,
+        "store_acked": 3,
+        "store_nacked": 0,
+    }
+    stats = BridgeStats.from_json(json.dumps(older))
+    assert stats is not None and (stats.follow_calls, stats.follow_in_flight) == (0, 0)
+
+
+def test_follow_start_without_follow_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(stack_cmd.stack, ["up", "--state-dir", str(tmp_path), "--follow-start", "now"])
+    assert result.exit_code == 2 and "--follow-start needs --follow SOURCE" in result.output
