@@ -1,6 +1,6 @@
 """``GET /api/v1/network/nodes`` from the address-book history (``pipeline.address_books``): the
 nodes of the newest book in force, with the stakes in force, by node id as the reference lists
-them (``node.id`` operators, ``file.id``, ``order``, ``limit`` up to 25, ``links.next``).
+them (``node.id`` operators, ``file.id``, ``order``, ``limit`` 1-100 capped at 25, ``links.next``).
 
 The stored books keep what verification needs (node id, account, RSA key, weight): endpoints,
 descriptions, certificate hashes and staking details the reference also shows are null or empty
@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
-from hedera_history.api.parse import MAX_I64, parse_int
-from hedera_history.api.query import Query, integer_bounds, only, order, single
+from hedera_history.api.parse import MAX_I64
+from hedera_history.api.query import Query, integer_bounds, only, order, page_limit, single
 from hedera_history.api.render import timestamp
 from hedera_history.api.transaction_filters import account_reference
 from hedera_history.errors import AddressBookError, CorruptFileError, RowDecodeError
@@ -72,8 +72,7 @@ def newest_stakes(gateway: BigtableGateway) -> dict[int, int]:
 
 def network_nodes(get_reader: Reader, query: Query) -> dict[str, Any]:
     only(query, {"file.id", "limit", "node.id", "order"})
-    text = single(query, "limit")
-    limit = MAX_NODES_LIMIT if text is None else parse_int(text, "limit", minimum=1, maximum=MAX_NODES_LIMIT)
+    limit = min(page_limit(query), MAX_NODES_LIMIT)  # the reference pages nodes by 25 at most
     direction = order(query)
     low, high = integer_bounds(query.get("node.id", []), "node.id", maximum=MAX_I64)
     file_text = single(query, "file.id")

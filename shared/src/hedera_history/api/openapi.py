@@ -171,7 +171,7 @@ def openapi_document() -> dict[str, Any]:
         "/api/v1/network/nodes": _get(
             "The nodes of the newest address book in force, from the address-book history",
             [
-                _param("limit", "query", "1-25 (default 25)"),
+                _param("limit", "query", "1-100, at most 25 nodes a page"),
                 _param("order", "query", "asc (default) or desc, by node id"),
                 _param("node.id", "query", "eq:, gt:, gte:, lt:, lte: a node id", array=True),
                 _param("file.id", "query", "0.0.102 (0.0.101 lists nothing)"),
