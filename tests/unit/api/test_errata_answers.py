@@ -373,6 +373,7 @@ def test_balances_listed_in_account_order_with_pages(balances_reader: HistoryRea
     assert rich == [b for b in every["balances"] if b["balance"] >= 100]
     response = call(reader, "GET", "/api/v1/balances", {"account.publickey": ["ab"]})
     assert response.status == 501
+    assert call(reader, "GET", "/api/v1/balances", {"order": ["desc"]}).status == 501
 
 
 def test_an_account_with_a_time_bound_has_its_balance_then(balances_reader: HistoryReader) -> None:
@@ -392,7 +393,6 @@ def test_an_account_with_a_time_bound_has_its_balance_then(balances_reader: Hist
     [
         {"account.id": ["x"]},
         {"account.id": ["lt:0.0.1"]},
-        {"order": ["desc"]},
         {"account.balance": ["gt:x"]},
         {"account.id": ["0.0.1", "0.0.2"]},
         {"account.id": ["0.0.1"], "timestamp": ["gte:1.0"]},

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from hedera_history.api.errors import InvalidParamsError, NotFoundError
+from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64
 from hedera_history.api.query import Query, only, order, page_limit
 from hedera_history.api.render import timestamp
@@ -54,7 +54,7 @@ def get_account(get_reader: Reader, account_text: str, query: Query, skipped: Sk
     account = account_reference(account_text, "idOrAliasOrEvmAddress")
     limit = page_limit(query)
     if order(query, default="desc") != "desc":
-        raise InvalidParamsError("account history is served newest first: order must be desc")
+        raise NotServedError("account history is served newest first only (order=desc): no reverse index")
     with_transactions = last_value(query, "transactions")
     if with_transactions not in (None, "true", "false"):
         raise InvalidParamsError("Invalid parameter: transactions")

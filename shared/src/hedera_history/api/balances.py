@@ -43,7 +43,7 @@ def rest_balances(get_reader: Reader, query: Query) -> dict[str, Any]:
         prefix = account_prefix(account_reference(value, "account.id"))
         start = prefix_end(prefix) if op == "gt" else prefix
     if order(query, default="asc") != "asc":
-        raise InvalidParamsError("balances are listed in account order only (order=asc)")
+        raise NotServedError("balances are listed forwards in account key order only (order=asc)")
     kept = [("timestamp", c) for c in query.get("timestamp", [])]
     kept += [("account.balance", c) for c in query.get("account.balance", [])]
     return list_balances(

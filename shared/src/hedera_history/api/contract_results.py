@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api import render_contracts
-from hedera_history.api.errors import InvalidParamsError, NotFoundError
+from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64, parse_int, parse_timestamp, parse_transaction_id
 from hedera_history.api.query import Query, only, order, page_limit
 from hedera_history.api.render import status_name, timestamp
@@ -33,6 +33,8 @@ from hedera_history.store.reader import HistoryReader
 Reader = Callable[[], HistoryReader]
 SkippedRows = Callable[[Sequence[RowDecodeError]], None]
 TINYBAR_WEIBARS = 10_000_000_000
+_RESULT_FILTERS_NOT_SERVED = frozenset({"block.hash", "block.number", "from", "transaction.index"})
+"""Filters of the reference's contract results listing this one does not take (501)."""
 MAX_HISTORY_PAGES = 10
 """History pages of 100 rows one request reads at most (then links on)."""
 _HASH = re.compile(r"^(?:0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{96})$")
@@ -174,11 +176,14 @@ def get_contract_result(get_reader: Reader, key: str, query: Query) -> dict[str,
 
 def contract_results(get_reader: Reader, contract_text: str, query: Query, skipped: SkippedRows) -> dict[str, Any]:
     """The results of calls to (or the creation of) a contract, newest first."""
-    only(query, {"limit", "order", "timestamp", "internal"})
+    only(query, {"limit", "order", "timestamp", "internal", *_RESULT_FILTERS_NOT_SERVED})
+    unserved = sorted(set(query) & _RESULT_FILTERS_NOT_SERVED)
+    if unserved:
+        raise NotServedError(f"contract results are not filtered by {', '.join(unserved)} here")
     contract = account_reference(contract_text, "contractIdOrAddress")
     limit = page_limit(query)
     if order(query, default="desc") != "desc":
-        raise InvalidParamsError("contract results are served newest first: order must be desc")
+        raise NotServedError("contract results are served newest first only (order=desc)")
     internal = _bool_param(query, "internal", False)
     filters = parse_filters({"timestamp": list(query.get("timestamp", [])), "account.id": [contract]})
     reader = get_reader()

@@ -48,8 +48,8 @@ def account_id_filter(query: Query) -> str | None:
     if not values:
         return None
     if len(values) > 1:
-        raise InvalidParamsError("account.id: one account at a time here")
+        raise NotServedError("account.id: one account at a time here")
     op, value = operator(values[0], "account.id")
     if op != "eq":
-        raise InvalidParamsError("account.id: one account (eq) here, not a range")
+        raise NotServedError("account.id: one account (eq) here, not a range")
     return account_reference(value, "account.id")

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from hedera_history import hapi
 from hedera_history.api.block_times import BlockClock
 from hedera_history.api.entities import transaction_type_name
-from hedera_history.api.errors import InvalidParamsError, NotFoundError
+from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64, parse_timestamp
 from hedera_history.api.query import Query, only, operator, order, page_limit
 from hedera_history.api.render import render_transactions, timestamp
@@ -95,7 +95,7 @@ def list_transactions(get_reader: Reader, query: Query, skipped: SkippedRows) ->
     direction = order(query, default="desc")
     filters = parse_filters(query)
     if filters.account is not None and direction == "asc":
-        raise InvalidParamsError("an account's transactions are listed newest first here: order must be desc")
+        raise NotServedError("an account's transactions are listed newest first only (order=desc)")
     reader = get_reader()
     found: list[dict[str, Any]] = []
     cursor: int | None = None
