@@ -75,6 +75,8 @@ def _endpoint_table(state: StackState, alive: dict[str, bool] | None = None) -> 
     for column in ("service", "endpoint", "pid", "running", "log"):
         table.add_column(column)
     hosts = {"bigtable": state.bigtable_host, "pubsub": state.pubsub_host, "gcs": state.storage_endpoint}
+    if state.s3_endpoint:
+        hosts["s3"] = state.s3_endpoint
     rows: list[tuple[str, str, str, str]] = []
     for record in state.emulators:
         rows.append((record.name, hosts.get(record.name, ""), str(record.pid), record.log_path))

@@ -15,6 +15,31 @@ from hedera_history.errors import SourceError
 from hedera_history.localstack.scoped_env import scoped_environ
 
 
+def create_s3_bucket(endpoint_url: str, name: str) -> None:
+    """Create bucket ``name`` on the S3 server at ``endpoint_url`` (the stack's moto) unless it exists."""
+    import boto3
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from hedera_history.localstack.emulators import S3_TEST_CREDENTIALS
+
+    client = boto3.client(
+        "s3",
+        endpoint_url=endpoint_url,
+        region_name=S3_TEST_CREDENTIALS["AWS_DEFAULT_REGION"],
+        aws_access_key_id=S3_TEST_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=S3_TEST_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+    )
+    try:
+        client.create_bucket(Bucket=name)
+    except ClientError as e:
+        if e.response.get("Error", {}).get("Code") not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
+            raise SourceError(f"cannot create bucket {name} on {endpoint_url}: {e}") from e
+    except BotoCoreError as e:
+        raise SourceError(f"cannot create bucket {name} on {endpoint_url}: {e}") from e
+    finally:
+        client.close()
+
+
 def create_buckets(storage_endpoint: str, project: str, names: Iterable[str]) -> None:
     """Create each bucket on the GCS emulator unless it exists."""
     from google.api_core.exceptions import Conflict, GoogleAPIError

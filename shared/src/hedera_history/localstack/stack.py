@@ -45,11 +45,12 @@ from hedera_history.localstack.emulators import (
     Emulator,
     GcsEmulator,
     PubSubEmulator,
+    S3Emulator,
 )
 from hedera_history.localstack.function_process import FunctionProcess
 from hedera_history.localstack.prerequisites import require
 from hedera_history.localstack.processes import ServiceProcess, wait_until_ready
-from hedera_history.localstack.provision import create_buckets, create_tables, create_topics
+from hedera_history.localstack.provision import create_buckets, create_s3_bucket, create_tables, create_topics
 from hedera_history.localstack.stack_state import (
     ADDRESS_BOOK_FILE,
     BRIDGE_READY_FILE,
@@ -148,7 +149,8 @@ class StackConfig:
     sweep_endpoint: str | None = None
     follow_source: str = ""
     """Follow this bucket root (a directory, gs:// on the stack's GCS emulator, s3:// on
-    HEDERA_HISTORY_S3_ENDPOINT_URL) with the follow function instead of taking bucket events."""
+    HEDERA_HISTORY_S3_ENDPOINT_URL or AWS_ENDPOINT_URL_S3, else on a moto server the stack starts)
+    with the follow function instead of taking bucket events."""
     follow_start: str = ""
     """Where the follower starts without a stored position (backfill, now, a time); empty: the setting's."""
     follow_endpoint: str | None = None
@@ -183,6 +185,14 @@ class StackConfig:
     @property
     def following(self) -> bool:
         return bool(self.follow_source)
+
+    def starts_s3(self) -> bool:
+        """Whether the stack starts a moto server of its own: it follows s3:// and no S3 endpoint is
+        configured (in the environment or ``extra_env``); never when attached to emulators."""
+        if not self.following or self.attached is not None or parse_url(self.follow_source).scheme != "s3":
+            return False
+        configured = {**os.environ, **self.extra_env}
+        return not (configured.get(env_name("s3_endpoint_url")) or configured.get("AWS_ENDPOINT_URL_S3"))
 
     def functions(self) -> tuple[FunctionSpec, ...]:
         """The catalogue's functions this stack runs: a following stack has no bucket events to
@@ -223,6 +233,7 @@ class LocalStack:
         self._bridge_process: ServiceProcess | None = None
         self._state: StackState | None = None
         self._owns_state_file = False
+        self._s3_endpoint = ""
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -318,7 +329,9 @@ class LocalStack:
             return []
         config, ports = self.config, self.config.ports
         timeout, with_parent = config.startup_timeout_seconds, not config.detached
+        s3 = [S3Emulator(log_dir=self.log_dir, startup_timeout=timeout, stop_with_parent=with_parent)]
         return [
+            *(s3 if config.starts_s3() else []),
             BigtableEmulator(
                 port=ports.bigtable or None, log_dir=self.log_dir, startup_timeout=timeout, stop_with_parent=with_parent
             ),
@@ -339,6 +352,7 @@ class LocalStack:
             for future in [pool.submit(emulator.start) for emulator in emulators]:
                 future.result()
         env = {name: value for emulator in emulators for name, value in emulator.env().items()}
+        self._s3_endpoint = env.get("AWS_ENDPOINT_URL_S3", "")
         return AttachedEmulators(
             env["BIGTABLE_EMULATOR_HOST"], env["PUBSUB_EMULATOR_HOST"], env["STORAGE_EMULATOR_HOST"]
         )
@@ -364,6 +378,7 @@ class LocalStack:
             poll_interval_seconds=config.poll_interval_seconds,
             store_redelivery_delay_seconds=config.store_redelivery_delay_seconds,
             follow_source=follow_source_url(config.follow_source) if config.following else "",
+            s3_endpoint=self._s3_endpoint,
             owner_pid=os.getpid(),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             emulators=tuple(ServiceRecord.for_emulator(emulator.state()) for emulator in self._emulators),
@@ -375,6 +390,8 @@ class LocalStack:
         followed = parse_url(state.follow_source) if state.following else None
         if followed is not None and followed.scheme == "gs":
             buckets.append(followed.bucket)  # on the stack's GCS emulator: a live player writes into it
+        elif followed is not None and followed.scheme == "s3" and state.s3_endpoint:
+            create_s3_bucket(state.s3_endpoint, followed.bucket)  # the stack's own moto server
         elif followed is not None and followed.scheme == "file":
             try:
                 Path(followed.prefix).mkdir(parents=True, exist_ok=True)

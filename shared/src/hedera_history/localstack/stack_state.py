@@ -21,7 +21,7 @@ from typing import Any
 
 from hedera_history.config import Settings, env_name
 from hedera_history.errors import StackError
-from hedera_history.localstack.emulators import EmulatorState
+from hedera_history.localstack.emulators import S3_TEST_CREDENTIALS, EmulatorState
 from hedera_history.localstack.processes import process_group_alive, stop_process_group
 
 STATE_FILE = "state.json"
@@ -97,6 +97,8 @@ class StackState:
     """The bucket root (gs://, s3:// or a directory) the stack follows; empty: it takes bucket events."""
     follow_endpoint: str = ""
     """What the follower's scheduler calls back to back (normally the follow function)."""
+    s3_endpoint: str = ""
+    """The moto server the stack started for an s3:// source (empty: none started)."""
 
     @property
     def following(self) -> bool:
@@ -131,6 +133,8 @@ class StackState:
             env[env_name("table_prefix")] = self.table_prefix
         if self.topic_prefix:
             env[env_name("pubsub_topic_prefix")] = self.topic_prefix
+        if self.s3_endpoint:
+            env.update({env_name("s3_endpoint_url"): self.s3_endpoint, **S3_TEST_CREDENTIALS})
         return env
 
     def settings(self) -> Settings:
@@ -167,6 +171,7 @@ class StackState:
                 function_env={str(k): str(v) for k, v in raw.get("function_env", {}).items()},
                 follow_source=str(raw.get("follow_source", "")),
                 follow_endpoint=str(raw.get("follow_endpoint", "")),
+                s3_endpoint=str(raw.get("s3_endpoint", "")),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise StackError(f"unreadable stack state {where}: {e}") from e
@@ -210,7 +215,7 @@ _SCALARS = (
     "owner_pid",
     "started_at",
 )
-_OPTIONAL = ("follow_source", "follow_endpoint")
+_OPTIONAL = ("follow_source", "follow_endpoint", "s3_endpoint")
 """Fields a state file of an older stack may lack (read with a default)."""
 
 
