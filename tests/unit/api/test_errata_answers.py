@@ -374,6 +374,8 @@ def test_balances_listed_in_account_order_with_pages(balances_reader: HistoryRea
     response = call(reader, "GET", "/api/v1/balances", {"account.publickey": ["ab"]})
     assert response.status == 501
     assert call(reader, "GET", "/api/v1/balances", {"order": ["desc"]}).status == 501
+    one = {"account.id": ["0.0.1001"], "limit": ["2"], "order": ["desc"], "account.balance": ["lt:0"]}
+    assert call(reader, "GET", "/api/v1/balances", one).body["balances"] == []
 
 
 def test_an_account_with_a_time_bound_has_its_balance_then(balances_reader: HistoryReader) -> None:
@@ -398,7 +400,7 @@ def test_an_account_with_a_time_bound_has_its_balance_then(balances_reader: Hist
         {"account.id": ["0.0.1"], "timestamp": ["gte:1.0"]},
         {"account.id": ["0.0.1"], "timestamp": ["1.x"]},
         {"account.id": ["0.0.1"], "timestamp": ["lt:0"]},
-        {"account.id": ["0.0.1"], "limit": ["5"]},
+        {"account.id": ["0.0.1"], "limit": ["0"]},
     ],
 )
 def test_bad_balance_queries_are_400(balances_reader: HistoryReader, query: dict[str, list[str]]) -> None:

@@ -33,9 +33,11 @@ def rest_balances(get_reader: Reader, query: Query) -> dict[str, Any]:
     account_text = single(query, "account.id")
     op, value = operator(account_text, "account.id") if account_text is not None else ("gt", None)
     if op == "eq" and value is not None:
-        if query.get("account.balance") or query.get("limit") or query.get("order"):
-            raise InvalidParamsError("account.balance, limit and order apply to a listing (no account.id=eq:)")
-        return rest_balances_body(get_reader().gateway, account_reference(value, "account.id"), at_ns)
+        page_limit(query)
+        order(query, default="asc")  # checked as for a listing; one account has no order
+        body = rest_balances_body(get_reader().gateway, account_reference(value, "account.id"), at_ns)
+        bounds = _balance_bounds(query)
+        return body | {"balances": [b for b in body["balances"] if bounds.keep(b["balance"])]}
     if op not in ("gt", "gte"):
         raise InvalidParamsError("account.id: the listing goes forwards (gt: or gte:) or takes one account")
     start = ACCOUNT_KEYS.start

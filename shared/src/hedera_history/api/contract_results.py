@@ -221,11 +221,12 @@ def contract_results(get_reader: Reader, contract_text: str, query: Query, skipp
 
 def contract_result_at(get_reader: Reader, contract_text: str, timestamp_text: str, query: Query) -> dict[str, Any]:
     """The result of the transaction at ``timestamp`` if it called (or created) the contract."""
-    only(query, set())
+    only(query, {"hbar"})
+    hbar = _bool_param(query, "hbar", True)
     contract = account_reference(contract_text, "contractIdOrAddress")
     reader = get_reader()
     stored = reader.transaction(parse_timestamp(timestamp_text, "timestamp"))
-    rendered = None if stored is None else render_contract_result(reader, stored, details=True)
+    rendered = None if stored is None else render_contract_result(reader, stored, hbar=hbar, details=True)
     if rendered is None or rendered["contract_id"] != contract:
         raise NotFoundError(f"no result of contract {contract} at {timestamp_text[:40]}")
     return rendered
