@@ -85,32 +85,76 @@ def accounts_touched(body: Any | None, record: Any) -> frozenset[str]:
     ``body`` is a ``TransactionBody`` (None when it could not be decoded), ``record`` its
     ``TransactionRecord``.
     """
-    ids: list[Any] = []
-    ids.append(record.transactionID.accountID)
-    ids.append(record.receipt.accountID)
-    ids.append(record.receipt.contractID)
-    ids.extend(_transfer_accounts(record.transferList, record.tokenTransferLists))
-    ids.extend(a.accountID for a in record.paid_staking_rewards)
-    for fee in record.assessed_custom_fees:
-        ids.append(fee.fee_collector_account_id)
-        ids.extend(fee.effective_payer_account_id)
-    ids.extend(a.account_id for a in record.automatic_token_associations)
-    for pending in record.new_pending_airdrops:
-        ids.extend((pending.pending_airdrop_id.sender_id, pending.pending_airdrop_id.receiver_id))
-    for result in (record.contractCallResult, record.contractCreateResult):
-        ids.append(result.contractID)
-        ids.extend(result.createdContractIDs)
-        ids.append(result.sender_id)
+    return frozenset(entity_id(*numbers) for numbers in touched_entities(body, record))
+
+
+EntityNumbers = tuple[int, int, int]
+"""``(shard, realm, num)`` of an account or contract given by number."""
+
+
+def touched_entities(body: Any | None, record: Any) -> set[EntityNumbers]:
+    """:func:`accounts_touched` as numbers, for row building (one pass over the decoded messages,
+    no text made twice for the same entity)."""
+    found: set[EntityNumbers] = set()
+    add = found.add
+    # An id given as an alias or EVM address reads as number 0 (its oneof holds the other case),
+    # so ``num > 0`` is exactly "given by a positive number" for both AccountID and ContractID.
+    for account in _record_accounts(record):
+        num = account.accountNum
+        if num > 0:
+            add((account.shardNum, account.realmNum, num))
+    receipt = record.receipt
+    for contract in (
+        receipt.contractID,
+        record.contractCallResult.contractID,
+        record.contractCreateResult.contractID,
+        *record.contractCallResult.createdContractIDs,
+        *record.contractCreateResult.createdContractIDs,
+    ):
+        num = contract.contractNum
+        if num > 0:
+            add((contract.shardNum, contract.realmNum, num))
     if body is not None:
-        ids.append(body.transactionID.accountID)
-        ids.extend(_body_accounts(body))
-    return frozenset(filter(None, (entity_text(i) for i in ids)))
+        for identifier in _body_ids(body):
+            numbers = _numbers(identifier)
+            if numbers is not None:
+                add(numbers)
+    return found
 
 
-def _body_accounts(body: Any) -> Iterable[Any]:
+def _record_accounts(record: Any) -> list[Any]:
+    accounts = [a.accountID for a in record.transferList.accountAmounts]
+    accounts.append(record.transactionID.accountID)
+    accounts.append(record.receipt.accountID)
+    for token_list in record.tokenTransferLists:
+        accounts.extend([a.accountID for a in token_list.transfers])
+        for nft in token_list.nftTransfers:
+            accounts.append(nft.senderAccountID)
+            accounts.append(nft.receiverAccountID)
+    if record.paid_staking_rewards:
+        accounts.extend([a.accountID for a in record.paid_staking_rewards])
+    for fee in record.assessed_custom_fees:
+        accounts.append(fee.fee_collector_account_id)
+        accounts.extend(fee.effective_payer_account_id)
+    if record.automatic_token_associations:
+        accounts.extend([a.account_id for a in record.automatic_token_associations])
+    for pending in record.new_pending_airdrops:
+        accounts.append(pending.pending_airdrop_id.sender_id)
+        accounts.append(pending.pending_airdrop_id.receiver_id)
+    accounts.append(record.contractCallResult.sender_id)
+    accounts.append(record.contractCreateResult.sender_id)
+    return accounts
+
+
+def _body_ids(body: Any) -> list[Any]:
+    ids = [body.transactionID.accountID]
     case = body.WhichOneof("data")
-    if case is None:
-        return
+    if case is not None:
+        ids.extend(_body_accounts(body, case))
+    return ids
+
+
+def _body_accounts(body: Any, case: str) -> Iterable[Any]:
     data = getattr(body, case)
     for field in _BODY_TARGETS.get(case, ()):
         yield getattr(data, field)
@@ -127,12 +171,15 @@ def _body_accounts(body: Any) -> Iterable[Any]:
             yield from (pending.sender_id, pending.receiver_id)
 
 
-def _transfer_accounts(transfers: Any, token_transfers: Iterable[Any]) -> Iterable[Any]:
-    yield from (a.accountID for a in transfers.accountAmounts)
-    for token_list in token_transfers:
-        yield from (a.accountID for a in token_list.transfers)
-        for nft in token_list.nftTransfers:
-            yield from (nft.senderAccountID, nft.receiverAccountID)
+def _numbers(identifier: Any) -> EntityNumbers | None:
+    descriptor_name = identifier.DESCRIPTOR.name
+    if descriptor_name == "AccountID":
+        num = identifier.accountNum
+    elif descriptor_name == "ContractID":
+        num = identifier.contractNum
+    else:
+        raise TypeError(f"not an AccountID or ContractID: {descriptor_name}")
+    return (identifier.shardNum, identifier.realmNum, num) if num > 0 else None
 
 
 def entity_text(identifier: Any) -> str | None:

@@ -19,7 +19,7 @@ from hedera_history.config import Settings
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.model import RecordItem
 from hedera_history.store import schema as s
-from hedera_history.store.accounts import accounts_touched, decode_transaction_body, entity_text
+from hedera_history.store.accounts import EntityNumbers, decode_transaction_body, touched_entities
 from hedera_history.store.chaintime import block_time_ns, cell_timestamp_micros
 from hedera_history.store.duplicates import (
     Q_PART,
@@ -30,40 +30,26 @@ from hedera_history.store.duplicates import (
     parse_duplicate_blocks,
     part_qualifier,
 )
-from hedera_history.store.encoding import encode_value
-from hedera_history.store.keys import (
-    MAX_U64,
-    qualifier_for_consensus,
-    row_key_for_account_history,
-    row_key_for_block,
-    row_key_for_sidecar,
-    row_key_for_transaction,
-    row_key_for_tx_hash,
-    row_key_for_tx_id,
-)
+from hedera_history.store.encoding import COMPRESS_MIN_SIZE, RAW, encode_value
+from hedera_history.store.keys import MAX_U64, account_prefix, entity_id, hex16, row_key_for_block
 from hedera_history.store.model import BlockRows, Cell, Row
 from hedera_history.store.originals import encode_item_list, signed_file_bytes
 from hedera_history.store.values import (
     CompletionValue,
-    HashEntry,
-    IdEntry,
-    Position,
     SignatureValue,
     encode_hapi_version,
-    encode_hash_entry,
-    encode_id_entry,
-    encode_position,
     encode_sidecar_metadata,
     encode_signature,
     encode_text,
     encode_u32,
     encode_u64,
+    pack_hash_entry,
+    pack_id_entry,
+    pack_position,
 )
 
 ITEMS_CHUNK_SIZE = 8 * 1024 * 1024
 """Largest slice of the signed bytes in one items cell (keeps cells and messages bounded)."""
-
-_TABLE_ORDER = {name: i for i, name in enumerate(s.HISTORY_TABLES)}
 
 
 def block_to_rows(block: VerifiedBlock, settings: Settings) -> BlockRows:
@@ -76,35 +62,111 @@ def block_to_rows(block: VerifiedBlock, settings: Settings) -> BlockRows:
 
     _add_header(rows, block, block_key, part)
     _add_items(rows, block, block_key, part)
+    constants = _BlockConstants(block.block_number, part)
     for index, item in enumerate(record.items):
-        _add_transaction(rows, block.block_number, index, item)
-        if part == 1:
-            rows.put(s.TRANSACTIONS, row_key_for_transaction(item.consensus_ns), s.TRANSACTION_FAMILY, Q_PART, b"\x01")
+        _add_transaction(rows, constants, index, item)
     sidecar_records = 0
     if settings.sidecars_enabled:
-        sidecar_records = _add_sidecars(rows, block)
+        sidecar_records = _add_sidecars(rows, block, constants)
 
     completion = CompletionValue(item_count=len(record.items), sidecar_record_count=sidecar_records)
     completion_row = Row(s.BLOCKS, block_key, (completion_cell(part, completion, rows.timestamp),))
     return BlockRows(block.block_number, time_ns, rows.build(), completion_row)
 
 
+_Cells = dict[tuple[str, bytes], bytes]
+"""(family, qualifier) -> value with its envelope header."""
+
+_RAW_HEADER = bytes([RAW])
+
+
+def _value(payload: bytes) -> bytes:
+    """``encode_value(payload)``, skipping the call for payloads too small to be compressed."""
+    return _RAW_HEADER + payload if len(payload) < COMPRESS_MIN_SIZE else encode_value(payload)
+
+
+def _hex16(value: int) -> bytes:
+    """``keys.hex16`` inline for the values that fit (the others raise there as before)."""
+    return b"%016x" % value if 0 <= value <= MAX_U64 else hex16(value)
+
+
 class _RowSet:
-    """Cells gathered per (table, row key); several items may add to one row (e.g. one tx id)."""
+    """Cells gathered per table and row key; several items may add to one row (e.g. one tx id)."""
 
     def __init__(self, timestamp_micros: int) -> None:
         self.timestamp = timestamp_micros
-        self._rows: dict[tuple[str, bytes], dict[tuple[str, bytes], bytes]] = {}
+        self.tables: dict[str, dict[bytes, _Cells]] = {name: {} for name in s.HISTORY_TABLES}
 
     def put(self, table: str, key: bytes, family: str, qualifier: bytes, payload: bytes) -> None:
-        self._rows.setdefault((table, key), {})[(family, qualifier)] = encode_value(payload)
+        self.cells(table, key)[(family, qualifier)] = encode_value(payload)
+
+    def cells(self, table: str, key: bytes) -> _Cells:
+        """The cells of one row, to put values (already enveloped) into."""
+        rows = self.tables[table]
+        cells = rows.get(key)
+        if cells is None:
+            cells = rows[key] = {}
+        return cells
 
     def build(self) -> tuple[Row, ...]:
-        ordered = sorted(self._rows.items(), key=lambda entry: (_TABLE_ORDER[entry[0][0]], entry[0][1]))
-        return tuple(
-            Row(table, key, tuple(Cell(f, q, v, self.timestamp) for (f, q), v in sorted(cells.items())))
-            for (table, key), cells in ordered
-        )
+        """Rows in schema table order then key order, cells in (family, qualifier) order."""
+        stamp = self.timestamp
+        out: list[Row] = []
+        append = out.append
+        for table, rows in self.tables.items():
+            for key in sorted(rows):
+                cells = rows[key]
+                if len(cells) == 1:
+                    (((family, qualifier), value),) = cells.items()
+                    append(_new_row(table, key, (_new_cell(family, qualifier, value, stamp),)))
+                else:
+                    built = tuple([_new_cell(f, q, v, stamp) for (f, q), v in sorted(cells.items())])
+                    append(_new_row(table, key, built))
+        return tuple(out)
+
+
+# Row building makes about 16 Cell and Row objects per transaction; a frozen dataclass's own
+# __init__ sets each field through object.__setattr__, twice the time of these constructors,
+# which set the same slots directly (the objects are equal and as immutable as any other).
+_make = object.__new__
+_CELL_SLOTS, _ROW_SLOTS = vars(Cell), vars(Row)
+_set_family, _set_qualifier = _CELL_SLOTS["family"].__set__, _CELL_SLOTS["qualifier"].__set__
+_set_value, _set_stamp = _CELL_SLOTS["value"].__set__, _CELL_SLOTS["timestamp_micros"].__set__
+_set_table, _set_key, _set_cells = _ROW_SLOTS["table"].__set__, _ROW_SLOTS["key"].__set__, _ROW_SLOTS["cells"].__set__
+
+
+def _new_cell(family: str, qualifier: bytes, value: bytes, timestamp_micros: int) -> Cell:
+    cell = _make(Cell)
+    _set_family(cell, family)
+    _set_qualifier(cell, qualifier)
+    _set_value(cell, value)
+    _set_stamp(cell, timestamp_micros)
+    return cell
+
+
+def _new_row(table: str, key: bytes, cells: tuple[Cell, ...]) -> Row:
+    row = _make(Row)
+    _set_table(row, table)
+    _set_key(row, key)
+    _set_cells(row, cells)
+    return row
+
+
+class _BlockConstants:
+    """What every transaction row of one block shares, computed once per block."""
+
+    def __init__(self, block_number: int, part: int | None) -> None:
+        self.block_number = block_number
+        self.part = part
+        self.block_value = _value(encode_u64(block_number))
+        self.prefixes: dict[EntityNumbers, bytes] = {}
+
+    def prefix(self, numbers: EntityNumbers) -> bytes:
+        """``<shard.realm.num>/``, the start of an entity's ``tx_by_id`` and account history keys."""
+        prefix = self.prefixes.get(numbers)
+        if prefix is None:
+            prefix = self.prefixes[numbers] = account_prefix(entity_id(*numbers))
+        return prefix
 
 
 def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None) -> None:
@@ -163,18 +225,25 @@ def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None
         rows.put(s.ITEMS, key, s.ITEMS_FAMILY, qualifier, data[start : start + ITEMS_CHUNK_SIZE])
 
 
-def _add_transaction(rows: _RowSet, block_number: int, index: int, item: RecordItem) -> None:
+_TX_RECORD = (s.TRANSACTION_FAMILY, s.Q_RECORD)
+_TX_TRANSACTION = (s.TRANSACTION_FAMILY, s.Q_TRANSACTION)
+_TX_POSITION = (s.TRANSACTION_FAMILY, s.Q_POSITION)
+_TX_PART = (s.TRANSACTION_FAMILY, Q_PART)
+_PART_MARK = _value(b"\x01")
+_ACCOUNT_BLOCK = (s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)
+_SIDECAR_BLOCK = (s.SIDECAR_META_FAMILY, s.Q_BLOCK)
+
+
+def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: RecordItem) -> None:
     consensus = item.consensus_ns
-    tx_key = row_key_for_transaction(consensus)
-    rows.put(s.TRANSACTIONS, tx_key, s.TRANSACTION_FAMILY, s.Q_RECORD, item.record_bytes)
-    rows.put(s.TRANSACTIONS, tx_key, s.TRANSACTION_FAMILY, s.Q_TRANSACTION, item.transaction_bytes)
-    rows.put(
-        s.TRANSACTIONS,
-        tx_key,
-        s.TRANSACTION_FAMILY,
-        s.Q_POSITION,
-        encode_position(Position(block_number, index)),
-    )
+    block_number = block.block_number
+    tx_key = _hex16(consensus)
+    cells = rows.cells(s.TRANSACTIONS, tx_key)
+    cells[_TX_RECORD] = _value(item.record_bytes)
+    cells[_TX_TRANSACTION] = _value(item.transaction_bytes)
+    cells[_TX_POSITION] = _RAW_HEADER + pack_position(block_number, index)
+    if block.part == 1:
+        cells[_TX_PART] = _PART_MARK
 
     try:
         record = hapi.TransactionRecord.FromString(item.record_bytes)
@@ -185,47 +254,47 @@ def _add_transaction(rows: _RowSet, block_number: int, index: int, item: RecordI
     except CorruptFileError:
         body = None
     status = int(record.receipt.status)
-    qualifier = qualifier_for_consensus(consensus)
+    qualifier = tx_key  # a consensus-time qualifier is the transaction's row key
 
-    if record.transactionHash:
-        entry = encode_hash_entry(HashEntry(block_number, status))
-        rows.put(s.TX_BY_HASH, row_key_for_tx_hash(record.transactionHash), s.TX_BY_HASH_FAMILY, qualifier, entry)
+    transaction_hash = record.transactionHash
+    if transaction_hash:
+        hash_key = transaction_hash.hex().encode()
+        entry = _RAW_HEADER + pack_hash_entry(block_number, status)
+        rows.cells(s.TX_BY_HASH, hash_key)[(s.TX_BY_HASH_FAMILY, qualifier)] = entry
 
     transaction_id = record.transactionID if record.HasField("transactionID") else None
     if transaction_id is None and body is not None and body.HasField("transactionID"):
         transaction_id = body.transactionID
     if transaction_id is not None:
-        payer = entity_text(transaction_id.accountID)
+        payer = transaction_id.accountID
+        payer_num = payer.accountNum
         start = transaction_id.transactionValidStart
         valid_start = start.seconds * 1_000_000_000 + start.nanos
-        if payer is not None and 0 <= valid_start <= MAX_U64:
-            id_entry = IdEntry(block_number, transaction_id.nonce, transaction_id.scheduled, status)
-            rows.put(
-                s.TX_BY_ID,
-                row_key_for_tx_id(payer, valid_start),
-                s.TX_BY_ID_FAMILY,
-                qualifier,
-                encode_id_entry(id_entry),
-            )
+        if payer_num > 0 and 0 <= valid_start <= MAX_U64:
+            id_key = block.prefix((payer.shardNum, payer.realmNum, payer_num)) + b"%016x" % valid_start
+            entry = _RAW_HEADER + pack_id_entry(block_number, transaction_id.nonce, transaction_id.scheduled, status)
+            rows.cells(s.TX_BY_ID, id_key)[(s.TX_BY_ID_FAMILY, qualifier)] = entry
 
-    for account in accounts_touched(body, record):
-        key = row_key_for_account_history(account, consensus)
-        rows.put(s.ACCOUNT_HISTORY, key, s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK, encode_u64(block_number))
+    history = rows.tables[s.ACCOUNT_HISTORY]
+    inverted = b"%016x" % (MAX_U64 - consensus)
+    block_value = block.block_value
+    for numbers in touched_entities(body, record):
+        key = block.prefix(numbers) + inverted
+        account_cells = history.get(key)
+        if account_cells is None:
+            account_cells = history[key] = {}
+        account_cells[_ACCOUNT_BLOCK] = block_value
 
 
-def _add_sidecars(rows: _RowSet, block: VerifiedBlock) -> int:
+def _add_sidecars(rows: _RowSet, block: VerifiedBlock, constants: _BlockConstants) -> int:
     count = 0
+    block_value = constants.block_value
     for sidecar in sorted(block.sidecars, key=lambda f: f.id):
         for index, record in enumerate(sidecar.records):
-            key = row_key_for_sidecar(record.consensus_ns)
-            rows.put(
-                s.SIDECARS,
-                key,
-                s.SIDECAR_RECORD_FAMILY,
-                sidecar_qualifier(int(record.type), sidecar.id, index),
-                record.raw,
-            )
-            rows.put(s.SIDECARS, key, s.SIDECAR_META_FAMILY, s.Q_BLOCK, encode_u64(block.block_number))
+            cells = rows.cells(s.SIDECARS, _hex16(record.consensus_ns))
+            family_qualifier = (s.SIDECAR_RECORD_FAMILY, sidecar_qualifier(int(record.type), sidecar.id, index))
+            cells[family_qualifier] = _value(record.raw)
+            cells[_SIDECAR_BLOCK] = block_value
             count += 1
     return count
 

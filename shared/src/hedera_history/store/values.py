@@ -56,7 +56,11 @@ class Position:
 
 
 def encode_position(position: Position) -> bytes:
-    return _POSITION.pack(position.block_number, position.index)
+    return pack_position(position.block_number, position.index)
+
+
+pack_position = _POSITION.pack
+"""``pack_position(block_number, index)``: :func:`encode_position` without building a Position."""
 
 
 def decode_position(payload: bytes) -> Position:
@@ -73,7 +77,11 @@ class HashEntry:
 
 
 def encode_hash_entry(entry: HashEntry) -> bytes:
-    return _HASH_ENTRY.pack(entry.block_number, entry.status)
+    return pack_hash_entry(entry.block_number, entry.status)
+
+
+pack_hash_entry = _HASH_ENTRY.pack
+"""``pack_hash_entry(block_number, status)``: :func:`encode_hash_entry` without a HashEntry."""
 
 
 def decode_hash_entry(payload: bytes) -> HashEntry:
@@ -92,7 +100,12 @@ class IdEntry:
 
 
 def encode_id_entry(entry: IdEntry) -> bytes:
-    return _ID_ENTRY.pack(entry.block_number, entry.nonce, int(entry.scheduled), entry.status)
+    return pack_id_entry(entry.block_number, entry.nonce, int(entry.scheduled), entry.status)
+
+
+pack_id_entry = _ID_ENTRY.pack
+"""``pack_id_entry(block_number, nonce, scheduled as 0 or 1, status)``: :func:`encode_id_entry`
+without an IdEntry."""
 
 
 def decode_id_entry(payload: bytes) -> IdEntry:
