@@ -6,67 +6,34 @@ before its progress, so a run that loses a race on the progress has already writ
 (same keys, same cell timestamps) — stale ones when a late compensation rewound the progress in
 the meantime. The lease keeps a second run from writing at all.
 
-The cell ``p/lease`` (qualifier ``l``) holds when the lease expires (wall clock, µs) and who holds
-it. A holder renews it before a block once less than half of its time is left, stops when a
-renewal fails, and releases it at the end; a crashed holder's lease lapses after ``ttl_seconds``.
-This is safe while one block is applied well within half the lease time (a block is a few reads
-and writes) and the instances' clocks agree to far better than that.
+The lease (``store.lease``) is the cell ``p/lease`` (qualifier ``l``); the applier renews it before
+each block, which is safe while one block is applied well within half the lease time (a block is a
+few reads and writes).
 """
 
 from __future__ import annotations
 
-import logging
-import struct
 import threading
 import time
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from hedera_history.config import Settings
 from hedera_history.derived.applier import ApplyReport, BalanceApplier
 from hedera_history.derived.balances import read_progress
 from hedera_history.derived.rows import STATE_TIMESTAMP
-from hedera_history.errors import RowDecodeError, StoreError
-from hedera_history.logs import event
-from hedera_history.store.encoding import decode_value, encode_value
-from hedera_history.store.gateway import ConditionalGateway, RowQuery
+from hedera_history.store.gateway import ConditionalGateway
+from hedera_history.store.lease import CellLease, LeaseCell, LeaseState, decode_lease, encode_lease
 from hedera_history.store.schema import BALANCES, BALANCES_FAMILY
-
-logger = logging.getLogger(__name__)
 
 LEASE_KEY = b"p/lease"
 Q_LEASE = b"l"
 DEFAULT_TTL_SECONDS = 60.0
-_EXPIRY = struct.Struct(">Q")
-
+BALANCE_LEASE_CELL = LeaseCell(BALANCES, LEASE_KEY, BALANCES_FAMILY, Q_LEASE, STATE_TIMESTAMP, "balances")
 
 LeaseGateway = ConditionalGateway
 
 
-@dataclass(frozen=True, slots=True)
-class LeaseState:
-    holder: str
-    expires_micros: int
-
-
-def encode_lease(state: LeaseState) -> bytes:
-    return encode_value(_EXPIRY.pack(state.expires_micros) + state.holder.encode("ascii"))
-
-
-def decode_lease(value: bytes) -> LeaseState | None:
-    """None for a value that does not decode: such a lease counts as free."""
-    try:
-        payload = decode_value(value)
-    except RowDecodeError:
-        return None
-    if len(payload) <= _EXPIRY.size:
-        return None
-    (expires,) = _EXPIRY.unpack_from(payload)
-    return LeaseState(payload[_EXPIRY.size :].decode("ascii", "replace"), int(expires))
-
-
-class BalanceLease:
+class BalanceLease(CellLease):
     def __init__(
         self,
         gateway: LeaseGateway,
@@ -75,74 +42,7 @@ class BalanceLease:
         holder: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.gateway = gateway
-        self.holder = holder or uuid.uuid4().hex
-        self.ttl_micros = int(ttl_seconds * 1_000_000)
-        self._clock = clock
-        self._held: bytes | None = None
-        """The cell value this holder wrote last, while it holds the lease."""
-
-    @property
-    def held(self) -> bool:
-        return self._held is not None
-
-    def acquire(self) -> bool:
-        """Take the lease when it is free, lapsed or already ours; False when another holds it."""
-        current = self._read()
-        state = None if current is None else decode_lease(current)
-        if state is not None and state.holder != self.holder and state.expires_micros > self._now():
-            return False
-        return self._set(current)
-
-    def keep(self) -> bool:
-        """True while the lease is held, renewing it once less than half of its time is left."""
-        if self._held is None:
-            return False
-        state = decode_lease(self._held)
-        if state is not None and state.expires_micros - self._now() > self.ttl_micros // 2:
-            return True
-        return self._set(self._held)
-
-    def release(self) -> None:
-        """Give the lease up (a failure to say so only delays the next holder until it lapses)."""
-        held, self._held = self._held, None
-        if held is None:
-            return
-        try:
-            self.gateway.check_and_set(
-                BALANCES,
-                LEASE_KEY,
-                family=BALANCES_FAMILY,
-                qualifier=Q_LEASE,
-                expected=held,
-                value=encode_lease(LeaseState(self.holder, 0)),
-                timestamp_micros=STATE_TIMESTAMP,
-            )
-        except StoreError as e:
-            event(logger, "balance lease not released", logging.WARNING, holder=self.holder, error=str(e))
-
-    def _set(self, expected: bytes | None) -> bool:
-        value = encode_lease(LeaseState(self.holder, self._now() + self.ttl_micros))
-        won = self.gateway.check_and_set(
-            BALANCES,
-            LEASE_KEY,
-            family=BALANCES_FAMILY,
-            qualifier=Q_LEASE,
-            expected=expected,
-            value=value,
-            timestamp_micros=STATE_TIMESTAMP,
-        )
-        self._held = value if won else None
-        return won
-
-    def _read(self) -> bytes | None:
-        for row in self.gateway.read_rows(BALANCES, RowQuery(keys=(LEASE_KEY,))):
-            cell = row.cell(BALANCES_FAMILY, Q_LEASE)
-            return None if cell is None else cell.value
-        return None
-
-    def _now(self) -> int:
-        return int(self._clock() * 1_000_000)
+        super().__init__(gateway, BALANCE_LEASE_CELL, ttl_seconds=ttl_seconds, holder=holder, clock=clock)
 
 
 class ExclusiveBalanceApplier:
