@@ -11,7 +11,6 @@ import json
 import os
 import tempfile
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +24,12 @@ from hedera_history.backfill.runtime import RUNTIME_VERSION as DATAPROC_RUNTIME
 from hedera_history.cli.common import bootstrap_book_location, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.config import Settings
-from hedera_history.errors import FileNameError, SourceError
+from hedera_history.errors import ConfigError, SourceError
 from hedera_history.formats.layout import BucketLayout
-from hedera_history.formats.names import parse_timestamp
 from hedera_history.networks import network_named
 from hedera_history.sources.period_files import StreamLocation
+from hedera_history.times import parse_time
 
-NS_PER_SECOND = 1_000_000_000
 LAYOUTS = {"account": BucketLayout.ACCOUNT, "node-id": BucketLayout.NODE_ID}
 
 # (parameter name, flag) of every ``run`` option that ``submit`` passes on to the job.
@@ -393,24 +391,10 @@ def _key_values(pairs: tuple[str, ...], option: str) -> dict[str, str]:
 
 
 def _parse_time(text: str, option: str) -> int:
-    """ns since the epoch from an integer, a date, ISO 8601 (``Z`` or an offset) or the stream form."""
-    value = text.strip()
-    if value.isdigit():
-        return int(value)
-    if len(value) == 10:
-        value += "T00:00:00Z"
     try:
-        return parse_timestamp(value.replace(":", "_"))
-    except FileNameError:
-        pass
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError as e:
-        raise click.BadParameter(f"not a time: {text!r}", param_hint=option) from e
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * NS_PER_SECOND + delta.microseconds * 1000
+        return parse_time(text)
+    except ConfigError as e:
+        raise click.BadParameter(str(e), param_hint=option) from e
 
 
 def _read_address_book(location: str, settings: Settings) -> bytes:

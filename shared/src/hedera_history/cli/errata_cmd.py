@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import tomllib
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,6 @@ from hedera_history.config import Settings
 from hedera_history.errata.authority import CouncilPolicy, Verdict, judge_errata
 from hedera_history.errata.cells import decode_marker, is_tombstone
 from hedera_history.errata.codec import (
-    NS_PER_SECOND,
     encode_errata_body,
     encode_errata_file,
     parse_errata_file,
@@ -43,11 +42,13 @@ from hedera_history.formats.dispatch import parse_signature_file
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordItem, SignatureFile
-from hedera_history.formats.names import format_timestamp, parse_timestamp
+from hedera_history.formats.names import format_timestamp
 from hedera_history.networks import NAMES
 from hedera_history.sources.local import LocalSource
 from hedera_history.store import schema as s
 from hedera_history.store.keys import check_entity_id
+from hedera_history.times import datetime_ns
+from hedera_history.times import parse_time as parse_text_time
 
 _COUNCIL_KEYS_HELP = (
     "Council public keys (hex, comma-separated) or a file of them [HEDERA_HISTORY_ERRATA_COUNCIL_KEYS]."
@@ -104,23 +105,18 @@ def errata_from_description(document: dict[str, Any], base: Path) -> bytes:
 
 
 def parse_time(value: Any, what: str) -> int:
-    """Nanoseconds from an integer, ``seconds.nanos``, ``2024-06-01T00:00:02.255573093Z`` (``:`` or ``_``)
-    or a TOML datetime (microseconds only)."""
+    """Nanoseconds from an integer, a TOML datetime (microseconds only) or any text
+    :func:`hedera_history.times.parse_time` takes."""
     if isinstance(value, bool) or value is None:
         raise ConfigError(f"errata description: {what} is missing")
     if isinstance(value, int):
         return value
     if isinstance(value, datetime):
-        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return int(moment.timestamp()) * NS_PER_SECOND + moment.microsecond * 1000
-    text = str(value).strip()
-    seconds, dot, nanos = text.partition(".")
-    if seconds.isdigit() and (not dot or (nanos.isdigit() and len(nanos) <= 9)):
-        return int(seconds) * NS_PER_SECOND + int(nanos.ljust(9, "0") or 0)
+        return datetime_ns(value)
     try:
-        return parse_timestamp(text.replace(":", "_"))
-    except FormatError as e:
-        raise ConfigError(f"errata description: {what}: {e.reason}") from e
+        return parse_text_time(str(value))
+    except ConfigError as e:
+        raise ConfigError(f"errata description: {what}: {e}") from e
 
 
 def _table(value: Any, what: str) -> dict[str, Any]:

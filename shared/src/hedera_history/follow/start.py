@@ -15,38 +15,24 @@ period after it is wanted (for a time ``t``, just before ``t``).
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 
 from hedera_history.errors import ConfigError, FileNameError
 from hedera_history.follow.tracker import just_before
-from hedera_history.formats.names import parse_stream_file_name, parse_timestamp
+from hedera_history.formats.names import parse_stream_file_name
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.reader import HistoryReader
+from hedera_history.times import parse_time
 
 BACKFILL = "backfill"
 NOW = "now"
-NS_PER_SECOND = 1_000_000_000
 
 
 def parse_start_time(text: str) -> int:
     """ns since the epoch of a start time (ConfigError when it is none of the accepted forms)."""
-    value = text.strip()
-    if value.isdigit():
-        return int(value)
-    if len(value) == 10:
-        value += "T00:00:00Z"
     try:
-        return parse_timestamp(value.replace(":", "_"))
-    except FileNameError:
-        pass
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError as e:
+        return parse_time(text)
+    except ConfigError as e:
         raise ConfigError(f"follow start {text!r} is not backfill, now or a time") from e
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * NS_PER_SECOND + delta.microseconds * 1000
 
 
 def backfill_end(gateway: BigtableGateway) -> tuple[str, int] | None:
