@@ -93,65 +93,60 @@ EntityNumbers = tuple[int, int, int]
 
 
 def touched_entities(body: Any | None, record: Any) -> set[EntityNumbers]:
-    """:func:`accounts_touched` as numbers, for row building (one pass over the decoded messages,
-    no text made twice for the same entity)."""
+    """:func:`accounts_touched` as numbers, for row building: one pass over the decoded messages,
+    the common fields read directly, the rare ones only when present."""
     found: set[EntityNumbers] = set()
     add = found.add
     # An id given as an alias or EVM address reads as number 0 (its oneof holds the other case),
     # so ``num > 0`` is exactly "given by a positive number" for both AccountID and ContractID.
-    for account in _record_accounts(record):
-        num = account.accountNum
-        if num > 0:
-            add((account.shardNum, account.realmNum, num))
-    receipt = record.receipt
-    for contract in (
-        receipt.contractID,
-        record.contractCallResult.contractID,
-        record.contractCreateResult.contractID,
-        *record.contractCallResult.createdContractIDs,
-        *record.contractCreateResult.createdContractIDs,
-    ):
-        num = contract.contractNum
-        if num > 0:
-            add((contract.shardNum, contract.realmNum, num))
-    if body is not None:
-        for identifier in _body_ids(body):
-            numbers = _numbers(identifier)
-            if numbers is not None:
-                add(numbers)
-    return found
-
-
-def _record_accounts(record: Any) -> list[Any]:
     accounts = [a.accountID for a in record.transferList.accountAmounts]
     accounts.append(record.transactionID.accountID)
-    accounts.append(record.receipt.accountID)
+    receipt = record.receipt
+    accounts.append(receipt.accountID)
+    contracts = [receipt.contractID]
     for token_list in record.tokenTransferLists:
         accounts.extend([a.accountID for a in token_list.transfers])
         for nft in token_list.nftTransfers:
             accounts.append(nft.senderAccountID)
             accounts.append(nft.receiverAccountID)
-    if record.paid_staking_rewards:
-        accounts.extend([a.accountID for a in record.paid_staking_rewards])
+    accounts.extend([a.accountID for a in record.paid_staking_rewards])
     for fee in record.assessed_custom_fees:
         accounts.append(fee.fee_collector_account_id)
         accounts.extend(fee.effective_payer_account_id)
-    if record.automatic_token_associations:
-        accounts.extend([a.account_id for a in record.automatic_token_associations])
+    accounts.extend([a.account_id for a in record.automatic_token_associations])
     for pending in record.new_pending_airdrops:
         accounts.append(pending.pending_airdrop_id.sender_id)
         accounts.append(pending.pending_airdrop_id.receiver_id)
-    accounts.append(record.contractCallResult.sender_id)
-    accounts.append(record.contractCreateResult.sender_id)
-    return accounts
+    for result_field in _CONTRACT_RESULTS:
+        if record.HasField(result_field):
+            result = getattr(record, result_field)
+            contracts.append(result.contractID)
+            contracts.extend(result.createdContractIDs)
+            accounts.append(result.sender_id)
+    if body is not None:
+        accounts.append(body.transactionID.accountID)
+        case = body.WhichOneof("data")
+        if case in _BODY_CASES:
+            for identifier in _body_accounts(body, case):
+                numbers = _numbers(identifier)
+                if numbers is not None:
+                    add(numbers)
+    for account in accounts:
+        num = account.accountNum
+        if num > 0:
+            add((account.shardNum, account.realmNum, num))
+    for contract in contracts:
+        num = contract.contractNum
+        if num > 0:
+            add((contract.shardNum, contract.realmNum, num))
+    return found
 
 
-def _body_ids(body: Any) -> list[Any]:
-    ids = [body.transactionID.accountID]
-    case = body.WhichOneof("data")
-    if case is not None:
-        ids.extend(_body_accounts(body, case))
-    return ids
+_CONTRACT_RESULTS = ("contractCallResult", "contractCreateResult")
+_BODY_CASES = frozenset(
+    (*_BODY_TARGETS, "cryptoApproveAllowance", "cryptoDeleteAllowance", "tokenCancelAirdrop", "tokenClaimAirdrop")
+)
+"""Body cases that name an account or contract besides the payer."""
 
 
 def _body_accounts(body: Any, case: str) -> Iterable[Any]:

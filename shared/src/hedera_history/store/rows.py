@@ -56,13 +56,13 @@ def block_to_rows(block: VerifiedBlock, settings: Settings) -> BlockRows:
     """Every history row of ``block`` and, apart, its completion row."""
     record = block.record
     time_ns = block_time_ns(record)
-    rows = _RowSet(cell_timestamp_micros(time_ns))
     block_key = row_key_for_block(block.block_number)
     part = duplicate_part(record, block.block_number, parse_duplicate_blocks(settings.duplicate_blocks))
+    constants = _BlockConstants(block.block_number, part)
+    rows = _RowSet(cell_timestamp_micros(time_ns), constants.block_value)
 
     _add_header(rows, block, block_key, part)
     _add_items(rows, block, block_key, part)
-    constants = _BlockConstants(block.block_number, part)
     for index, item in enumerate(record.items):
         _add_transaction(rows, constants, index, item)
     sidecar_records = 0
@@ -93,9 +93,12 @@ def _hex16(value: int) -> bytes:
 class _RowSet:
     """Cells gathered per table and row key; several items may add to one row (e.g. one tx id)."""
 
-    def __init__(self, timestamp_micros: int) -> None:
+    def __init__(self, timestamp_micros: int, block_value: bytes) -> None:
         self.timestamp = timestamp_micros
         self.tables: dict[str, dict[bytes, _Cells]] = {name: {} for name in s.HISTORY_TABLES}
+        self.account_history: set[bytes] = set()
+        """Keys of ``account_history`` rows: each holds only the block's one ``block`` cell."""
+        self.block_value = block_value
 
     def put(self, table: str, key: bytes, family: str, qualifier: bytes, payload: bytes) -> None:
         self.cells(table, key)[(family, qualifier)] = encode_value(payload)
@@ -113,7 +116,13 @@ class _RowSet:
         stamp = self.timestamp
         out: list[Row] = []
         append = out.append
+        self._merge_account_history()
         for table, rows in self.tables.items():
+            if table == s.ACCOUNT_HISTORY and self.account_history:
+                # Every such row holds the same cell: one Cell object serves them all.
+                only = (_new_cell(*_ACCOUNT_BLOCK, self.block_value, stamp),)
+                out.extend([_new_row(table, key, only) for key in sorted(self.account_history)])
+                continue
             for key in sorted(rows):
                 cells = rows[key]
                 if len(cells) == 1:
@@ -123,6 +132,15 @@ class _RowSet:
                     built = tuple([_new_cell(f, q, v, stamp) for (f, q), v in sorted(cells.items())])
                     append(_new_row(table, key, built))
         return tuple(out)
+
+    def _merge_account_history(self) -> None:
+        """Should account history rows also be given cells through :meth:`cells`, every account
+        history row is built the ordinary way."""
+        rows = self.tables[s.ACCOUNT_HISTORY]
+        if rows:
+            for key in self.account_history:
+                rows.setdefault(key, {})[_ACCOUNT_BLOCK] = self.block_value
+            self.account_history.clear()
 
 
 # Row building makes about 16 Cell and Row objects per transaction; a frozen dataclass's own
@@ -275,15 +293,9 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
             entry = _RAW_HEADER + pack_id_entry(block_number, transaction_id.nonce, transaction_id.scheduled, status)
             rows.cells(s.TX_BY_ID, id_key)[(s.TX_BY_ID_FAMILY, qualifier)] = entry
 
-    history = rows.tables[s.ACCOUNT_HISTORY]
     inverted = b"%016x" % (MAX_U64 - consensus)
-    block_value = block.block_value
-    for numbers in touched_entities(body, record):
-        key = block.prefix(numbers) + inverted
-        account_cells = history.get(key)
-        if account_cells is None:
-            account_cells = history[key] = {}
-        account_cells[_ACCOUNT_BLOCK] = block_value
+    prefix = block.prefix
+    rows.account_history.update([prefix(numbers) + inverted for numbers in touched_entities(body, record)])
 
 
 def _add_sidecars(rows: _RowSet, block: VerifiedBlock, constants: _BlockConstants) -> int:
