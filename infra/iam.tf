@@ -44,6 +44,8 @@ locals {
     { identity = "follow", on = "topic", target = "sidecars", role = "roles/pubsub.publisher" },
 
     { identity = "store", on = "config_bucket", target = "", role = "roles/storage.objectViewer" },
+    # Proofs start from the bootstrap book (GET /api/v1/blocks/{n}/proof, .../stateproof).
+    { identity = "query", on = "config_bucket", target = "", role = "roles/storage.objectViewer" },
 
     # What Dataproc requires of a batch's identity is roles/dataproc.worker, whose storage.objects.*
     # would reach every bucket of the project (function sources, the bootstrap book): the custom

@@ -5,12 +5,14 @@ from __future__ import annotations
 import functions_framework
 from flask import Request, Response
 from hedera_history.api.http import lazy_reader, serve_request
+from hedera_history.api.proofs import settings_proofs
 from hedera_history.logs import traced_http
 
 READER = lazy_reader()
+PROOFS = settings_proofs()
 
 
 @functions_framework.http
 @traced_http
 def query(request: Request) -> Response:
-    return serve_request(request, READER)
+    return serve_request(request, READER, PROOFS)

@@ -12,6 +12,8 @@ import functions_framework
 import pytest
 from hedera_history.config import Settings
 from hedera_history.gen.model import GeneratedStream
+from hedera_history.proofs.trust import Trust
+from hedera_history.proofs.verify import verify_proof
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.schema import ensure_tables
@@ -130,3 +132,17 @@ def test_bad_input_through_the_function(
     assert b"Traceback" not in response.data
     if code is not None:
         assert response.get_json()["error"]["code"] == code
+
+
+def test_the_function_proves_from_its_configured_book(
+    client: Any, generated_stream: GeneratedStream, generated_stream_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The function reads HEDERA_HISTORY_ADDRESS_BOOK on the first proof asked for."""
+    book = generated_stream_dir / "address-book.bin"
+    monkeypatch.setenv("HEDERA_HISTORY_ADDRESS_BOOK", str(book))
+    first = generated_stream.truth["blocks"][0]["number"]  # before the key rotation: no book rows needed
+    response = client.get(f"/api/v1/blocks/{first}/proof", headers={"Accept": "application/x-protobuf"})
+    assert response.status_code == 200, response.data[:300]
+    verdict = verify_proof(response.data, Trust.of_book(book.read_bytes()))
+    assert verdict.block.block_number == first
+    assert client.get("/api/v1/blocks/999999/proof").status_code == 404

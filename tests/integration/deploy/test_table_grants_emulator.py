@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import pytest
 from hedera_history.api.app import handle
+from hedera_history.api.proofs import ProofSettings
 from hedera_history.deploy.contracts import table_access
 from hedera_history.errors import StoreError
 from hedera_history.gen.model import GeneratedStream, GeneratorConfig
@@ -128,9 +129,25 @@ def test_each_function_gets_by_with_its_declared_tables(pipeline: Pipeline, stre
             ("GET", f"/api/v1/transactions/{stream.truth['transactions'][0]['transaction_id_string']}", None),
             ("GET", f"/api/v1/accounts/{stream.truth['transactions'][0]['payer']}/transactions", None),
             ("GET", "/api/v1/status", None),  # the follower's position, in ingest_progress
+            # proofs: the blocks and the address-book history of their trust chain
+            ("GET", f"/api/v1/blocks/{numbers[-1]}/proof", None),
+            (
+                "GET",
+                f"/api/v1/transactions/{stream.truth['transactions'][0]['transaction_id_string']}/stateproof",
+                None,
+            ),
+            ("POST", "/", {"jsonrpc": "2.0", "id": 4, "method": "getBlockProof", "params": [numbers[1]]}),
         ]
+        proofs = ProofSettings(stream.address_book)
         for method, path, body in calls:
-            answer = handle(lambda: reader, method, path, {}, json.dumps(body).encode() if body else b"")
+            answer = handle(
+                lambda: reader,
+                method,
+                path,
+                {},
+                json.dumps(body).encode() if body else b"",
+                proofs=lambda: proofs,
+            )
             assert answer.status == 200, (path, answer.body)
             assert "error" not in (answer.body or {}), (path, answer.body)
     finally:

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from hedera_history.api import MAX_BODY_BYTES, ApiResponse, handle
-from hedera_history.api.jsonrpc import METHODS
+from hedera_history.api.jsonrpc import METHODS, PROOF_METHODS
 from hedera_history.api.openapi import openapi_document
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
@@ -257,6 +257,8 @@ def test_openapi_documents_every_route_and_method() -> None:
         "/api/v1/blocks/{hashOrNumber}",
         "/api/v1/transactions",
         "/api/v1/transactions/{transactionIdOrHash}",
+        "/api/v1/transactions/{transactionId}/stateproof",
+        "/api/v1/blocks/{number}/proof",
         "/api/v1/accounts/{idOrAliasOrEvmAddress}",
         "/api/v1/contracts/results/{transactionIdOrHash}",
         "/api/v1/contracts/{contractIdOrAddress}/results",
@@ -271,7 +273,7 @@ def test_openapi_documents_every_route_and_method() -> None:
         "/api/v1/status",
         "/openapi.json",
     }
-    assert document["components"]["schemas"]["RpcRequest"]["properties"]["method"]["enum"] == list(METHODS)
+    assert document["components"]["schemas"]["RpcRequest"]["properties"]["method"]["enum"] == [*METHODS, *PROOF_METHODS]
 
 
 def test_listings_skip_rows_that_do_not_decode(caplog: pytest.LogCaptureFixture) -> None:

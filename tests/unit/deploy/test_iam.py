@@ -25,6 +25,8 @@ NEEDED: dict[str, set[tuple[str, str, str]]] = {
         ("topic", "sidecars", "roles/pubsub.publisher"),
     },
     "store": {ADDRESS_BOOK_READER},
+    # the bootstrap book every proof starts from
+    "query": {ADDRESS_BOOK_READER},
     # The followed bucket is not ours: nothing is granted there (docs/follow.md).
     "follow": {
         ADDRESS_BOOK_READER,

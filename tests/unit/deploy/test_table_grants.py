@@ -29,8 +29,8 @@ def test_declared_tables_are_schema_tables_each_listed_once():
 def test_the_query_function_only_reads():
     query = TABLES["query"]
     assert query.writes == frozenset()
-    # the state table only for the follower's position (GET /api/v1/status)
-    assert query.reads == frozenset({*s.HISTORY_TABLES, s.ERRATA_LOG, s.BALANCES, s.INGEST_PROGRESS})
+    # the state table only for the follower's position (GET /api/v1/status), the address books for proofs
+    assert query.reads == frozenset({*s.HISTORY_TABLES, s.ERRATA_LOG, s.BALANCES, s.INGEST_PROGRESS, s.ADDRESS_BOOKS})
 
 
 def test_the_backfill_writes_the_history_and_its_own_state_only():

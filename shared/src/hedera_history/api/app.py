@@ -14,6 +14,8 @@ from hedera_history.api.errors import (
     PayloadTooLargeError,
 )
 from hedera_history.api.openapi import openapi_document
+from hedera_history.api.proof_routes import proof_route
+from hedera_history.api.proofs import ProofConfig, no_proofs
 from hedera_history.errors import StoreError, StoreUnavailableError
 from hedera_history.store.reader import HistoryReader
 
@@ -24,7 +26,8 @@ MAX_BODY_BYTES = 1 << 20
 class ApiResponse:
     status: int
     body: Any
-    """JSON-serialisable; None: no body."""
+    """JSON-serialisable, or bytes of ``media_type``; None: no body."""
+    media_type: str = "application/json"
 
 
 def handle(
@@ -33,8 +36,12 @@ def handle(
     path: str,
     query: Mapping[str, Sequence[str]],
     body: bytes,
+    *,
+    proofs: ProofConfig = no_proofs,
+    accept: str | None = None,
 ) -> ApiResponse:
-    """Answer one HTTP request. ``reader`` is called only when the store is needed."""
+    """Answer one HTTP request. ``reader`` is called only when the store is needed, ``proofs``
+    only when a proof is asked for; ``accept`` is the request's ``Accept`` header."""
     rpc = path in ("", "/")
     try:
         if len(body) > MAX_BODY_BYTES:
@@ -42,13 +49,16 @@ def handle(
         if rpc:
             if method != "POST":
                 raise MethodNotAllowedError("JSON-RPC requests are POSTed to /")
-            status, answer = jsonrpc.handle_jsonrpc(reader, body)
+            status, answer = jsonrpc.handle_jsonrpc(reader, body, proofs=proofs)
             return ApiResponse(status, answer)
         if method not in ("GET", "HEAD"):
             raise MethodNotAllowedError(f"{method[:10]} is not allowed on {path[:200]}")
         if path == "/openapi.json":
             return ApiResponse(200, openapi_document())
         if path.startswith("/api/v1/"):
+            proof = proof_route(reader, proofs, path, query, accept)
+            if proof is not None:
+                return ApiResponse(200, proof.body, proof.media_type)
             return ApiResponse(200, rest.route(reader, path, query))
         raise NotFoundError(f"no route {path[:200]}")
     except ApiError as e:

@@ -49,3 +49,10 @@ class NotServedError(ApiError):
 
     status = 501
     rpc_code = -32601
+
+
+class ServerError(ApiError):
+    """The request was sound but stored history could not answer it (details are logged)."""
+
+    status = 500
+    rpc_code = -32603

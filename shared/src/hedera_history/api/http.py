@@ -8,12 +8,20 @@ from collections.abc import Callable
 from flask import Request, Response
 
 from hedera_history.api.app import MAX_BODY_BYTES, ApiResponse, handle
-from hedera_history.api.caching import CORS_HEADERS, cache_control, entity_tag, matches, preflight_headers
+from hedera_history.api.caching import (
+    CORS_HEADERS,
+    cache_control,
+    entity_tag,
+    matches,
+    preflight_headers,
+    varies_on_accept,
+)
+from hedera_history.api.proofs import ProofConfig, no_proofs
 from hedera_history.errors import StoreUnavailableError
 from hedera_history.store.reader import HistoryReader
 
 
-def serve_request(request: Request, reader: Callable[[], HistoryReader]) -> Response:
+def serve_request(request: Request, reader: Callable[[], HistoryReader], proofs: ProofConfig = no_proofs) -> Response:
     if request.method == "OPTIONS":
         return Response(status=204, headers=preflight_headers(request.headers.get("Access-Control-Request-Headers")))
     length = request.content_length
@@ -22,18 +30,22 @@ def serve_request(request: Request, reader: Callable[[], HistoryReader]) -> Resp
     else:
         body = request.stream.read(MAX_BODY_BYTES + 1)
         query = {k: request.args.getlist(k) for k in request.args}
-        answer = handle(reader, request.method, request.path, query, body)
+        answer = handle(
+            reader, request.method, request.path, query, body, proofs=proofs, accept=request.headers.get("Accept")
+        )
     headers = dict(CORS_HEADERS)
+    if varies_on_accept(request.path):
+        headers["Vary"] = "Accept"
     if answer.body is None:
         return Response(status=answer.status, headers=headers)
-    body = json.dumps(answer.body).encode()
+    body = answer.body if isinstance(answer.body, bytes) else json.dumps(answer.body).encode()
     cache = cache_control(request.method, request.path, answer.status)
     if cache is not None:
         headers["Cache-Control"] = cache
         headers["ETag"] = entity_tag(body)
         if matches(request.headers.get("If-None-Match"), headers["ETag"]):
             return Response(status=304, headers=headers)
-    return Response(body, status=answer.status, mimetype="application/json", headers=headers)
+    return Response(body, status=answer.status, mimetype=answer.media_type, headers=headers)
 
 
 def lazy_reader() -> Callable[[], HistoryReader]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -13,6 +14,7 @@ from hedera_history.api.errors import (
     InvalidParamsError,
     InvalidRequestError,
     MethodNotFoundError,
+    NotFoundError,
     ParseError,
 )
 from hedera_history.api.parse import (
@@ -23,6 +25,7 @@ from hedera_history.api.parse import (
     parse_timestamp,
     parse_transaction_id,
 )
+from hedera_history.api.proofs import ProofConfig, block_proof, no_proofs, transaction_proof
 from hedera_history.api.render import render_block, render_status, render_transaction, render_transactions, timestamp
 from hedera_history.api.rest import log_skipped_rows
 from hedera_history.errors import StoreError, StoreUnavailableError
@@ -150,6 +153,49 @@ def get_transaction_original(get_reader: Reader, params: Params) -> Any:
     return original_answer(get_reader(), parse_timestamp(params["timestamp"], "timestamp"))
 
 
+def get_transaction_proof(get_reader: Reader, proofs: ProofConfig, params: Params) -> Any:
+    """``{proof_base64}``: the canonical bundle of a transaction id (options nonce, scheduled,
+    sidecars), or None when no complete block holds it."""
+    transaction_id = params["transactionId"]
+    options = params.get("options") or {}
+    if not isinstance(options, dict):
+        raise InvalidParamsError("options must be an object {nonce, scheduled, sidecars}")
+    unknown = set(options) - {"nonce", "scheduled", "sidecars"}
+    if unknown:
+        raise InvalidParamsError(f"unknown options: {', '.join(sorted(unknown))}")
+    for name in ("scheduled", "sidecars"):
+        if not isinstance(options.get(name, False), bool):
+            raise InvalidParamsError(f"{name} must be true or false")
+    nonce = parse_int(options.get("nonce", 0), "nonce", maximum=2**31 - 1)
+    if not isinstance(transaction_id, str):
+        raise InvalidParamsError("transactionId must look like 0.0.1001-1657701968-041986003")
+    try:
+        data = transaction_proof(
+            get_reader,
+            proofs,
+            transaction_id,
+            nonce=nonce,
+            scheduled=options.get("scheduled", False),
+            sidecars=options.get("sidecars", False),
+        )
+    except NotFoundError:
+        return None
+    return _proof_answer(data)
+
+
+def get_block_proof(get_reader: Reader, proofs: ProofConfig, params: Params) -> Any:
+    """``{proof_base64}``: the canonical bundle of every item of a complete block, or None."""
+    try:
+        data = block_proof(get_reader, proofs, parse_int(params["number"], "number"))
+    except NotFoundError:
+        return None
+    return _proof_answer(data)
+
+
+def _proof_answer(data: bytes) -> dict[str, Any]:
+    return {"proof_base64": base64.b64encode(data).decode()}
+
+
 # name -> (function, parameter names, how many are required)
 METHODS: dict[str, tuple[Method, tuple[str, ...], int]] = {
     "getFirstAvailableBlock": (get_first_available_block, (), 0),
@@ -163,9 +209,17 @@ METHODS: dict[str, tuple[Method, tuple[str, ...], int]] = {
     "getTransactionOriginal": (get_transaction_original, ("timestamp",), 1),
     "getBalance": (rpc_get_balance, ("account", "options"), 1),
 }
+ProofMethod = Callable[[Reader, ProofConfig, Params], Any]
+PROOF_METHODS: dict[str, tuple[ProofMethod, tuple[str, ...], int]] = {
+    "getTransactionProof": (get_transaction_proof, ("transactionId", "options"), 1),
+    "getBlockProof": (get_block_proof, ("number",), 1),
+}
+"""Methods that also need the deployment's proof settings (its bootstrap book)."""
 
 
-def handle_jsonrpc(reader: Callable[[], HistoryReader], body: bytes) -> tuple[int, Any]:
+def handle_jsonrpc(
+    reader: Callable[[], HistoryReader], body: bytes, *, proofs: ProofConfig = no_proofs
+) -> tuple[int, Any]:
     """HTTP status and JSON body (None: nothing to send) for a POSTed JSON-RPC body."""
     try:
         message = json.loads(body)
@@ -176,13 +230,13 @@ def handle_jsonrpc(reader: Callable[[], HistoryReader], body: bytes) -> tuple[in
             return 200, _error(None, InvalidRequestError("empty batch"))
         if len(message) > MAX_BATCH:
             return 200, _error(None, InvalidRequestError(f"a batch holds at most {MAX_BATCH} requests"))
-        answers = [a for a in (_one(reader, m) for m in message) if a is not None]
+        answers = [a for a in (_one(reader, proofs, m) for m in message) if a is not None]
         return (200, answers) if answers else (204, None)
-    answer = _one(reader, message)
+    answer = _one(reader, proofs, message)
     return (200, answer) if answer is not None else (204, None)
 
 
-def _one(reader: Callable[[], HistoryReader], message: Any) -> dict[str, Any] | None:
+def _one(reader: Callable[[], HistoryReader], proofs: ProofConfig, message: Any) -> dict[str, Any] | None:
     if not isinstance(message, dict):
         return _error(None, InvalidRequestError("a request must be a JSON object"))
     request_id = message.get("id")
@@ -195,12 +249,15 @@ def _one(reader: Callable[[], HistoryReader], message: Any) -> dict[str, Any] | 
         name = message.get("method")
         if not isinstance(name, str):
             raise InvalidRequestError("method must be a string")
-        entry = METHODS.get(name)
-        if entry is None:
-            raise MethodNotFoundError(f"method not found: {name[:80]}")
-        function, names, required = entry
-        params = _bind(message.get("params"), names, required)
-        result = function(reader, params)
+        if name in PROOF_METHODS:
+            proof_function, names, required = PROOF_METHODS[name]
+            result = proof_function(reader, proofs, _bind(message.get("params"), names, required))
+        else:
+            entry = METHODS.get(name)
+            if entry is None:
+                raise MethodNotFoundError(f"method not found: {name[:80]}")
+            function, names, required = entry
+            result = function(reader, _bind(message.get("params"), names, required))
     except ApiError as e:
         return None if notification else _error(request_id, e)
     except StoreUnavailableError:

@@ -78,7 +78,38 @@ RPC_METHODS: dict[str, str] = {
     "time (as GET /api/v1/errata/{timestamp}): the original entry the stream had and the errata applied, or null",
     "getBalance": "params [account, {timestamp}?] -> {context: {timestamp, block, changed_at}, value: tinybar or "
     "null}: the derived hbar balance now (as far as balances are applied) or at or before timestamp",
+    "getTransactionProof": "params [transaction id, {nonce, scheduled, sidecars}?] -> {proof_base64: the canonical "
+    "ProofBundle bytes (docs/proofs.md)} or null when no complete block holds it",
+    "getBlockProof": "params [number] -> {proof_base64: the canonical ProofBundle of every item of the block} or null",
 }
+
+
+def _proof(summary: str, params: list[dict[str, Any]]) -> dict[str, Any]:
+    """A proof route: the bundle's JSON rendering, or its canonical bytes (Accept or ?format)."""
+    formats = _param("format", "query", "json (default) or protobuf; else Accept: application/x-protobuf decides")
+    return {
+        "get": {
+            "summary": summary,
+            "description": "Verify offline with `hedera-history proof verify FILE --trust BOOK|HASH` or "
+            "`hedera_history.proofs.verify.verify_proof` (docs/proofs.md). Not a route of the reference mirror node "
+            "today (its State Proof Alpha was removed).",
+            "parameters": [*params, formats],
+            "responses": {
+                "200": {
+                    "description": "The proof bundle",
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/ProofBundle"}},
+                        "application/x-protobuf": {"schema": {"type": "string", "format": "binary"}},
+                    },
+                },
+                "400": _REST_ERROR,
+                "404": _REST_ERROR,
+                "500": _REST_ERROR,
+                "501": _REST_ERROR,
+                "503": _REST_ERROR,
+            },
+        }
+    }
 
 
 def openapi_document() -> dict[str, Any]:
@@ -186,6 +217,19 @@ def openapi_document() -> dict[str, Any]:
                 _param("scheduled", "query", "true or false"),
             ],
             "Transactions",
+        ),
+        "/api/v1/transactions/{transactionId}/stateproof": _proof(
+            "Proof of one transaction: its bytes as signed, the hash path, the signatures and the book chain",
+            [
+                _param("transactionId", "path", "0.0.1001-1657701968-041986003 or 0.0.1001@1657701968.041986003"),
+                _param("nonce", "query", "The result with this nonce (default 0)"),
+                _param("scheduled", "query", "true: the scheduled execution (default false)"),
+                _param("sidecars", "query", "true: also prove its sidecar records (ships the whole record file)"),
+            ],
+        ),
+        "/api/v1/blocks/{number}/proof": _proof(
+            "Proof of every item of one complete block (cached for a year)",
+            [_param("number", "path", "Block number")],
         ),
         "/api/v1/accounts/{id}/transactions": _get(
             "Transactions touching an account, newest first; links.next pages by consensus timestamp",
@@ -414,6 +458,12 @@ def openapi_document() -> dict[str, Any]:
                 "type": ("string", [t.name for t in SidecarType]),
             }
         ),
+        "ProofBundle": {
+            "type": "object",
+            "description": "proto/hedera_history/proof.proto ProofBundle in protobuf's JSON mapping (bytes base64, "
+            "64-bit integers as strings)",
+            "properties": {"format_version": {"type": "integer"}, "subject": obj, "block": obj, "trust": obj},
+        },
         "Account": {"type": "object", "description": "As the reference mirror node's AccountBalanceTransactions"},
         "ContractResult": {"type": "object", "description": "As the reference mirror node's ContractResultDetails"},
         "ContractResults": {

@@ -6,16 +6,18 @@ import click
 from flask import Flask, Response, request
 
 from hedera_history.api.http import lazy_reader, serve_request
+from hedera_history.api.proofs import settings_proofs
 
 
 def make_app() -> Flask:
     app = Flask("hedera-history")
     reader = lazy_reader()
+    proofs = settings_proofs()
 
     @app.route("/", defaults={"path": ""}, methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
     @app.route("/<path:path>", methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
     def everything(path: str) -> Response:
-        return serve_request(request, reader)
+        return serve_request(request, reader, proofs)
 
     return app
 

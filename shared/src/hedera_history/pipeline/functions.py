@@ -172,7 +172,8 @@ QUERY = FunctionSpec(
     source="functions/query",
     entry_point="query",
     trigger=Trigger.HTTP,
-    settings=_COMMON,
+    # proofs start from the bootstrap book (the function reads it once per instance)
+    settings=(*_COMMON, "address_book", "first_block", "consensus_ratio", "network"),
     memory_mb=512,
     timeout_seconds=60,
     concurrency=40,
@@ -219,8 +220,9 @@ TABLES: dict[str, TableAccess] = {
     STORE.name: TableAccess.of(
         writes=(*s.HISTORY_TABLES, s.CARDINAL_TRACKING, s.ADDRESS_BOOKS, s.BALANCES, s.ERRATA_LOG),
     ),
-    # the state table for the follower's position only (GET /api/v1/status)
-    QUERY.name: TableAccess.of(reads=(*s.HISTORY_TABLES, s.ERRATA_LOG, s.BALANCES, s.INGEST_PROGRESS)),
+    # the state table for the follower's position only (GET /api/v1/status); the address books for
+    # the trust chain of a proof
+    QUERY.name: TableAccess.of(reads=(*s.HISTORY_TABLES, s.ERRATA_LOG, s.BALANCES, s.INGEST_PROGRESS, s.ADDRESS_BOOKS)),
 }
 """What each function writes and what it only reads: its service account gets ``bigtable.user`` on
 the first and ``bigtable.reader`` on the second, table by table, and nothing on the others."""

@@ -1,0 +1,128 @@
+"""Proof bundles for the query API: the deployment's bootstrap book (read once per instance) and
+the store's proof builders, with their errors turned into the API's (docs/proofs.md)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError, ServerError
+from hedera_history.api.parse import parse_transaction_id
+from hedera_history.errors import ConfigError, HistoryError, ObjectNotFoundError, StoreError
+from hedera_history.logs import event
+from hedera_history.store.reader import HistoryReader
+from hedera_history.verify.consensus import DEFAULT_RATIO
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ProofSettings:
+    """What a proof starts from: the bootstrap book's bytes as stored (clients pin their SHA-384),
+    the first block of the deployment's numbering, and the share of stake the signatures reach."""
+
+    bootstrap_book: bytes
+    first_block: int = 0
+    ratio: Fraction = DEFAULT_RATIO
+
+
+ProofConfig = Callable[[], ProofSettings]
+"""Called only when a proof is asked for; raises NotServedError when no book is configured."""
+
+
+def no_proofs() -> ProofSettings:
+    raise NotServedError("proofs are not served here: no bootstrap address book is configured")
+
+
+def settings_proofs() -> ProofConfig:
+    """The deployment's settings (``address_book``, ``first_block``, ``consensus_ratio``), the book
+    read on first use and kept for the instance's life; a failed read is retried next time."""
+    made: list[ProofSettings] = []
+    lock = threading.Lock()
+
+    def get() -> ProofSettings:
+        with lock:
+            if not made:
+                made.append(_from_settings())
+            return made[0]
+
+    return get
+
+
+def _from_settings() -> ProofSettings:
+    from hedera_history.config import Settings  # noqa: PLC0415
+    from hedera_history.sources.address_book_file import read_address_book_bytes  # noqa: PLC0415
+    from hedera_history.verify.consensus import parse_consensus_ratio  # noqa: PLC0415
+
+    settings = Settings.from_env()
+    if not settings.address_book:
+        no_proofs()
+    try:
+        book = read_address_book_bytes(settings.address_book, settings)
+        ratio = parse_consensus_ratio(settings.consensus_ratio)
+    except ConfigError as e:
+        event(logger, "bootstrap address book unreadable", logging.ERROR, reason=str(e))
+        raise ServerError("the bootstrap address book could not be read, retry") from e
+    return ProofSettings(book, settings.first_block, ratio)
+
+
+def transaction_proof(
+    get_reader: Callable[[], HistoryReader],
+    get_proofs: ProofConfig,
+    transaction_id: str,
+    *,
+    nonce: int = 0,
+    scheduled: bool = False,
+    sidecars: bool = False,
+) -> bytes:
+    """The canonical bundle of one transaction; NotFoundError when no complete block holds it."""
+    from hedera_history.proofs.from_store import build_transaction_proof  # noqa: PLC0415
+
+    payer, valid_start = parse_transaction_id(transaction_id, "transaction id")
+    seconds, nanos = divmod(valid_start, 1_000_000_000)
+    config = get_proofs()
+    return _built(
+        lambda: build_transaction_proof(
+            get_reader(),
+            f"{payer}-{seconds}-{nanos:09d}",
+            nonce,
+            scheduled,
+            bootstrap_book=config.bootstrap_book,
+            sidecars=sidecars,
+            first_block=config.first_block,
+            ratio=config.ratio,
+        )
+    )
+
+
+def block_proof(get_reader: Callable[[], HistoryReader], get_proofs: ProofConfig, number: int) -> bytes:
+    """The canonical bundle of every item of a complete block; NotFoundError otherwise."""
+    from hedera_history.proofs.from_store import build_block_proof  # noqa: PLC0415
+
+    config = get_proofs()
+    return _built(
+        lambda: build_block_proof(
+            get_reader(),
+            number,
+            bootstrap_book=config.bootstrap_book,
+            first_block=config.first_block,
+            ratio=config.ratio,
+        )
+    )
+
+
+def _built(build: Callable[[], bytes]) -> bytes:
+    try:
+        return build()
+    except ObjectNotFoundError as e:
+        raise NotFoundError(str(e)[:300]) from e
+    except ConfigError as e:
+        raise InvalidParamsError(str(e)[:300]) from e
+    except StoreError:
+        raise  # unavailable (503) or unreadable (500): answered like every other route
+    except HistoryError as e:
+        event(logger, "proof could not be built", logging.ERROR, kind=e.kind, reason=str(e))
+        raise ServerError(f"the proof could not be built from stored history ({e.kind})") from e
