@@ -1,5 +1,5 @@
-"""``hedera-history proof``: get a proof bundle (from files on disk, the local stack or the
-deployment's store) and verify one offline against a trusted book or a pinned book hash."""
+"""``hedera-history proof``: get a proof bundle (from files on disk, the local stack, the
+deployment's store or its query API) and verify one offline against a trusted book or a pinned book hash."""
 
 from __future__ import annotations
 
@@ -55,6 +55,18 @@ def proof() -> None:
     help="Build from the stream files under DIR (no store); needs --address-book.",
 )
 @click.option("--stack", is_flag=True, help="Build from the running local stack's store.")
+@click.option(
+    "--url",
+    default=None,
+    help="Ask a deployment's query API at URL (GET /api/v1/transactions/{id}/stateproof or /blocks/{n}/proof).",
+)
+@click.option(
+    "--token",
+    envvar="HEDERA_HISTORY_QUERY_TOKEN",
+    default=None,
+    help="With --url: a bearer token for a private query function, e.g. `gcloud auth print-identity-token` "
+    "[HEDERA_HISTORY_QUERY_TOKEN].",
+)
 @click.option("--state-dir", type=click.Path(path_type=Path), default=None, help="The local stack's state folder.")
 @click.option(
     "--address-book",
@@ -77,6 +89,8 @@ def get(
     sidecars: bool,
     directory: Path | None,
     stack: bool,
+    url: str | None,
+    token: str | None,
     state_dir: Path | None,
     address_book: str | None,
     start_block: int | None,
@@ -93,8 +107,10 @@ def get(
 
     if sum(x is not None for x in (transaction_id, consensus_ns, block_number)) != 1:
         raise click.UsageError("give exactly one of --transaction, --at and --block")
-    if directory is not None and stack:
-        raise click.UsageError("--from-dir and --stack exclude each other")
+    if sum((directory is not None, stack, url is not None)) > 1:
+        raise click.UsageError("--from-dir, --stack and --url exclude each other")
+    if url is not None and without_book:
+        raise click.UsageError("--without-book: a deployment's proofs carry its bootstrap book")
     query = None
     try:
         if transaction_id is not None:
@@ -102,6 +118,8 @@ def get(
         elif consensus_ns is not None:
             query = TransactionQuery.at(consensus_ns)
         prover = _prover(
+            url=url,
+            token=token,
             directory=directory,
             stack=stack,
             state_dir=state_dir,
@@ -114,12 +132,13 @@ def get(
         else:
             assert block_number is not None
             data = prover.block_proof(block_number)
+        rendered = bundle_to_json(decode_bundle(data))  # a fetched answer must be a canonical bundle too
     except HistoryError as error:
         raise click.ClickException(str(error)) from error
     if out is None:
-        click.echo(bundle_to_json(decode_bundle(data)))
+        click.echo(rendered)
         return
-    out.write_bytes(bundle_to_json(decode_bundle(data)).encode() if as_json else data)
+    out.write_bytes(rendered.encode() if as_json else data)
     click.echo(f"wrote {out} ({out.stat().st_size} bytes)", err=True)
 
 
@@ -133,6 +152,8 @@ class _Prover(Protocol):
 
 def _prover(
     *,
+    url: str | None,
+    token: str | None,
     directory: Path | None,
     stack: bool,
     state_dir: Path | None,
@@ -142,6 +163,10 @@ def _prover(
 ) -> _Prover:
     from hedera_history.sources.address_book_file import read_address_book_bytes  # noqa: PLC0415
 
+    if url is not None:
+        from hedera_history.proofs.from_api import ApiProver  # noqa: PLC0415
+
+        return ApiProver(url, token=token)
     settings = Settings.from_env(address_book=address_book, start_block=start_block)
     ratio = parse_consensus_ratio(settings.consensus_ratio)
     if directory is not None:
