@@ -158,7 +158,7 @@ def stack() -> None:
     default=None,
     metavar="SOURCE",
     help="Follow SOURCE as the deployed follower follows a network's bucket: a directory, gs://BUCKET on the "
-    "stack's GCS emulator or s3://BUCKET on HEDERA_HISTORY_S3_ENDPOINT_URL (a moto server). The follow "
+    "stack's GCS emulator or s3://BUCKET on HEDERA_HISTORY_S3_ENDPOINT_URL (else a moto server it starts). The follow "
     "function is called back to back instead of ingest taking bucket events.",
 )
 @click.option(
