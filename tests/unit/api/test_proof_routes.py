@@ -60,7 +60,7 @@ def _no_reader() -> HistoryReader:
         ("/api/v1/blocks/7/proof", {"limit": ["1"]}, 400),
         ("/api/v1/blocks/x/proof", {}, 400),
         ("/api/v1/transactions/0.0.2-1657701910-000000144/stateproof", {"sidecars": ["yes"]}, 400),
-        ("/api/v1/transactions/0.0.2-1657701910-000000144/stateproof", {"nonce": ["1", "2"]}, 400),
+        ("/api/v1/transactions/0.0.2-1657701910-000000144/stateproof", {"format": ["json", "json"]}, 400),
     ],
 )
 def test_refusals_in_the_mirror_node_error_shape(path: str, query: dict[str, list[str]], status: int) -> None:

@@ -15,6 +15,7 @@ from hedera_history.api.errors import InvalidParamsError
 from hedera_history.api.parse import parse_int
 from hedera_history.api.proofs import ProofConfig, block_proof, transaction_proof
 from hedera_history.api.query import Query, only, single
+from hedera_history.api.transaction_filters import last_value
 from hedera_history.store.reader import HistoryReader
 
 PROTOBUF = "application/x-protobuf"
@@ -46,23 +47,23 @@ def proof_route(
     """The answer for a proof path, None when ``path`` is not one."""
     if match := _TRANSACTION_PROOF.fullmatch(path):
         only(query, {"nonce", "scheduled", "sidecars", "format"})
-        nonce_text = single(query, "nonce")
+        protobuf = wants_protobuf(single(query, "format"), accept)
+        nonce_text = last_value(query, "nonce")  # nonce and scheduled: the last given, as the reference
         data = transaction_proof(
             get_reader,
             get_proofs,
             match[1],
             nonce=0 if nonce_text is None else parse_int(nonce_text, "nonce", maximum=2**31 - 1),
-            scheduled=_flag(query, "scheduled"),
-            sidecars=_flag(query, "sidecars"),
+            scheduled=_flag(last_value(query, "scheduled"), "scheduled"),
+            sidecars=_flag(single(query, "sidecars"), "sidecars"),
         )
     elif match := _BLOCK_PROOF.fullmatch(path):
         only(query, {"format"})
+        protobuf = wants_protobuf(single(query, "format"), accept)
         data = block_proof(get_reader, get_proofs, parse_int(match[1], "number"))
     else:
         return None
-    if wants_protobuf(single(query, "format"), accept):
-        return ProofBody(data, PROTOBUF)
-    return ProofBody(proof_json(data), "application/json")
+    return ProofBody(data, PROTOBUF) if protobuf else ProofBody(proof_json(data), "application/json")
 
 
 def proof_json(data: bytes) -> Any:
@@ -72,8 +73,7 @@ def proof_json(data: bytes) -> Any:
     return json.loads(bundle_to_json(decode_bundle(data)))
 
 
-def _flag(query: Query, name: str) -> bool:
-    value = single(query, name)
+def _flag(value: str | None, name: str) -> bool:
     if value not in (None, "true", "false"):
         raise InvalidParamsError(f"{name} must be true or false")
     return value == "true"
