@@ -9,6 +9,7 @@ operation and an attempt timeout on every call; table administration through the
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import re
 import warnings
@@ -48,6 +49,7 @@ from hedera_history.store.gateway import (
     StoredRow,
 )
 from hedera_history.store.model import Row
+from hedera_history.store.mutation_wire import EncodedRows, MutationEncoder
 from hedera_history.store.schema import GcRule, TableSpec, table_id
 
 _TRANSIENT = (
@@ -63,6 +65,8 @@ _RAW_MUTATE_ROWS_RESPONSE: Any = bigtable_types.MutateRowsResponse.pb()
 _MUTATE_ROWS_METHOD = "/google.bigtable.v2.Bigtable/MutateRows"
 _INSTANCE_NAME = re.compile(r"projects/(?P<project>[^/]+)/instances/(?P<instance>[^/]+)")
 _UNKNOWN = 2
+_index_of = operator.attrgetter("index")
+_code_of_result = operator.attrgetter("status.code")
 
 
 def translate(error: Exception, what: str) -> StoreError:
@@ -87,6 +91,9 @@ class BigtableDataGateway:
         # None: the instance's default profile.
         self._app_profile = settings.bigtable_app_profile or None
         self._tables: dict[str, Any] = {}
+        self._encoder = MutationEncoder()
+        self._mutate_targets: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {}
+        self._mutate_rpc: Any = None
 
     def _table(self, name: str) -> Any:
         table = self._tables.get(name)
@@ -98,39 +105,37 @@ class BigtableDataGateway:
         return table
 
     def mutate_rows(self, table: str, rows: Sequence[Row]) -> list[MutationFailure]:
-        """One MutateRows call carrying ``rows`` as plain protobuf on the client's own channel.
+        """One MutateRows call carrying ``rows``, encoded by ``mutation_wire``, on the client's channel.
 
         The client's ``bulk_mutate_rows`` builds every cell as a proto-plus object and spends most
         of a large write in that conversion (bench/store_bench.py measures both paths); the
-        request is identical on the wire. No retries here: the writer retries exactly the
-        entries that failed.
+        request is identical on the wire. ``EncodedRows`` (from the writer) arrive encoded. No
+        retries here: the writer retries exactly the entries that failed.
         """
         if not rows:
             return []
-        request = self.mutate_rows_request(table)
-        for row in rows:
-            entry = request.entries.add()
-            entry.row_key = row.key
-            for cell in row.cells:
-                set_cell = entry.mutations.add().set_cell
-                set_cell.family_name = cell.family
-                set_cell.column_qualifier = cell.qualifier
-                set_cell.timestamp_micros = cell.timestamp_micros
-                set_cell.value = cell.value
-        rpc = self._client.transport.grpc_channel.unary_stream(
-            _MUTATE_ROWS_METHOD,
-            request_serializer=_RAW_MUTATE_ROWS_REQUEST.SerializeToString,
-            response_deserializer=_RAW_MUTATE_ROWS_RESPONSE.FromString,
-        )
-        metadata = (("x-goog-request-params", _routing_params(request)),)
+        entries = rows.entries if isinstance(rows, EncodedRows) else self._encoder.entries(rows)
+        table_name, metadata = self._mutate_target(table)
+        request = self._encoder.request(table_name, entries, self._app_profile)
+        rpc = self._mutate_rpc
+        if rpc is None:
+            rpc = self._client.transport.grpc_channel.unary_stream(
+                _MUTATE_ROWS_METHOD,
+                request_serializer=bytes,  # already the wire bytes
+                response_deserializer=_RAW_MUTATE_ROWS_RESPONSE.FromString,
+            )
+            self._mutate_rpc = rpc
         answered: set[int] = set()
         failures: list[MutationFailure] = []
         try:
             for response in rpc(request, timeout=self._timeout, metadata=metadata):
-                for result in response.entries:
-                    answered.add(result.index)
-                    if result.status.code != 0:
-                        failures.append(MutationFailure(int(result.index), result.status.code, result.status.message))
+                # One answer per entry: read in C (attrgetter) unless one of them failed.
+                results = response.entries
+                answered.update(map(_index_of, results))
+                if any(map(_code_of_result, results)):
+                    failures.extend(
+                        MutationFailure(int(r.index), r.status.code, r.status.message) for r in results if r.status.code
+                    )
         except grpc.RpcError as e:
             error = core_exceptions.from_grpc_error(e)  # type: ignore[no-untyped-call]
             if isinstance(error, core_exceptions.NotFound | core_exceptions.PermissionDenied):
@@ -150,6 +155,15 @@ class BigtableDataGateway:
         if self._app_profile is not None:
             request.app_profile_id = self._app_profile
         return request
+
+    def _mutate_target(self, table: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """The table's resource name and the routing header of its MutateRows calls."""
+        target = self._mutate_targets.get(table)
+        if target is None:
+            request = self.mutate_rows_request(table)
+            target = (request.table_name, (("x-goog-request-params", _routing_params(request)),))
+            self._mutate_targets[table] = target
+        return target
 
     def _table_path(self, table: str) -> str:
         return f"projects/{self._project}/instances/{self._instance_id}/tables/{table_id(table, self._settings)}"

@@ -2,8 +2,12 @@
 block's completion cell only after every other row of that block has landed.
 
 Rows of several small blocks share batches; at most about ``max_group_bytes`` of rows (or one
-larger block) are held at a time. A block whose rows did not all land gets no completion cell,
-so readers keep it invisible; writing it again later completes it (every cell is deterministic).
+larger block) are held at a time. Each row is encoded once, as it arrives, into the bytes of its
+MutateRows entry (``store.mutation_wire``): batches are cut on those exact sizes and a retry
+sends the same bytes again. A group's batches go out on a background thread while the next
+rows are encoded (``store.batch_sender``); its completion cells wait until all have landed.
+A block whose rows did not all land gets no completion cell, so readers keep it invisible;
+writing it again later completes it (every cell is deterministic).
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from dataclasses import dataclass, replace
 from hedera_history.block import VerifiedBlock
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError, StoreError, StoreUnavailableError
+from hedera_history.store.batch_sender import Batch, BatchSender, TableBatches
 from hedera_history.store.chaintime import check_history_retention, sidecars_retained
 from hedera_history.store.duplicates import complete_duplicates
 from hedera_history.store.gateway import UNAVAILABLE, BigtableGateway, MutationFailure
 from hedera_history.store.model import BlockRows, Row
+from hedera_history.store.mutation_wire import EncodedRows, MutationEncoder
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.schema import SIDECARS
 
@@ -29,9 +35,6 @@ MAX_GROUP_BYTES = 32 * 1024 * 1024
 MAX_ATTEMPTS = 8
 FIRST_BACKOFF_SECONDS = 0.05
 MAX_BACKOFF_SECONDS = 5.0
-
-_Entry = tuple[int, Row, int]
-"""(owner: the block's place in its group, row, approximate size in bytes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,7 @@ class BlockWriter:
         self.max_group_bytes = max_group_bytes
         self._now_ns = now_ns
         self._sleep = sleep
+        self._encoder = MutationEncoder()
 
     # ---- blocks ----------------------------------------------------------------------------------
 
@@ -89,8 +93,15 @@ class BlockWriter:
 
     def iter_write_rows(self, blocks: Iterable[BlockRows]) -> Iterator[BlockWriteResult]:
         """Write blocks already turned into rows (e.g. by a backfill stage)."""
+        sender = BatchSender(self._mutate_with_retries, background=True)
+        try:
+            yield from self._write_groups(blocks, sender)
+        finally:
+            sender.close()
+
+    def _write_groups(self, blocks: Iterable[BlockRows], sender: BatchSender) -> Iterator[BlockWriteResult]:
         group: list[BlockRows] = []
-        entries: list[_Entry] = []
+        batches = TableBatches(self.max_batch_bytes, self.max_batch_cells, sender.submit)
         skipped: set[int] = set()
         size = 0
         for built in blocks:
@@ -105,21 +116,22 @@ class BlockWriter:
                 skipped.add(owner)
                 built = replace(built, rows=tuple(r for r in built.rows if r.table != SIDECARS))  # noqa: PLW2901
             group.append(built)
-            for row in built.rows:
-                entries.append((owner, row, row.size))
-                size += entries[-1][2]
+            encoded = self._encoder.entries(built.rows)
+            batches.add(owner, built.rows, encoded)
+            size += sum(map(len, encoded))
             if size >= self.max_group_bytes:
-                yield from self._write_group(group, entries, skipped)
-                group, entries, skipped, size = [], [], set(), 0
+                yield from self._write_group(group, batches, sender, skipped)
+                group, skipped, size = [], set(), 0
         if group:
-            yield from self._write_group(group, entries, skipped)
+            yield from self._write_group(group, batches, sender, skipped)
 
     def _write_group(
-        self, group: list[BlockRows], entries: list[_Entry], skipped: set[int]
+        self, group: list[BlockRows], batches: TableBatches, sender: BatchSender, skipped: set[int]
     ) -> Iterator[BlockWriteResult]:
-        errors = self._write_entries(entries)
+        batches.flush()
+        errors = sender.wait()
         done = [i for i in range(len(group)) if i not in errors]
-        errors.update(self._write_entries([(i, group[i].completion, group[i].completion.size) for i in done]))
+        errors.update(self._write_now([(i, group[i].completion) for i in done]))
         self.complete_duplicates([group[i].completion for i in done if i not in errors])
         for i, block_rows in enumerate(group):
             yield BlockWriteResult(
@@ -141,49 +153,35 @@ class BlockWriter:
 
     def write_rows(self, rows: Sequence[Row]) -> None:
         """Write ``rows`` (any tables); raise if any did not land after the retries."""
-        errors = self._write_entries([(0, row, row.size) for row in rows])
+        errors = self._write_now([(0, row) for row in rows])
         if errors:
             raise errors[0]
 
-    def _write_entries(self, entries: Sequence[_Entry]) -> dict[int, StoreError]:
-        """Write the rows; the errors of the owners some of whose rows did not land.
+    def _write_now(self, owned: Sequence[tuple[int, Row]]) -> dict[int, StoreError]:
+        """Write (owner, row) pairs in this thread; the errors of the owners some of whose rows
+        did not land."""
+        sender = BatchSender(self._mutate_with_retries, background=False)
+        batches = TableBatches(self.max_batch_bytes, self.max_batch_cells, sender.submit)
+        encoded = self._encoder.entries([row for _, row in owned])
+        for start, end in _owner_runs(owned):
+            batches.add(owned[start][0], [row for _, row in owned[start:end]], encoded[start:end])
+        batches.flush()
+        return sender.wait()
 
-        Once one of an owner's rows has failed for good, its remaining rows are not sent: the
-        block stays incomplete anyway and will be written again whole.
-        """
-        by_table: dict[str, list[_Entry]] = {}
-        for entry in entries:
-            by_table.setdefault(entry[1].table, []).append(entry)
-        errors: dict[int, StoreError] = {}
-        for table, table_entries in by_table.items():
-            for proposed in self._batches(table_entries):
-                batch = [entry for entry in proposed if entry[0] not in errors] if errors else proposed
-                if not batch:
-                    continue
-                for index, error in self._mutate_with_retries(table, [e[1] for e in batch]).items():
-                    errors.setdefault(batch[index][0], error)
-        return errors
-
-    def _batches(self, entries: list[_Entry]) -> Iterator[list[_Entry]]:
-        start = size = cells = 0
-        for end, (_, row, row_size) in enumerate(entries):
-            row_cells = len(row.cells)
-            if end > start and (size + row_size > self.max_batch_bytes or cells + row_cells > self.max_batch_cells):
-                yield entries[start:end]
-                start, size, cells = end, 0, 0
-            size += row_size
-            cells += row_cells
-        if start < len(entries):
-            yield entries[start:]
-
-    def _mutate_with_retries(self, table: str, rows: list[Row]) -> dict[int, StoreError]:
+    def _mutate_with_retries(self, batch: Batch) -> dict[int, StoreError]:
         """Errors by row index for the rows that never landed."""
+        table, rows, encoded = batch.table, batch.rows, batch.encoded
         pending = list(range(len(rows)))
         errors: dict[int, StoreError] = {}
         delay = self.retry.first_backoff_seconds
         for attempt in range(1, self.retry.max_attempts + 1):
             try:
-                failures = self.gateway.mutate_rows(table, rows if attempt == 1 else [rows[i] for i in pending])
+                sent = (
+                    EncodedRows(rows, encoded)
+                    if attempt == 1
+                    else EncodedRows([rows[i] for i in pending], [encoded[i] for i in pending])
+                )
+                failures = self.gateway.mutate_rows(table, sent)
             except StoreUnavailableError as e:
                 failures = [MutationFailure(j, UNAVAILABLE, str(e)) for j in range(len(pending))]
             except StoreError as e:
@@ -210,3 +208,12 @@ class BlockWriter:
             delay = min(delay * 2, self.retry.max_backoff_seconds)
             pending = sorted(retry)
         return errors
+
+
+def _owner_runs(owned: Sequence[tuple[int, Row]]) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of pairs with one owner."""
+    start = 0
+    for end in range(1, len(owned) + 1):
+        if end == len(owned) or owned[end][0] != owned[start][0]:
+            yield start, end
+            start = end

@@ -1,0 +1,147 @@
+"""MutateRows batches cut per table as encoded rows arrive, sent in order, one request at a time.
+
+Rows come in runs of one table (a block's rows are grouped by table); a run joins its table's
+open batch by slices, and the cut points come from running totals (``accumulate`` and
+``bisect``), so that batching costs no Python step per row. In the background mode the batches
+go out on one thread while the caller encodes the next rows.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from itertools import accumulate, groupby, repeat
+from operator import attrgetter
+
+from hedera_history.errors import StoreError
+from hedera_history.store.model import Row
+
+_table_of = attrgetter("table")
+_cells_of = attrgetter("cells")
+
+
+@dataclass(slots=True)
+class Batch:
+    """Rows of one table, their encoded MutateRows entries and their owners (blocks of a group)."""
+
+    table: str
+    rows: list[Row] = field(default_factory=list)
+    encoded: list[bytes] = field(default_factory=list)
+    owners: list[int] = field(default_factory=list)
+    size: int = 0
+    cells: int = 0
+
+    def select(self, indexes: Sequence[int]) -> Batch:
+        return Batch(
+            self.table,
+            [self.rows[i] for i in indexes],
+            [self.encoded[i] for i in indexes],
+            [self.owners[i] for i in indexes],
+        )
+
+
+SendBatch = Callable[[Batch], dict[int, StoreError]]
+"""Sends one batch (with its retries); the errors by index in the batch."""
+
+
+class TableBatches:
+    """Open batches by table; a batch goes to ``submit`` once the next row would overflow it.
+
+    A batch holds several rows only while under both limits; a row over a limit goes alone.
+    """
+
+    def __init__(self, max_bytes: int, max_cells: int, submit: Callable[[Batch], None]) -> None:
+        self._max_bytes = max_bytes
+        self._max_cells = max_cells
+        self._submit = submit
+        self._open: dict[str, Batch] = {}
+
+    def add(self, owner: int, rows: Sequence[Row], encoded: Sequence[bytes]) -> None:
+        start = 0
+        for table, run in groupby(map(_table_of, rows)):
+            end = start + len(list(run))
+            self._add_run(table, owner, rows[start:end], encoded[start:end])
+            start = end
+
+    def _add_run(self, table: str, owner: int, rows: Sequence[Row], encoded: Sequence[bytes]) -> None:
+        sizes = list(accumulate(map(len, encoded)))
+        cells = list(accumulate(map(len, map(_cells_of, rows))))
+        batch = self._open.get(table) or self._open.setdefault(table, Batch(table))
+        count = len(rows)
+        start = 0
+        while start < count:
+            size_before = sizes[start - 1] if start else 0
+            cells_before = cells[start - 1] if start else 0
+            end = min(
+                bisect_right(sizes, size_before + self._max_bytes - batch.size, start),
+                bisect_right(cells, cells_before + self._max_cells - batch.cells, start),
+            )
+            if end == start:
+                if batch.rows:  # full: the next row opens a new batch
+                    self._submit(batch)
+                    batch = self._open[table] = Batch(table)
+                    continue
+                end = start + 1  # one row over a limit goes alone
+            batch.rows.extend(rows[start:end])
+            batch.encoded.extend(encoded[start:end])
+            batch.owners.extend(repeat(owner, end - start))
+            batch.size += sizes[end - 1] - size_before
+            batch.cells += cells[end - 1] - cells_before
+            start = end
+
+    def flush(self) -> None:
+        """Hand over every open batch."""
+        for batch in self._open.values():
+            if batch.rows:
+                self._submit(batch)
+        self._open.clear()
+
+
+class BatchSender:
+    """Sends batches in the order submitted, inline or on one background thread; remembers the
+    owners whose rows failed.
+
+    Once one of an owner's rows has failed for good, its rows in later batches are not sent: the
+    block stays incomplete anyway and will be written again whole.
+    """
+
+    def __init__(self, send: SendBatch, *, background: bool) -> None:
+        self._send = send
+        self._background = background
+        self._executor: ThreadPoolExecutor | None = None
+        self._pending: list[Future[None]] = []
+        self._errors: dict[int, StoreError] = {}
+
+    def submit(self, batch: Batch) -> None:
+        if not self._background:
+            self._send_batch(batch)
+            return
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bigtable-writer")
+        self._pending.append(self._executor.submit(self._send_batch, batch))
+
+    def _send_batch(self, batch: Batch) -> None:
+        errors = self._errors  # written by one thread only: the caller's or the sender's
+        if errors:
+            batch = batch.select([i for i, owner in enumerate(batch.owners) if owner not in errors])
+            if not batch.rows:
+                return
+        for index, error in self._send(batch).items():
+            errors.setdefault(batch.owners[index], error)
+
+    def wait(self) -> dict[int, StoreError]:
+        """Wait for every submitted batch; the errors by owner, which start over afterwards."""
+        pending, self._pending = self._pending, []
+        wait(pending)
+        for future in pending:
+            future.result()  # re-raises what is not a StoreError (a bug), once all are done
+        errors, self._errors = self._errors, {}
+        return errors
+
+    def close(self) -> None:
+        """Let the batches in flight finish and stop the thread."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None

@@ -1,0 +1,75 @@
+"""Batches cut from running totals are the greedy per-table cut, and failed owners stop sending."""
+
+from __future__ import annotations
+
+from hedera_history.errors import StoreError
+from hedera_history.store.batch_sender import Batch, BatchSender, TableBatches
+from hedera_history.store.model import Cell, Row
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+MAX_BYTES = 100
+MAX_CELLS = 5
+
+row_shapes = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 4), st.integers(1, 150)), max_size=40)
+
+
+def greedy(entries: list[tuple[str, int, int, int]]) -> list[tuple[str, list[int]]]:
+    """The plain loop: per table, a batch grows while both totals stay within their limits."""
+    open_batches: dict[str, tuple[list[int], list[int]]] = {}
+    out: list[tuple[str, list[int]]] = []
+    for number, (table, cells, size, _) in enumerate(entries):
+        members, totals = open_batches.setdefault(table, ([], [0, 0]))
+        if members and (totals[0] + size > MAX_BYTES or totals[1] + cells > MAX_CELLS):
+            out.append((table, members))
+            members, totals = open_batches[table] = ([], [0, 0])
+        members.append(number)
+        totals[0] += size
+        totals[1] += cells
+    out.extend((table, members) for table, (members, _) in open_batches.items() if members)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(blocks=st.lists(row_shapes, max_size=4))
+def test_batches_are_the_greedy_cut(blocks: list[list[tuple[str, int, int]]]) -> None:
+    sent: list[Batch] = []
+    batches = TableBatches(MAX_BYTES, MAX_CELLS, sent.append)
+    flat: list[tuple[str, int, int, int]] = []
+    for owner, shapes in enumerate(blocks):
+        rows, encoded = [], []
+        for table, cells, size in shapes:
+            number = len(flat)
+            rows.append(Row(table, b"%d" % number, tuple(Cell("f", b"q", b"", 0) for _ in range(cells))))
+            encoded.append(bytes(size))
+            flat.append((table, cells, size, owner))
+        batches.add(owner, rows, encoded)
+    batches.flush()
+    got = [(b.table, [int(r.key) for r in b.rows]) for b in sent]
+    assert sorted(got) == sorted(greedy(flat))
+    for batch in sent:
+        assert batch.owners == [flat[int(r.key)][3] for r in batch.rows]
+        assert batch.size == sum(map(len, batch.encoded)) and batch.cells == sum(len(r.cells) for r in batch.rows)
+
+
+def test_an_owner_that_failed_sends_no_more_rows() -> None:
+    calls: list[list[int]] = []
+
+    def send(batch: Batch) -> dict[int, StoreError]:
+        calls.append(list(batch.owners))
+        return {0: StoreError("rejected")} if len(calls) == 1 else {}
+
+    def batch(owners: list[int]) -> Batch:
+        rows = [Row("t", b"k", ()) for _ in owners]
+        return Batch("t", rows, [b""] * len(owners), owners)
+
+    for background in (False, True):
+        calls.clear()
+        sender = BatchSender(send, background=background)
+        sender.submit(batch([1, 2]))
+        sender.submit(batch([1, 2, 3]))
+        sender.submit(batch([1]))
+        errors = sender.wait()
+        sender.close()
+        assert calls == [[1, 2], [2, 3]]
+        assert list(errors) == [1]
