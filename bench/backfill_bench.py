@@ -41,7 +41,8 @@ from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 STREAM = GeneratorConfig(nodes=4, periods=40, transactions=300, seed=7)
-PARTITIONS = 8
+PARTITIONS: int | None = None
+"""None: the default partitioning (at least one partition per core of the session)."""
 ROUNDS = 3
 INSTANCE = "bench"
 GIB = 1024**3
@@ -61,6 +62,7 @@ class Measured:
     seconds: float
     task_seconds: float = 0.0
     bytes_read: int = 0
+    partitions: int = 1
 
     @property
     def rate(self) -> float:
@@ -111,7 +113,9 @@ def backfill(folder: Path, settings: Settings, cores: int, stream_start: int, st
             if best is None or report.seconds < best.seconds:
                 best = report
         assert best is not None
-        return Measured(best.counts.transactions, best.seconds, best.task_seconds, best.counts.bytes_read)
+        return Measured(
+            best.counts.transactions, best.seconds, best.task_seconds, best.counts.bytes_read, best.partitions
+        )
     finally:
         spark.stop()
 
@@ -175,7 +179,10 @@ def main() -> None:
         print(f"single process (verify_stream + BlockWriter): {baseline.rate:,.0f} transactions/s")
         for name, measured in (("local[1]", one), ("local[2]", two)):
             ratio = measured.rate / baseline.rate
-            print(f"backfill {name}: {measured.rate:,.0f} transactions/s, ratio to single process {ratio:.2f}")
+            print(
+                f"backfill {name}: {measured.rate:,.0f} transactions/s in {measured.partitions} partition(s), "
+                f"ratio to single process {ratio:.2f}"
+            )
         print(f"scaling local[2] / local[1] = {two.rate / one.rate:.2f} (2 cores shared with the emulator)")
         print(f"read per run: {one.bytes_read / 1e6:.1f} MB; task time local[1] {one.task_seconds:.2f} s")
         for line in sizing(one, rows, row_bytes):

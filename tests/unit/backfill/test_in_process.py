@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hedera_history.backfill import plan
+from hedera_history.backfill.driver import ParallelExecutor, run_backfill, run_in_process
 from hedera_history.backfill.progress import ProgressStore
 from hedera_history.backfill.task import InjectedFaultError
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, tamper, write_stream
+from hedera_history.sources.local import LocalSource
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.writer import BlockWriter
 
@@ -38,6 +41,20 @@ def test_history_equals_the_single_process_path(
     assert report.blocks == (0, PERIODS - 1)
     assert len(report.boundaries) == partitions - 1 and all(b.ok for b in report.boundaries)
     assert backfill.history() == small_reference
+
+
+def test_the_default_partitioning_follows_the_executors_parallelism(
+    backfill: InProcess, small_reference: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(plan, "MIN_PERIODS_PER_PARTITION", 2)  # 12 periods: up to 6 partitions
+    job = backfill.job(partitions=None)
+    source = LocalSource(backfill.folder)
+    for cores, expected in ((1, 1), (3, 3), (8, 6)):
+        executor = ParallelExecutor(run_in_process(job, source=source, gateway=backfill.gateway), cores)
+        report = run_backfill(replace(job, reprocess=True), executor, gateway=backfill.gateway, source=source)
+        assert report.ok, report.summary_lines()
+        assert report.partitions == expected
+        assert backfill.history() == small_reference
 
 
 def test_partitions_after_a_book_change_run_again_with_the_new_book(backfill: InProcess) -> None:

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.plan import (
+    MIN_PERIODS_PER_PARTITION,
     assumed_starts,
+    default_partition_count,
     narrow_to_blocks,
     partition_periods,
     refuse_outside_retention,
@@ -139,6 +141,31 @@ def test_partitions_are_contiguous_and_near_equal() -> None:
     assert partition_periods([], partitions=3) == []
     with pytest.raises(ConfigError):
         partition_periods(periods, partitions=0)
+
+
+def test_the_default_partitioning_gives_every_core_a_task() -> None:
+    """At least one partition per core, in whole rounds over the cores, never below the minimum
+    size; a long range is cut by the largest size."""
+    per_partition = 500
+    for periods, cores, expected in (
+        (40, 1, 1),
+        (40, 2, 2),
+        (40, 8, 4),  # 10 periods each at least
+        (15, 2, 1),
+        (1_000, 2, 2),
+        (1_500, 2, 4),  # 3 partitions of 500 would leave a core idle in the second round
+        (1_500, 4, 4),
+        (10_000, 4, 20),
+        (10_000, 64, 64),
+    ):
+        assert default_partition_count(periods, per_partition, cores) == expected, (periods, cores)
+        plans = partition_periods(_listed(periods), periods_per_partition=per_partition, parallelism=cores)
+        assert len(plans) == expected
+        assert min(len(p.periods) for p in plans) >= min(MIN_PERIODS_PER_PARTITION, periods)
+        assert max(len(p.periods) for p in plans) <= per_partition
+    assert len(partition_periods(_listed(40), partitions=3, parallelism=8)) == 3  # a named number wins
+    with pytest.raises(ConfigError):
+        partition_periods(_listed(4), parallelism=0)
 
 
 def test_partitions_start_from_the_latest_checkpoint_before_them(small_stream: GeneratedStream) -> None:

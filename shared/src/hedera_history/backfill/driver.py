@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from hedera_history.backfill.book_state import BookState
@@ -47,6 +47,19 @@ logger = logging.getLogger(__name__)
 Executor = Callable[[Sequence[PartitionRun], Callable[[int], None]], list[PartitionSummary]]
 """Runs partitions (in any order, in parallel) and returns their summaries; calls the callback
 with the number of partitions finished so far whenever it knows more."""
+
+
+@dataclass(frozen=True)
+class ParallelExecutor:
+    """An executor that knows how many partitions it runs at once (Spark's default parallelism:
+    the cores of ``local[N]``, or of the cluster's executors), so the default partitioning can
+    give every core a task."""
+
+    run: Executor
+    parallelism: int
+
+    def __call__(self, runs: Sequence[PartitionRun], done: Callable[[int], None]) -> list[PartitionSummary]:
+        return self.run(runs, done)
 
 
 class BackfillListener(Protocol):
@@ -128,6 +141,7 @@ def run_backfill(
         partitions=job.partitions,
         periods_per_partition=settings.backfill_periods_per_partition,
         start_block=numbering.start_block + offset,
+        parallelism=execute.parallelism if isinstance(execute, ParallelExecutor) else 1,
     )
     if numbering.pinned_key is not None:
         key = numbering.pinned_key

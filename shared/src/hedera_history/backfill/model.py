@@ -57,7 +57,8 @@ class BackfillJob:
     reprocess: bool = False
     """Verify and write every period again, even those already complete."""
     partitions: int | None = None
-    """Number of partitions; None: ``settings.backfill_periods_per_partition`` periods each."""
+    """Number of partitions; None: at most ``settings.backfill_periods_per_partition`` periods each
+    and at least one per core the executor runs at once (see ``plan.partition_periods``)."""
     write_group_bytes: int = MAX_GROUP_BYTES
     """Rows a task holds before writing them (the writer's group size)."""
     fail_after_blocks: int | None = None

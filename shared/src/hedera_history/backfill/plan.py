@@ -37,15 +37,25 @@ def refuse_outside_retention(first_ns: int, settings: Settings, now_ns: int) -> 
         )
 
 
+MIN_PERIODS_PER_PARTITION = 10
+"""Fewest periods the default partitioning puts in a partition to fill more cores: each task pays
+a fixed cost (its Python worker's imports, a Bigtable client, its progress rows, a boundary check
+on the driver), small against ten periods of work."""
+
+
 def partition_periods(
     periods: Sequence[ListedPeriod],
     *,
     partitions: int | None = None,
     periods_per_partition: int = 500,
     start_block: int = 0,
+    parallelism: int = 1,
 ) -> list[PartitionPlan]:
     """Contiguous partitions of near-equal size, in time order.
 
+    ``partitions`` None: at most ``periods_per_partition`` periods each, and at least as many
+    partitions as ``parallelism`` (the cores that run tasks at once), rounded up to a whole number
+    of rounds over those cores, as long as each keeps :data:`MIN_PERIODS_PER_PARTITION` periods.
     ``start_block`` is the first period's block number for files before V6; each partition's is
     that plus the number of periods before it (a period that fails still takes its number).
     """
@@ -55,13 +65,27 @@ def partition_periods(
         raise ConfigError(f"partitions must be at least 1, got {partitions}")
     if periods_per_partition < 1:
         raise ConfigError(f"periods per partition must be at least 1, got {periods_per_partition}")
-    count = partitions if partitions is not None else math.ceil(len(periods) / periods_per_partition)
+    if parallelism < 1:
+        raise ConfigError(f"parallelism must be at least 1, got {parallelism}")
+    count = (
+        partitions
+        if partitions is not None
+        else default_partition_count(len(periods), periods_per_partition, parallelism)
+    )
     count = min(count, len(periods))
     plans: list[PartitionPlan] = []
     for index in range(count):
         start, end = index * len(periods) // count, (index + 1) * len(periods) // count
         plans.append(PartitionPlan(index, tuple(periods[start:end]), start_block + start))
     return plans
+
+
+def default_partition_count(periods: int, periods_per_partition: int, parallelism: int) -> int:
+    """How many partitions ``periods`` periods get when the job names no number (see
+    :func:`partition_periods`)."""
+    count = math.ceil(periods / periods_per_partition)
+    whole_rounds = math.ceil(count / parallelism) * parallelism
+    return max(1, count, min(whole_rounds, periods // MIN_PERIODS_PER_PARTITION))
 
 
 def assumed_starts(

@@ -31,7 +31,7 @@ from pyspark.errors import PySparkException, PySparkRuntimeError
 from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
-from hedera_history.backfill.driver import Executor
+from hedera_history.backfill.driver import ParallelExecutor
 from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
 from hedera_history.backfill.task import run_partition
 from hedera_history.errors import BackfillError, SparkStartError
@@ -96,8 +96,9 @@ def _start_local_context(conf: SparkConf) -> None:
     SparkContext(conf=conf, gateway=gateway)
 
 
-def spark_executor(spark: SparkSession, job: BackfillJob) -> Executor:
-    """Run each wave's partitions as the tasks of one Spark job."""
+def spark_executor(spark: SparkSession, job: BackfillJob) -> ParallelExecutor:
+    """Run each wave's partitions as the tasks of one Spark job, as many at once as the session's
+    default parallelism."""
 
     def execute(runs: Sequence[PartitionRun], done: Callable[[int], None]) -> list[PartitionSummary]:
         context = spark.sparkContext
@@ -117,7 +118,7 @@ def spark_executor(spark: SparkSession, job: BackfillJob) -> Executor:
         done(len(summaries))
         return summaries
 
-    return execute
+    return ParallelExecutor(execute, max(1, int(spark.sparkContext.defaultParallelism)))
 
 
 def _poll(context: Any, group: str, done: Callable[[int], None], stop: threading.Event) -> None:
