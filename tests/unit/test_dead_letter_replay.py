@@ -43,8 +43,8 @@ class FakeSubscriber:
     def subscription_path(self, project: str, name: str) -> str:
         return f"projects/{project}/subscriptions/{name}"
 
-    def pull(self, *, subscription: str, max_messages: int, timeout: float) -> Any:
-        del timeout
+    def pull(self, *, subscription: str, max_messages: int, timeout: float, return_immediately: bool = False) -> Any:
+        del timeout, return_immediately
         self.pulls += 1
         ready = [(a, m) for a, m in self.held.get(subscription, []) if a not in self.leased][:max_messages]
         self.leased |= {a for a, _ in ready}
@@ -152,7 +152,14 @@ def test_the_sweep_replays_a_bounded_number_and_logs_the_counts(caplog: pytest.L
         replay_held_dead_letters(settings(sweep_max_dead_letters=40), report, replay)
 
     assert calls == [
-        {"project": "p", "prefix": "dev-", "emulator_host": "", "max_messages": 40, "max_replays": SWEEP_MAX_REPLAYS}
+        {
+            "project": "p",
+            "prefix": "dev-",
+            "emulator_host": "",
+            "max_messages": 40,
+            "max_replays": SWEEP_MAX_REPLAYS,
+            "wait": False,  # an empty hold must not hold the sweep
+        }
     ]
     assert (report.dead_letters_replayed, report.dead_letters_kept) == (3, 1)
     assert report.as_dict()["dead_letters_replayed"] == 3

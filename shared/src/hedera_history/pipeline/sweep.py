@@ -123,6 +123,7 @@ def replay_held_dead_letters(
             emulator_host=settings.pubsub_emulator_host,
             max_messages=settings.sweep_max_dead_letters,
             max_replays=SWEEP_MAX_REPLAYS,
+            wait=False,
         )
     except HistoryError as e:  # the holds wait for the next run; the rest of the sweep goes on
         report.errors.append(f"dead letters: {e}")

@@ -19,6 +19,7 @@ every message pulled counts against ``max_messages``, replayed or kept, so one r
 from __future__ import annotations
 
 import logging
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,9 +70,12 @@ def replay_dead_letters(
     emulator_host: str = "",
     max_messages: int = 10_000,
     max_replays: int | None = None,
+    wait: bool = True,
 ) -> ReplayReport:
     """Publish the held dead letters (at most ``max_messages`` pulled) to their source topics again;
-    with ``max_replays``, those already replayed that often stay held."""
+    with ``max_replays``, those already replayed that often stay held. Without ``wait`` an empty
+    hold answers at once (the sweep: it must not block on empty holds every run; a pull that
+    answers empty although messages wait leaves them to the next run)."""
     # The Pub/Sub client on first use: the ingest function's sweep imports this module at start.
     from hedera_history.transport._clients import publisher_client, subscriber_client  # noqa: PLC0415
 
@@ -79,7 +83,13 @@ def replay_dead_letters(
     publisher = publisher_client(emulator_host)
     try:
         return replay_holds(
-            subscriber, publisher, project, prefix=prefix, max_messages=max_messages, max_replays=max_replays
+            subscriber,
+            publisher,
+            project,
+            prefix=prefix,
+            max_messages=max_messages,
+            max_replays=max_replays,
+            wait=wait,
         )
     finally:
         subscriber.close()
@@ -94,6 +104,7 @@ def replay_holds(
     prefix: str = "",
     max_messages: int = 10_000,
     max_replays: int | None = None,
+    wait: bool = True,
 ) -> ReplayReport:
     """:func:`replay_dead_letters` with clients of the caller's (``pubsub_v1`` or the same shape)."""
     report = ReplayReport()
@@ -101,7 +112,7 @@ def replay_holds(
         path = subscriber.subscription_path(project, prefix + hold)
         topic = publisher.topic_path(project, prefix + source)
         budget = max_messages - report.total - report.total_kept
-        replayed, kept = _replay_hold(subscriber, publisher, path, topic, budget, max_replays=max_replays)
+        replayed, kept = _replay_hold(subscriber, publisher, path, topic, budget, max_replays=max_replays, wait=wait)
         report.replayed[source] = replayed
         report.kept[source] = kept
         if replayed or kept:
@@ -117,14 +128,21 @@ def replay_holds(
 
 
 def _replay_hold(
-    subscriber: Any, publisher: Any, subscription: str, topic: str, budget: int, *, max_replays: int | None
+    subscriber: Any,
+    publisher: Any,
+    subscription: str,
+    topic: str,
+    budget: int,
+    *,
+    max_replays: int | None,
+    wait: bool = True,
 ) -> tuple[int, int]:
     """Replay until the hold is empty or ``budget`` messages were pulled: (replayed, kept)."""
     replayed = 0
     kept: list[str] = []
     try:
         while replayed + len(kept) < budget:
-            received = _pull(subscriber, subscription, min(PULL_BATCH, budget - replayed - len(kept)))
+            received = _pull(subscriber, subscription, min(PULL_BATCH, budget - replayed - len(kept)), wait=wait)
             if not received:
                 break
             for item in received:
@@ -143,9 +161,23 @@ def _replay_hold(
     return replayed, len(kept)
 
 
-def _pull(subscriber: Any, subscription: str, max_messages: int) -> list[Any]:
+def _pull(subscriber: Any, subscription: str, max_messages: int, *, wait: bool = True) -> list[Any]:
     try:
-        response = subscriber.pull(subscription=subscription, max_messages=max_messages, timeout=PULL_TIMEOUT_SECONDS)
+        if wait:
+            response = subscriber.pull(
+                subscription=subscription, max_messages=max_messages, timeout=PULL_TIMEOUT_SECONDS
+            )
+        else:
+            # Deprecated by the client (a pull may answer empty while messages wait), which is
+            # exactly what a periodic caller wants instead of holding the call open on an empty hold.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                response = subscriber.pull(
+                    subscription=subscription,
+                    max_messages=max_messages,
+                    return_immediately=True,
+                    timeout=PULL_TIMEOUT_SECONDS,
+                )
     except CLIENT_ERRORS as e:
         raise transport_error(e, f"pull dead letters from {subscription}") from e
     return list(response.received_messages)
