@@ -125,13 +125,16 @@ class BigtableDataGateway:
                 response_deserializer=_RAW_MUTATE_ROWS_RESPONSE.FromString,
             )
             self._mutate_rpc = rpc
-        answered: set[int] = set()
+        answers: list[Any] = []
+        count = 0
         failures: list[MutationFailure] = []
         try:
             for response in rpc(request, timeout=self._timeout, metadata=metadata):
-                # One answer per entry: read in C (attrgetter) unless one of them failed.
+                # One answer per entry, read in C (attrgetter) unless one of them failed; which
+                # entries were answered is worked out only when some were not.
                 results = response.entries
-                answered.update(map(_index_of, results))
+                answers.append(results)
+                count += len(results)
                 if any(map(_code_of_result, results)):
                     failures.extend(
                         MutationFailure(int(r.index), r.status.code, r.status.message) for r in results if r.status.code
@@ -141,12 +144,15 @@ class BigtableDataGateway:
             if isinstance(error, core_exceptions.NotFound | core_exceptions.PermissionDenied):
                 raise translate(error, f"MutateRows on {table}") from e
             code = _code_of(error)
+            answered = _answered(answers)
             return [
                 *failures,
                 *(MutationFailure(i, code, str(error)) for i in range(len(rows)) if i not in answered),
             ]
-        missing = [i for i in range(len(rows)) if i not in answered]
-        failures.extend(MutationFailure(i, UNAVAILABLE, "no result for this entry") for i in missing)
+        if count < len(rows):
+            answered = _answered(answers)
+            missing = [i for i in range(len(rows)) if i not in answered]
+            failures.extend(MutationFailure(i, UNAVAILABLE, "no result for this entry") for i in missing)
         return failures
 
     def mutate_rows_request(self, table: str) -> Any:
@@ -342,6 +348,11 @@ def _code_of(error: BaseException) -> int:
         if isinstance(error, core_exceptions.DeadlineExceeded):
             return DEADLINE_EXCEEDED
     return _UNKNOWN
+
+
+def _answered(answers: list[Any]) -> set[int]:
+    """The entry indexes the MutateRows responses answered."""
+    return {index for results in answers for index in map(_index_of, results)}
 
 
 def _routing_params(request: Any) -> str:

@@ -89,6 +89,8 @@ class MutationEncoder:
 
     def __init__(self) -> None:
         self._prefixes: dict[tuple[str, bytes, int, int], bytes] = {}
+        self._fields: dict[str | int, bytes] = {}
+        """Encoded family fields by family and timestamp fields by timestamp."""
 
     def request(self, table_name: str, entries: Sequence[bytes], app_profile_id: str | None = None) -> bytes:
         """A whole request carrying ``entries`` (fields in number order, as protobuf writes them)."""
@@ -101,6 +103,8 @@ class MutationEncoder:
         prefixes = self._prefixes
         if len(prefixes) > _CACHE_LIMIT:
             prefixes.clear()
+        if len(self._fields) > _CACHE_LIMIT:
+            self._fields.clear()
         small = _VARINTS
         limit = _SMALL
         wide = _encode_varint
@@ -116,7 +120,7 @@ class MutationEncoder:
                 column = (cell.family, cell.qualifier, cell.timestamp_micros, len(value))
                 prefix = prefixes.get(column)
                 if prefix is None:
-                    prefix = prefixes[column] = _cell_prefix(*column)
+                    prefix = prefixes[column] = self._cell_prefix(*column)
                 body = prefix + value
             else:
                 parts: list[bytes] = []
@@ -125,7 +129,7 @@ class MutationEncoder:
                     column = (cell.family, cell.qualifier, cell.timestamp_micros, len(value))
                     prefix = prefixes.get(column)
                     if prefix is None:
-                        prefix = prefixes[column] = _cell_prefix(*column)
+                        prefix = prefixes[column] = self._cell_prefix(*column)
                     parts.append(prefix)
                     parts.append(value)
                 body = b"".join(parts)
@@ -140,25 +144,27 @@ class MutationEncoder:
                 append(b"\x12%b%b" % (small[size] if size < limit else wide(size), body))
         return out
 
+    def _cell_prefix(self, family: str, qualifier: bytes, timestamp_micros: int, value_size: int) -> bytes:
+        """A cell's ``mutations`` field up to its value: the Mutation and SetCell tags and lengths,
+        family, qualifier, timestamp and the value's tag and length (defaults left out).
+
+        Often a miss (a qualifier that carries an id), so the family and timestamp fields come
+        from caches of their own."""
+        fields = self._fields
+        family_field = fields.get(family)
+        if family_field is None:
+            family_field = fields[family] = _length_delimited(_FAMILY, family.encode()) if family else b""
+        stamp_field = fields.get(timestamp_micros)
+        if stamp_field is None:
+            stamp_field = fields[timestamp_micros] = _TIMESTAMP + varint(timestamp_micros) if timestamp_micros else b""
+        head = family_field
+        if qualifier:
+            head += _length_delimited(_QUALIFIER, qualifier)
+        head += stamp_field
+        if value_size:
+            head += b"\x22" + varint(value_size)
+        set_cell = b"\x0a" + varint(len(head) + value_size) + head
+        return b"\x12" + varint(len(set_cell) + value_size) + set_cell
+
     def encode(self, rows: Sequence[Row]) -> EncodedRows:
         return EncodedRows(rows, self.entries(rows))
-
-
-def _cell_prefix(family: str, qualifier: bytes, timestamp_micros: int, value_size: int) -> bytes:
-    """A cell's ``mutations`` field up to its value: the Mutation and SetCell tags and lengths,
-    family, qualifier, timestamp and the value's tag and length (defaults left out)."""
-    head = _column_head(family, qualifier)
-    if timestamp_micros:
-        head += _TIMESTAMP + varint(timestamp_micros)
-    if value_size:
-        head += b"\x22" + varint(value_size)
-    body = len(head) + value_size
-    set_cell = b"\x0a" + varint(body) + head
-    return b"\x12" + varint(len(set_cell) + value_size) + set_cell
-
-
-def _column_head(family: str, qualifier: bytes) -> bytes:
-    head = _length_delimited(_FAMILY, family.encode()) if family else b""
-    if qualifier:
-        head += _length_delimited(_QUALIFIER, qualifier)
-    return head
