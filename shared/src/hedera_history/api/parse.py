@@ -6,12 +6,13 @@ import re
 from typing import Any
 
 from hedera_history.api.errors import InvalidParamsError
+from hedera_history.errors import ConfigError
+from hedera_history.transaction_ids import parse_transaction_id as parse_id
 
 MAX_I64 = 2**63 - 1
 HASH_BYTES = 48
 _TIMESTAMP = re.compile(r"^(\d{1,10})(?:\.(\d{1,9}))?$")
 _ACCOUNT = re.compile(r"^(?:(\d{1,10})\.(\d{1,10})\.)?(\d{1,19})$")
-_TX_ID = re.compile(r"^(\d{1,10})\.(\d{1,10})\.(\d{1,19})(?:-(\d{1,10})-(\d{1,9})|@(\d{1,10})\.(\d{1,9}))$")
 _HEX = re.compile(r"^(?:0x)?([0-9a-fA-F]*)$")
 
 
@@ -67,11 +68,10 @@ def is_hash(value: str) -> bool:
 
 def parse_transaction_id(value: Any, name: str = "transaction id") -> tuple[str, int]:
     """``0.0.1001-1657701968-041986003`` (mirror node) or ``0.0.1001@1657701968.041986003``:
-    (payer, valid start ns)."""
-    match = _TX_ID.fullmatch(value) if isinstance(value, str) else None
-    if match is None:
-        raise InvalidParamsError(f"{name} must look like 0.0.1001-1657701968-041986003")
-    shard, realm, num, seconds, nanos, at_seconds, at_nanos = match.groups()
-    if at_seconds is not None:
-        seconds, nanos = at_seconds, at_nanos.ljust(9, "0")
-    return f"{int(shard)}.{int(realm)}.{int(num)}", int(seconds) * 1_000_000_000 + int(nanos)
+    (payer, valid start ns), as :mod:`hedera_history.transaction_ids` reads them."""
+    try:
+        if not isinstance(value, str):
+            raise ConfigError("not text")
+        return parse_id(value)
+    except ConfigError as e:
+        raise InvalidParamsError(f"{name} must look like 0.0.1001-1657701968-041986003") from e

@@ -3,13 +3,10 @@ reference's ``/transactions/{id}/stateproof``) or a consensus time."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from hedera_history import hapi
-from hedera_history.errors import ConfigError
-
-_ID = re.compile(r"(\d+)\.(\d+)\.(\d+)[-@](\d+)[-.](\d{1,9})")
+from hedera_history.transaction_ids import format_transaction_id, parse_transaction_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,11 +22,8 @@ class TransactionQuery:
     @classmethod
     def parse(cls, transaction_id: str, *, nonce: int = 0, scheduled: bool = False) -> TransactionQuery:
         """``0.0.8-1568411631-396440000`` (the reference's form) or ``0.0.8@1568411631.396440000``."""
-        match = _ID.fullmatch(transaction_id.strip())
-        if match is None:
-            raise ConfigError(f"not a transaction id: expected shard.realm.num-seconds-nanos, got {transaction_id!r}")
-        shard, realm, num, seconds, nanos = match.groups()
-        return cls(f"{shard}.{realm}.{num}", int(seconds) * 1_000_000_000 + int(nanos), nonce, scheduled)
+        payer, valid_start_ns = parse_transaction_id(transaction_id)
+        return cls(payer, valid_start_ns, nonce, scheduled)
 
     @classmethod
     def at(cls, consensus_ns: int) -> TransactionQuery:
@@ -51,6 +45,7 @@ class TransactionQuery:
     def __str__(self) -> str:
         if self.consensus_ns is not None:
             return f"at {self.consensus_ns}"
-        assert self.valid_start_ns is not None
-        seconds, nanos = divmod(self.valid_start_ns, 1_000_000_000)
-        return f"{self.payer}-{seconds}-{nanos:09d} (nonce {self.nonce}, scheduled {self.scheduled})"
+        assert self.valid_start_ns is not None and self.payer is not None
+        return (
+            f"{format_transaction_id(self.payer, self.valid_start_ns)} (nonce {self.nonce}, scheduled {self.scheduled})"
+        )
