@@ -6,7 +6,7 @@ from typing import Any
 
 from hedera_history.config import Settings
 from hedera_history.sources import open_sink, open_source
-from hedera_history.sources.s3 import S3Sink
+from hedera_history.sources.s3 import S3Sink, S3Source
 
 from tests.sink_contract import check_sink_contract
 
@@ -42,7 +42,7 @@ def test_create_never_replaces(s3_server: Any, s3_client: Any, s3_bucket: str) -
 
 
 def test_create_is_one_conditional_put(s3_server: Any, s3_bucket: str) -> None:
-    sink = S3Sink(s3_bucket, "q", endpoint_url=s3_server.endpoint_url, requester_pays=True)
+    sink = S3Sink(S3Source(s3_bucket, "q", endpoint_url=s3_server.endpoint_url, requester_pays=True))
     sent: list[dict[str, str]] = []
 
     def record(request: Any, **_: Any) -> None:

@@ -87,6 +87,11 @@ class S3Source:
         return f"s3://{self.bucket}/{self.root}"
 
     @property
+    def payer(self) -> dict[str, Any]:
+        """``RequestPayer`` for every call when the bucket is requester pays."""
+        return dict(self._payer)
+
+    @property
     def client(self) -> S3Client:
         with self._lock:
             if self._client is None:
@@ -185,35 +190,16 @@ def _http_status(error: ClientError) -> int | None:
 class S3Sink:
     """Writes objects under ``s3://bucket/prefix`` (a generated network played into moto or S3)."""
 
-    def __init__(
-        self,
-        bucket: str,
-        prefix: str = "",
-        *,
-        endpoint_url: str | None = None,
-        region: str = "us-east-1",
-        requester_pays: bool = False,
-        timeout: float = 60.0,
-        client: S3Client | None = None,
-    ) -> None:
-        # The source makes and holds the client the same way for reads and writes.
-        self._source = S3Source(
-            bucket, prefix, endpoint_url=endpoint_url, region=region, timeout=timeout, client=client
-        )
-        self._payer: dict[str, Any] = {"RequestPayer": "requester"} if requester_pays else {}
-        self.bucket = bucket
-        self.root = normalize_prefix(prefix)
+    def __init__(self, source: S3Source) -> None:
+        """Writes where ``source`` reads, with its client, endpoint and requester-pays flag."""
+        self._source = source
+        self._payer = source.payer
+        self.bucket = source.bucket
+        self.root = source.root
 
     @classmethod
     def from_settings(cls, bucket: str, prefix: str, settings: Settings) -> S3Sink:
-        return cls(
-            bucket,
-            prefix,
-            endpoint_url=settings.s3_endpoint_url or None,
-            region=settings.s3_region,
-            requester_pays=settings.s3_requester_pays,
-            timeout=settings.source_timeout_seconds,
-        )
+        return cls(S3Source.from_settings(bucket, prefix, settings))
 
     @property
     def url(self) -> str:
