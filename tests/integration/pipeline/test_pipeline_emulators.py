@@ -175,3 +175,29 @@ def test_a_block_that_does_not_link_to_its_neighbour_is_recorded_as_broken_and_n
     assert state is not None and state.reason.startswith("broken chain link, kept out of the history")
     pipeline.drain(rng)
     assert HistoryReader(pipeline.gateway).get_block(block["number"]) is None
+
+
+def test_a_run_that_read_the_period_before_another_published_it_does_not_publish_it_again(
+    pipeline: Pipeline, stream: GeneratedStream, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(12)
+    first = stream.periods[0]
+    objects = {path: data for path, data in stream.objects.items() if first.record_name.period_key in path}
+    names = pipeline.upload(objects, rng)
+    assert Outcome.PUBLISHED in {ingest_object(pipeline.ingest, name).outcome for name in names}
+    # A later run read the period's state just before the first run marked it published and let
+    # its claim go: its first read answers "not published", and its claim succeeds.
+    read_state = pipeline.ingest.state.period
+    stale: list[int] = []
+
+    def read_before_the_publication(consensus_ns: int) -> Any:
+        if not stale:
+            stale.append(consensus_ns)
+            return None
+        return read_state(consensus_ns)
+
+    monkeypatch.setattr(pipeline.ingest.state, "period", read_before_the_publication)
+    caplog.set_level(logging.INFO, logger="hedera_history.pipeline.ingest")
+    result = ingest_object(pipeline.ingest, names[0])
+    assert stale and result.outcome is not Outcome.PUBLISHED
+    assert not [r for r in caplog.records if r.getMessage() == "period verified"]

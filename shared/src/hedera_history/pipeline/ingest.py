@@ -246,12 +246,14 @@ def _ingest_period(
     while True:
         known = ctx.state.period(consensus_ns)
         if known is not None and known.published is not None:
-            ctx.state.clear_pending(consensus_ns)
-            if trigger is None:
-                return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, known.published.block_number)
-            return _after_publication(ctx, trigger, known.published, book)
+            return _already_published(ctx, known.published, period_key, trigger, book)
         if ctx.state.try_claim(consensus_ns, owner, CLAIM_TTL_SECONDS):
             try:
+                # Read again under the claim: the run that held it may have published the period
+                # and released the claim between the read above and this claim.
+                known = ctx.state.period(consensus_ns)
+                if known is not None and known.published is not None:
+                    return _already_published(ctx, known.published, period_key, trigger, book)
                 return _verify_and_publish(ctx, period_key, location, book, trigger=trigger, sweeping=sweeping)
             finally:
                 ctx.state.release_claim(consensus_ns, owner)
@@ -260,6 +262,15 @@ def _ingest_period(
             ctx.state.mark_pending(consensus_ns, period_key, location, reason)
             return IngestResult(Outcome.PENDING, period_key, reason=reason)
         time.sleep(CLAIM_POLL_SECONDS)  # another run is verifying the period: wait for its result
+
+
+def _already_published(
+    ctx: IngestContext, published: Published, period_key: str, trigger: ObjectPath | None, book: AddressBook
+) -> IngestResult:
+    ctx.state.clear_pending(parse_timestamp(period_key))
+    if trigger is None:
+        return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number)
+    return _after_publication(ctx, trigger, published, book)
 
 
 def _verify_and_publish(
