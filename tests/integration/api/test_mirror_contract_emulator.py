@@ -118,7 +118,12 @@ def test_blocks(checker: Checker, data_set: str) -> None:
         assert checker.get(data_set, url) == block
         again = checker.clients[data_set].get(url, headers={"If-None-Match": response.headers["ETag"]})
         assert again.status_code == 304 and again.data == b""
+        # By its hash, whole or its first 32 bytes, with or without 0x, as the reference takes it.
+        shown = block["hash"].removeprefix("0x")
+        for form in (block["hash"], shown, shown[:64], "0x" + shown[:64]):
+            assert checker.get(data_set, f"/api/v1/blocks/{form}") == block
     checker.get(data_set, "/api/v1/blocks/99999999", 404)
+    checker.get(data_set, "/api/v1/blocks/0x" + "ab" * 48, 404)
     checker.get(data_set, "/api/v1/blocks?limit=0", 400)
     checker.get(data_set, "/api/v1/blocks?order=sideways", 400)
     preflight = checker.clients[data_set].options(

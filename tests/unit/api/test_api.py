@@ -217,7 +217,7 @@ def test_rest_transactions_and_account_pagination(world: tuple[HistoryReader, li
     [
         ("/api/v1/blocks/abc", {}, 400),
         ("/api/v1/blocks/-1", {}, 400),
-        ("/api/v1/blocks/0x" + "ab" * 48, {}, 501),
+        ("/api/v1/blocks/0x" + "ab" * 48, {}, 404),
         ("/api/v1/blocks/0x" + "ab" * 47, {}, 400),
         ("/api/v1/blocks", {"limit": ["0"]}, 400),
         ("/api/v1/blocks", {"limit": ["101"]}, 400),

@@ -21,6 +21,7 @@ from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, tamper, write_stream
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.period_files import StreamLocation
+from hedera_history.store.keys import BLOCK_HASH_PREFIX
 from hedera_history.store.writer import BlockWriter
 
 from tests.unit.store.fakes import MemoryGateway
@@ -140,7 +141,14 @@ def test_a_block_range_is_narrowed_from_the_time_range(backfill: InProcess, smal
     assert report.ok
     assert (report.periods, report.blocks, report.counts.written) == (6, (3, 8), 6)
     blocks = backfill.history()["blocks"]
-    assert sorted(blocks) == sorted(k for k in small_reference["blocks"] if 3 <= int(k, 16) <= 8)
+    numbered = [k for k in blocks if not k.startswith(BLOCK_HASH_PREFIX)]
+    assert sorted(numbered) == sorted(
+        k for k in small_reference["blocks"] if not k.startswith(BLOCK_HASH_PREFIX) and 3 <= int(k, 16) <= 8
+    )
+    indexed = {k: v for k, v in small_reference["blocks"].items() if k.startswith(BLOCK_HASH_PREFIX)}
+    assert {k: blocks[k] for k in blocks if k.startswith(BLOCK_HASH_PREFIX)} == {
+        k: v for k, v in indexed.items() if k in blocks
+    } and len(blocks) - len(numbered) == 6  # one hash index row per written block
 
 
 def test_the_node_id_layout(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api.block_times import BlockClock, timestamp_block_bounds
-from hedera_history.api.errors import NotFoundError, NotServedError
+from hedera_history.api.errors import NotFoundError
 from hedera_history.api.parse import MAX_I64, parse_int
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
 from hedera_history.api.render import render_block
@@ -25,10 +25,14 @@ SkippedRows = Callable[[Sequence[RowDecodeError]], None]
 
 def get_block(get_reader: Reader, hash_or_number: str, query: Query) -> dict[str, Any]:
     only(query, set())
-    if _BLOCK_HASH.fullmatch(hash_or_number):
-        raise NotServedError("blocks are looked up by number here: history keeps no index of block hashes")
-    number = parse_int(hash_or_number, "hashOrNumber")
-    block = get_reader().get_block(number)
+    by_hash = _BLOCK_HASH.fullmatch(hash_or_number) is not None
+    number = None if by_hash else parse_int(hash_or_number, "hashOrNumber")  # bad input: 400, no read
+    reader = get_reader()
+    if number is None:
+        number = reader.block_number_for_hash(bytes.fromhex(hash_or_number.removeprefix("0x")))
+        if number is None:
+            raise NotFoundError(f"block {hash_or_number[:100]} not found")
+    block = reader.get_block(number)
     if block is None:
         raise NotFoundError(f"block {number} not found")
     return render_block(block)

@@ -142,7 +142,7 @@ def openapi_document() -> dict[str, Any]:
             "Blocks",
         ),
         "/api/v1/blocks/{hashOrNumber}": _get(
-            "One complete block by number (a hash answers 501: block hashes are not indexed)",
+            "One complete block by number or by hash (96 hex digits or the first 64, optional 0x)",
             [_param("hashOrNumber", "path", "Block number")],
             "Block",
         ),

@@ -13,7 +13,7 @@ SERVED: dict[str, Fidelity] = {
     "/api/v1/accounts/{idOrAliasOrEvmAddress}": "differences",
     "/api/v1/balances": "differences",
     "/api/v1/blocks": "identical",
-    "/api/v1/blocks/{hashOrNumber}": "differences",
+    "/api/v1/blocks/{hashOrNumber}": "identical",
     "/api/v1/contracts/results/{transactionIdOrHash}": "differences",
     "/api/v1/contracts/results/{transactionIdOrHash}/actions": "identical",
     "/api/v1/contracts/{contractIdOrAddress}/results": "differences",

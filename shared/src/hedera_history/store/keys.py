@@ -40,6 +40,17 @@ def block_number_from_key(key: bytes) -> int:
     return decode_hex16(key)
 
 
+BLOCK_HASH_PREFIX = b"hash/"
+"""``blocks``: index rows by block hash sort after every block number (``h`` > ``f``) and carry no
+completion cell, so no scan of complete blocks meets them."""
+
+
+def row_key_for_block_hash(block_hash: bytes) -> bytes:
+    """``blocks``: the index row of a block hash (the hash the API shows), e.g. ``hash/9a2f…``; a
+    prefix of it (the mirror node accepts the first 32 of 48 bytes) is a key prefix."""
+    return BLOCK_HASH_PREFIX + block_hash.hex().encode()
+
+
 def row_key_for_transaction(consensus_ns: int) -> bytes:
     """``transactions`` and ``sidecars``: the consensus time in nanoseconds."""
     return hex16(consensus_ns)

@@ -52,6 +52,7 @@ from hedera_history.store.keys import (
     block_number_from_key,
     hex16,
     row_key_for_block,
+    row_key_for_block_hash,
     row_key_for_sidecar,
     row_key_for_transaction,
     row_key_for_tx_hash,
@@ -143,6 +144,15 @@ class HistoryReader:
             return None
         self._remember(number)
         return guarded(s.BLOCKS, row, decode_block_row)
+
+    def block_number_for_hash(self, hash_prefix: bytes) -> int | None:
+        """The number of the block whose shown hash (end running hash, else file hash) starts with
+        ``hash_prefix`` (32 or 48 bytes, as the mirror node takes them); None when none does."""
+        start = row_key_for_block_hash(hash_prefix)
+        query = RowQuery(ranges=(KeyRange(start, start + b"\xff"),), families=(s.BLOCK_HEADER_FAMILY,), limit=1)
+        for row in self.gateway.read_rows(s.BLOCKS, query):
+            return guarded(s.BLOCKS, row, _decode_hash_index)
+        return None
 
     def get_many_blocks(self, numbers: Sequence[int]) -> tuple[list[StoredBlock], list[RowDecodeError]]:
         """The complete blocks among ``numbers``, in the order asked, read in one request per chunk."""
@@ -507,6 +517,13 @@ class HistoryReader:
         for row in self.gateway.read_rows(table, RowQuery(keys=(key,), qualifier_regex=qualifier_regex)):
             return row
         return None
+
+
+def _decode_hash_index(row: StoredRow) -> int:
+    cell = row.cell(s.BLOCK_HEADER_FAMILY, s.Q_BLOCK_NUMBER)
+    if cell is None:
+        raise RowDecodeError("missing cell h:number")
+    return decode_u64(decode_value(cell.value))
 
 
 def _decode_consensus_start(row: StoredRow) -> int:

@@ -31,7 +31,14 @@ from hedera_history.store.duplicates import (
     part_qualifier,
 )
 from hedera_history.store.encoding import COMPRESS_MIN_SIZE, RAW, encode_value
-from hedera_history.store.keys import MAX_U64, account_prefix, entity_id, hex16, row_key_for_block
+from hedera_history.store.keys import (
+    MAX_U64,
+    account_prefix,
+    entity_id,
+    hex16,
+    row_key_for_block,
+    row_key_for_block_hash,
+)
 from hedera_history.store.model import BlockRows, Cell, Row
 from hedera_history.store.originals import encode_item_list, signed_file_bytes
 from hedera_history.store.values import (
@@ -211,6 +218,11 @@ def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | Non
     for signature in block.signatures:
         qualifier = part_qualifier(part, signature.node_account.encode())
         rows.put(s.BLOCKS, key, s.BLOCK_SIGNATURE_FAMILY, qualifier, _signature_payload(signature))
+    # The hash the API shows for the block (``/api/v1/blocks/{hash}``), pointing at its number.
+    shown = record.end_running_hash or record.file_hash
+    rows.put(
+        s.BLOCKS, row_key_for_block_hash(shown), s.BLOCK_HEADER_FAMILY, s.Q_BLOCK_NUMBER, encode_u64(block.block_number)
+    )
 
 
 def signature_row(

@@ -37,6 +37,8 @@ Q_ITEM_COUNT = b"item_count"
 Q_HAPI_VERSION = b"hapi_version"
 Q_SIDECARS = b"sidecars"
 Q_COMPLETE = b"complete"
+Q_BLOCK_NUMBER = b"number"
+"""Of a block-hash index row (``keys.row_key_for_block_hash``): the block's number."""
 
 ITEMS = "items"
 ITEMS_FAMILY = "f"
