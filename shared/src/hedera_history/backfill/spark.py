@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from py4j.protocol import Py4JError
-from pyspark import SparkConf, SparkContext
+from pyspark import SparkConf, SparkContext, java_gateway
 from pyspark.errors import PySparkException, PySparkRuntimeError
 from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
@@ -88,12 +88,25 @@ def _start_local_context(conf: SparkConf) -> None:
     log_path = Path(tempfile.gettempdir()) / f"hedera-history-spark-{os.getpid()}.log"
     with log_path.open("wb") as log:
         try:
+            java_gateway.Popen = _popen_without_python_in_the_child
             gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": subprocess.STDOUT})
         except PySparkRuntimeError as e:
             raise SparkStartError(
                 f"Spark's Java gateway exited before it answered; log {log_path} ends with:\n{log_tail(log_path)}"
             ) from e
+        finally:
+            java_gateway.Popen = subprocess.Popen
     SparkContext(conf=conf, gateway=gateway)
+
+
+def _popen_without_python_in_the_child(command: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    """PySpark starts the JVM with a ``preexec_fn`` (ignore SIGINT), which makes Python fork and run
+    code in the child before exec: in a process whose gRPC clients are live (Bigtable, Pub/Sub),
+    gRPC's poller then failed in the child under load ("epoll_wait error: Bad file descriptor" in
+    the JVM's log, no JVM: "Java gateway exited"). A new session keeps terminal Ctrl-C from the JVM
+    just as well and needs no Python in the child, so the child is spawned and execs at once."""
+    kwargs.pop("preexec_fn", None)
+    return subprocess.Popen(command, start_new_session=True, **kwargs)
 
 
 def spark_executor(spark: SparkSession, job: BackfillJob) -> ParallelExecutor:
