@@ -22,13 +22,6 @@ locals {
     (local.follow_function) = var.follow_schedule
   }
 
-  # Windows a little longer than the schedule's minute: the next call waits for the lease, which the
-  # previous one gives back as its window ends, and takes over within a second, so someone follows
-  # all the time (with the 55 s default, nobody would for the rest of each minute). Each call waits
-  # about 5 s of its window, which is billed. An environment's settings map may set another window;
-  # under two minutes, two calls at most overlap.
-  follow_setting_defaults = local.following ? { follow_window_seconds = "65" } : {}
-
   # The call that follows and the next minute's, waiting for the lease: more could only wait too.
   function_max_instances = merge(var.max_instances, { (local.follow_function) = 2 })
 

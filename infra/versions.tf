@@ -55,9 +55,8 @@ module "contract" {
   pubsub_topic_prefix    = var.pubsub_topic_prefix
   retention_days         = var.retention_days
   sidecar_retention_days = var.sidecar_retention_days
-  # What this deployment decides wins over the environment's settings map, which wins over the
-  # follower's defaults (follow.tf).
-  setting_values = merge(local.follow_setting_defaults, var.settings, {
+  # What this deployment decides wins over the environment's settings map.
+  setting_values = merge(var.settings, {
     project                = var.project
     bigtable_instance      = google_bigtable_instance.history.name
     table_prefix           = var.table_prefix

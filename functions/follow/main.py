@@ -1,7 +1,7 @@
 """Cloud Function ``follow`` (Cloud Scheduler, every minute): follow the network's bucket for a window.
 
 Hedera's buckets raise no events in a user's project, so this function lists them instead
-(``hedera_history.follow``): each call follows for ``HEDERA_HISTORY_FOLLOW_WINDOW_SECONDS`` (55 s),
+(``hedera_history.follow``): each call follows for ``HEDERA_HISTORY_FOLLOW_WINDOW_SECONDS`` (65 s),
 handing every new period to the same verification and publication path as an upload, and returns
 its report as JSON. One call follows at a time (a lease); a call that finds another following
 waits for the lease until its window ends. A transient failure (the store or the bucket did not

@@ -151,7 +151,9 @@ class Settings:
         "without consensus') and left pending for the sweep.",
     )
     follow_window_seconds: float = setting(
-        55.0, "How long one call of the deployed follow function follows before it returns its report."
+        65.0,
+        "How long one call of the deployed follow function follows before it returns its report: a little "
+        "longer than the scheduler's minute, so the next call is waiting for the lease when this one ends.",
     )
     follow_lease_seconds: float = setting(
         15.0, "Lifetime of the follower lease (renewed every tick): a crashed follower's successor waits this long."

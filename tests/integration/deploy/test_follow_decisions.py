@@ -10,8 +10,8 @@ import json
 from typing import Any
 
 import pytest
+from hedera_history.deploy.catalogue import FUNCTIONS
 from hedera_history.deploy.terraform import Terraform
-from hedera_history.pipeline.functions import FUNCTIONS
 
 from tests.unit.deploy.infra import expr, load_module
 
@@ -23,7 +23,6 @@ DECISIONS = (
     "function_max_instances",
     "requester_pays_project",
     "follow_aws_secrets",
-    "follow_setting_defaults",
     "grants_by_key",
 )
 
@@ -106,7 +105,6 @@ def test_a_deployment_fed_by_its_own_bucket_has_no_follower(evaluated: dict[str,
     assert ("ingest", "stream_bucket", "") in grants and ("events", "function", "ingest") in grants
     assert case["requester_pays_project"] == ""
     assert case["follow_aws_secrets"] == {}
-    assert case["follow_setting_defaults"] == {}
     assert case["function_max_instances"]["ingest"] == 10
 
 
@@ -125,7 +123,6 @@ def test_a_deployment_following_gcs_runs_the_follower_instead_of_the_eventarc_in
     # the reads are billed to the deployment's project; two instances whatever max_instances says
     assert case["requester_pays_project"] == "proj"
     assert case["function_max_instances"] == {"follow": 2, "store": 5}
-    assert case["follow_setting_defaults"] == {"follow_window_seconds": "65"}
     assert case["follow_aws_secrets"] == {}
 
 

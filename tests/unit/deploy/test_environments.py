@@ -57,7 +57,7 @@ def test_environment_name_prefix_is_valid(root, name):
 def test_the_deployment_sets_only_real_settings(root):
     decided = root.modules["contract"]["setting_values"]
     text = expr(decided)
-    assert text.startswith("merge(local.follow_setting_defaults, var.settings, {")
+    assert text.startswith("merge(var.settings, {")
     keys = set(re.findall(r"[{,]\s*(\w+)\s*=", text))
     assert keys <= SETTING_FIELDS
     assert {"project", "bigtable_instance", "stream_bucket", "quarantine_url", "table_prefix"} <= keys

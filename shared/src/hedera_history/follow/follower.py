@@ -21,7 +21,7 @@ idempotent (an already published period answers ALREADY_PUBLISHED and publishes 
 
 Why a loop inside a scheduled function rather than a service: Cloud Scheduler calls at most once a
 minute, far from the 10 s the follower must keep, so each call follows for
-``follow_window_seconds`` (55 s) and returns; the next call waits for the lease, which the
+``follow_window_seconds`` (65 s) and returns; the next call waits for the lease, which the
 previous one releases when its window ends. No instance runs while nothing is scheduled, and an
 idle network costs only the listing (docs/follow.md).
 """
