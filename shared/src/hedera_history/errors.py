@@ -145,6 +145,29 @@ class ProofSubjectError(ProofError):
     """The proven items do not hold the transaction (or block) the proof says it answers."""
 
 
+class ProofErrataError(ProofError):
+    """A corrected transaction's errata does not hold (``proofs.verify_errata``)."""
+
+
+class ProofErrataMissingError(ProofErrataError):
+    """The served entry differs from the signed one and no errata says so: none is carried, or its
+    correct item is not the served entry."""
+
+
+class ProofErrataSubjectError(ProofErrataError):
+    """The errata is not about this transaction: its time of error is another consensus time."""
+
+
+class ProofCouncilError(ProofErrataError):
+    """Too few valid signatures of the council the client trusts over the errata body (or the client
+    trusts no council)."""
+
+
+class ProofRatificationError(ProofErrataError):
+    """The nodes whose errata signatures the proof carries hold no more than 2/3 of the stake in
+    force at the errata's time, or a carried signature does not count."""
+
+
 # ---- sources, store, transport, config -----------------------------------------------------------
 
 

@@ -1,6 +1,7 @@
 """Flipping any byte of a proof's record, transaction, hashes, signatures, sidecars or book — any
-bytes field anywhere in the bundle, trust chain steps included — or any byte of its encoding makes
-verification fail with a typed reason (property-tested with hypothesis)."""
+bytes field anywhere in the bundle, trust chain steps included, and a corrected transaction's
+errata file, node signature files, served entry and errata chain steps — or any byte of its
+encoding makes verification fail with a typed reason (property-tested with hypothesis)."""
 
 from __future__ import annotations
 
@@ -16,15 +17,18 @@ from hedera_history.errors import ProofError, ProofFormatError
 from hedera_history.formats.hashing import sha384
 from hedera_history.proofs.codec import decode_bundle, encode_bundle
 from hedera_history.proofs.from_files import DirectoryProver
+from hedera_history.proofs.from_store import StoreProver
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import verify_proof
 from hedera_history.proto_gen.proof_pb2 import ProofBundle
+from hedera_history.store.reader import HistoryReader
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.data_dir import real_data_dir
 from tests.unit.proofs.conftest import real_book_path
+from tests.unit.proofs.errata_world import build_errata_world
 
 Path_ = tuple[tuple[str, int | None], ...]
 CASES = ("v1", "v2", "v5", "v5-unpacked-book", "v6-sidecars", "rotation", "rotation-pinned")
@@ -148,3 +152,43 @@ def test_a_gzip_wrapped_record_file_is_refused(rotating_dir: Path) -> None:
     bundle.block.record_file = gzip.compress(bundle.block.record_file)
     with pytest.raises(ProofFormatError):
         verify_proof(encode_bundle(bundle), trust, ratio=ratio)
+
+
+@pytest.fixture(scope="module")
+def corrected_proofs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[bytes, Trust]]:
+    """A replaced and a removed transaction's proofs (``errata_world``), with the council trusted."""
+    world = build_errata_world(tmp_path_factory.mktemp("errata-world"))
+    prover = StoreProver(HistoryReader(world.gateway), world.book)
+    proofs = {}
+    for role in ("update", "delete"):
+        proof = prover.transaction_proof(TransactionQuery.at(getattr(world, role).original.consensus_ns))
+        verify_proof(proof, world.trust())  # the untouched proof verifies
+        proofs[role] = (proof, world.trust())
+    return proofs
+
+
+@pytest.mark.parametrize("role", ["update", "delete"])
+def test_a_corrected_proof_has_the_correction_fields(
+    role: str, corrected_proofs: dict[str, tuple[bytes, Trust]]
+) -> None:
+    proof, _ = corrected_proofs[role]
+    names = {step[0] for path in bytes_fields(decode_bundle(proof)) for step in path}
+    assert {"errata_file", "signature_file", "steps"} <= names
+    assert ("served" in names) == (role == "update")
+
+
+@pytest.mark.parametrize("role", ["update", "delete"])
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_flipping_a_byte_of_any_correction_field_fails(
+    role: str, corrected_proofs: dict[str, tuple[bytes, Trust]], data: st.DataObject
+) -> None:
+    proof, trust = corrected_proofs[role]
+    bundle = decode_bundle(proof)
+    paths = [path for path in bytes_fields(bundle) if path[0][0] == "correction"]
+    path = data.draw(st.sampled_from(paths), label="field")
+    position = data.draw(st.integers(min_value=0, max_value=1 << 20), label="position")
+    mask = data.draw(st.integers(min_value=1, max_value=255), label="mask")
+    flip(bundle, path, position, mask)
+    with pytest.raises(ProofError):
+        verify_proof(encode_bundle(bundle), trust)

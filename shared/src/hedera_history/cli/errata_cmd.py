@@ -276,7 +276,7 @@ def apply(
     table_prefix: str | None,
 ) -> None:
     """Verify FILE, then apply it to Bigtable (or, with --dry-run, show what would change)."""
-    from hedera_history.errata.apply import apply_plan  # noqa: PLC0415 (the Bigtable client loads slowly)
+    from hedera_history.errata.apply import apply_plan, record_ratification  # noqa: PLC0415 (Bigtable loads slowly)
     from hedera_history.errata.plan import plan_errata  # noqa: PLC0415
     from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
 
@@ -298,8 +298,12 @@ def apply(
         plan = plan_errata(verdict.errata, gateway, settings)
         _print_plan(console, plan, dry_run=dry_run)
         if not dry_run and not plan.already_applied:
-            written = apply_plan(plan, gateway, settings)
+            written = apply_plan(plan, gateway, settings, ratified_by=verdict.nodes)
             console.print(f"applied: {written} cell(s) written")
+        elif not dry_run and verdict.nodes is not None:
+            kept = record_ratification(verdict.errata, verdict.nodes, gateway, settings)
+            if kept:
+                console.print(f"already applied: {kept} ratifying signature file(s) kept")
     finally:
         gateway.close()
 

@@ -12,9 +12,13 @@ from hedera_history.config import Settings
 from hedera_history.errors import (
     HistoryError,
     ProofBookError,
+    ProofCouncilError,
+    ProofErrataMissingError,
+    ProofErrataSubjectError,
     ProofError,
     ProofFormatError,
     ProofHashMismatchError,
+    ProofRatificationError,
     ProofSignatureError,
     ProofStakeError,
     ProofSubjectError,
@@ -31,6 +35,10 @@ EXIT_CODES: dict[type[ProofError], int] = {
     ProofStakeError: 5,
     ProofBookError: 6,
     ProofSubjectError: 7,
+    ProofErrataMissingError: 8,
+    ProofErrataSubjectError: 9,
+    ProofCouncilError: 10,
+    ProofRatificationError: 11,
 }
 """What ``proof verify`` exits with for each reason (1: any other failure)."""
 
@@ -201,16 +209,35 @@ def _prover(
 @click.option(
     "--trust", "trusted", required=True, metavar="BOOK|HASH", help="A NodeAddressBook file, or its SHA-384 in hex."
 )
+@click.option(
+    "--council",
+    default=None,
+    metavar="KEYS",
+    help="The errata council a correction must be approved by: a file of hex Ed25519 keys (# comments) "
+    "or the keys themselves, comma-separated.",
+)
+@click.option(
+    "--council-threshold",
+    type=int,
+    default=0,
+    help="Council signatures needed (default: the super-majority of the keys).",
+)
 @click.option("--consensus-ratio", default="1/3", show_default=True, help="Share of stake the signers must hold.")
 @click.pass_context
-def verify(ctx: click.Context, *, file: Path, trusted: str, consensus_ratio: str) -> None:
+def verify(
+    ctx: click.Context, *, file: Path, trusted: str, council: str | None, council_threshold: int, consensus_ratio: str
+) -> None:
     """Check FILE (canonical bytes or JSON) offline: exit 0 and a one-line verdict, or the reason
-    and a non-zero exit (2 format, 3 hash path, 4 signature, 5 stake, 6 book, 7 subject)."""
+    and a non-zero exit (2 format, 3 hash path, 4 signature, 5 stake, 6 book, 7 subject; for a
+    corrected transaction 8 no errata for the served entry, 9 errata about another time, 10 council,
+    11 node ratification)."""
     from hedera_history.proofs.trust import Trust  # noqa: PLC0415
     from hedera_history.proofs.verify import verify_proof  # noqa: PLC0415
 
     try:
         trust = Trust.parse(trusted)
+        if council is not None:
+            trust = trust.with_council(council, council_threshold)
         verdict = verify_proof(file.read_bytes(), trust, ratio=parse_consensus_ratio(consensus_ratio))
     except ProofError as error:
         click.echo(f"refused ({error.kind}): {error}", err=True)

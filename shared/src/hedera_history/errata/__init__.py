@@ -9,34 +9,7 @@
 - ``ingest``: ``process_errata_object`` for the ingest function.
 
 See docs/errata.md.
+
+Import from the modules: this file imports none of them, so a function that needs one module
+does not load the others at its cold start.
 """
-
-from hedera_history.errata.apply import apply_errata, apply_plan
-from hedera_history.errata.authority import CouncilPolicy, Verdict, judge_errata, require_accepted
-from hedera_history.errata.codec import encode_errata_body, encode_errata_file, parse_errata_file
-from hedera_history.errata.ingest import ErrataOutcome, ErrataStatus, process_errata_object
-from hedera_history.errata.layout import is_errata_path, parse_errata_path
-from hedera_history.errata.model import EntryKind, ErrataBody, ErrataFile
-from hedera_history.errata.plan import ErrataPlan, plan_errata
-
-__all__ = [
-    "CouncilPolicy",
-    "EntryKind",
-    "ErrataBody",
-    "ErrataFile",
-    "ErrataOutcome",
-    "ErrataPlan",
-    "ErrataStatus",
-    "Verdict",
-    "apply_errata",
-    "apply_plan",
-    "encode_errata_body",
-    "encode_errata_file",
-    "is_errata_path",
-    "judge_errata",
-    "parse_errata_file",
-    "parse_errata_path",
-    "plan_errata",
-    "process_errata_object",
-    "require_accepted",
-]

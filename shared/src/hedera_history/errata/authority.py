@@ -119,6 +119,8 @@ class NodeCheck:
     total_stake: int
     outcomes: Mapping[str, str] = field(default_factory=dict)
     """Node (account, or ``node N``) -> ``ok`` or why it does not count."""
+    counted: Mapping[int, SignatureFile] = field(default_factory=dict)
+    """Node id -> the signature file that counted (what the errata log keeps, and proofs carry)."""
 
     @property
     def ratified(self) -> bool:
@@ -156,7 +158,7 @@ def check_nodes(
     errata: ErrataFile, signatures: Mapping[NodeIdentity, SignatureFile | HistoryError], book: AddressBook
 ) -> NodeCheck:
     outcomes: dict[str, str] = {}
-    counted: set[int] = set()
+    counted: dict[int, SignatureFile] = {}
     for identity, signature in signatures.items():
         node = book.find(identity)
         if node is None:
@@ -178,12 +180,12 @@ def check_nodes(
         except BadSignatureError as e:
             outcomes[node.account] = f"bad signature: {e.reason}"
             continue
-        counted.add(node.node_id)
+        counted[node.node_id] = signature
         outcomes[node.account] = OK
     for node in book.nodes:
         outcomes.setdefault(node.account, "no signature file")
     stake = sum(node.stake for node in book.nodes if node.node_id in counted)
-    return NodeCheck(stake, book.total_stake, outcomes)
+    return NodeCheck(stake, book.total_stake, outcomes, dict(sorted(counted.items())))
 
 
 @dataclass(frozen=True)

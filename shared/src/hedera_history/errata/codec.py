@@ -23,7 +23,6 @@ from hedera_history.formats.items import parse_record_item
 from hedera_history.formats.model import RecordItem
 from hedera_history.formats.wire import singular_spans
 from hedera_history.proto_gen import errata_pb2
-from hedera_history.store.row_codec import encode_varint
 
 NS_PER_SECOND = 1_000_000_000
 _ITEM_FIELDS = ((1, "transaction"), (2, "record"))
@@ -160,4 +159,15 @@ def _ns(stamp: errata_pb2.Timestamp) -> int:
 
 
 def _length_delimited(field_number: int, payload: bytes) -> bytes:
-    return encode_varint(field_number << 3 | 2) + encode_varint(len(payload)) + payload
+    return _varint(field_number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _varint(value: int) -> bytes:
+    # protobuf's base-128 varint, here rather than from ``store.row_codec``: the proof verifier
+    # parses errata with this module and must not load the store
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)

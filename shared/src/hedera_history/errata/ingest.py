@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from hedera_history.config import Settings
-from hedera_history.errata.apply import apply_plan
+from hedera_history.errata.apply import apply_plan, record_ratification
 from hedera_history.errata.authority import CouncilPolicy, Verdict, judge_errata
 from hedera_history.errata.layout import ErrataPath, parse_errata_path
 from hedera_history.errata.plan import ErrataPlan, plan_errata
@@ -94,9 +94,11 @@ def process_errata_object(
     except ErrataError as e:
         status = ErrataStatus.PENDING if is_transient(e) else ErrataStatus.REJECTED
         return _done(path, errata_file, status, errata_id=errata_id, reasons=(e.reason,), verdict=verdict)
+    assert verdict.nodes is not None
     if plan.already_applied:
+        record_ratification(verdict.errata, verdict.nodes, gateway, settings)
         return _done(path, errata_file, ErrataStatus.ALREADY_APPLIED, errata_id=errata_id, verdict=verdict, plan=plan)
-    apply_plan(plan, gateway, settings)
+    apply_plan(plan, gateway, settings, ratified_by=verdict.nodes)
     return _done(path, errata_file, ErrataStatus.APPLIED, errata_id=errata_id, verdict=verdict, plan=plan)
 
 

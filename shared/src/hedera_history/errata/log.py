@@ -3,7 +3,12 @@
 Rows (family ``e``):
 
 - ``f/<errata id>``: qualifier ``file``, the errata file's bytes (written last when applying, so
-  its presence means "applied"); qualifier ``time_of_error`` (``>Q``).
+  its presence means "applied"); qualifier ``time_of_error`` (``>Q``); one qualifier
+  ``sig/<node id hex16>`` per node whose signature file ratified it (under the book the ingest
+  judged it with), holding that file in its V6 form rebuilt from what the node signed (the file
+  and body hashes and the two signatures: the signature file's own bytes are signed by nobody).
+  These are written before ``file``, and again, adding to them, when a signature arrives after
+  the errata was applied; proofs of the corrected entry carry them (``proofs.correction``).
 - ``t/<time of error hex16>``: qualifier ``original``, the history cells the block wrote for the
   entry at that time, exactly as stored (or "absent" with the block and index an inserted entry
   takes); one qualifier ``errata/<errata time hex16>/<errata id>`` per accepted errata for that
@@ -17,8 +22,9 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from hedera_history.errors import RowDecodeError
-from hedera_history.formats.model import RecordItem
+from hedera_history.errata.signing import v6_signature_form
+from hedera_history.errors import ErrataFormatError, RowDecodeError
+from hedera_history.formats.model import RecordItem, SignatureFile
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.keys import decode_hex16, hex16
@@ -30,6 +36,7 @@ Q_ORIGINAL = b"original"
 Q_IN_FORCE = b"in_force"
 Q_INSERTED = b"i"
 ENTRY_PREFIX = b"errata/"
+SIGNATURE_PREFIX = b"sig/"
 
 _ORIGINAL_LAYOUT = 1
 _ORIGINAL_HEAD = struct.Struct(">BBQI")
@@ -64,6 +71,31 @@ def decode_entry_qualifier(qualifier: bytes) -> tuple[int, str]:
         return decode_hex16(parts[1]), parts[2].decode("ascii")
     except (ValueError, UnicodeDecodeError) as e:
         raise RowDecodeError(f"errata entry qualifier {qualifier!r}: {e}") from e
+
+
+def signature_qualifier(node_id: int) -> bytes:
+    return SIGNATURE_PREFIX + hex16(node_id)
+
+
+def signatures_in_row(cells: dict[bytes, bytes]) -> dict[int, bytes]:
+    """Node id -> ratifying signature file of every ``sig/`` qualifier in an ``f/`` row (values as stored)."""
+    found: dict[int, bytes] = {}
+    for qualifier, value in sorted(cells.items()):
+        if qualifier.startswith(SIGNATURE_PREFIX):
+            try:
+                node_id = decode_hex16(qualifier[len(SIGNATURE_PREFIX) :])
+            except ValueError as e:  # not hex16
+                raise RowDecodeError(f"errata signature qualifier {qualifier!r}: {e}") from e
+            found[node_id] = decode_value(value)
+    return found
+
+
+def stored_signature_file(signature: SignatureFile) -> bytes:
+    """The V6 signature file the log keeps for a ratifying node: what it signed, nothing else."""
+    form = v6_signature_form(signature)
+    if form is None:
+        raise ErrataFormatError("a ratifying signature signs the errata body too", file=signature.name)
+    return form
 
 
 @dataclass(frozen=True, slots=True)

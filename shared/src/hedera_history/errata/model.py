@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from hedera_history.errors import ErrataFormatError
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.model import RecordItem
-from hedera_history.store.keys import hex16
 
 ERRATA_FILE_VERSION = 1
 ERRATA_ID_BYTES = 16
+_MAX_U64 = (1 << 64) - 1
 
 
 class EntryKind(Enum):
@@ -78,4 +79,8 @@ class ErrataFile:
 def errata_id(consensus_ns: int, body_bytes: bytes) -> str:
     """32 hex digits naming one errata: its consensus time and body, not its signatures (adding a
     council signature does not make another errata)."""
-    return sha384(hex16(consensus_ns) + body_bytes)[:ERRATA_ID_BYTES].hex()
+    # The time as ``store.keys.hex16`` writes it, spelt out here: the proof verifier judges errata
+    # with this package and must not load the store.
+    if not 0 <= consensus_ns <= _MAX_U64:
+        raise ErrataFormatError(f"errata consensus time {consensus_ns} does not fit in 64 bits")
+    return sha384(b"%016x" % consensus_ns + body_bytes)[:ERRATA_ID_BYTES].hex()

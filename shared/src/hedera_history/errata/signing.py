@@ -9,6 +9,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errata.codec import encode_errata_file, parse_errata_file
 from hedera_history.errata.model import CouncilSignature
+from hedera_history.formats.model import SignatureFile
 from hedera_history.formats.signature import write_signature_v6
 from hedera_history.verify.signatures import sign_hash
 
@@ -31,4 +32,15 @@ def node_signature_file(data: bytes, key: rsa.RSAPrivateKey, name: str = "errata
         sign_hash(key, errata.file_hash),
         errata.body_hash,
         sign_hash(key, errata.body_hash),
+    )
+
+
+def v6_signature_form(signature: SignatureFile) -> bytes | None:
+    """A node's errata signature as a V6 signature file holding exactly what it signed (the hashes
+    and the two signatures), or None when it lacks the metadata part an errata signature has. The
+    errata log keeps this form and proofs carry it; a verifier refuses any other bytes."""
+    if signature.metadata_hash is None or signature.metadata_signature is None:
+        return None
+    return write_signature_v6(
+        signature.file_hash, signature.file_signature, signature.metadata_hash, signature.metadata_signature
     )

@@ -22,6 +22,7 @@ from hedera_history.formats.model import RecordFile, RecordItem, SidecarFile
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.proofs.chain import BookChain, chain_change
 from hedera_history.proofs.codec import FORMAT_VERSION, encode_bundle
+from hedera_history.proofs.correction import AcceptedErrata, correction_evidence
 from hedera_history.proofs.packed_book import pack_book
 from hedera_history.proofs.verify import transaction_id_text
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, ProofBundle, TrustChain
@@ -102,23 +103,31 @@ def build_chain(plan: ChainPlan, *, ratio: Fraction = DEFAULT_RATIO) -> tuple[Tr
             chain.checkpoint_book = plan.checkpoint
         else:
             chain.checkpoint_packed.CopyFrom(packed)
+    chain.steps.extend(chain_steps(state, plan.steps, ratio=ratio))
+    return chain, state
+
+
+def chain_steps(
+    state: BookChain, steps: Sequence[ChainStep], *, ratio: Fraction = DEFAULT_RATIO, what: str = "trust chain step"
+) -> list[BlockEvidence]:
+    """The evidence of ``steps`` from ``state`` on (which they advance), as the verifier applies it."""
+    evidences: list[BlockEvidence] = []
     needed = 0  # steps up to the last that changed the book or stakes (later ones only began a book)
-    for index, step in enumerate(plan.steps):
+    for index, step in enumerate(steps):
         evidence = block_evidence(step.block, state.consensus_book, shown=step.indices, ratio=ratio)
         items = [step.block.record.items[i] for i in step.indices]
         number = step.block.record.block_number if step.block.record.version == 6 else None
         before = (state.book_updates, state.stake_updates)
         try:
-            state.apply_step(items, number, f"trust chain step {index}")
+            state.apply_step(items, number, f"{what} {index}")
         except ProofBookError:
             if step.changes_book:
                 raise
             continue  # stakes equal to those in force: nothing to prove
-        chain.steps.append(evidence)
+        evidences.append(evidence)
         if (state.book_updates, state.stake_updates) != before:
-            needed = len(chain.steps)
-    del chain.steps[needed:]
-    return chain, state
+            needed = len(evidences)
+    return evidences[:needed]
 
 
 def block_evidence(
@@ -213,8 +222,10 @@ def transaction_bundle(
     *,
     sidecars: bool = False,
     ratio: Fraction = DEFAULT_RATIO,
+    errata: AcceptedErrata | None = None,
 ) -> bytes:
-    """The proof of the item at ``index`` of ``block`` (with its sidecar files when asked)."""
+    """The proof of the item at ``index`` of ``block`` (with its sidecar files when asked); with
+    the errata in force for it, its correction too (``plan`` then reaches the errata's time)."""
     item = block.record.items[index]
     chain, state = build_chain(plan.before(block.record.consensus_start), ratio=ratio)
     bundle = ProofBundle(format_version=FORMAT_VERSION)
@@ -230,6 +241,11 @@ def transaction_bundle(
     for sidecar_id, content in chosen_sidecars:
         bundle.sidecars.add(id=sidecar_id, content=content)
     bundle.trust.CopyFrom(chain)
+    if errata is not None:
+        start = block.record.consensus_start
+        later = [s for s in plan.before(errata.errata.consensus_ns).steps if s.block.record.consensus_end >= start]
+        steps = chain_steps(state, later, ratio=ratio, what="errata chain step")
+        bundle.correction.CopyFrom(correction_evidence(errata, steps, state.consensus_book))
     return encode_bundle(bundle)
 
 

@@ -2,20 +2,26 @@
 
 No store and no network: the periods under a directory are verified in order from the bootstrap
 book (``verify.stream``), the blocks that change 0.0.102 or the stakes become the trust chain, and
-a transaction or block of any verified period can then be proven.
+a transaction or block of any verified period can then be proven. Errata files under the directory
+(in the bucket layout, ``errata.layout``) are taken as applied: a transaction one corrects is
+proven with it and the node signature files beside it (``proofs.correction``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
+from hedera_history.errata.ingest import collect_node_signatures
+from hedera_history.errata.layout import ERRATA_SUFFIX, is_errata_path, parse_errata_path
 from hedera_history.errors import ObjectNotFoundError
 from hedera_history.proofs.build import ChainPlan, SignedBlock, block_bundle, chain_step, transaction_bundle
+from hedera_history.proofs.correction import AcceptedErrata, in_force
 from hedera_history.proofs.transaction_ids import TransactionQuery
+from hedera_history.sources.local import LocalSource
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.consensus import DEFAULT_RATIO
@@ -33,8 +39,10 @@ class VerifiedBlocksProver:
         *,
         ratio: Fraction = DEFAULT_RATIO,
         ship_checkpoint: bool = True,
+        errata: Sequence[AcceptedErrata] = (),
     ) -> None:
         self.ratio = ratio
+        self.errata = tuple(errata)
         self.blocks: list[SignedBlock] = []
         self.plan = ChainPlan(checkpoint, ship_checkpoint=ship_checkpoint)
         for verified in blocks:
@@ -46,7 +54,8 @@ class VerifiedBlocksProver:
 
     def transaction_proof(self, query: TransactionQuery, *, sidecars: bool = False) -> bytes:
         block, index = self.find(query)
-        return transaction_bundle(block, index, self.plan, sidecars=sidecars, ratio=self.ratio)
+        errata = in_force(self.errata, block.record.items[index].consensus_ns)
+        return transaction_bundle(block, index, self.plan, sidecars=sidecars, ratio=self.ratio, errata=errata)
 
     def block_proof(self, block_number: int) -> bytes:
         for block in self.blocks:
@@ -83,4 +92,18 @@ class DirectoryProver(VerifiedBlocksProver):
             find_local_periods(directory), parse_address_book(book), ratio=ratio, start_block=start_block
         )
         verified = (result.report.block for result in results if result.report.block is not None)
-        super().__init__(verified, book, ratio=ratio, ship_checkpoint=ship_checkpoint)
+        errata = errata_under(directory)
+        super().__init__(verified, book, ratio=ratio, ship_checkpoint=ship_checkpoint, errata=errata)
+
+
+def errata_under(directory: Path) -> list[AcceptedErrata]:
+    """Every errata file under ``directory`` (bucket layout) with its nodes' signature files."""
+    source = LocalSource(str(directory))
+    found: list[AcceptedErrata] = []
+    for path in sorted(directory.rglob(f"*{ERRATA_SUFFIX}")):
+        relative = path.relative_to(directory).as_posix()
+        if not is_errata_path(relative):
+            continue
+        parsed = parse_errata_path(relative)
+        found.append(AcceptedErrata.parse(path.read_bytes(), relative, collect_node_signatures(source, parsed)))
+    return found

@@ -9,6 +9,11 @@ ending just before it), the ``change/`` rows before it back to the last FileUpda
 blocks that built it (without change rows, as a backfill leaves them, the block files themselves);
 ``stakes/`` rows likewise give the stake updates worth carrying (the last before each book change
 and before the subject).
+
+A transaction an errata corrected: the ``errata_log`` row of its time names the errata in force,
+whose ``f/`` row keeps the errata file and the signature files that ratified it; the proof carries
+them with the chain on to the errata's time (``proofs.correction``). The block still proves the
+original, found through the log when the errata removed the entry.
 """
 
 from __future__ import annotations
@@ -16,17 +21,36 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-from hedera_history.errors import HashMismatchError, ObjectNotFoundError, ProofBookError, RowDecodeError
-from hedera_history.formats.dispatch import parse_record_file
+from hedera_history.errata.log import (
+    Q_FILE,
+    Q_IN_FORCE,
+    Q_ORIGINAL,
+    decode_original,
+    file_row_key,
+    signatures_in_row,
+    time_row_key,
+)
+from hedera_history.errors import (
+    FormatError,
+    HashMismatchError,
+    HistoryError,
+    ObjectNotFoundError,
+    ProofBookError,
+    RowDecodeError,
+)
+from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import RecordFile, SidecarFile, SidecarRecord, SidecarType
+from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.model import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.pipeline.address_books import BOOK, CHANGE, Q_CHANGES, STAKES
 from hedera_history.proofs.build import ChainPlan, SignedBlock, block_bundle, chain_step, transaction_bundle
 from hedera_history.proofs.chain import chain_change
+from hedera_history.proofs.correction import AcceptedErrata
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.store import schema as s
 from hedera_history.store.decode import BlockFile, StoredBlock, decode_sidecar_row, guarded
+from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import KeyRange, RowQuery
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end, row_key_for_sidecar
 from hedera_history.store.originals import decode_item_list
@@ -89,13 +113,57 @@ class StoreProver:
 
     def transaction_proof(self, query: TransactionQuery, *, sidecars: bool = False) -> bytes:
         consensus_ns = self._consensus_of(query)
+        errata = self.errata_in_force(consensus_ns)
         stored = self.reader.transaction(consensus_ns)
-        if stored is None:
+        number = stored.block_number if stored is not None else self._removed_entry_block(consensus_ns, errata)
+        if number is None:
             raise ObjectNotFoundError(f"transaction {query} is not in a complete block")
-        block = self.signed_block(stored.block_number, containing=consensus_ns, with_sidecars=sidecars)
+        block = self.signed_block(number, containing=consensus_ns, with_sidecars=sidecars)
         index = next(i for i, item in enumerate(block.record.items) if item.consensus_ns == consensus_ns)
         plan = self.chain_plan(block.record.consensus_start)
-        return transaction_bundle(block, index, plan, sidecars=sidecars, ratio=self.ratio)
+        if errata is not None:
+            _extend_plan(plan, self.chain_plan(errata.errata.consensus_ns))
+        return transaction_bundle(block, index, plan, sidecars=sidecars, ratio=self.ratio, errata=errata)
+
+    def errata_in_force(self, consensus_ns: int) -> AcceptedErrata | None:
+        """The errata in force for the entry at ``consensus_ns`` with its kept signature files, or None."""
+        time_row = self._errata_log_row(time_row_key(consensus_ns))
+        in_force = time_row.get(Q_IN_FORCE)
+        if in_force is None:
+            return None
+        errata_id = decode_value(in_force).decode("ascii", "replace")
+        file_row = self._errata_log_row(file_row_key(errata_id))
+        data = file_row.get(Q_FILE)
+        if data is None:
+            return None  # being applied: its record is written last
+        signatures: dict[NodeIdentity, SignatureFile | HistoryError] = {}
+        for node_id, raw in signatures_in_row(file_row).items():
+            name = f"errata {errata_id} signature of node {node_id}"
+            try:
+                signatures[NodeIdentity(node_id=node_id)] = parse_signature_file(raw, name)
+            except FormatError as e:
+                signatures[NodeIdentity(node_id=node_id)] = e
+        accepted = AcceptedErrata.parse(decode_value(data), f"errata {errata_id}", signatures)
+        if not accepted.errata.council_signatures:
+            # A network preset's errata (errata.network): its authority is the preset, which no
+            # council or node key vouches for; such a proof proves the original only, as before.
+            return None
+        return accepted
+
+    def _removed_entry_block(self, consensus_ns: int, errata: AcceptedErrata | None) -> int | None:
+        """The block of an original entry an errata removed (the log keeps where it was)."""
+        if errata is None:
+            return None
+        original = self._errata_log_row(time_row_key(consensus_ns)).get(Q_ORIGINAL)
+        if original is None:
+            return None
+        entry = decode_original(decode_value(original))
+        return entry.block_number if entry.present else None
+
+    def _errata_log_row(self, key: bytes) -> dict[bytes, bytes]:
+        for row in self.reader.gateway.read_rows(s.ERRATA_LOG, RowQuery(keys=(key,))):
+            return {c.qualifier: c.value for c in row.cells}
+        return {}
 
     def block_proof(self, block_number: int) -> bytes:
         block = self.signed_block(block_number)
@@ -228,6 +296,13 @@ class StoreProver:
                 if any(not change.is_append for change in files):
                     break
         return sorted(found) or [completing]
+
+
+def _extend_plan(plan: ChainPlan, later: ChainPlan) -> None:
+    """Add the steps of ``later`` (a plan to a later time) that ``plan`` lacks, in consensus order."""
+    known = {step.block.block_number for step in plan.steps}
+    plan.steps.extend(step for step in later.steps if step.block.block_number not in known)
+    plan.steps.sort(key=lambda step: step.block.record.consensus_start)
 
 
 def _last_before(times: list[int], time: int, book_times: list[int]) -> bool:

@@ -1,11 +1,13 @@
-"""What a client trusts: a starting address book, given as its bytes or as their SHA-384."""
+"""What a client trusts: a starting address book, given as its bytes or as their SHA-384, and the
+errata council whose keys authorise corrections (docs/proofs.md, "Errata")."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hedera_history.errata.authority import CouncilPolicy, parse_council_keys
 from hedera_history.errors import ConfigError
 from hedera_history.formats.hashing import sha384
 
@@ -19,6 +21,16 @@ class Trust:
 
     book_hash: bytes
     book: bytes | None = None
+    council: CouncilPolicy | None = None
+    """The errata council's keys and threshold; None: no correction can be authorised."""
+
+    def with_council(self, keys: str, threshold: int = 0) -> Trust:
+        """``--council KEYS``: hex keys, or a file of them (as ``HEDERA_HISTORY_ERRATA_COUNCIL_KEYS``);
+        ``threshold`` 0 is the super-majority of the keys."""
+        policy = CouncilPolicy(parse_council_keys(keys), threshold)
+        if not policy.keys:
+            raise ConfigError("--council: no council key given")
+        return replace(self, council=policy)
 
     @classmethod
     def of_book(cls, data: bytes) -> Trust:

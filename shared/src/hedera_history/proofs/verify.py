@@ -14,7 +14,9 @@ a client can run it on its own. Steps, each of which raises a leaf of ``ProofErr
    the consensus share of the stake in force (``ProofStakeError``);
 5. the subject: the transaction (id, nonce, scheduled, consensus time) is among the proven items,
    or the items are the whole block (``ProofSubjectError``); sidecar files hash to what the record
-   file names (``ProofHashMismatchError``).
+   file names (``ProofHashMismatchError``);
+6. a corrected transaction: the errata in force and its authority (``proofs.verify_errata``,
+   leaves of ``ProofErrataError``).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from hedera_history.proofs.chain import BookChain
 from hedera_history.proofs.codec import decode_bundle
 from hedera_history.proofs.packed_book import unpack_book
 from hedera_history.proofs.trust import Trust
+from hedera_history.proofs.verify_errata import CorrectionVerdict, verify_correction
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, ProofBundle
 from hedera_history.verify.address_book import AddressBook, parse_address_book
 from hedera_history.verify.consensus import DEFAULT_RATIO, meets_ratio, required_stake
@@ -82,17 +85,20 @@ class Verdict:
     book_updates: int
     stake_updates: int
     sidecar_records: int = 0
+    correction: CorrectionVerdict | None = None
+    """Set when the transaction was corrected by an errata (the block proves the original)."""
 
     def line(self) -> str:
         block = self.block
         number = f"block {block.block_number}" if block.block_number is not None else "its block"
         where = "" if self.subject.startswith("block ") else f" in {number}"
         sidecars = f", {self.sidecar_records} sidecar record(s)" if self.sidecar_records else ""
+        corrected = f"; {self.correction.phrase()}" if self.correction is not None else ""
         return (
             f"verified: {self.subject}{where} (record file V{block.version}, signed hash "
             f"{block.signed_hash.hex()[:16]}…){sidecars}; signed by {len(block.signers)} node(s) holding "
             f"{block.stake} of {block.total_stake} stake; book from the trusted one through "
-            f"{self.book_updates} update(s), {self.stake_updates} stake update(s)"
+            f"{self.book_updates} update(s), {self.stake_updates} stake update(s){corrected}"
         )
 
 
@@ -112,7 +118,19 @@ def verify_bundle(bundle: ProofBundle, trust: Trust, *, ratio: Fraction = DEFAUL
     block = verify_block_evidence(bundle.block, chain.consensus_book, ratio=ratio, what="block")
     chain.check_after(block.items, block.block_number, "block")
     subject, sidecar_records = _check_subject(bundle, block)
-    return Verdict(subject, block, chain.book_updates, chain.stake_updates, sidecar_records)
+    book_updates, stake_updates = chain.book_updates, chain.stake_updates
+    correction = None
+    if bundle.HasField("correction"):
+        if bundle.subject.WhichOneof("kind") != "transaction":
+            raise ProofFormatError("only a transaction proof carries a correction")
+
+        def prove_step(step: BlockEvidence, book: AddressBook, what: str) -> tuple[tuple[RecordItem, ...], int | None]:
+            proven = verify_block_evidence(step, book, ratio=ratio, what=what)
+            return proven.items, proven.block_number
+
+        consensus_ns = bundle.subject.transaction.consensus_ns
+        correction = verify_correction(bundle.correction, chain, consensus_ns, trust.council, prove_step)
+    return Verdict(subject, block, book_updates, stake_updates, sidecar_records, correction)
 
 
 def checkpoint_book(bundle: ProofBundle, trust: Trust) -> AddressBook:

@@ -7,18 +7,40 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ProofBundle(_message.Message):
-    __slots__ = ("format_version", "subject", "block", "sidecars", "trust")
+    __slots__ = ("format_version", "subject", "block", "sidecars", "trust", "correction")
     FORMAT_VERSION_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
     BLOCK_FIELD_NUMBER: _ClassVar[int]
     SIDECARS_FIELD_NUMBER: _ClassVar[int]
     TRUST_FIELD_NUMBER: _ClassVar[int]
+    CORRECTION_FIELD_NUMBER: _ClassVar[int]
     format_version: int
     subject: Subject
     block: BlockEvidence
     sidecars: _containers.RepeatedCompositeFieldContainer[SidecarEvidence]
     trust: TrustChain
-    def __init__(self, format_version: _Optional[int] = ..., subject: _Optional[_Union[Subject, _Mapping]] = ..., block: _Optional[_Union[BlockEvidence, _Mapping]] = ..., sidecars: _Optional[_Iterable[_Union[SidecarEvidence, _Mapping]]] = ..., trust: _Optional[_Union[TrustChain, _Mapping]] = ...) -> None: ...
+    correction: Correction
+    def __init__(self, format_version: _Optional[int] = ..., subject: _Optional[_Union[Subject, _Mapping]] = ..., block: _Optional[_Union[BlockEvidence, _Mapping]] = ..., sidecars: _Optional[_Iterable[_Union[SidecarEvidence, _Mapping]]] = ..., trust: _Optional[_Union[TrustChain, _Mapping]] = ..., correction: _Optional[_Union[Correction, _Mapping]] = ...) -> None: ...
+
+class Correction(_message.Message):
+    __slots__ = ("served", "errata_file", "node_signatures", "steps")
+    SERVED_FIELD_NUMBER: _ClassVar[int]
+    ERRATA_FILE_FIELD_NUMBER: _ClassVar[int]
+    NODE_SIGNATURES_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    served: RecordItem
+    errata_file: bytes
+    node_signatures: _containers.RepeatedCompositeFieldContainer[ErrataNodeSignature]
+    steps: _containers.RepeatedCompositeFieldContainer[BlockEvidence]
+    def __init__(self, served: _Optional[_Union[RecordItem, _Mapping]] = ..., errata_file: _Optional[bytes] = ..., node_signatures: _Optional[_Iterable[_Union[ErrataNodeSignature, _Mapping]]] = ..., steps: _Optional[_Iterable[_Union[BlockEvidence, _Mapping]]] = ...) -> None: ...
+
+class ErrataNodeSignature(_message.Message):
+    __slots__ = ("node_id", "signature_file")
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FILE_FIELD_NUMBER: _ClassVar[int]
+    node_id: int
+    signature_file: bytes
+    def __init__(self, node_id: _Optional[int] = ..., signature_file: _Optional[bytes] = ...) -> None: ...
 
 class Subject(_message.Message):
     __slots__ = ("transaction", "block")
