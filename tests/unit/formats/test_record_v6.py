@@ -8,10 +8,11 @@ import hashlib
 import pytest
 from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, FormatError, TruncatedFileError
-from hedera_history.formats import record_v6
+from hedera_history.formats import v6_items
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.model import RecordFile, RecordItem, SidecarMetadata
-from hedera_history.formats.record_v6 import new_record_item, parse_record_v6
+from hedera_history.formats.record_v6 import parse_record_v6
+from hedera_history.formats.v6_items import record_items
 
 from .writers import (
     gz,
@@ -150,7 +151,7 @@ def test_raw_view_and_wire_walk_agree(monkeypatch: pytest.MonkeyPatch, encoding:
     }[encoding]
     content = write_v6_content(ITEMS[:2], start=START, item_bytes=[v6_item_bytes(ITEMS[0]), encoded])
     either = _parse(content)
-    monkeypatch.setattr(record_v6, "_raw_item_bytes", lambda content, name: None)
+    monkeypatch.setattr(v6_items, "raw_item_bytes", lambda content, name: None)
     walked = _parse(content)
     assert walked == either
     assert walked.computed_end_running_hash == walked.end_running_hash
@@ -213,9 +214,28 @@ def test_trailing_garbage_is_refused_or_hashes_differently() -> None:
 
 
 def test_fast_item_constructor_matches_the_dataclass() -> None:
-    made = new_record_item(b"tx", b"rec", 5)
-    assert made == RecordItem(b"tx", b"rec", 5)
-    assert hash(made) == hash(RecordItem(b"tx", b"rec", 5))
-    assert type(made) is RecordItem
+    made = record_items([b"tx", b"tx2"], [b"rec", b"rec2"], [5, 7])
+    assert made == (RecordItem(b"tx", b"rec", 5), RecordItem(b"tx2", b"rec2", 7))
+    assert hash(made[0]) == hash(RecordItem(b"tx", b"rec", 5))
+    assert all(type(item) is RecordItem for item in made)
+    assert record_items([], [], []) == ()
     with pytest.raises(dataclasses.FrozenInstanceError):
-        made.consensus_ns = 6  # type: ignore[misc]
+        made[0].consensus_ns = 6  # type: ignore[misc]
+
+
+def test_the_first_incomplete_item_is_named() -> None:
+    # Item 1 lacks its consensus time and item 2 its record: the first fault met is item 1's.
+    untimed = len_field(1, ITEMS[1].transaction) + len_field(2, hapi.TransactionRecord(memo="x").SerializeToString())
+    no_record = len_field(1, ITEMS[2].transaction)
+    content = write_v6_content(ITEMS, start=START, item_bytes=[v6_item_bytes(ITEMS[0]), untimed, no_record])
+    with pytest.raises(CorruptFileError, match=r"record_stream_items\[1\]\.record\.consensusTimestamp"):
+        _parse(content)
+
+
+def test_a_record_at_second_zero_is_kept() -> None:
+    record = hapi.TransactionRecord.FromString(ITEMS[0].record)
+    record.consensusTimestamp.seconds = 0
+    record.consensusTimestamp.nanos = 5
+    encoded = len_field(1, ITEMS[0].transaction) + len_field(2, record.SerializeToString())
+    parsed = _parse(write_v6_content(ITEMS[:1], start=START, item_bytes=[encoded]))
+    assert parsed.items[0].consensus_ns == 5

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
+from operator import methodcaller
 
 HASH_SIZE = 48
 EMPTY_HASH = bytes(HASH_SIZE)
@@ -16,6 +18,7 @@ RECORD_STREAM_OBJECT_HEADER = bytes.fromhex("e370929ba5429d8b00000001")
 HASH_OBJECT_HEADER_LE = bytes.fromhex("1e7451a283da22f401000000")
 
 _int32 = struct.Struct(">i")
+_digest = methodcaller("digest")
 
 
 def sha384(data: bytes) -> bytes:
@@ -42,6 +45,37 @@ def running_hash(start: bytes, items: Iterable[tuple[bytes, bytes]]) -> bytes:
     running = start
     for record_bytes, transaction_bytes in items:
         running = next_running_hash(running, item_hash(record_bytes, transaction_bytes))
+    return running
+
+
+def item_hashes(records: Sequence[bytes], transactions: Sequence[bytes]) -> Iterator[bytes]:
+    """``item_hash`` of each (record, transaction) pair, in passes of C functions over the lists:
+    no bytecode runs per item."""
+    int32 = _int32.pack
+    hashed = map(
+        hashlib.sha384,
+        map(
+            b"".join,
+            zip(
+                repeat(RECORD_STREAM_OBJECT_HEADER),
+                map(int32, map(len, records)),
+                records,
+                map(int32, map(len, transactions)),
+                transactions,
+            ),
+        ),
+    )
+    return map(_digest, hashed)
+
+
+def running_hash_over(start: bytes, records: Sequence[bytes], transactions: Sequence[bytes]) -> bytes:
+    """``running_hash`` over items given as two lists; the fastest recipe (the file readers')."""
+    sha384_of = hashlib.sha384
+    header = HASH_OBJECT_HEADER_LE
+    join = b"".join
+    running = start
+    for item in item_hashes(records, transactions):
+        running = sha384_of(join((header, running, header, item))).digest()
     return running
 
 
