@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hedera_history import hapi
+from hedera_history.verify.address_book import parse_address_book
 from hedera_history.cli.proof_cmd import EXIT_CODES, proof
 from hedera_history.errata.codec import encode_errata_body, encode_errata_file, record_stream_item_bytes
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object
 from hedera_history.errata.log import file_row_key, signatures_in_row
 from hedera_history.errata.model import CouncilSignature
+from hedera_history.errata.signing import node_signature_file
 from hedera_history.errors import (
     ProofCouncilError,
     ProofErrataMissingError,
@@ -23,6 +25,7 @@ from hedera_history.errors import (
 )
 from hedera_history.formats.dispatch import parse_signature_file
 from hedera_history.formats.signature import write_signature_v6
+from hedera_history.gen.errata import errata_objects
 from hedera_history.proofs.codec import decode_bundle, encode_bundle
 from hedera_history.proofs.from_files import DirectoryProver, VerifiedBlocksProver
 from hedera_history.proofs.from_store import StoreProver
@@ -34,7 +37,6 @@ from hedera_history.sources.local import LocalSource
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import RowQuery
 from hedera_history.store.reader import HistoryReader
-from hedera_history.verify.address_book import parse_address_book
 
 from tests.unit.proofs.errata_world import AppliedErrata, ErrataGateway, ErrataWorld, build_errata_world
 
@@ -136,6 +138,30 @@ def test_the_errata_log_keeps_the_ratifying_signature_files_once(world: ErrataWo
     )
     assert outcome.status is ErrataStatus.ALREADY_APPLIED
     assert len(world.gateway.mutate_calls) == writes
+
+
+def test_a_signature_arriving_after_the_errata_was_applied_is_kept_too(tmp_path: Path) -> None:
+    world = build_errata_world(tmp_path)  # its own: this one changes the store
+    errata = world.update.errata
+    late = next(node for node in world.stream.nodes if node.node_id not in world.signers)
+    key = world.stream.signing_key(late.node_id, world.blocks[-1].block_number)
+    objects = errata_objects(
+        world.stream, errata.consensus_ns, errata.data, {late.account: node_signature_file(errata.data, key)}
+    )
+    for path, content in objects.items():
+        if not path.endswith(".errata"):
+            (world.root / path).parent.mkdir(parents=True, exist_ok=True)
+            (world.root / path).write_bytes(content)
+    book = parse_address_book(world.book_at(errata.consensus_ns))
+    outcome = process_errata_object(
+        LocalSource(str(world.root)), world.update.path, world.settings, world.gateway, book
+    )
+    assert outcome.status is ErrataStatus.ALREADY_APPLIED
+    rows = list(world.gateway.read_rows(s.ERRATA_LOG, RowQuery(keys=(file_row_key(errata.errata_id),))))
+    kept = signatures_in_row({c.qualifier: c.value for c in rows[0].cells})
+    assert sorted(kept) == sorted((*world.signers, late.node_id))
+    verdict = verify_proof(_proof(world, world.update), world.trust())
+    assert verdict.correction is not None and verdict.correction.stake == 3
 
 
 def test_a_corrected_proof_needs_a_trusted_council(world: ErrataWorld) -> None:
