@@ -12,10 +12,11 @@ from __future__ import annotations
 import io
 import zlib
 
-from hedera_history.config import Settings
 from hedera_history.errors import DecompressionError
 
 GZIP_MAGIC = b"\x1f\x8b"
+DEFAULT_MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
+"""The limit when a caller names none: the default of ``Settings.max_decompressed_bytes``."""
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 INPUT_STEP = 64 * 1024
 """Compressed bytes handed to zlib at once."""
@@ -30,11 +31,11 @@ def is_gzip(data: bytes | memoryview) -> bool:
 def gunzip(data: bytes, name: str, *, limit: int | None = None, node: str | None = None) -> bytes:
     """The decompressed bytes of every gzip member in ``data``, at most ``limit`` of them.
 
-    ``limit`` defaults to ``Settings().max_decompressed_bytes``. Peak memory besides ``data``:
+    ``limit`` defaults to :data:`DEFAULT_MAX_DECOMPRESSED_BYTES`. Peak memory besides ``data``:
     at most ``limit × 9/8`` plus a few pieces of :data:`OUTPUT_STEP` and :data:`INPUT_STEP`.
     """
     if limit is None:
-        limit = Settings().max_decompressed_bytes
+        limit = DEFAULT_MAX_DECOMPRESSED_BYTES
     if not is_gzip(data):
         raise DecompressionError(
             f"field gzip magic: expected {GZIP_MAGIC.hex()} but got {data[:2].hex() or '(empty)'}",
