@@ -1,4 +1,4 @@
-# Functions come from hedera_history.pipeline.functions (infra/generated/functions.json): entry
+# Functions come from hedera_history.deploy.catalogue (infra/generated/functions.json): entry
 # point, trigger, memory, timeout, concurrency and exactly the environment variables each reads.
 
 locals {

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 REPORTED_ERROR_EVENT = "type.googleapis.com/google.devtools.clouderrorreporting.v1beta1.ReportedErrorEvent"
@@ -155,3 +156,16 @@ def event(logger: logging.Logger, message: str, level: int = logging.INFO, **fie
     """Log ``message`` with ``fields`` as structured payload."""
     # stacklevel 2: the source location is the line that called event(), not this function.
     logger.log(level, message, extra={"fields": fields}, stacklevel=2)
+
+
+def log_tail(path: Path, lines: int = 40) -> str:
+    """The last ``lines`` lines of a log file, or a note that it is missing."""
+    try:
+        with path.open("rb") as log:
+            log.seek(0, os.SEEK_END)
+            size = log.tell()
+            log.seek(max(0, size - 64 * 1024))
+            text = log.read().decode("utf-8", errors="replace")
+    except OSError:
+        return f"(no log at {path})"
+    return "\n".join(text.splitlines()[-lines:])

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hedera_history.backfill import submit as dataproc
 from hedera_history.cli.main import cli
+from hedera_history.deploy import dataproc
 
 from tests.fixtures.emulators import PROJECT
 
@@ -53,5 +53,5 @@ def test_submit_stages_the_files_and_runs_the_printed_command(
     staged = {blob.name: blob.download_as_bytes() for blob in gcs_bucket.list_blobs(prefix="runs/b-7/")}
     assert staged[f"runs/b-7/{dataproc.WHEEL_NAME}"] == b"a wheel"
     assert staged["runs/b-7/address-book.bin"] == book.read_bytes()
-    assert staged["runs/b-7/job_main.py"] == dataproc.JOB_FILE.read_bytes()
+    assert staged["runs/b-7/dataproc_job.py"] == dataproc.JOB_FILE.read_bytes()
     assert "--container-image=us-docker.pkg.dev/p/hh-backfill/backfill:main" in printed

@@ -1,5 +1,5 @@
-"""The project wheel builds from its inputs alone, twice byte for byte the same, and the whole
-function build through `hedera-history deploy build` reports every source."""
+"""The project wheel (the runtime and the command line) builds from its inputs alone, twice byte for
+byte the same, and the whole function build through `hedera-history deploy build` reports every source."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from hedera_history.cli.main import cli
 from hedera_history.deploy.build import FIXED_TIME, build_wheel
+from hedera_history.deploy.catalogue import FUNCTIONS
 from hedera_history.deploy.layout import FUNCTIONS_BUILD_DIR, WHEEL_DIR
-from hedera_history.pipeline.functions import FUNCTIONS
 
 from tests.unit.deploy.infra import INFRA, REPO
 
@@ -37,7 +37,8 @@ def test_two_wheel_builds_are_byte_identical(tmp_path):
     assert first.read_bytes() == second.read_bytes()
     with zipfile.ZipFile(first) as wheel:
         names = wheel.namelist()
-        assert "hedera_history/pipeline/functions.py" in names
+        assert {"hedera_history/cli/dataproc_job.py", "hedera_history/backfill/task.py"} <= set(names)
+        assert not [name for name in names if name.startswith(("hedera_history/deploy/", "hedera_history/gen/"))]
         assert "hedera_history/py.typed" in names
         assert not [name for name in names if "__pycache__" in name or name.startswith(("tests/", "functions/"))]
         assert {info.date_time for info in wheel.infolist()} == {FIXED_TIME}
@@ -46,7 +47,7 @@ def test_two_wheel_builds_are_byte_identical(tmp_path):
 def test_deploy_build_writes_the_wheel_and_every_function_archive(tmp_path):
     root = snapshot(tmp_path)
     shutil.copytree(REPO / "functions", root / "functions", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "backfill" / "image", root / "backfill" / "image")  # its lock is checked too
+    shutil.copytree(REPO / "dataproc-image", root / "dataproc-image")  # its lock is checked too
     (root / "infra").mkdir()
     shutil.copytree(INFRA / "generated", root / "infra" / "generated")
     result = CliRunner().invoke(cli, ["deploy", "--root", str(root), "build"])

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 from hedera_history.config import Settings
+from hedera_history.deploy.catalogue import FUNCTIONS, STORAGE_FINALIZED_EVENT, Trigger
 from hedera_history.deploy.contracts import table_access
 from hedera_history.deploy.terraform import Terraform
 from hedera_history.errors import TerraformError
-from hedera_history.pipeline.functions import FUNCTIONS, STORAGE_FINALIZED_EVENT, Trigger
 from hedera_history.store.app_profiles import APP_PROFILES, BACKFILL
 from hedera_history.store.schema import declared_tables, gc_policy_data
 from hedera_history.transport.topics import TOPICS, pipeline_subscriptions

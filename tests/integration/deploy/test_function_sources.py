@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from hedera_history.deploy.build import NOT_SHIPPED_TO_FUNCTIONS, BuiltSource, build_function_sources
-from hedera_history.pipeline.functions import FUNCTIONS, Trigger
+from hedera_history.deploy.catalogue import FUNCTIONS, Trigger
 
 from tests.unit.deploy.infra import REPO
 

@@ -10,9 +10,9 @@ import click
 import pytest
 from click.testing import CliRunner
 from hedera_history.backfill import runtime
-from hedera_history.backfill import submit as dataproc
 from hedera_history.cli.backfill_cmd import _parse_time
 from hedera_history.cli.main import cli
+from hedera_history.deploy import dataproc
 from hedera_history.errors import BackfillImageError, ConfigError
 
 from .conftest import SMALL, InProcess
@@ -89,15 +89,15 @@ def test_a_serverless_batch_on_the_image_and_the_pinned_runtime_by_default() -> 
         "batches",
         "submit",
         "pyspark",
-        "gs://staging/runs/hedera-backfill-1/job_main.py",
+        "gs://staging/runs/hedera-backfill-1/dataproc_job.py",
     ]
     assert "--batch=hedera-backfill-1" in command and "--region=europe-west1" in command
     assert f"--container-image={IMAGE}" in command
     assert f"--version={runtime.RUNTIME_VERSION}" in command
     # The image carries the project: no wheel, so no checkout is needed
     assert not any(c.startswith("--py-files") for c in command)
-    assert [u.url.rsplit("/", 1)[1] for u in plan.uploads] == ["job_main.py"]
-    assert plan.uploads[0].local.read_bytes() == (Path(runtime.__file__).parent / "job_main.py").read_bytes()
+    assert [u.url.rsplit("/", 1)[1] for u in plan.uploads] == ["dataproc_job.py"]
+    assert plan.uploads[0].local.read_bytes() == dataproc.JOB_FILE.read_bytes()
     # Dataproc stages into the bucket of the staging URL, the one its identity may write
     assert "--staging-bucket=staging" in command
     properties = next(c for c in command if c.startswith("--properties="))
@@ -108,7 +108,7 @@ def test_a_serverless_batch_on_the_image_and_the_pinned_runtime_by_default() -> 
 def test_a_batch_may_run_the_checkouts_wheel_over_its_image() -> None:
     plan = _plan(wheel=Path("/tmp/x") / dataproc.WHEEL_NAME)
     assert f"--py-files=gs://staging/runs/hedera-backfill-1/{dataproc.WHEEL_NAME}" in plan.command
-    assert [u.url.rsplit("/", 1)[1] for u in plan.uploads] == [dataproc.WHEEL_NAME, "job_main.py"]
+    assert [u.url.rsplit("/", 1)[1] for u in plan.uploads] == [dataproc.WHEEL_NAME, "dataproc_job.py"]
 
 
 def test_a_batch_without_an_image_is_refused_saying_how_to_build_one() -> None:

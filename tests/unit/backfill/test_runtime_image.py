@@ -126,7 +126,7 @@ def test_batches_may_pull_the_image_and_the_template_names_it():
 
 
 def test_the_job_file_ships_in_the_package():
-    from hedera_history.backfill import submit  # noqa: PLC0415
+    from hedera_history.cli import main  # noqa: PLC0415
+    from hedera_history.deploy import dataproc  # noqa: PLC0415
 
-    assert submit.JOB_FILE.is_file() and submit.JOB_FILE.parent == Path(runtime.__file__).parent
-    assert "job_main.py" in {path.name for path in Path(runtime.__file__).parent.iterdir()}
+    assert dataproc.JOB_FILE.is_file() and dataproc.JOB_FILE.parent == Path(main.__file__).parent

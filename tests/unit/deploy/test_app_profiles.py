@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from hedera_history.deploy import contracts
-from hedera_history.pipeline.functions import FUNCTIONS, tables_of
+from hedera_history.deploy.catalogue import FUNCTIONS, tables_of
 from hedera_history.store.app_profiles import APP_PROFILES, BACKFILL, QUERIES, WRITERS
 
 from tests.unit.deploy.infra import INFRA, block, dynamic, expr, load_module

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from hedera_history.deploy.build import FIXED_TIME, PACKAGE, build_function_sources, sources_of, write_archive
+from hedera_history.deploy.catalogue import FUNCTIONS, FunctionSpec, Trigger
 from hedera_history.deploy.lock import LOCK_FILE, dependencies_digest
 from hedera_history.errors import BuildError
-from hedera_history.pipeline.functions import FUNCTIONS, FunctionSpec, Trigger
 from hedera_history.store.app_profiles import WRITERS
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from hedera_history.config import Settings, env_name
 from hedera_history.deploy import contracts
-from hedera_history.pipeline.functions import FUNCTIONS
+from hedera_history.deploy.catalogue import FUNCTIONS
 from hedera_history.store.schema import declared_tables
 from hedera_history.transport.topics import TOPICS, pipeline_subscriptions
 

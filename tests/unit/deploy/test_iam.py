@@ -5,7 +5,7 @@ tables each identity declares (tests/unit/deploy/test_table_grants.py)."""
 from __future__ import annotations
 
 import pytest
-from hedera_history.pipeline.functions import FUNCTIONS, Trigger
+from hedera_history.deploy.catalogue import FUNCTIONS, Trigger
 from hedera_history.transport.topics import TOPICS, pipeline_subscriptions
 
 from tests.unit.deploy.infra import expr, load_module

@@ -8,8 +8,8 @@ reaches its resource unchanged.
 from __future__ import annotations
 
 import pytest
+from hedera_history.deploy.catalogue import FUNCTIONS, Trigger
 from hedera_history.deploy.layout import FUNCTIONS_BUILD_DIR
-from hedera_history.pipeline.functions import FUNCTIONS, Trigger
 
 from tests.unit.deploy.infra import CONTRACT_MODULE, block, dynamic, expr, load_module
 

@@ -9,12 +9,12 @@ import pytest
 from hedera_history.errors import EmulatorError
 from hedera_history.localstack.processes import (
     ServiceProcess,
-    log_tail,
     process_group_alive,
     process_group_members,
     stop_process_group,
     wait_until_ready,
 )
+from hedera_history.logs import log_tail
 
 
 def _python(code: str) -> list[str]:

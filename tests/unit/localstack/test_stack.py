@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from hedera_history.cli import stack_cmd
 from hedera_history.config import Settings
+from hedera_history.deploy.catalogue import INGEST, QUERY, STORE, SWEEP
 from hedera_history.errors import PrerequisiteError, StackError
 from hedera_history.formats.names import StreamFileKind
 from hedera_history.localstack import stack as stack_module
@@ -42,7 +43,6 @@ from hedera_history.localstack.upload import (
     install_address_book,
     plan_uploads,
 )
-from hedera_history.pipeline.functions import INGEST, QUERY, STORE, SWEEP
 
 
 def make_state(state_dir: Path, **changes: object) -> StackState:

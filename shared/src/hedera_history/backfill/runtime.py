@@ -26,7 +26,7 @@ PYTHON_VERSION = "3.11"
 brings its own interpreter and the project's requirements, resolved for this version."""
 SUPPORTED_UNTIL = "2027-11-26"
 
-IMAGE_DIR = Path("backfill/image")
+IMAGE_DIR = Path("dataproc-image")
 """The custom container's recipe (Dockerfile, pinned requirements), relative to the checkout."""
 IMAGE_NAME = "backfill"
 """The image's name in the deployment's Artifact Registry repository."""

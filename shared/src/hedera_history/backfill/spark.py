@@ -35,9 +35,7 @@ from hedera_history.backfill.driver import ParallelExecutor
 from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
 from hedera_history.backfill.task import run_partition
 from hedera_history.errors import BackfillError, SparkStartError
-from hedera_history.localstack.ports import LOOPBACK
-from hedera_history.localstack.processes import log_tail
-from hedera_history.logs import event
+from hedera_history.logs import event, log_tail
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +71,7 @@ def spark_session(local_cores: str | None = None) -> SparkSession:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         # Everything binds to loopback; without this the JVM resolves the host name and scans the
         # network interfaces for an address it would not use.
-        os.environ.setdefault("SPARK_LOCAL_IP", LOOPBACK)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         _start_local_context(SparkConf().setMaster(master).setAppName(APP_NAME).setAll(list(properties.items())))
     for key, value in properties.items():
         builder = builder.config(key, value)

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from hedera_history.deploy import contracts, layout, schema_snapshot
 from hedera_history.deploy.bootstrap import bootstrap, plan_bootstrap, require_credentials
-from hedera_history.deploy.build import build_function_sources, build_wheel
+from hedera_history.deploy.build import build_function_sources, build_wheel, require_plan_inputs
 from hedera_history.deploy.lock import TARGETS, all_lock_problems, generate_lock
 from hedera_history.deploy.plan import Action, PlanSummary, summarize_plan
 from hedera_history.deploy.terraform import Terraform
@@ -128,7 +128,7 @@ def build() -> None:
 @_exits_on_deploy_errors
 def lock(check: bool) -> None:
     """Resolve the pinned, hashed requirements with uv: the functions' (functions/requirements.lock) and
-    the backfill image's (backfill/image/requirements.lock, for the Dataproc runtime's Python)."""
+    the backfill image's (dataproc-image/requirements.lock, for the Dataproc runtime's Python)."""
     root = _root()
     if not check:
         for target in TARGETS:
@@ -307,27 +307,13 @@ def _plan_file(root: Path, env_name: str) -> Path:
 
 def _plan(environment: layout.Environment) -> PlanSummary:
     root, console = _root(), _console()
-    _require_inputs(root)
+    require_plan_inputs(root)
     require_credentials()  # before init, whose own failure would only say the backend is unreachable
     terraform = _terraform()
     with _step(console, f"terraform init ({environment.name})"):
         terraform.init(backend_config=environment.backend_config)
     with _step(console, f"terraform plan ({environment.name})"):
         return terraform.plan(var_files=[environment.var_file], out=_plan_file(root, environment.name))
-
-
-def _require_inputs(root: Path) -> None:
-    """A plan needs current contracts and built function sources."""
-    stale = contracts.stale_contracts(root)
-    if stale:
-        raise StaleContractError(f"{len(stale)} contract file(s) stale; run hedera-history deploy generate")
-    missing = [
-        name
-        for name in sorted({function["archive"] for function in contracts.functions_contract()["functions"].values()})
-        if not (root / layout.FUNCTIONS_BUILD_DIR / name).is_file()
-    ]
-    if missing:
-        raise BuildError(f"function sources not built ({', '.join(missing)}); run hedera-history deploy build")
 
 
 def _report(summary: PlanSummary, *, as_json: bool, done: bool = False) -> None:

@@ -1,8 +1,8 @@
 """Reproducible function sources: each source folder of ``FUNCTIONS`` with the runtime package inside.
 
 A built source is what Cloud Functions' Python build expects: ``main.py`` at the top, the
-``hedera_history`` package beside it (only the runtime: the command line, the stream generator, the
-local stack, the deploy tooling and the backfill are left out, no function imports them), and a
+``hedera_history`` package beside it (only the runtime: the tooling of ``deploy.layers`` and the
+backfill are left out, no function imports them), and a
 ``requirements.txt`` of pinned, hashed requirements cut from ``functions/requirements.lock`` to what
 that function imports (``deploy.lock``). Two builds of the same tree are byte-identical: files in
 sorted order, one fixed timestamp, fixed permissions. The wheel (``build_wheel``) is what the
@@ -18,22 +18,29 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hedera_history.deploy import contracts
+from hedera_history.deploy.catalogue import FUNCTIONS, FunctionSpec
 from hedera_history.deploy.contracts import source_archive_name
+from hedera_history.deploy.layers import TOOLING
+from hedera_history.deploy.layout import FUNCTIONS_BUILD_DIR
 from hedera_history.deploy.lock import requirements_for
-from hedera_history.errors import BuildError
-from hedera_history.pipeline.functions import FUNCTIONS, FunctionSpec
+from hedera_history.errors import BuildError, StaleContractError
 
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 """The earliest time a zip entry can hold; every built file carries it."""
 FIXED_EPOCH = 315532800
 """``FIXED_TIME`` as seconds since 1970 (UTC), for ``SOURCE_DATE_EPOCH`` and file mtimes."""
 PACKAGE = Path("shared/src/hedera_history")
-NOT_SHIPPED_TO_FUNCTIONS = ("cli", "gen", "localstack", "deploy", "backfill")
-"""Subpackages no function imports (``tests/integration/deploy`` imports every function without them)."""
+NOT_SHIPPED_TO_FUNCTIONS = (*TOOLING, "backfill")
+"""Subpackages no function imports: the tooling (no runtime module imports it) and the backfill
+(``tests/integration/deploy`` imports every function without them)."""
+NOT_IN_THE_WHEEL = tuple(name for name in TOOLING if name != "cli")
+"""Tooling the wheel leaves out: Dataproc runs ``hedera-history backfill run`` (``cli/dataproc_job.py``),
+so the command line ships and nothing else of the tooling does (``tests/unit/deploy/test_wheel_job.py``)."""
 STREAM_SETTING = "stream_bucket"
 """A function reading this setting reads the stream bucket, which may be on S3."""
 
@@ -63,14 +70,15 @@ def sources_of(functions: Iterable[FunctionSpec] = FUNCTIONS) -> dict[str, tuple
 
 
 def build_wheel(root: Path, out_dir: Path) -> Path:
-    """Build the project wheel (no dependencies) into ``out_dir`` from a staged copy of its inputs."""
+    """Build the project wheel (no dependencies) into ``out_dir`` from a staged copy of its inputs,
+    the runtime and the command line (not :data:`NOT_IN_THE_WHEEL`): what the backfill runs on Dataproc."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="hedera-history-wheel-") as staging_name:
         staging = Path(staging_name)
         for name in _WHEEL_INPUTS:
             origin = root / name
             if origin.is_dir():
-                shutil.copytree(origin, staging / name, ignore=_IGNORED)
+                shutil.copytree(origin, staging / name, ignore=_package_ignore(root / PACKAGE, NOT_IN_THE_WHEEL))
             elif origin.is_file():
                 shutil.copy2(origin, staging / name)
             else:
@@ -107,6 +115,18 @@ def build_function_sources(
     return built
 
 
+def require_plan_inputs(root: Path) -> None:
+    """A plan needs current contracts and built function sources: a :class:`StaleContractError` or a
+    :class:`BuildError` naming the command that makes them."""
+    stale = contracts.stale_contracts(root)
+    if stale:
+        raise StaleContractError(f"{len(stale)} contract file(s) stale; run hedera-history deploy generate")
+    archives = {function["archive"] for function in contracts.functions_contract()["functions"].values()}
+    missing = [name for name in sorted(archives) if not (root / FUNCTIONS_BUILD_DIR / name).is_file()]
+    if missing:
+        raise BuildError(f"function sources not built ({', '.join(missing)}); run hedera-history deploy build")
+
+
 def _stage_source(root: Path, source: Path, directory: Path, requirements: str) -> None:
     if not (source / "main.py").is_file():
         raise BuildError("a function source needs a main.py", file=str(source))
@@ -121,18 +141,20 @@ def _stage_source(root: Path, source: Path, directory: Path, requirements: str) 
     package = root / PACKAGE
     if not package.is_dir():
         raise BuildError("the runtime package is missing", file=str(package))
-    left_out = [f"{package}/{name}" for name in NOT_SHIPPED_TO_FUNCTIONS]
-    shutil.copytree(
-        package,
-        directory / package.name,
-        ignore=lambda folder, names: [
-            *_IGNORED(folder, names),
-            *(name for name in names if f"{folder}/{name}" in left_out),
-        ],
-    )
+    shutil.copytree(package, directory / package.name, ignore=_package_ignore(package, NOT_SHIPPED_TO_FUNCTIONS))
     (directory / "requirements.txt").write_text(requirements)
     for path in sorted(directory.rglob("*")):
         os.utime(path, (FIXED_EPOCH, FIXED_EPOCH))
+
+
+def _package_ignore(package: Path, left_out: tuple[str, ...]) -> Callable[[str, list[str]], list[str]]:
+    """A ``copytree`` ignore: caches, and the subpackages ``left_out`` of ``package``."""
+    folders = {f"{package}/{name}" for name in left_out}
+
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        return [*_IGNORED(folder, names), *(name for name in names if f"{folder}/{name}" in folders)]
+
+    return ignore
 
 
 def write_archive(directory: Path, archive: Path) -> None:

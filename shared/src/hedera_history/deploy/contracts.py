@@ -14,7 +14,7 @@ from typing import Any
 
 from hedera_history.backfill.model import TABLES as BACKFILL_TABLES
 from hedera_history.config import Settings, env_name
-from hedera_history.pipeline.functions import FUNCTIONS, STORAGE_FINALIZED_EVENT, tables_of
+from hedera_history.deploy.catalogue import FUNCTIONS, STORAGE_FINALIZED_EVENT, tables_of
 from hedera_history.store.app_profiles import APP_PROFILES, BACKFILL
 from hedera_history.store.schema import TableAccess, declared_tables, retention_days_for
 from hedera_history.transport.topics import TOPICS, pipeline_subscriptions

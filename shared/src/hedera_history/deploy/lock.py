@@ -5,7 +5,7 @@ x86-64, each pinned with the hashes of all its distributions and annotated with 
 (``uv pip compile --generate-hashes``). There are two targets (:data:`TARGETS`), one parser:
 
 - ``functions/requirements.lock`` for the functions' runtime (Python 3.11);
-- ``backfill/image/requirements.lock`` for the backfill's container image, resolved for the Python
+- ``dataproc-image/requirements.lock`` for the backfill's container image, resolved for the Python
   of the pinned Dataproc runtime (:mod:`hedera_history.backfill.runtime`); pyspark is not in it, as
   the runtime mounts Spark into the container.
 

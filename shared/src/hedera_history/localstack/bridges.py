@@ -28,11 +28,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from hedera_history.deploy.catalogue import FOLLOW, STORE
 from hedera_history.localstack.gcs_events import GcsEventBridge, JsonApiBucketLister
 from hedera_history.localstack.scheduler import ScheduledJob
 from hedera_history.localstack.stack_state import BRIDGE_READY_FILE, BRIDGE_STATS_FILE, StackState, require_state
 from hedera_history.logs import event
-from hedera_history.pipeline.functions import FOLLOW, STORE
 from hedera_history.transport.push_bridge import PushBridge, PushMode
 from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
 

@@ -21,11 +21,11 @@ from typing import Self
 
 import requests
 
+from hedera_history.deploy.catalogue import FunctionSpec, Trigger
 from hedera_history.errors import EmulatorError, PortInUseError
 from hedera_history.localstack.ports import LOOPBACK, accepts_connections, free_port
 from hedera_history.localstack.processes import ServiceProcess, group_listens_on, wait_until_ready
 from hedera_history.localstack.stack_state import ServiceRecord
-from hedera_history.pipeline.functions import FunctionSpec, Trigger
 
 DEFAULT_STARTUP_TIMEOUT_SECONDS = 180.0
 """Polled, and a process that exits fails at once: the bound only allows a slow start on a busy machine."""

@@ -50,7 +50,7 @@ DEFAULT_DELIVERY_WORKERS = 4
 DEFAULT_MAX_ATTEMPTS = 4
 DEFAULT_FIRST_BACKOFF_SECONDS = 0.5
 DEFAULT_REQUEST_TIMEOUT_SECONDS = 300.0
-"""The ingest function's own timeout (``pipeline.functions.INGEST``): an answer may take that long."""
+"""The ingest function's own timeout (``deploy.catalogue.INGEST``): an answer may take that long."""
 LISTING_TIMEOUT_SECONDS = 10.0
 _DEFAULT_CONTENT_TYPE = "application/octet-stream"
 

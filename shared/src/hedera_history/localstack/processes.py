@@ -17,6 +17,7 @@ from pathlib import Path
 
 from hedera_history.errors import EmulatorError
 from hedera_history.localstack.ports import listening_socket_inodes
+from hedera_history.logs import log_tail
 
 _PROC = Path("/proc")
 
@@ -216,16 +217,3 @@ def group_listens_on(group_id: int, port: int) -> bool | None:
             except OSError:
                 continue
     return False
-
-
-def log_tail(path: Path, lines: int = 40) -> str:
-    """The last ``lines`` lines of a log file, or a note that it is missing."""
-    try:
-        with path.open("rb") as log:
-            log.seek(0, os.SEEK_END)
-            size = log.tell()
-            log.seek(max(0, size - 64 * 1024))
-            text = log.read().decode("utf-8", errors="replace")
-    except OSError:
-        return f"(no log at {path})"
-    return "\n".join(text.splitlines()[-lines:])

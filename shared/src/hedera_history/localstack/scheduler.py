@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 SCHEDULER_USER_AGENT = "Google-Cloud-Scheduler"
 DEFAULT_REQUEST_TIMEOUT_SECONDS = 540.0
-"""The sweep function's own timeout (``pipeline.functions.SWEEP``)."""
+"""The sweep function's own timeout (``deploy.catalogue.SWEEP``)."""
 
 
 class ScheduledJob:

@@ -6,7 +6,7 @@
 2. starts the Bigtable, Pub/Sub and GCS emulators (or attaches to running ones, ``config.attached``);
 3. creates the stream bucket and its quarantine bucket, every table, the topics and the store
    subscriptions (pull: the bridge pushes);
-4. starts the functions of the catalogue (``pipeline.functions``) under functions-framework, each in
+4. starts the functions of the catalogue (``deploy.catalogue``) under functions-framework, each in
    its own process group, and waits until each one answers: ingest, sweep, store and query; or,
    when it follows a source (``config.follow_source``), follow instead of ingest, as a deployment
    that follows a network's bucket runs (``infra/follow.tf``);
@@ -37,6 +37,7 @@ from typing import Self
 
 import hedera_history
 from hedera_history.config import Settings, env_name
+from hedera_history.deploy.catalogue import FOLLOW, FUNCTIONS, INGEST, SWEEP, FunctionSpec
 from hedera_history.errors import EmulatorError, StackError
 from hedera_history.localstack.bridges import StackBridges
 from hedera_history.localstack.emulators import (
@@ -61,7 +62,6 @@ from hedera_history.localstack.stack_state import (
     remove_state,
     write_state,
 )
-from hedera_history.pipeline.functions import FOLLOW, FUNCTIONS, INGEST, SWEEP, FunctionSpec
 from hedera_history.sources.base import parse_url
 
 EMULATOR_NAMES = ("bigtable", "pubsub", "gcs")

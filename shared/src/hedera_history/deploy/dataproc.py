@@ -2,11 +2,11 @@
 
 What is submitted:
 
-- ``hedera_history/backfill/job_main.py`` (from the installed package: no checkout needed) as the
+- ``hedera_history/cli/dataproc_job.py`` (from the installed package: no checkout needed) as the
   main Python file: it runs ``hedera-history backfill run`` with the job's arguments, against the
   master Dataproc configured;
 - for a Serverless batch, the custom container image that holds the project and its pinned
-  dependencies (backfill/image/, built by Cloud Build): Dataproc's own images lack
+  dependencies (dataproc-image/, built by Cloud Build): Dataproc's own images lack
   ``hiero-sdk-python`` and protobuf 7, so a batch without it is refused (:class:`BackfillImageError`);
 - for a cluster (which has no such image), or with ``--wheel``, the project as a wheel built from
   the checkout (``--py-files``: Spark puts it on the path of the driver and of every executor);
@@ -36,8 +36,9 @@ from hedera_history.deploy.layout import repository_root
 from hedera_history.errors import BackfillError, BackfillImageError, ConfigError
 from hedera_history.sources.base import open_sink, parse_url
 
-JOB_FILE = Path(__file__).with_name("job_main.py")
-"""The main Python file, as installed with the package."""
+JOB_FILE = Path(__file__).resolve().parent.parent / "cli" / "dataproc_job.py"
+"""The main Python file, as installed with the package (named by path: it is uploaded, never imported
+here, and the command line imports this module)."""
 WHEEL_NAME = f"hedera_history-{__version__}-py3-none-any.whl"
 DEFAULT_RUNTIME_VERSION = runtime.RUNTIME_VERSION
 DEFAULT_PROPERTIES = {

@@ -2,7 +2,7 @@
 
 It ships inside the package, so submitting needs no checkout. It only hands its arguments to
 ``hedera-history backfill run``: the session comes from the master ``spark-submit`` configured, and
-the library (installed in the custom container image) does the rest.
+the library (installed in the custom container image, ``dataproc-image/``) does the rest.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import functions_framework
 import pytest
-from hedera_history.pipeline.functions import FUNCTIONS, FunctionSpec, Trigger
+from hedera_history.deploy.catalogue import FUNCTIONS, FunctionSpec, Trigger
 
 ROOT = Path(__file__).resolve().parents[3]
 
