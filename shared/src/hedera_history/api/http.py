@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from flask import Request, Response
+from flask import Flask, Request, Response, request
 
 from hedera_history.api.app import MAX_BODY_BYTES, ApiResponse, handle
 from hedera_history.api.caching import (
@@ -16,7 +16,7 @@ from hedera_history.api.caching import (
     preflight_headers,
     varies_on_accept,
 )
-from hedera_history.api.proofs import ProofConfig, no_proofs
+from hedera_history.api.proofs import ProofConfig, no_proofs, settings_proofs
 from hedera_history.errors import StoreUnavailableError
 from hedera_history.store.reader import HistoryReader
 
@@ -46,6 +46,21 @@ def serve_request(request: Request, reader: Callable[[], HistoryReader], proofs:
         if matches(request.headers.get("If-None-Match"), headers["ETag"]):
             return Response(status=304, headers=headers)
     return Response(body, status=answer.status, mimetype=answer.media_type, headers=headers)
+
+
+def local_app() -> Flask:
+    """The ``query`` function's code as a Flask app: every path and method to :func:`serve_request`
+    (``hedera-history serve``)."""
+    app = Flask("hedera-history")
+    reader = lazy_reader()
+    proofs = settings_proofs()
+
+    @app.route("/", defaults={"path": ""}, methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
+    @app.route("/<path:path>", methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
+    def everything(path: str) -> Response:
+        return serve_request(request, reader, proofs)
+
+    return app
 
 
 def lazy_reader() -> Callable[[], HistoryReader]:

@@ -23,8 +23,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from hedera_history.config import Settings, env_name
-from hedera_history.errors import PrerequisiteError, StackError, StoreError
-from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_state
+from hedera_history.errors import PrerequisiteError, StackError
+from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_running_state
 from hedera_history.networks import NAMES, network_named
 
 PREREQUISITE_EXIT_CODE = 2
@@ -56,18 +56,6 @@ def _pairs(values: Sequence[str], what: str) -> dict[str, str]:
 def export_lines(state: StackState) -> list[str]:
     """``export NAME=value`` for each variable a client of the stack needs."""
     return [f"export {name}={value}" for name, value in sorted(state.client_env().items())]
-
-
-def _running_state(state_dir: Path) -> StackState:
-    state = require_state(state_dir)
-    alive = state.alive()
-    stopped = sorted(name for name, running in alive.items() if not running)
-    if stopped:
-        raise StackError(
-            f"the stack recorded in {state_dir} is not (fully) running: {', '.join(stopped)} stopped; "
-            f"run `hedera-history stack down --state-dir {state_dir}` and `stack up` again"
-        )
-    return state
 
 
 def _endpoint_table(state: StackState, alive: dict[str, bool] | None = None) -> Table:
@@ -318,7 +306,7 @@ def upload(*, directory: Path, state_dir: Path | None, shuffle: bool, duplicates
     )
 
     console = Console(stderr=True)
-    state = _running_state(_state_dir(state_dir))
+    state = require_running_state(_state_dir(state_dir))
     files = find_stream_files(directory)
     if not files:
         raise StackError(f"no record, signature or sidecar files under {directory}")
@@ -369,7 +357,7 @@ def wait(
     if (blocks is None) == (for_directory is None):
         raise click.UsageError("give exactly one of --blocks N and --for DIR")
     console = Console(stderr=True)
-    state = _running_state(_state_dir(state_dir))
+    state = require_running_state(_state_dir(state_dir))
     if for_directory is not None:
         target = directory_target(for_directory)
     else:
@@ -401,10 +389,7 @@ def wait(
 def status(ctx: click.Context, *, state_dir: Path | None, as_json: bool) -> None:
     """Endpoints, processes, complete blocks, first/last block, pending and quarantined periods,
     the follower's position; exit 1 when a process of the stack is not running."""
-    from hedera_history.api.status import follower_status  # noqa: PLC0415
-    from hedera_history.follow.position import read_position  # noqa: PLC0415
-    from hedera_history.localstack.bridges import read_bridge_stats  # noqa: PLC0415
-    from hedera_history.localstack.progress import open_gateway_for, read_progress  # noqa: PLC0415
+    from hedera_history.localstack.status import stack_report  # noqa: PLC0415
 
     folder = _state_dir(state_dir)
     state = read_state(folder)
@@ -413,34 +398,7 @@ def status(ctx: click.Context, *, state_dir: Path | None, as_json: bool) -> None
         ctx.exit(1)
         return
     alive = state.alive()
-    report: dict[str, Any] = {
-        "state_dir": state.state_dir,
-        "running": alive,
-        "endpoints": {record.name: record.url for record in state.functions},
-        "env": state.client_env(),
-        "bridge": None,
-        "progress": None,
-        "follower": None,
-        "follow_source": state.follow_source or None,
-        "error": None,
-    }
-    stats = read_bridge_stats(folder)
-    if stats is not None:
-        report["bridge"] = asdict(stats)
-    try:
-        gateway = open_gateway_for(state)
-        try:
-            progress = read_progress(gateway)
-            report["follower"] = follower_status(read_position(gateway))
-        finally:
-            gateway.close()
-        report["progress"] = {
-            **asdict(progress),
-            "pending_periods": progress.pending_periods,
-            "unconfirmed_periods": progress.unconfirmed_periods,
-        }
-    except StoreError as e:
-        report["error"] = f"Bigtable not readable: {e}"
+    report = stack_report(state, alive, folder)
     if as_json:
         click.echo(json.dumps(report, indent=1, sort_keys=True))
     else:

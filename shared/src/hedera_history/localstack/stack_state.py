@@ -242,6 +242,18 @@ def require_state(state_dir: Path) -> StackState:
     return state
 
 
+def require_running_state(state_dir: Path) -> StackState:
+    """The stack recorded in ``state_dir``, every process of it running (else a :class:`StackError`)."""
+    state = require_state(state_dir)
+    stopped = sorted(name for name, running in state.alive().items() if not running)
+    if stopped:
+        raise StackError(
+            f"the stack recorded in {state_dir} is not (fully) running: {', '.join(stopped)} stopped; "
+            f"run `hedera-history stack down --state-dir {state_dir}` and `stack up` again"
+        )
+    return state
+
+
 def write_state(state: StackState) -> None:
     """Write the state file atomically (readers never see half of it)."""
     path = state.path
