@@ -2,7 +2,9 @@
 
 Both only turn the request into a call on ``hedera_history.pipeline``: ``ingest`` handles the one
 uploaded object, ``sweep`` retries pending periods. A transient failure (the store or the bucket
-did not answer) is raised, so the call fails and the period stays pending for the sweep.
+did not answer) is raised, so the call fails and the period stays pending for the sweep. The sweep
+is imported by its first call: an ``ingest`` instance, which starts on a burst of uploads, never
+loads it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from hedera_history.errors import HistoryError, is_transient
 from hedera_history.logs import configure, event, traced, traced_http
 from hedera_history.pipeline.ingest import IngestContext, ignored_reason, ingest_object
 from hedera_history.pipeline.runtime import Cached, build_ingest_context
-from hedera_history.pipeline.sweep import sweep as run_sweep
 
 CONTEXTS = Cached()
 logger = logging.getLogger("hedera_history.functions.ingest")
@@ -57,6 +58,8 @@ def _ingest(cloud_event: CloudEvent) -> None:
 @traced_http
 def sweep(request: Request) -> Response:
     del request  # Cloud Scheduler's body carries nothing the sweep needs
+    from hedera_history.pipeline.sweep import sweep as run_sweep  # noqa: PLC0415 (see the module docstring)
+
     try:
         report = run_sweep(_context())
     except HistoryError as e:

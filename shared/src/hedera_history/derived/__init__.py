@@ -4,21 +4,7 @@
 ``ExclusiveBalanceApplier`` runs it only while holding the balance lease (one run at a time);
 ``balances.account_balance`` answers now / at a time; ``query`` shapes the API answers;
 ``snapshot`` seeds starting balances. See docs/errata.md (derived state).
+
+Import from the modules: this file imports none of them, so a function that needs one module
+does not load the others at its cold start.
 """
-
-from hedera_history.derived.applier import ApplyReport, BalanceApplier
-from hedera_history.derived.balances import AccountBalance, account_balance
-from hedera_history.derived.lease import BalanceLease, ExclusiveBalanceApplier
-from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot, parse_snapshot
-
-__all__ = [
-    "AccountBalance",
-    "ApplyReport",
-    "BalanceApplier",
-    "BalanceLease",
-    "BalanceSnapshot",
-    "ExclusiveBalanceApplier",
-    "account_balance",
-    "load_snapshot",
-    "parse_snapshot",
-]

@@ -4,7 +4,9 @@ Nothing is read from the environment or connected at import time (a cold start t
 answers a health check costs nothing); each builder is cached per process and per bucket. The
 Cloud clients (Bigtable, Pub/Sub) are imported by the builders, not here: importing them takes
 most of a function's cold start, which a function then pays on its first call instead of on
-every instance start (bench/cold_start_bench.py).
+every instance start (bench/cold_start_bench.py). So is what only one context needs: the store
+function never loads the ingest path (verification, period state, publishing), nor the ingest
+function the store path (tracking, balances, network errata).
 """
 
 from __future__ import annotations
@@ -13,23 +15,13 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from hedera_history.cardinal.producer import BatchProducer
-from hedera_history.cardinal.tracking import StatelessTracker
 from hedera_history.config import Settings
-from hedera_history.derived.lease import ExclusiveBalanceApplier
-from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.pipeline.address_books import AddressBookHistory
-from hedera_history.pipeline.ingest import IngestContext
-from hedera_history.pipeline.publish import pipeline_routing
-from hedera_history.pipeline.state import IngestState
-from hedera_history.pipeline.store import BigtableBlockSink, StoreContext
 from hedera_history.sources.address_book_file import read_address_book
-from hedera_history.sources.base import open_sink, open_source
-from hedera_history.store.tracking_store import BigtableTrackingStore
-from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.consensus import parse_consensus_ratio
 
 if TYPE_CHECKING:
+    from hedera_history.pipeline.ingest import IngestContext
+    from hedera_history.pipeline.store import StoreContext
     from hedera_history.store.bigtable_client import BigtableDataGateway
 
 T = TypeVar("T")
@@ -43,8 +35,15 @@ def stream_url(bucket: str) -> str:
 
 
 def build_ingest_context(settings: Settings, bucket: str, gateway: BigtableDataGateway | None = None) -> IngestContext:
-    from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415 (see the module docstring)
+    # Imported here, not at the top: see the module docstring.
+    from hedera_history.cardinal.producer import BatchProducer  # noqa: PLC0415
+    from hedera_history.pipeline.ingest import IngestContext  # noqa: PLC0415
+    from hedera_history.pipeline.publish import pipeline_routing  # noqa: PLC0415
+    from hedera_history.pipeline.state import IngestState  # noqa: PLC0415
+    from hedera_history.sources.base import open_sink, open_source  # noqa: PLC0415
+    from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
     from hedera_history.transport.pubsub import PubSubPublisher  # noqa: PLC0415
+    from hedera_history.verify.consensus import parse_consensus_ratio  # noqa: PLC0415
 
     gateway = gateway or open_gateway(settings)
     bootstrap = read_address_book(settings.address_book, settings)
@@ -62,7 +61,14 @@ def build_ingest_context(settings: Settings, bucket: str, gateway: BigtableDataG
 
 
 def build_store_context(settings: Settings, gateway: BigtableDataGateway | None = None) -> StoreContext:
-    from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415 (see the module docstring)
+    # Imported here, not at the top: see the module docstring.
+    from hedera_history.cardinal.tracking import StatelessTracker  # noqa: PLC0415
+    from hedera_history.derived.lease import ExclusiveBalanceApplier  # noqa: PLC0415
+    from hedera_history.errata.network_pass import network_errata_pass  # noqa: PLC0415
+    from hedera_history.pipeline.store import BigtableBlockSink, StoreContext  # noqa: PLC0415
+    from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
+    from hedera_history.store.tracking_store import BigtableTrackingStore  # noqa: PLC0415
+    from hedera_history.store.writer import BlockWriter  # noqa: PLC0415
 
     gateway = gateway or open_gateway(settings)
     tracker = StatelessTracker(
