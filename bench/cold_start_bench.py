@@ -9,13 +9,20 @@ load of the machine falls on every target alike. Baselines in the same run:
   start-up. A function may come in under it by importing a client on first use instead.
 
 Goals (issue 16): each function's import < 1 s; ``--help`` < 0.5 s. Nothing is asserted.
+
+``--baseline COMMIT`` measures that commit's code too (``git archive`` into a temporary folder,
+found first on ``PYTHONPATH``), round-robin with this tree's, and prints each target's ratio
+this/baseline: a change's effect on cold start, both sides under the same load.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +31,6 @@ RUNS = 7
 IMPORT_GOAL_SECONDS = 1.0
 HELP_GOAL_SECONDS = 0.5
 ROOT = Path(__file__).resolve().parent.parent
-FUNCTIONS = ROOT / "functions"
 
 # The third-party modules each function needs to serve a request (functions/requirements.lock).
 FLOORS: dict[str, tuple[str, ...]] = {
@@ -50,33 +56,48 @@ class Target:
     cwd: Path
     reports_own_time: bool
     """True: the process prints the seconds of its import; False: its wall time is the figure."""
+    package_root: Path | None = None
+    """Put first on ``PYTHONPATH`` (the tree whose ``hedera_history`` is measured); None: as installed."""
 
 
-def _import_target(name: str, modules: tuple[str, ...], cwd: Path) -> Target:
+def _import_target(name: str, modules: tuple[str, ...], cwd: Path, package_root: Path | None) -> Target:
     script = _TIMED_IMPORT.format(imports="\n".join(f"import {module}" for module in modules))
-    return Target(name, (sys.executable, "-c", script), cwd, reports_own_time=True)
+    return Target(name, (sys.executable, "-c", script), cwd, reports_own_time=True, package_root=package_root)
 
 
-def targets() -> list[Target]:
-    found: list[Target] = [Target("python -c pass", (sys.executable, "-c", "pass"), ROOT, reports_own_time=False)]
+def targets(root: Path = ROOT, label: str = "") -> list[Target]:
+    """The targets of the tree at ``root`` (its ``functions/`` and ``shared/src``), named after ``label``;
+    the interpreter and the third-party floors only for this tree (they do not depend on the code)."""
+    package = root / "shared" / "src"
+    found: list[Target] = []
+    if not label:
+        found.append(Target("python -c pass", (sys.executable, "-c", "pass"), root, reports_own_time=False))
     for function, floor in FLOORS.items():
-        folder = FUNCTIONS / function
-        found.append(_import_target(f"{function}: import main", ("main",), folder))
-        found.append(_import_target(f"{function}: floor (its dependencies)", floor, folder))
+        folder = root / "functions" / function
+        found.append(_import_target(f"{label}{function}: import main", ("main",), folder, package))
+        if not label:
+            found.append(_import_target(f"{function}: floor (its dependencies)", floor, folder, package))
     found.append(
         Target(
-            "hedera-history --help",
+            f"{label}hedera-history --help",
             (sys.executable, "-m", "hedera_history.cli.main", "--help"),
-            ROOT,
+            root,
             reports_own_time=False,
+            package_root=package,
         )
     )
     return found
 
 
 def run_once(target: Target) -> float:
+    environment = None
+    if target.package_root is not None:
+        paths = [str(target.package_root), *filter(None, [os.environ.get("PYTHONPATH")])]
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     start = time.perf_counter()
-    result = subprocess.run(target.command, cwd=target.cwd, capture_output=True, text=True, check=True, timeout=300)
+    result = subprocess.run(
+        target.command, cwd=target.cwd, env=environment, capture_output=True, text=True, check=True, timeout=300
+    )
     wall = time.perf_counter() - start
     return float(result.stdout.strip().splitlines()[-1]) if target.reports_own_time else wall
 
@@ -89,20 +110,39 @@ def measure(found: list[Target], runs: int) -> dict[str, list[float]]:
     return samples
 
 
-def main() -> None:
-    found = targets()
-    print(f"{len(found)} targets x {RUNS} fresh interpreters, round-robin ...", flush=True)
-    samples = measure(found, RUNS)
-    print(f"{'target':40} {'p50 s':>8} {'max s':>8}  verdict")
+def export_commit(commit: str, into: Path) -> Path:
+    """``commit``'s ``shared/src`` and ``functions`` under ``into`` (nothing is checked out)."""
+    archive = subprocess.run(
+        ["git", "archive", commit, "shared/src", "functions"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def main(arguments: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--baseline", metavar="COMMIT", help="Also measure this commit's code, round-robin.")
+    options = parser.parse_args(arguments)
+    with tempfile.TemporaryDirectory(prefix="cold-start-baseline-") as scratch:
+        found = targets()
+        baseline_label = f"{options.baseline} " if options.baseline else ""
+        if options.baseline:
+            found += targets(export_commit(options.baseline, Path(scratch)), baseline_label)
+        print(f"{len(found)} targets x {RUNS} fresh interpreters, round-robin ...", flush=True)
+        samples = measure(found, RUNS)
+    p50s = {name: statistics.median(runs) for name, runs in samples.items()}
+    print(f"{'target':48} {'p50 s':>8} {'max s':>8}  verdict")
     for target in found:
-        runs = samples[target.name]
-        p50 = statistics.median(runs)
+        p50 = p50s[target.name]
         verdict = ""
         if target.name.endswith("import main"):
             verdict = "ok" if p50 < IMPORT_GOAL_SECONDS else f"ABOVE GOAL ({IMPORT_GOAL_SECONDS} s)"
-        elif target.name.startswith("hedera-history"):
+        elif target.name.endswith("hedera-history --help"):
             verdict = "ok" if p50 < HELP_GOAL_SECONDS else f"ABOVE GOAL ({HELP_GOAL_SECONDS} s)"
-        print(f"{target.name:40} {p50:8.3f} {max(runs):8.3f}  {verdict}")
+        before = p50s.get(baseline_label + target.name) if baseline_label else None
+        if before:
+            verdict += f"  {p50 / before:.2f} x the baseline's"
+        print(f"{target.name:48} {p50:8.3f} {max(samples[target.name]):8.3f}  {verdict}")
 
 
 if __name__ == "__main__":

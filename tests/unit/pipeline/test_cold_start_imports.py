@@ -31,3 +31,27 @@ def test_importing_a_function_loads_no_cloud_client(function: str) -> None:
         timeout=300,
     )
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+# What a function never needs, so its cold start never loads it (the packages import no modules in
+# their __init__, and each runtime builder imports only its own context's path).
+NOT_NEEDED = {
+    "query": ("hedera_history.store.writer", "hedera_history.derived.applier", "hedera_history.pipeline.ingest"),
+    "store": ("hedera_history.pipeline.ingest", "hedera_history.pipeline.sweep"),
+    "ingest": ("hedera_history.pipeline.sweep",),
+}
+
+
+@pytest.mark.parametrize("function", sorted(NOT_NEEDED))
+def test_importing_a_function_loads_nothing_it_never_needs(function: str) -> None:
+    loaded = f"sorted(m for m in {NOT_NEEDED[function]!r} if m in sys.modules)"
+    script = f"import json, sys\nimport main\nprint(json.dumps({loaded}))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=FUNCTIONS / function,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
