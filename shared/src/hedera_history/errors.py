@@ -199,6 +199,11 @@ class RowDecodeError(StoreError):
     """One stored cell cannot be decoded; the rest of a read goes on."""
 
 
+class RowLayoutError(StoreError, ValueError):
+    """A row key, entity id or value does not fit the stored layout (``store.keys``,
+    ``store.row_codec``); a ValueError too, so input checks that catch ValueError still do."""
+
+
 class RetentionWindowError(StoreError):
     """A write falls outside the configured chain-time retention window."""
 

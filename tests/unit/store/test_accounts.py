@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from hedera_history import hapi
-from hedera_history.errors import CorruptFileError
-from hedera_history.store.accounts import accounts_touched, decode_transaction_body
+from hedera_history.errors import CorruptFileError, RowLayoutError
+from hedera_history.store.accounts import accounts_touched, decode_transaction_body, entity_text
 
 from .builders import account, body, contract, transfer_list
 
@@ -228,3 +228,8 @@ def test_body_decodes_from_every_transaction_form() -> None:
         assert decode_transaction_body(form.SerializeToString()).memo == "three forms"
     with pytest.raises(CorruptFileError):
         decode_transaction_body(b"\xff\xff\xff")
+
+
+def test_an_id_that_is_no_account_or_contract_is_a_layout_error() -> None:
+    with pytest.raises(RowLayoutError):
+        entity_text(hapi.basic_types.TokenID(tokenNum=5))

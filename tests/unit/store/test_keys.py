@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from hedera_history.errors import RowLayoutError
 from hedera_history.store.keys import (
     MAX_U64,
     account_history_range,
@@ -12,6 +13,8 @@ from hedera_history.store.keys import (
     row_key_for_transaction,
     row_key_for_tx_hash,
     row_key_for_tx_id,
+    tx_hash_key_range,
+    tx_hash_row_matches,
 )
 from hypothesis import given
 from hypothesis import strategies as st
@@ -27,13 +30,13 @@ def test_block_key_is_sixteen_lowercase_hex_digits() -> None:
 
 @pytest.mark.parametrize("bad", [-1, MAX_U64 + 1])
 def test_numbers_outside_64_bits_are_refused(bad: int) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(RowLayoutError):
         hex16(bad)
 
 
 @pytest.mark.parametrize("bad", [b"2a", b"000000000000002A", b"000000000000002g"])
 def test_malformed_block_keys_are_refused(bad: bytes) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(RowLayoutError):
         block_number_from_key(bad)
 
 
@@ -78,12 +81,24 @@ def test_account_range_holds_exactly_until_lt_ts_lt_before(ns: int, before: int 
 
 @pytest.mark.parametrize("bad", ["0.0", "0.0.x", "0.0.01", " 0.0.1", "0.0.1/"])
 def test_entity_ids_must_be_canonical(bad: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(RowLayoutError):
         row_key_for_account_history(bad, 1)
 
 
 def test_tx_id_and_hash_keys() -> None:
     assert row_key_for_tx_id("0.0.2", 1657701910000000144) == b"0.0.2/" + b"%016x" % 1657701910000000144
-    assert row_key_for_tx_hash(bytes([0xAB]) * 48) == b"ab" * 48
-    with pytest.raises(ValueError):
+    assert row_key_for_tx_hash(bytes([0xAB]) * 48) == b"ab" * 16
+    with pytest.raises(RowLayoutError):
         row_key_for_tx_hash(b"")
+
+
+def test_one_hash_range_finds_the_short_key_and_a_whole_hash_key_written_before() -> None:
+    whole = bytes(range(48))
+    start, end = tx_hash_key_range(whole)
+    short, before = row_key_for_tx_hash(whole), whole.hex().encode()
+    assert start <= short < end and start <= before < end
+    assert tx_hash_row_matches(short, whole) and tx_hash_row_matches(before, whole)
+    assert tx_hash_row_matches(short, whole[:32]) and tx_hash_row_matches(before, whole[:32])
+    other = whole[:40] + bytes(8)
+    assert tx_hash_row_matches(short, other)  # a short key cannot tell: the record read does
+    assert not tx_hash_row_matches(before, other)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -7,9 +8,26 @@ from hedera_history.config import Settings
 from hedera_history.errors import RowDecodeError
 from hedera_history.formats.model import SidecarType
 from hedera_history.store import schema as s
-from hedera_history.store.keys import row_key_for_account_history, row_key_for_transaction
+from hedera_history.store.encoding import decode_value, encode_value
+from hedera_history.store.keys import (
+    row_key_for_account_history,
+    row_key_for_block,
+    row_key_for_transaction,
+    row_key_for_tx_hash,
+)
 from hedera_history.store.reader import KEY_CHUNK, MAX_BLOCK_RANGE, HistoryReader
 from hedera_history.store.rows import block_to_rows
+from hedera_history.store.values import (
+    CompletionValue,
+    decode_entry_pointer,
+    decode_hash_entry,
+    decode_id_entry,
+    encode_completion,
+    encode_hash_entry,
+    encode_id_entry,
+    encode_u64,
+    pack_position,
+)
 from hedera_history.store.writer import BlockWriter
 
 from .builders import BASE_NS, NS, bytecode_sidecar_record, make_block, make_sidecar, transfer_tx
@@ -116,7 +134,125 @@ def test_statuses_are_read_in_chunks() -> None:
     assert [r.consensus_ns if r else None for r in found] == [t.consensus_ns for t in txs]
     assert sum(v is None for v in answer.statuses.values()) == KEY_CHUNK * 2
     queries = [q for table, q in gateway.read_queries if table == s.TX_BY_HASH]
-    assert len(queries) >= 2 and all(len(q.keys) <= KEY_CHUNK for q in queries)
+    assert len(queries) >= 2 and all(len(q.ranges) <= KEY_CHUNK for q in queries)
+
+
+def test_transactions_are_read_from_the_items_row_they_point_into() -> None:
+    blocks = [block_with(n, 4)[0] for n in (1, 2)]
+    gateway, _ = store(blocks)
+    reader = HistoryReader(gateway)
+    item = blocks[1].record.items[2]
+    found = reader.transaction(item.consensus_ns)
+    assert found is not None and (found.block_number, found.index) == (2, 2)
+    assert (found.record_bytes, found.transaction_bytes) == (item.record_bytes, item.transaction_bytes)
+    assert not found.in_items
+    # The pointer, the block's completion (remembered after), and the items row.
+    assert [table for table, _ in gateway.read_queries] == [s.TRANSACTIONS, s.BLOCKS, s.ITEMS]
+    wanted = [i.consensus_ns for b in blocks for i in b.record.items]
+    listed, errors = reader.transactions(list(reversed(wanted)))
+    assert not errors and [t.consensus_ns for t in listed] == list(reversed(wanted))
+    assert [(t.record_bytes, t.transaction_bytes) for t in listed] == [
+        (i.record_bytes, i.transaction_bytes) for b in reversed(blocks) for i in reversed(b.record.items)
+    ]
+    in_block, errors = reader.block_transactions(1)
+    assert not errors and [t.record_bytes for t in in_block] == [i.record_bytes for i in blocks[0].record.items]
+    transaction_hash = found.record().transactionHash
+    by_hash = reader.transaction_by_hash(transaction_hash)
+    assert by_hash is not None and by_hash.consensus_ns == item.consensus_ns
+    by_prefix = reader.transaction_by_hash_prefix(transaction_hash[:32])
+    assert by_prefix is not None and by_prefix.consensus_ns == item.consensus_ns
+
+
+def test_an_index_entry_leads_to_the_items_row_in_one_more_read() -> None:
+    """tx_by_id, tx_by_hash and account_history entries carry (block, index): with the block's
+    completion known, a transaction found through them is two reads, as before layout 2."""
+    block, txs = block_with(1, 3)
+    gateway, _ = store([block])
+    reader = HistoryReader(gateway)
+    reader.complete_blocks([1])
+    tx = txs[1]
+    valid_start = tx.record.transactionID.transactionValidStart
+
+    def reads(lookup: Callable[[], object]) -> list[str]:
+        reader._files.clear()
+        gateway.read_queries.clear()
+        assert lookup()
+        return [table for table, _ in gateway.read_queries]
+
+    def by_id() -> object:
+        results = reader.transactions_by_id("0.0.1001", valid_start.seconds * NS + valid_start.nanos)
+        found, errors = reader.transactions([r.consensus_ns for r in results])
+        return not errors and [t.record_bytes for t in found] == [tx.record_bytes]
+
+    def by_hash() -> object:
+        found = reader.transaction_by_hash(tx.record.transactionHash)
+        return found is not None and found.transaction_bytes == tx.transaction_bytes
+
+    def by_account() -> object:
+        page = reader.account_history("0.0.1001")
+        found, errors = reader.transactions([e.consensus_ns for e in page.entries])
+        return not errors and len(found) == 3
+
+    assert reads(by_id) == [s.TX_BY_ID, s.ITEMS]
+    assert reads(by_hash) == [s.TX_BY_HASH, s.ITEMS]
+    assert reads(by_account) == [s.ACCOUNT_HISTORY, s.ITEMS]
+    assert not reader._located  # each remembered entry was used once
+
+
+def test_a_pointer_past_the_blocks_items_is_reported() -> None:
+    block, txs = block_with(1, 3)
+    gateway, reader = store([block])
+    key = row_key_for_transaction(txs[1].consensus_ns)
+    gateway.tables[s.TRANSACTIONS][key][(s.TRANSACTION_FAMILY, s.Q_POSITION)] = (0, b"\x00" + pack_position(1, 9))
+    with pytest.raises(RowDecodeError, match="holds no item 9"):
+        reader.transaction(txs[1].consensus_ns)
+    listed, errors = reader.block_transactions(1)
+    assert len(listed) == 2 and len(errors) == 1
+
+
+def test_rows_of_layout_1_are_still_read() -> None:
+    """Before layout 2, transactions rows held their bytes and tx_by_hash keys the whole hash."""
+    block, txs = block_with(1, 3)
+    gateway, _ = store([block])
+    for item in block.record.items:
+        cells = gateway.tables[s.TRANSACTIONS][row_key_for_transaction(item.consensus_ns)]
+        cells[(s.TRANSACTION_FAMILY, s.Q_RECORD)] = (0, encode_value(item.record_bytes))
+        cells[(s.TRANSACTION_FAMILY, s.Q_TRANSACTION)] = (0, encode_value(item.transaction_bytes))
+    hashes = gateway.tables[s.TX_BY_HASH]
+    for tx in txs:
+        whole = tx.record.transactionHash
+        hashes[whole.hex().encode()] = hashes.pop(row_key_for_tx_hash(whole))
+    # Index values of layout 1 name the block only.
+    layout_1: tuple[tuple[str, Callable[[bytes], bytes]], ...] = (
+        (s.TX_BY_HASH, lambda p: encode_hash_entry(replace(decode_hash_entry(p), index=None, flags=0))),
+        (s.TX_BY_ID, lambda p: encode_id_entry(replace(decode_id_entry(p), index=None, flags=0))),
+        (s.ACCOUNT_HISTORY, lambda p: encode_u64(decode_entry_pointer(p).block_number)),
+    )
+    for table, old_value in layout_1:
+        for cells in gateway.tables[table].values():
+            for address, (stamp, value) in cells.items():
+                cells[address] = (stamp, encode_value(old_value(decode_value(value))))
+    completion = gateway.tables[s.BLOCKS][row_key_for_block(1)]
+    stamp, _ = completion[(s.BLOCK_COMPLETION_FAMILY, s.Q_COMPLETE)]
+    old = CompletionValue(3, 0, layout=1)
+    completion[(s.BLOCK_COMPLETION_FAMILY, s.Q_COMPLETE)] = (stamp, encode_value(encode_completion(old)))
+    del gateway.tables[s.ITEMS][row_key_for_block(1)]  # the bytes must come from the rows themselves
+
+    reader = HistoryReader(gateway)
+    block_read = reader.get_block(1)
+    assert block_read is not None and block_read.completion == old
+    found = reader.transaction(txs[1].consensus_ns)
+    assert found is not None and found.record_bytes == txs[1].record_bytes
+    by_hash = reader.transaction_by_hash(txs[2].record.transactionHash)
+    assert by_hash is not None and by_hash.consensus_ns == txs[2].consensus_ns
+    statuses = reader.transaction_statuses([t.record.transactionHash for t in txs]).statuses
+    assert [r.consensus_ns if r else None for r in statuses.values()] == [t.consensus_ns for t in txs]
+    valid_start = txs[0].record.transactionID.transactionValidStart
+    (by_id,) = reader.transactions_by_id("0.0.1001", valid_start.seconds * NS + valid_start.nanos)
+    assert by_id.located is None and by_id.consensus_ns == txs[0].consensus_ns
+    page = reader.account_history("0.0.1001")
+    listed, errors = reader.transactions([e.consensus_ns for e in page.entries])
+    assert not errors and [t.record_bytes for t in listed] == [t.record_bytes for t in reversed(txs)]
 
 
 def test_account_history_pages_without_gap_or_duplicate() -> None:
@@ -167,6 +303,7 @@ def test_a_corrupt_row_is_reported_and_the_read_goes_on() -> None:
     assert "account_history" in str(page.errors[0])
     key = row_key_for_transaction(blocks[0].record.items[0].consensus_ns)
     gateway.tables[s.TRANSACTIONS][key][(s.TRANSACTION_FAMILY, s.Q_POSITION)] = (0, b"\x00short")
+    reader = HistoryReader(gateway)  # one that has not just read where the entries are (account history)
     with pytest.raises(RowDecodeError, match="transactions"):
         reader.transaction(blocks[0].record.items[0].consensus_ns)
     transactions, errors = reader.block_transactions(1)

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import pytest
-from hedera_history.errors import RowDecodeError
+from hedera_history.errors import RowDecodeError, RowLayoutError
 from hedera_history.store.model import Cell, Row
-from hedera_history.store.row_codec import decode_row_message, encode_row_value, message_key
+from hedera_history.store.row_codec import decode_row_message, encode_row_value, encode_varint, message_key
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -61,3 +61,8 @@ def test_every_truncation_and_trailing_data_is_refused() -> None:
 def test_bad_message_keys_are_refused(key: str) -> None:
     with pytest.raises(RowDecodeError):
         decode_row_message(key, b"\x01\x00")
+
+
+def test_a_negative_varint_is_a_layout_error() -> None:
+    with pytest.raises(RowLayoutError):
+        encode_varint(-1)

@@ -11,6 +11,7 @@ from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_fil
 from hedera_history.formats.model import RecordItem, SidecarType
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
+from hedera_history.store.block_items import file_item_bytes
 from hedera_history.store.chaintime import cell_timestamp_micros
 from hedera_history.store.decode import decode_items_row
 from hedera_history.store.encoding import decode_value
@@ -19,7 +20,7 @@ from hedera_history.store.keys import hex16, row_key_for_account_history
 from hedera_history.store.model import BlockRows, Row
 from hedera_history.store.row_codec import decode_row_message, encode_row_value, message_key
 from hedera_history.store.rows import block_to_rows
-from hedera_history.store.values import decode_completion, decode_id_entry
+from hedera_history.store.values import Position, decode_completion, decode_id_entry, decode_position
 from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
@@ -118,6 +119,30 @@ def test_an_undecodable_record_keeps_its_transaction_row_only() -> None:
     assert hex16(BASE_NS + 10 * NS) in {r.key for r in tables[s.TRANSACTIONS]}
     assert len(tables[s.TX_BY_HASH]) == 4
     assert decode_items_row(stored(tables[s.ITEMS][0])).kind == "items"  # rebuilt file no longer hashes
+    assert rows.undecodable_records == 1
+
+
+def test_undecodable_records_are_counted_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    block = sample_block()
+    broken = [RecordItem(b"\xff\xff", b"\xff\xff\xff", BASE_NS + (10 + i) * NS) for i in range(2)]
+    record = replace(block.record, items=(*block.record.items, *broken))
+    with caplog.at_level("WARNING", logger="hedera_history.store.rows"):
+        rows = block_to_rows(replace(block, record=record), SETTINGS)
+    assert rows.undecodable_records == 2
+    (logged,) = [r for r in caplog.records if r.name == "hedera_history.store.rows"]
+    assert logged.__dict__["fields"] == {"block": 42, "records": 2}
+    assert block_to_rows(block, SETTINGS).undecodable_records == 0
+
+
+def test_transaction_rows_point_into_the_items_row() -> None:
+    block = sample_block()
+    tables = by_table(block_to_rows(block, SETTINGS))
+    for index, row in enumerate(tables[s.TRANSACTIONS]):
+        assert [(c.family, c.qualifier) for c in row.cells] == [(s.TRANSACTION_FAMILY, s.Q_POSITION)]
+        assert decode_position(decode_value(row.cells[0].value)) == Position(42, index)
+    items = file_item_bytes(decode_items_row(stored(tables[s.ITEMS][0])), "block 42")
+    assert items == tuple((i.transaction_bytes, i.record_bytes) for i in block.record.items)
+    assert decode_completion(decode_value(block_to_rows(block, SETTINGS).completion.cells[0].value)).layout == 2
 
 
 def test_parent_and_child_share_one_tx_id_row() -> None:

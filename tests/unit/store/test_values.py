@@ -29,6 +29,34 @@ def test_hash_entry_round_trips(block: int, status: int) -> None:
     assert v.decode_hash_entry(v.encode_hash_entry(v.HashEntry(block, status))) == v.HashEntry(block, status)
 
 
+flags = st.sampled_from([0, v.FLAG_APART, v.FLAG_PART_1, v.FLAG_APART | v.FLAG_PART_1])
+
+
+@given(u64, u32, i32, st.booleans(), flags, i32)
+def test_id_entry_of_layout_2_round_trips(
+    block: int, index: int, nonce: int, scheduled: bool, flag: int, status: int
+) -> None:
+    value = v.IdEntry(block, nonce, scheduled, status, index, flag)
+    assert v.decode_id_entry(v.encode_id_entry(value)) == value
+
+
+@given(u64, u32, flags, i32)
+def test_hash_entry_and_pointer_of_layout_2_round_trip(block: int, index: int, flag: int, status: int) -> None:
+    value = v.HashEntry(block, status, index, flag)
+    assert v.decode_hash_entry(v.encode_hash_entry(value)) == value
+    assert v.decode_entry_pointer(v.pack_entry_pointer(block, index, flag)) == v.EntryPointer(block, index, flag)
+    assert v.decode_entry_pointer(v.encode_u64(block)) == v.EntryPointer(block)
+
+
+def test_an_errata_marks_index_entries_apart_with_their_index() -> None:
+    marked = v.marked_apart("tx_by_hash", v.encode_hash_entry(v.HashEntry(9, 22, 0, v.FLAG_PART_1)), 4)
+    assert v.decode_hash_entry(marked) == v.HashEntry(9, 22, 4, v.FLAG_PART_1 | v.FLAG_APART)
+    pointer = v.decode_entry_pointer(v.marked_apart("account_history", v.pack_entry_pointer(9, 0, 0), 4))
+    assert pointer.apart and pointer.index == 4
+    layout_1 = v.encode_id_entry(v.IdEntry(9, 0, False, 22))
+    assert v.marked_apart("tx_by_id", layout_1, 4) == layout_1
+
+
 @given(u64, st.binary(max_size=400), st.one_of(st.none(), st.binary(max_size=400)))
 def test_signature_round_trips(node_id: int, file_sig: bytes, meta_sig: bytes | None) -> None:
     value = v.SignatureValue(node_id, file_sig, meta_sig)
@@ -56,6 +84,9 @@ def test_completion_and_hapi_version_round_trip() -> None:
         (v.decode_signature, b"\x00" * 8 + b"\x00\x00\x00\x05ab"),
         (v.decode_sidecar_metadata, b"\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x09"),
         (v.decode_completion, b"\x09" + b"\x00" * 8),
+        (v.decode_hash_entry, b"\x00" * 12 + b"\x80" + b"\x00" * 4),
+        (v.decode_entry_pointer, b"\x00" * 12 + b"\x04"),
+        (v.decode_entry_pointer, b"\x00" * 9),
         (v.decode_text, b"\xff\xfe"),
     ],
 )

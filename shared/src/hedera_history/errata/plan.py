@@ -57,8 +57,8 @@ from hedera_history.store.encoding import decode_value, encode_value
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow
 from hedera_history.store.keys import row_key_for_transaction
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.rows import block_to_rows
-from hedera_history.store.values import Position, decode_position, encode_position, encode_u64
+from hedera_history.store.rows import block_to_rows, transaction_content_cells
+from hedera_history.store.values import Position, decode_position, encode_position, encode_u64, marked_apart
 
 Address = tuple[str, bytes, str, bytes]
 """(table, row key, family, qualifier)."""
@@ -228,12 +228,18 @@ def capture_original(gateway: BigtableGateway, consensus_ns: int, settings: Sett
     row = _one_row(gateway, s.TRANSACTIONS, row_key_for_transaction(consensus_ns))
     cells = _stamped_values_of(row) if row is not None else {}
     needed = (s.Q_RECORD, s.Q_TRANSACTION, s.Q_POSITION)
-    if all(q in cells and not is_tombstone(cells[q][0]) for q in needed):
+    # Layout 2: a row with only its position points into the block's items row.
+    pointer = s.Q_POSITION in cells and not is_tombstone(cells[s.Q_POSITION][0]) and s.Q_RECORD not in cells
+    if pointer or all(q in cells and not is_tombstone(cells[q][0]) for q in needed):
         position = decode_position(decode_value(cells[s.Q_POSITION][0]))
         if not reader.complete_blocks([position.block_number]):
             raise ErrataPlacementError(f"block {position.block_number} holding {consensus_ns} is not complete yet")
-        stamp = cells[s.Q_RECORD][1]
-        item = RecordItem(decode_value(cells[s.Q_TRANSACTION][0]), decode_value(cells[s.Q_RECORD][0]), consensus_ns)
+        stamp = cells[s.Q_POSITION if pointer else s.Q_RECORD][1]
+        item = (
+            _pointed_item(reader, consensus_ns)
+            if pointer
+            else RecordItem(decode_value(cells[s.Q_TRANSACTION][0]), decode_value(cells[s.Q_RECORD][0]), consensus_ns)
+        )
         image = [
             ImageCell(table, key, family, qualifier, value, stamp)
             for (table, key, family, qualifier), value in item_cells(
@@ -249,6 +255,13 @@ def capture_original(gateway: BigtableGateway, consensus_ns: int, settings: Sett
         return OriginalEntry(consensus_ns, position.block_number, position.index, True, tuple(image))
     block, index = place(reader, gateway, consensus_ns)
     return OriginalEntry(consensus_ns, block, index, False, ())
+
+
+def _pointed_item(reader: HistoryReader, consensus_ns: int) -> RecordItem:
+    stored = reader.transaction(consensus_ns)
+    if stored is None:
+        raise ErrataPlacementError(f"the entry at {consensus_ns} is not in a complete block yet")
+    return RecordItem(stored.transaction_bytes, stored.record_bytes, consensus_ns)
 
 
 def place(reader: HistoryReader, gateway: BigtableGateway, consensus_ns: int) -> tuple[int, int]:
@@ -287,7 +300,9 @@ def place(reader: HistoryReader, gateway: BigtableGateway, consensus_ns: int) ->
 def item_cells(item: RecordItem, block_number: int, index: int, settings: Settings) -> dict[Address, bytes]:
     """The history cells (values with their encoding header) the row builder writes for ``item``
     as entry ``index`` of block ``block_number``, sidecars aside: the same code the stream uses,
-    so the keys can never drift apart."""
+    so the keys can never drift apart. The ``transactions`` row also holds the item's own bytes
+    (the stream's row only points into the items row, which keeps the block as signed), and the
+    index cells say so (``FLAG_APART``): a reader following them reads that row."""
     record = RecordFile(
         name=record_file_name(item.consensus_ns, compressed=True).name,
         version=6,
@@ -308,9 +323,16 @@ def item_cells(item: RecordItem, block_number: int, index: int, settings: Settin
         if row.table not in ITEM_TABLES:
             continue
         for c in row.cells:
-            out[(row.table, row.key, c.family, c.qualifier)] = c.value
-    position = (s.TRANSACTIONS, row_key_for_transaction(item.consensus_ns), s.TRANSACTION_FAMILY, s.Q_POSITION)
-    out[position] = encode_value(encode_position(Position(block_number, index)))
+            value = c.value
+            if row.table != s.TRANSACTIONS:
+                value = encode_value(marked_apart(row.table, decode_value(value), index))
+            out[(row.table, row.key, c.family, c.qualifier)] = value
+    key = row_key_for_transaction(item.consensus_ns)
+    out[(s.TRANSACTIONS, key, s.TRANSACTION_FAMILY, s.Q_POSITION)] = encode_value(
+        encode_position(Position(block_number, index))
+    )
+    for (family, qualifier), value in transaction_content_cells(item).items():
+        out[(s.TRANSACTIONS, key, family, qualifier)] = value
     return out
 
 

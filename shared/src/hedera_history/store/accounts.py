@@ -32,7 +32,7 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
-from hedera_history.errors import CorruptFileError
+from hedera_history.errors import CorruptFileError, RowLayoutError
 from hedera_history.store.keys import entity_id
 
 # TransactionBody ``data`` case -> fields of that body holding an AccountID or ContractID.
@@ -173,7 +173,7 @@ def _numbers(identifier: Any) -> EntityNumbers | None:
     elif descriptor_name == "ContractID":
         num = identifier.contractNum
     else:
-        raise TypeError(f"not an AccountID or ContractID: {descriptor_name}")
+        raise RowLayoutError(f"not an AccountID or ContractID: {descriptor_name}")
     return (identifier.shardNum, identifier.realmNum, num) if num > 0 else None
 
 
@@ -188,4 +188,4 @@ def entity_text(identifier: Any) -> str | None:
         if identifier.WhichOneof("contract") != "contractNum" or identifier.contractNum <= 0:
             return None
         return entity_id(identifier.shardNum, identifier.realmNum, identifier.contractNum)
-    raise TypeError(f"not an AccountID or ContractID: {descriptor_name}")
+    raise RowLayoutError(f"not an AccountID or ContractID: {descriptor_name}")

@@ -26,9 +26,11 @@ from hedera_history.store.gateway import StoredCell, StoredRow
 from hedera_history.store.keys import block_number_from_key, consensus_from_key, decode_account_history_key
 from hedera_history.store.values import (
     CompletionValue,
+    EntryPointer,
     HashEntry,
     IdEntry,
     decode_completion,
+    decode_entry_pointer,
     decode_hapi_version,
     decode_hash_entry,
     decode_id_entry,
@@ -87,6 +89,9 @@ class StoredTransaction:
     part: int = 0
     """1 for an entry of a duplicate block's second file as stored: its ``index`` counts from that
     file's start. ``HistoryReader`` answers with the first file's item count added, and part 0."""
+    in_items: bool = False
+    """The row only points (layout 2): the bytes are the item at ``index`` of the block's items
+    row (of file ``part``) and are still empty here. ``HistoryReader`` fills them in."""
 
     def record(self) -> Any:
         """The ``TransactionRecord``."""
@@ -102,6 +107,8 @@ class TransactionIdResult:
     nonce: int
     scheduled: bool
     status: int
+    located: EntryPointer | None = None
+    """Where the transaction is (layout 2; None for an entry of layout 1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +116,16 @@ class HashResult:
     consensus_ns: int
     block_number: int
     status: int
+    located: EntryPointer | None = None
+    """Where the transaction is (layout 2; None for an entry of layout 1)."""
 
 
 @dataclass(frozen=True, slots=True)
 class AccountHistoryEntry:
     consensus_ns: int
     block_number: int
+    located: EntryPointer | None = None
+    """Where the transaction is (layout 2; None for an entry of layout 1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,21 +222,31 @@ def _decode_block_file(row: StoredRow, completion: CompletionValue) -> StoredBlo
 
 
 def decode_transaction_row(row: StoredRow) -> StoredTransaction | None:
-    """The entry, or None when an errata removed it (its record is a tombstone)."""
+    """The entry, or None when an errata removed it (its record is a tombstone).
+
+    A row with only a position points into the block's items row (``in_items``); a row with the
+    record and transaction cells (written before layout 2, or by an errata) holds its own bytes.
+    """
     family = s.TRANSACTION_FAMILY
-    if is_tombstone(_required(row, family, s.Q_RECORD).value):
+    record = row.cell(family, s.Q_RECORD)
+    if record is not None and is_tombstone(record.value):
         return None
     marker = row.cell(family, Q_ERRATA_MARKER)
-    position = decode_position(_payload(_required(row, family, s.Q_POSITION)))
+    position_cell = _required(row, family, s.Q_POSITION)
+    if is_tombstone(position_cell.value):
+        return None
+    position = decode_position(_payload(position_cell))
     part = row.cell(family, Q_PART)
+    pointer = record is None
     return StoredTransaction(
         consensus_ns=consensus_from_key(row.key),
         block_number=position.block_number,
         index=position.index,
         part=0 if part is None else check_part_cell(part.value),
-        record_bytes=_payload(_required(row, family, s.Q_RECORD)),
-        transaction_bytes=_payload(_required(row, family, s.Q_TRANSACTION)),
+        record_bytes=b"" if pointer else _payload(_required(row, family, s.Q_RECORD)),
+        transaction_bytes=b"" if pointer else _payload(_required(row, family, s.Q_TRANSACTION)),
         errata_marker=None if marker is None or is_tombstone(marker.value) else marker.value,
+        in_items=pointer,
     )
 
 
@@ -234,7 +255,8 @@ def decode_tx_hash_row(row: StoredRow) -> list[HashResult]:
     results = []
     for cell in _present(row.family(s.TX_BY_HASH_FAMILY)):
         entry: HashEntry = decode_hash_entry(_payload(cell))
-        results.append(HashResult(consensus_from_key(cell.qualifier), entry.block_number, entry.status))
+        located = _located(entry.block_number, entry.index, entry.flags)
+        results.append(HashResult(consensus_from_key(cell.qualifier), entry.block_number, entry.status, located))
     return sorted(results, key=lambda r: r.consensus_ns)
 
 
@@ -250,6 +272,7 @@ def decode_tx_id_row(row: StoredRow) -> list[TransactionIdResult]:
                 entry.nonce,
                 entry.scheduled,
                 entry.status,
+                _located(entry.block_number, entry.index, entry.flags),
             )
         )
     return sorted(results, key=lambda r: r.consensus_ns)
@@ -261,7 +284,12 @@ def decode_account_history_row(row: StoredRow) -> AccountHistoryEntry | None:
     cell = _required(row, s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)
     if is_tombstone(cell.value):
         return None
-    return AccountHistoryEntry(consensus, decode_u64(_payload(cell)))
+    pointer = decode_entry_pointer(_payload(cell))
+    return AccountHistoryEntry(consensus, pointer.block_number, None if pointer.index is None else pointer)
+
+
+def _located(block_number: int, index: int | None, flags: int) -> EntryPointer | None:
+    return None if index is None else EntryPointer(block_number, index, flags)
 
 
 def decode_sidecar_row(row: StoredRow) -> SidecarRow | None:

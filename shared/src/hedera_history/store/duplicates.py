@@ -117,6 +117,7 @@ def merged_completion(row: StoredRow) -> Cell | None:
     merged = CompletionValue(
         item_count=sum(v.item_count for v in values),
         sidecar_record_count=sum(v.sidecar_record_count for v in values),
+        layout=min(v.layout for v in values),
     )
     stamp = max(c.timestamp_micros for c in cells if c is not None)
     return Cell(s.BLOCK_COMPLETION_FAMILY, s.Q_COMPLETE, encode_value(encode_completion(merged)), stamp)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from hedera_history.errors import RowLayoutError
+
 MAX_U64 = (1 << 64) - 1
 _ENTITY = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
 _HEX16 = re.compile(rb"[0-9a-f]{16}")
@@ -17,13 +19,13 @@ ACCOUNT_SEPARATOR = b"/"
 def hex16(value: int) -> bytes:
     """``value`` as 16 lowercase hex digits; it must fit in an unsigned 64-bit integer."""
     if not 0 <= value <= MAX_U64:
-        raise ValueError(f"{value} does not fit in 64 bits")
+        raise RowLayoutError(f"{value} does not fit in 64 bits")
     return b"%016x" % value
 
 
 def decode_hex16(text: bytes) -> int:
     if _HEX16.fullmatch(text) is None:
-        raise ValueError(f"not 16 lowercase hex digits: {text!r}")
+        raise RowLayoutError(f"not 16 lowercase hex digits: {text!r}")
     return int(text, 16)
 
 
@@ -68,11 +70,36 @@ def qualifier_for_consensus(consensus_ns: int) -> bytes:
     return hex16(consensus_ns)
 
 
+TX_HASH_KEY_BYTES = 16
+"""``tx_by_hash`` keys hold the first 16 bytes of the 48-byte hash: two transactions sharing them
+are as likely as a 128-bit collision (about 10^-17 over 10^11 transactions). Rows written before
+held the whole hash (96 hex digits); both start with the same 32 digits, so one prefix scan finds
+either (:func:`tx_hash_key_range`)."""
+
+
 def row_key_for_tx_hash(transaction_hash: bytes) -> bytes:
-    """``tx_by_hash``: the record's 48-byte ``transactionHash`` in lowercase hex."""
+    """``tx_by_hash``: the first 16 bytes of the record's ``transactionHash`` in lowercase hex."""
     if not transaction_hash:
-        raise ValueError("empty transaction hash")
-    return transaction_hash.hex().encode()
+        raise RowLayoutError("empty transaction hash")
+    return transaction_hash[:TX_HASH_KEY_BYTES].hex().encode()
+
+
+def tx_hash_key_range(hash_prefix: bytes) -> tuple[bytes, bytes]:
+    """``[start, end)`` of the ``tx_by_hash`` rows that may hold a hash starting with
+    ``hash_prefix`` (a whole hash or the mirror node's 32-byte form): the short key of this layout
+    and the whole-hash key of rows written before."""
+    start = row_key_for_tx_hash(hash_prefix)
+    return start, prefix_end(start)
+
+
+def tx_hash_row_matches(key: bytes, hash_prefix: bytes) -> bool:
+    """Whether the ``tx_by_hash`` row ``key`` may hold a hash starting with ``hash_prefix``: a short
+    key shares its bytes with every such hash; a whole-hash key (rows written before) must start
+    with the prefix itself."""
+    wanted = hash_prefix.hex().encode()
+    if len(key) == 2 * TX_HASH_KEY_BYTES:
+        return wanted.startswith(key) or key.startswith(wanted)
+    return key.startswith(wanted)
 
 
 def row_key_for_tx_id(payer: str, valid_start_ns: int) -> bytes:
@@ -94,7 +121,7 @@ def decode_account_history_key(key: bytes) -> tuple[str, int]:
     """``(account, consensus ns)`` of an ``account_history`` row key."""
     account, sep, inverted = key.rpartition(ACCOUNT_SEPARATOR)
     if not sep:
-        raise ValueError(f"not an account history key: {key!r}")
+        raise RowLayoutError(f"not an account history key: {key!r}")
     return check_entity_id(account.decode("ascii", "replace")), ones_complement(decode_hex16(inverted))
 
 
@@ -123,9 +150,9 @@ def entity_id(shard: int, realm: int, num: int) -> str:
 
 
 def check_entity_id(text: str) -> str:
-    """``text`` if it is ``shard.realm.num`` in canonical form, else ValueError."""
+    """``text`` if it is ``shard.realm.num`` in canonical form, else RowLayoutError."""
     if _ENTITY.fullmatch(text) is None:
-        raise ValueError(f"not an entity id shard.realm.num: {text!r}")
+        raise RowLayoutError(f"not an entity id shard.realm.num: {text!r}")
     return text
 
 
@@ -133,5 +160,5 @@ def prefix_end(prefix: bytes) -> bytes:
     """The first key after every key that starts with ``prefix`` (an exclusive scan end)."""
     stripped = prefix.rstrip(b"\xff")
     if not stripped:
-        raise ValueError("a prefix of only 0xff bytes has no end key")
+        raise RowLayoutError("a prefix of only 0xff bytes has no end key")
     return stripped[:-1] + bytes([stripped[-1] + 1])

@@ -41,6 +41,8 @@ class BlockRows:
     """Consensus time the cell timestamps come from (see ``store.chaintime``)."""
     rows: tuple[Row, ...]
     completion: Row
+    undecodable_records: int = 0
+    """Items whose record does not decode: stored (items, ``transactions`` pointer) but in no index."""
 
     @property
     def cell_count(self) -> int:

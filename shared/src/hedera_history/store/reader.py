@@ -19,6 +19,7 @@ windows that grow from the page size, with a bounded look-back per call.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -26,6 +27,7 @@ from typing import TypeVar
 
 from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
+from hedera_history.store.block_items import ItemBytes, file_item_bytes
 from hedera_history.store.decode import (
     AccountHistoryEntry,
     BlockFile,
@@ -55,10 +57,11 @@ from hedera_history.store.keys import (
     row_key_for_block_hash,
     row_key_for_sidecar,
     row_key_for_transaction,
-    row_key_for_tx_hash,
     row_key_for_tx_id,
+    tx_hash_key_range,
+    tx_hash_row_matches,
 )
-from hedera_history.store.values import decode_u64
+from hedera_history.store.values import EntryPointer, decode_u64
 
 MAX_BLOCK_RANGE = 10_000
 """``get_blocks`` looks at most this many block numbers per call."""
@@ -67,6 +70,13 @@ DEFAULT_HISTORY_LIMIT = 100
 KEY_CHUNK = 500
 """Row keys per ReadRows request."""
 COMPLETION_CACHE_SIZE = 100_000
+FILE_CACHE_SIZE = 8
+"""Blocks whose items (parsed from the items row) a reader keeps, for the pointers of layout 2."""
+LOCATED_CACHE_SIZE = 10_000
+"""Index entries (layout 2) remembered between finding a transaction and reading it."""
+LOCATED_SECONDS = 2.0
+"""How long such an entry is trusted: an errata applied later marks the entry apart, and a reader
+that kept the old entry longer would miss it."""
 LATEST_SCAN_WINDOW = 256
 """``latest_block`` ends with one key-only scan of at most this many block numbers."""
 DESC_LOOKBACK = 100_000
@@ -106,6 +116,12 @@ class HistoryReader:
         self._cache_size = completion_cache_size
         self._highest_seen: int | None = None
         """The highest complete block seen so far: where ``latest_block`` starts looking."""
+        self._files: OrderedDict[tuple[int, int], tuple[ItemBytes, ...]] = OrderedDict()
+        """(block, part) -> its items, most recently used last."""
+        self._located: OrderedDict[int, tuple[EntryPointer, float]] = OrderedDict()
+        """Consensus time -> where an index entry just read says the transaction is (not apart):
+        the next read of that transaction goes to the items row without its ``transactions`` row.
+        Taken out when used, and trusted for LOCATED_SECONDS."""
 
     # ---- completion ------------------------------------------------------------------------------
 
@@ -196,7 +212,8 @@ class HistoryReader:
             extra, extra_errors = self.transactions(outside)
             found.update((t.consensus_ns, t) for t in extra)
             errors.extend(extra_errors)
-        return self._indexed([found[ns] for ns in sorted(found) if found[ns].block_number == number]), errors
+        filled, fill_errors = self._filled([found[ns] for ns in sorted(found) if found[ns].block_number == number])
+        return self._indexed(filled), errors + fill_errors
 
     def block_file(self, number: int) -> BlockFile | None:
         """The record file's signed bytes (or item list) as stored in the items table (of a
@@ -375,20 +392,29 @@ class HistoryReader:
 
     def transaction(self, consensus_ns: int) -> StoredTransaction | None:
         """The transaction at ``consensus_ns``, if its block is complete."""
-        row = self._one(s.TRANSACTIONS, row_key_for_transaction(consensus_ns))
-        if row is None:
-            return None
-        transaction = guarded(s.TRANSACTIONS, row, decode_transaction_row)
+        transaction = self._located_transaction(consensus_ns)
+        if transaction is None:
+            row = self._one(s.TRANSACTIONS, row_key_for_transaction(consensus_ns))
+            if row is None:
+                return None
+            transaction = guarded(s.TRANSACTIONS, row, decode_transaction_row)
         if transaction is None or not self.complete_blocks([transaction.block_number]):
             return None
-        return self._indexed([transaction])[0]
+        filled, errors = self._filled([transaction])
+        if errors:
+            raise errors[0]
+        return self._indexed(filled)[0]
 
     def transactions(self, consensus_times: Sequence[int]) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
         """The transactions at these consensus times whose blocks are complete, in the order asked,
         read in one request per chunk."""
         found: dict[int, StoredTransaction] = {}
         errors: list[RowDecodeError] = []
-        for chunk in _chunks(sorted(set(consensus_times)), KEY_CHUNK):
+        for ns in set(consensus_times):
+            located = self._located_transaction(ns)
+            if located is not None:
+                found[ns] = located
+        for chunk in _chunks(sorted(set(consensus_times) - set(found)), KEY_CHUNK):
             keys = tuple(row_key_for_transaction(ns) for ns in chunk)
             rows = self.gateway.read_rows(s.TRANSACTIONS, RowQuery(keys=keys))
             decoded, row_errors = _decode_all(s.TRANSACTIONS, rows, decode_transaction_row)
@@ -396,38 +422,99 @@ class HistoryReader:
             found.update((t.consensus_ns, t) for t in decoded)
         complete = self.complete_blocks(t.block_number for t in found.values())
         wanted = [found[ns] for ns in consensus_times if ns in found and found[ns].block_number in complete]
-        return self._indexed(wanted), errors
+        filled, fill_errors = self._filled(wanted)
+        return self._indexed(filled), errors + fill_errors
+
+    def _note_located(self, consensus_ns: int, located: EntryPointer | None) -> None:
+        if located is None or located.apart or located.index is None:
+            return
+        self._located[consensus_ns] = (located, time.monotonic())
+        self._located.move_to_end(consensus_ns)
+        while len(self._located) > LOCATED_CACHE_SIZE:
+            self._located.popitem(last=False)
+
+    def _located_transaction(self, consensus_ns: int) -> StoredTransaction | None:
+        """The pointer an index entry gave for ``consensus_ns`` (taken out), bytes still to fill."""
+        found = self._located.pop(consensus_ns, None)
+        if found is None or time.monotonic() - found[1] > LOCATED_SECONDS:
+            return None
+        located = found[0]
+        if located.index is None:
+            return None
+        return StoredTransaction(
+            consensus_ns, located.block_number, located.index, b"", b"", part=located.part, in_items=True
+        )
+
+    def _filled(self, transactions: list[StoredTransaction]) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
+        """``transactions`` with the bytes of pointer rows (``in_items``) taken from their blocks'
+        items rows: one request for the blocks not cached. An entry whose item cannot be found is
+        left out and reported."""
+        missing = {(t.block_number, t.part) for t in transactions if t.in_items} - set(self._files)
+        wanted = sorted({number for number, _ in missing})
+        errors: list[RowDecodeError] = []
+        for chunk in _chunks(wanted, KEY_CHUNK):
+            for row in self.gateway.read_rows(s.ITEMS, RowQuery(keys=tuple(row_key_for_block(n) for n in chunk))):
+                number = block_number_from_key(row.key)
+                try:
+                    files = guarded(s.ITEMS, row, decode_items_parts)
+                    for part, file in enumerate(files):
+                        self._keep_file(number, part, file_item_bytes(file, f"items row of block {number}"))
+                except RowDecodeError as e:
+                    errors.append(e)
+        out: list[StoredTransaction] = []
+        for transaction in transactions:
+            if not transaction.in_items:
+                out.append(transaction)
+                continue
+            items = self._files.get((transaction.block_number, transaction.part))
+            if items is None or transaction.index >= len(items):
+                errors.append(
+                    RowDecodeError(
+                        f"transactions row {transaction.consensus_ns}: block {transaction.block_number} holds no item "
+                        f"{transaction.index} (part {transaction.part})"
+                    )
+                )
+                continue
+            self._files.move_to_end((transaction.block_number, transaction.part))
+            body, record = items[transaction.index]
+            out.append(replace(transaction, record_bytes=record, transaction_bytes=body, in_items=False))
+        return out, errors
+
+    def _keep_file(self, number: int, part: int, items: tuple[ItemBytes, ...]) -> None:
+        self._files[(number, part)] = items
+        self._files.move_to_end((number, part))
+        while len(self._files) > FILE_CACHE_SIZE:
+            self._files.popitem(last=False)
 
     def transaction_by_hash(self, transaction_hash: bytes) -> StoredTransaction | None:
         """The first complete transaction with this ``transactionHash`` (later ones are duplicates)."""
         if not transaction_hash:
             return None
-        row = self._one(s.TX_BY_HASH, row_key_for_tx_hash(transaction_hash))
-        if row is None:
-            return None
-        results = guarded(s.TX_BY_HASH, row, decode_tx_hash_row)
-        complete = self.complete_blocks(r.block_number for r in results)
-        for result in results:
-            if result.block_number in complete:
-                found = self.transaction(result.consensus_ns)
-                if found is not None:
-                    return found
-        return None
+        return self._first_with_hash(transaction_hash, limit=None)
 
     def transaction_by_hash_prefix(self, prefix: bytes) -> StoredTransaction | None:
         """The first complete transaction whose ``transactionHash`` starts with ``prefix`` (the
         mirror node names a transaction by the first 32 bytes of its hash on EVM routes)."""
         if not prefix:
             return None
-        start = prefix.hex().encode()
-        query = RowQuery(ranges=(KeyRange(start, start + b"\xff"),), limit=2)
+        return self._first_with_hash(prefix, limit=2)
+
+    def _first_with_hash(self, hash_prefix: bytes, limit: int | None) -> StoredTransaction | None:
+        """The first complete transaction whose ``transactionHash`` starts with ``hash_prefix``:
+        one prefix scan finds this layout's short key and a whole-hash key written before; the
+        record read tells a (128-bit) collision of short keys apart."""
+        start, end = tx_hash_key_range(hash_prefix)
+        query = RowQuery(ranges=(KeyRange(start, end),), limit=limit)
         for row in self.gateway.read_rows(s.TX_BY_HASH, query):
+            if not tx_hash_row_matches(row.key, hash_prefix):
+                continue
             results = guarded(s.TX_BY_HASH, row, decode_tx_hash_row)
             complete = self.complete_blocks(r.block_number for r in results)
             for result in results:
                 if result.block_number in complete:
+                    self._note_located(result.consensus_ns, result.located)
                     found = self.transaction(result.consensus_ns)
-                    if found is not None:
+                    if found is not None and found.record().transactionHash.startswith(hash_prefix):
                         return found
         return None
 
@@ -439,20 +526,38 @@ class HistoryReader:
             return []
         results = guarded(s.TX_BY_ID, row, decode_tx_id_row)
         complete = self.complete_blocks(r.block_number for r in results)
-        return [r for r in results if r.block_number in complete]
+        found = [r for r in results if r.block_number in complete]
+        for result in found:
+            self._note_located(result.consensus_ns, result.located)
+        return found
 
     def transaction_statuses(self, hashes: Sequence[bytes]) -> TransactionStatuses:
         """The status of many transaction hashes at once."""
         statuses: dict[bytes, HashResult | None] = {h: None for h in hashes}
         found: dict[bytes, list[HashResult]] = {}
         errors: list[RowDecodeError] = []
-        by_key = {row_key_for_tx_hash(h): h for h in statuses if h}
-        for chunk in _chunks(sorted(by_key), KEY_CHUNK):
-            for row in self.gateway.read_rows(s.TX_BY_HASH, RowQuery(keys=tuple(chunk))):
+        by_range: dict[tuple[bytes, bytes], list[bytes]] = {}
+        for transaction_hash in statuses:
+            if transaction_hash:
+                by_range.setdefault(tx_hash_key_range(transaction_hash), []).append(transaction_hash)
+        by_start = {start: hashes for (start, _), hashes in by_range.items()}
+        lengths = sorted({len(start) for start in by_start})
+        for chunk in _chunks(sorted(by_range), KEY_CHUNK):
+            query = RowQuery(ranges=tuple(KeyRange(start, end) for start, end in chunk))
+            for row in self.gateway.read_rows(s.TX_BY_HASH, query):
+                # A short key of this layout, or a whole-hash key written before (see keys).
+                candidates = [h for n in lengths for h in by_start.get(row.key[:n], ())]
+                wanted = [h for h in candidates if tx_hash_row_matches(row.key, h)]
+                if not wanted:
+                    continue
                 try:
-                    found[by_key[row.key]] = guarded(s.TX_BY_HASH, row, decode_tx_hash_row)
+                    results = guarded(s.TX_BY_HASH, row, decode_tx_hash_row)
                 except RowDecodeError as e:
                     errors.append(e)
+                    continue
+                for transaction_hash in wanted:
+                    merged = found.get(transaction_hash, []) + results
+                    found[transaction_hash] = sorted(merged, key=lambda r: r.consensus_ns)
         complete = self.complete_blocks(r.block_number for results in found.values() for r in results)
         for transaction_hash, results in found.items():
             statuses[transaction_hash] = next((r for r in results if r.block_number in complete), None)
@@ -484,7 +589,10 @@ class HistoryReader:
             decoded, row_errors = _decode_all(s.ACCOUNT_HISTORY, rows, decode_account_history_row)
             errors.extend(row_errors)
             complete = self.complete_blocks(e.block_number for e in decoded)
-            entries.extend(e for e in decoded if e.block_number in complete)
+            for entry in decoded:
+                if entry.block_number in complete:
+                    entries.append(entry)
+                    self._note_located(entry.consensus_ns, entry.located)
             if len(rows) < want:
                 break
             start = rows[-1].key + b"\x00"

@@ -12,7 +12,7 @@ The same row always encodes to the same bytes; decoding refuses trailing or miss
 
 from __future__ import annotations
 
-from hedera_history.errors import RowDecodeError
+from hedera_history.errors import RowDecodeError, RowLayoutError
 from hedera_history.store.model import Cell, Row
 
 LAYOUT = 1
@@ -59,7 +59,7 @@ def decode_row_message(key: str, value: bytes) -> Row:
 def encode_varint(value: int) -> bytes:
     """Unsigned LEB128 (the protobuf varint)."""
     if value < 0:
-        raise ValueError(f"varint of a negative number: {value}")
+        raise RowLayoutError(f"varint of a negative number: {value}")
     out = bytearray()
     while True:
         low = value & 0x7F

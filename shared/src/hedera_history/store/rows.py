@@ -4,11 +4,17 @@ The same block always gives the same rows, cells and timestamps, whoever builds 
 function for the stream, the Spark job for a backfill), so writing it again changes nothing.
 Nothing here depends on which node's copy of a file was read (no gzip sizes, no paths).
 An item whose record or body does not decode still gets its ``transactions`` row and its place
-in the items table; only the index rows that need the decoded fields are left out.
+in the items table; only the index rows that need the decoded fields are left out (records that do
+not decode are counted in ``BlockRows.undecodable_records`` and logged).
+
+Each transaction is stored once, in the block's signed file (``items``); its ``transactions`` row
+points there (block, index). Only an errata writes a transaction's bytes into its row
+(:func:`transaction_content_cells`), over the pointer.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from google.protobuf.message import DecodeError
@@ -18,6 +24,7 @@ from hedera_history.block import NodeSignature, VerifiedBlock
 from hedera_history.config import Settings
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.model import RecordItem
+from hedera_history.logs import event
 from hedera_history.store import schema as s
 from hedera_history.store.accounts import EntityNumbers, decode_transaction_body, touched_entities
 from hedera_history.store.chaintime import block_time_ns, cell_timestamp_micros
@@ -38,10 +45,13 @@ from hedera_history.store.keys import (
     hex16,
     row_key_for_block,
     row_key_for_block_hash,
+    row_key_for_tx_hash,
 )
 from hedera_history.store.model import BlockRows, Cell, Row
 from hedera_history.store.originals import encode_item_list, signed_file_bytes
 from hedera_history.store.values import (
+    FLAG_PART_1,
+    FLAG_SCHEDULED,
     CompletionValue,
     SignatureValue,
     encode_hapi_version,
@@ -50,10 +60,13 @@ from hedera_history.store.values import (
     encode_text,
     encode_u32,
     encode_u64,
+    pack_entry_pointer,
     pack_hash_entry,
     pack_id_entry,
     pack_position,
 )
+
+logger = logging.getLogger(__name__)
 
 ITEMS_CHUNK_SIZE = 8 * 1024 * 1024
 """Largest slice of the signed bytes in one items cell (keeps cells and messages bounded)."""
@@ -66,7 +79,7 @@ def block_to_rows(block: VerifiedBlock, settings: Settings) -> BlockRows:
     block_key = row_key_for_block(block.block_number)
     part = duplicate_part(record, block.block_number, parse_duplicate_blocks(settings.duplicate_blocks))
     constants = _BlockConstants(block.block_number, part)
-    rows = _RowSet(cell_timestamp_micros(time_ns), constants.block_value)
+    rows = _RowSet(cell_timestamp_micros(time_ns))
 
     _add_header(rows, block, block_key, part)
     _add_items(rows, block, block_key, part)
@@ -76,9 +89,17 @@ def block_to_rows(block: VerifiedBlock, settings: Settings) -> BlockRows:
     if settings.sidecars_enabled:
         sidecar_records = _add_sidecars(rows, block, constants)
 
+    if rows.undecodable:
+        event(
+            logger,
+            "records that do not decode: their index rows are left out",
+            logging.WARNING,
+            block=block.block_number,
+            records=rows.undecodable,
+        )
     completion = CompletionValue(item_count=len(record.items), sidecar_record_count=sidecar_records)
     completion_row = Row(s.BLOCKS, block_key, (completion_cell(part, completion, rows.timestamp),))
-    return BlockRows(block.block_number, time_ns, rows.build(), completion_row)
+    return BlockRows(block.block_number, time_ns, rows.build(), completion_row, rows.undecodable)
 
 
 _Cells = dict[tuple[str, bytes], bytes]
@@ -100,12 +121,13 @@ def _hex16(value: int) -> bytes:
 class _RowSet:
     """Cells gathered per table and row key; several items may add to one row (e.g. one tx id)."""
 
-    def __init__(self, timestamp_micros: int, block_value: bytes) -> None:
+    def __init__(self, timestamp_micros: int) -> None:
         self.timestamp = timestamp_micros
         self.tables: dict[str, dict[bytes, _Cells]] = {name: {} for name in s.HISTORY_TABLES}
-        self.account_history: set[bytes] = set()
-        """Keys of ``account_history`` rows: each holds only the block's one ``block`` cell."""
-        self.block_value = block_value
+        self.account_history: dict[bytes, bytes] = {}
+        """``account_history`` row key -> the value of its one cell (where the transaction is)."""
+        self.undecodable = 0
+        """Items whose record does not decode (no index rows for them)."""
 
     def put(self, table: str, key: bytes, family: str, qualifier: bytes, payload: bytes) -> None:
         self.cells(table, key)[(family, qualifier)] = encode_value(payload)
@@ -126,9 +148,10 @@ class _RowSet:
         self._merge_account_history()
         for table, rows in self.tables.items():
             if table == s.ACCOUNT_HISTORY and self.account_history:
-                # Every such row holds the same cell: one Cell object serves them all.
-                only = (_new_cell(*_ACCOUNT_BLOCK, self.block_value, stamp),)
-                out.extend([_new_row(table, key, only) for key in sorted(self.account_history)])
+                history = self.account_history
+                family, qualifier = _ACCOUNT_BLOCK
+                for key in sorted(history):
+                    append(_new_row(table, key, (_new_cell(family, qualifier, history[key], stamp),)))
                 continue
             for key in sorted(rows):
                 cells = rows[key]
@@ -145,8 +168,8 @@ class _RowSet:
         history row is built the ordinary way."""
         rows = self.tables[s.ACCOUNT_HISTORY]
         if rows:
-            for key in self.account_history:
-                rows.setdefault(key, {})[_ACCOUNT_BLOCK] = self.block_value
+            for key, value in self.account_history.items():
+                rows.setdefault(key, {})[_ACCOUNT_BLOCK] = value
             self.account_history.clear()
 
 
@@ -184,6 +207,8 @@ class _BlockConstants:
         self.block_number = block_number
         self.part = part
         self.block_value = _value(encode_u64(block_number))
+        self.flags = FLAG_PART_1 if part == 1 else 0
+        """Of every index entry of the block (``values.FLAG_*``)."""
         self.prefixes: dict[EntityNumbers, bytes] = {}
 
     def prefix(self, numbers: EntityNumbers) -> bytes:
@@ -269,8 +294,6 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
     block_number = block.block_number
     tx_key = _hex16(consensus)
     cells = rows.cells(s.TRANSACTIONS, tx_key)
-    cells[_TX_RECORD] = _value(item.record_bytes)
-    cells[_TX_TRANSACTION] = _value(item.transaction_bytes)
     cells[_TX_POSITION] = _RAW_HEADER + pack_position(block_number, index)
     if block.part == 1:
         cells[_TX_PART] = _PART_MARK
@@ -278,6 +301,7 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
     try:
         record = hapi.TransactionRecord.FromString(item.record_bytes)
     except DecodeError:
+        rows.undecodable += 1
         return
     try:
         body = decode_transaction_body(item.transaction_bytes)
@@ -285,11 +309,12 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         body = None
     status = int(record.receipt.status)
     qualifier = tx_key  # a consensus-time qualifier is the transaction's row key
+    flags = block.flags
 
     transaction_hash = record.transactionHash
     if transaction_hash:
-        hash_key = transaction_hash.hex().encode()
-        entry = _RAW_HEADER + pack_hash_entry(block_number, status)
+        hash_key = row_key_for_tx_hash(transaction_hash)
+        entry = _RAW_HEADER + pack_hash_entry(block_number, index, flags, status)
         rows.cells(s.TX_BY_HASH, hash_key)[(s.TX_BY_HASH_FAMILY, qualifier)] = entry
 
     transaction_id = record.transactionID if record.HasField("transactionID") else None
@@ -302,12 +327,21 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         valid_start = start.seconds * 1_000_000_000 + start.nanos
         if payer_num > 0 and 0 <= valid_start <= MAX_U64:
             id_key = block.prefix((payer.shardNum, payer.realmNum, payer_num)) + b"%016x" % valid_start
-            entry = _RAW_HEADER + pack_id_entry(block_number, transaction_id.nonce, transaction_id.scheduled, status)
+            id_flags = flags | FLAG_SCHEDULED if transaction_id.scheduled else flags
+            entry = _RAW_HEADER + pack_id_entry(block_number, index, transaction_id.nonce, id_flags, status)
             rows.cells(s.TX_BY_ID, id_key)[(s.TX_BY_ID_FAMILY, qualifier)] = entry
 
     inverted = b"%016x" % (MAX_U64 - consensus)
     prefix = block.prefix
-    rows.account_history.update([prefix(numbers) + inverted for numbers in touched_entities(body, record)])
+    pointer = _RAW_HEADER + pack_entry_pointer(block_number, index, flags)
+    rows.account_history.update([(prefix(numbers) + inverted, pointer) for numbers in touched_entities(body, record)])
+
+
+def transaction_content_cells(item: RecordItem) -> dict[tuple[str, bytes], bytes]:
+    """The ``transactions`` cells that hold an entry's own bytes (``t:record``, ``t:transaction``),
+    values enveloped: written only by an errata, over the pointer row, for an entry whose bytes are
+    not the ones the items row holds. A reader prefers them to the items row."""
+    return {_TX_RECORD: _value(item.record_bytes), _TX_TRANSACTION: _value(item.transaction_bytes)}
 
 
 def _add_sidecars(rows: _RowSet, block: VerifiedBlock, constants: _BlockConstants) -> int:
@@ -317,7 +351,9 @@ def _add_sidecars(rows: _RowSet, block: VerifiedBlock, constants: _BlockConstant
         for index, record in enumerate(sidecar.records):
             cells = rows.cells(s.SIDECARS, _hex16(record.consensus_ns))
             family_qualifier = (s.SIDECAR_RECORD_FAMILY, sidecar_qualifier(int(record.type), sidecar.id, index))
-            cells[family_qualifier] = _value(record.raw)
+            # In its original bytes: Bigtable compresses each SSTable block of similar records
+            # better than zlib does one record alone (bench/amplification_bench.py).
+            cells[family_qualifier] = _RAW_HEADER + record.raw
             cells[_SIDECAR_BLOCK] = block_value
             count += 1
     return count

@@ -16,10 +16,26 @@ _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")
 _HAPI = struct.Struct(">III")
 _POSITION = struct.Struct(">QI")
-_HASH_ENTRY = struct.Struct(">Qi")
-_ID_ENTRY = struct.Struct(">QiBi")
+_HASH_ENTRY_1 = struct.Struct(">Qi")
+_ID_ENTRY_1 = struct.Struct(">QiBi")
+_HASH_ENTRY = struct.Struct(">QIBi")
+_ID_ENTRY = struct.Struct(">QIiBi")
+_ENTRY_POINTER = struct.Struct(">QIB")
+
+FLAG_APART = 0x01
+"""An index entry of layout 2 whose transaction's bytes are in its ``transactions`` row (an errata
+wrote them there), not only in the items row: a reader must read that row."""
+FLAG_PART_1 = 0x02
+"""An index entry of a duplicate block's second file (its index counts from that file's start)."""
+FLAG_SCHEDULED = 0x04
+"""``tx_by_id`` only: the transaction id's ``scheduled`` flag."""
+_ENTRY_FLAGS = FLAG_APART | FLAG_PART_1
 _COMPLETION = struct.Struct(">BII")
-COMPLETION_LAYOUT = 1
+COMPLETION_LAYOUT = 2
+"""Written in every completion cell, so a block says which layout its rows have: 1, transactions
+rows hold the record and transaction bytes; 2, they point into the items row (block, index) and
+``tx_by_hash`` keys are 16 bytes of the hash. Readers take both."""
+KNOWN_COMPLETION_LAYOUTS = (1, 2)
 
 
 def encode_u64(value: int) -> bytes:
@@ -69,50 +85,125 @@ def decode_position(payload: bytes) -> Position:
 
 
 @dataclass(frozen=True, slots=True)
+class EntryPointer:
+    """Where an index entry's transaction is: block, index in its file, flags (``FLAG_*``).
+    ``index`` is None in entries of layout 1, which named the block only."""
+
+    block_number: int
+    index: int | None = None
+    flags: int = 0
+
+    @property
+    def part(self) -> int:
+        return 1 if self.flags & FLAG_PART_1 else 0
+
+    @property
+    def apart(self) -> bool:
+        return bool(self.flags & FLAG_APART)
+
+
+pack_entry_pointer = _ENTRY_POINTER.pack
+"""``pack_entry_pointer(block_number, index, flags)``: an ``account_history`` cell of layout 2."""
+
+
+def decode_entry_pointer(payload: bytes) -> EntryPointer:
+    """An ``account_history`` cell: ``u64 block`` (layout 1) or ``u64 block, u32 index, u8 flags``."""
+    if len(payload) == _U64.size:
+        return EntryPointer(decode_u64(payload))
+    block, index, flags = _unpack(_ENTRY_POINTER, payload, "account history entry")
+    return EntryPointer(int(block), int(index), _checked_flags(int(flags), _ENTRY_FLAGS, "account history entry"))
+
+
+@dataclass(frozen=True, slots=True)
 class HashEntry:
-    """A ``tx_by_hash`` cell: the block of the transaction and its receipt status."""
+    """A ``tx_by_hash`` cell: the block of the transaction and its receipt status (and, from
+    layout 2, its index in the block and flags)."""
 
     block_number: int
     status: int
+    index: int | None = None
+    flags: int = 0
 
 
 def encode_hash_entry(entry: HashEntry) -> bytes:
-    return pack_hash_entry(entry.block_number, entry.status)
+    if entry.index is None:
+        return _HASH_ENTRY_1.pack(entry.block_number, entry.status)
+    return pack_hash_entry(entry.block_number, entry.index, entry.flags, entry.status)
 
 
 pack_hash_entry = _HASH_ENTRY.pack
-"""``pack_hash_entry(block_number, status)``: :func:`encode_hash_entry` without a HashEntry."""
+"""``pack_hash_entry(block_number, index, flags, status)``: :func:`encode_hash_entry` without a
+HashEntry."""
 
 
 def decode_hash_entry(payload: bytes) -> HashEntry:
-    block, status = _unpack(_HASH_ENTRY, payload, "tx_by_hash entry")
-    return HashEntry(int(block), int(status))
+    if len(payload) == _HASH_ENTRY_1.size:
+        block, status = _unpack(_HASH_ENTRY_1, payload, "tx_by_hash entry")
+        return HashEntry(int(block), int(status))
+    block, index, flags, status = _unpack(_HASH_ENTRY, payload, "tx_by_hash entry")
+    return HashEntry(int(block), int(status), int(index), _checked_flags(int(flags), _ENTRY_FLAGS, "tx_by_hash entry"))
 
 
 @dataclass(frozen=True, slots=True)
 class IdEntry:
-    """A ``tx_by_id`` cell: what tells results sharing one transaction id apart."""
+    """A ``tx_by_id`` cell: what tells results sharing one transaction id apart (and, from layout
+    2, the result's index in its block and flags)."""
 
     block_number: int
     nonce: int
     scheduled: bool
     status: int
+    index: int | None = None
+    flags: int = 0
 
 
 def encode_id_entry(entry: IdEntry) -> bytes:
-    return pack_id_entry(entry.block_number, entry.nonce, int(entry.scheduled), entry.status)
+    if entry.index is None:
+        return _ID_ENTRY_1.pack(entry.block_number, entry.nonce, int(entry.scheduled), entry.status)
+    flags = entry.flags | (FLAG_SCHEDULED if entry.scheduled else 0)
+    return pack_id_entry(entry.block_number, entry.index, entry.nonce, flags, entry.status)
 
 
 pack_id_entry = _ID_ENTRY.pack
-"""``pack_id_entry(block_number, nonce, scheduled as 0 or 1, status)``: :func:`encode_id_entry`
-without an IdEntry."""
+"""``pack_id_entry(block_number, index, nonce, flags, status)`` (``FLAG_SCHEDULED`` among the
+flags): :func:`encode_id_entry` without an IdEntry."""
 
 
 def decode_id_entry(payload: bytes) -> IdEntry:
-    block, nonce, scheduled, status = _unpack(_ID_ENTRY, payload, "tx_by_id entry")
-    if scheduled not in (0, 1):
-        raise RowDecodeError(f"tx_by_id entry: scheduled flag must be 0 or 1, got {scheduled}")
-    return IdEntry(int(block), int(nonce), bool(scheduled), int(status))
+    if len(payload) == _ID_ENTRY_1.size:
+        block, nonce, scheduled, status = _unpack(_ID_ENTRY_1, payload, "tx_by_id entry")
+        if scheduled not in (0, 1):
+            raise RowDecodeError(f"tx_by_id entry: scheduled flag must be 0 or 1, got {scheduled}")
+        return IdEntry(int(block), int(nonce), bool(scheduled), int(status))
+    block, index, nonce, flags, status = _unpack(_ID_ENTRY, payload, "tx_by_id entry")
+    flags = _checked_flags(int(flags), _ENTRY_FLAGS | FLAG_SCHEDULED, "tx_by_id entry")
+    scheduled = bool(flags & FLAG_SCHEDULED)
+    return IdEntry(int(block), int(nonce), scheduled, int(status), int(index), flags & ~FLAG_SCHEDULED)
+
+
+FLAG_OFFSETS = {
+    "tx_by_hash": (_HASH_ENTRY.size, 12),
+    "tx_by_id": (_ID_ENTRY.size, 16),
+    "account_history": (_ENTRY_POINTER.size, 12),
+}
+"""Index table -> (size of its layout-2 entry, offset of the flags byte in it)."""
+
+
+def marked_apart(table: str, payload: bytes, index: int) -> bytes:
+    """An index entry of ``table`` with ``FLAG_APART`` set and the entry's ``index``, as an errata
+    writes the index cells of the entry it puts in a ``transactions`` row; any other payload
+    (layout 1) is returned as it is."""
+    size, offset = FLAG_OFFSETS.get(table, (-1, 0))
+    if len(payload) != size:
+        return payload
+    flags = payload[offset] | FLAG_APART
+    return payload[:8] + _U32.pack(index) + payload[12:offset] + bytes([flags]) + payload[offset + 1 :]
+
+
+def _checked_flags(flags: int, known: int, what: str) -> int:
+    if flags & ~known:
+        raise RowDecodeError(f"{what}: unknown flags 0x{flags:02x}")
+    return flags
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,17 +264,19 @@ class CompletionValue:
 
     item_count: int
     sidecar_record_count: int
+    layout: int = COMPLETION_LAYOUT
+    """The layout the block's rows were written in (see COMPLETION_LAYOUT)."""
 
 
 def encode_completion(value: CompletionValue) -> bytes:
-    return _COMPLETION.pack(COMPLETION_LAYOUT, value.item_count, value.sidecar_record_count)
+    return _COMPLETION.pack(value.layout, value.item_count, value.sidecar_record_count)
 
 
 def decode_completion(payload: bytes) -> CompletionValue:
     layout, items, sidecar_records = _unpack(_COMPLETION, payload, "completion")
-    if layout != COMPLETION_LAYOUT:
+    if layout not in KNOWN_COMPLETION_LAYOUTS:
         raise RowDecodeError(f"completion cell: unknown layout {layout}")
-    return CompletionValue(int(items), int(sidecar_records))
+    return CompletionValue(int(items), int(sidecar_records), int(layout))
 
 
 def encode_text(text: str) -> bytes:
