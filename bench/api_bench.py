@@ -27,6 +27,7 @@ from typing import Any
 
 import functions_framework
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.model import SidecarType
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
@@ -38,7 +39,6 @@ from hedera_history.store.decode import decode_sidecar_message
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from bench.timing import Call, p50_p99, paired_samples

@@ -26,6 +26,7 @@ from hedera_history.backfill.driver import run_backfill
 from hedera_history.backfill.model import BackfillJob
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.backfill.spark import spark_executor, spark_session
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
@@ -37,7 +38,6 @@ from hedera_history.store.bigtable_client import open_admin_instance, open_gatew
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 STREAM = GeneratorConfig(nodes=4, periods=40, transactions=300, seed=7)

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
+from hedera_history.books.model import AddressBook, node_entry
+from hedera_history.books.parse import parse_address_book
 from hedera_history.derived.snapshot import parse_snapshot
 from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.network import (
@@ -48,7 +50,6 @@ from hedera_history.gen.errata import generate_errata_scenario
 from hedera_history.gen.model import GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.writer import genesis_snapshot
-from hedera_history.verify.address_book import AddressBook, node_entry, parse_address_book
 from hedera_history.verify.signatures import verify_node_signature
 
 DEFAULT_DATA = Path("/work/shared/data/hedera")

@@ -18,11 +18,11 @@ from pathlib import Path
 
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.rows import block_to_rows
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 STREAM = GeneratorConfig(nodes=4, periods=10, transactions=2000, seed=5)

@@ -37,6 +37,7 @@ from google.cloud.bigtable.data import (
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.model import RecordItem
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
@@ -58,7 +59,6 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import MAX_BATCH_BYTES, MAX_BATCH_CELLS, BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.consensus import DEFAULT_RATIO
 from hedera_history.verify.stream import verify_stream
 

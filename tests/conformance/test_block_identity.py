@@ -4,8 +4,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from hedera_history.block_identity import block_header
+from hedera_history.books.parse import parse_address_book
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 

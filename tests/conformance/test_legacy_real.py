@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from hedera_history.backfill.model import BackfillJob
+from hedera_history.books.model import AddressBook, node_entry
+from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.cli.verify_cmd import verify
 from hedera_history.errors import BadSignatureError
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
@@ -31,7 +33,6 @@ from hedera_history.gen.keys import node_rsa_key, public_der
 from hedera_history.gen.signing import signed_signature_file
 from hedera_history.store.chain_links import read_broken_links
 from hedera_history.store.reader import HistoryReader
-from hedera_history.verify.address_book import AddressBook, address_book_to_bytes, node_entry, parse_address_book
 from hedera_history.verify.signatures import verify_node_signature
 
 from tests.helpers.backfill import backfill_in_process, folder_job

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hedera_history.books.model import AddressBook, node_entry
+from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.verify_cmd import verify
 from hedera_history.errors import BadSignatureError, NoConsensusError
 from hedera_history.formats.dispatch import parse_signature_file
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import AddressBook, node_entry, parse_address_book
 from hedera_history.verify.period import check_period, verify_period
 from hedera_history.verify.signatures import verify_node_signature
 from hedera_history.verify.stream import verify_stream

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 from google.cloud import pubsub_v1
 from google.protobuf import duration_pb2, field_mask_pb2
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
@@ -49,7 +50,6 @@ from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 from hedera_history.transport.dead_letters import replay_dead_letters
 from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT, unique_name

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.main import cli
 from hedera_history.config import Settings
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary
 from hedera_history.sources import open_sink, open_source
 from hedera_history.sources.base import ObjectSink, ObjectSource
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT

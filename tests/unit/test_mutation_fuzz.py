@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hedera_history.books.parse import parse_address_book
 from hedera_history.derived.snapshot import parse_snapshot
 from hedera_history.errors import AddressBookError, ConfigError
-from hedera_history.verify.address_book import parse_address_book
 
 from bench import fuzz
 

@@ -16,6 +16,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 from hedera_history.api.reference_routes import NOT_SERVED, SERVED
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.pipeline.address_books import write_book
 from hedera_history.sources.local_periods import find_local_periods
@@ -23,7 +24,6 @@ from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import unique_name

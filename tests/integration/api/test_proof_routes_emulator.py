@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from hedera_history import hapi
 from hedera_history.api.proofs import ProofSettings
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.proof_cmd import proof
 from hedera_history.config import Settings
 from hedera_history.pipeline.address_books import AddressBookHistory
@@ -31,7 +32,6 @@ from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 from werkzeug.serving import make_server
 

@@ -11,12 +11,12 @@ from typing import Any
 import functions_framework
 import pytest
 from hedera_history import hapi
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT

@@ -16,6 +16,7 @@ import pytest
 from hedera_history.backfill.driver import run_backfill
 from hedera_history.backfill.model import BackfillJob
 from hedera_history.backfill.report import BackfillReport
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, tamper, write_stream
@@ -25,7 +26,6 @@ from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT, unique_name

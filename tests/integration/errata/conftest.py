@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.gen.errata import ErrataScenario, generate_errata_scenario
 from hedera_history.gen.writer import write_stream
@@ -18,7 +19,6 @@ from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.integration.store.conftest import Store

@@ -15,13 +15,13 @@ from urllib.parse import parse_qs, urlsplit
 import functions_framework
 import pytest
 from hedera_history.api import ApiResponse, handle
+from hedera_history.books.parse import parse_address_book
 from hedera_history.derived.applier import BalanceApplier
 from hedera_history.derived.lease import ExclusiveBalanceApplier
 from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object
 from hedera_history.sources.local import LocalSource
 from hedera_history.store.reader import HistoryReader
-from hedera_history.verify.address_book import parse_address_book
 
 from tests.fixtures.emulators import PROJECT
 from tests.integration.store.conftest import Store

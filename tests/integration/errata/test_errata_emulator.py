@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hedera_history import hapi
+from hedera_history.books.parse import parse_address_book
 from hedera_history.derived.applier import BalanceApplier
 from hedera_history.derived.balances import account_balance
 from hedera_history.derived.query import rest_balances_body, rpc_get_balance_result
@@ -31,7 +32,6 @@ from hedera_history.store.keys import (
     row_key_for_tx_id,
 )
 from hedera_history.store.values import decode_position
-from hedera_history.verify.address_book import parse_address_book
 
 from tests.integration.store.conftest import Store
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hedera_history.books.parse import parse_address_book
 from hedera_history.errata.codec import encode_errata_body, encode_errata_file, parse_errata_file
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object
 from hedera_history.errata.signing import add_council_signature, node_signature_file
@@ -12,7 +13,6 @@ from hedera_history.gen.errata import build_errata, errata_objects
 from hedera_history.gen.keys import council_key
 from hedera_history.sources.local import LocalSource
 from hedera_history.store import schema as s
-from hedera_history.verify.address_book import parse_address_book
 
 from tests.integration.store.conftest import Store
 

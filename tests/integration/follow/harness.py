@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hedera_history.books.parse import parse_address_book
 from hedera_history.cardinal.tracking import TrackingOutcome
 from hedera_history.config import Settings
 from hedera_history.follow.follower import Follower, FollowReport
@@ -33,7 +34,6 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 from hedera_history.transport.message import OutgoingMessage, ReceivedMessage
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT

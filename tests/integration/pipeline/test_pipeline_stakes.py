@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hedera_history.books.parse import parse_address_book
+from hedera_history.books.stakes import NodeStakes
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratedStream, generate_stream, write_stream
 from hedera_history.pipeline.ingest import HELD_FOR_STATE, ingest_object
@@ -27,8 +29,6 @@ from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
-from hedera_history.verify.stakes import NodeStakes
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.gen.model import GeneratedStream
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.proofs.from_files import DirectoryProver
@@ -17,7 +18,6 @@ from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import transaction_id_text, verify_proof
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from .conftest import Store

@@ -9,10 +9,10 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from hedera_history.api import handle
 from hedera_history.api.render import timestamp
+from hedera_history.books.model import address_book_from_keys
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.model import SidecarType
-from hedera_history.verify.address_book import address_book_from_keys
 from hedera_history.verify.period import verify_period
 
 from tests.integration.store.conftest import Store

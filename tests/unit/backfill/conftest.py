@@ -10,6 +10,7 @@ import pytest
 from hedera_history.backfill.driver import run_backfill, run_in_process
 from hedera_history.backfill.model import BackfillJob
 from hedera_history.backfill.report import BackfillReport
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
@@ -18,7 +19,6 @@ from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.schema import HISTORY_TABLES
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.unit.store.fakes import MemoryGateway

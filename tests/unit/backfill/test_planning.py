@@ -8,7 +8,6 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
-from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.plan import (
     MIN_PERIODS_PER_PARTITION,
     assumed_starts,
@@ -18,6 +17,8 @@ from hedera_history.backfill.plan import (
     refuse_outside_retention,
 )
 from hedera_history.backfill.progress import BookCheckpoint
+from hedera_history.books.codec import BookState
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError, RetentionWindowError, SourceUnavailableError
 from hedera_history.formats.layout import BucketLayout, NodeIdentity
@@ -33,7 +34,6 @@ from hedera_history.sources.period_listing import (
     node_folder,
 )
 from hedera_history.store.chaintime import NS_PER_DAY
-from hedera_history.verify.address_book import parse_address_book
 
 NS = 1_000_000_000
 ACCOUNT = StreamLocation(BucketLayout.ACCOUNT)

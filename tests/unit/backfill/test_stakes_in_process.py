@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hedera_history.books.stakes import NodeStakes
 from hedera_history.gen import GeneratedStream, generate_stream, write_stream
 from hedera_history.store import schema as s
 from hedera_history.store.reader import HistoryReader
-from hedera_history.verify.stakes import NodeStakes
 
 from tests.helpers.staked_stream import ONLY_BY_COUNT, STAKED, STAKES, VERIFIED
 from tests.unit.store.fakes import MemoryGateway

@@ -6,16 +6,16 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.boundaries import BoundaryStatus, check_boundaries, link_edges
 from hedera_history.backfill.model import BlockEdge, PartitionCounts, PartitionPlan, PartitionSummary
 from hedera_history.backfill.plan import assumed_starts
 from hedera_history.backfill.waves import partitions_to_rerun, ran_from
+from hedera_history.books.codec import BookState
+from hedera_history.books.parse import parse_address_book
+from hedera_history.books.stakes import NodeStakes
 from hedera_history.errors import BrokenChainError, CorruptFileError
 from hedera_history.gen import GeneratedStream
 from hedera_history.sources.period_listing import ListedPeriod
-from hedera_history.verify.address_book import parse_address_book
-from hedera_history.verify.stakes import NodeStakes
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hedera_history.books.model import AddressBook, node_entry
 from hedera_history.config import Settings
 from hedera_history.errata.authority import (
     CouncilPolicy,
@@ -20,7 +21,6 @@ from hedera_history.errors import ConfigError, CouncilApprovalError, ErrataForma
 from hedera_history.formats.dispatch import parse_signature_file
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.gen.keys import council_key, ed25519_public_bytes, node_rsa_key
-from hedera_history.verify.address_book import AddressBook, node_entry
 
 from tests.unit.store.builders import BASE_NS, NS
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errata.network import mainnet_errata, network_errata_for
 from hedera_history.errata.network_pass import NetworkErrataPass, network_errata_pass
@@ -16,7 +17,6 @@ from hedera_history.pipeline.runtime import build_store_context
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.schema import ERRATA_LOG, HISTORY_TABLES
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.helpers.backfill import backfill_in_process, stream_job

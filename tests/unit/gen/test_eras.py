@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from hedera_history import hapi
+from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import ConfigError
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.gen import GeneratedStream, GeneratorConfig, TamperTarget, generate_stream, tamper, write_stream
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.chain import LinkStatus
 from hedera_history.verify.stream import PeriodResult, verify_stream
 

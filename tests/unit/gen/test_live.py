@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.main import cli
 from hedera_history.errors import ConfigError
 from hedera_history.formats.names import parse_stream_file_name
@@ -18,7 +19,6 @@ from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary, PeriodW
 from hedera_history.gen.live_schedule import NodeFiles, SignatureFate, UploadKind
 from hedera_history.gen.model import NS_PER_SECOND
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 START_NS = 1_800_000_000 * NS_PER_SECOND + 123_456_789

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import BadSignatureError, NoConsensusError, SidecarMismatchError
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
 from hedera_history.formats.layout import BucketLayout
@@ -20,7 +21,6 @@ from hedera_history.gen import (
     write_stream,
 )
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.period import PeriodReport, check_period
 from hedera_history.verify.signatures import verify_node_signature
 from hedera_history.verify.stream import verify_stream

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.model import BackfillJob, PartitionPlan, PartitionRun
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.backfill.task import run_partition
+from hedera_history.books.codec import BookState
+from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.main import cli
 from hedera_history.config import Settings
 from hedera_history.formats.layout import BucketLayout
@@ -24,7 +25,6 @@ from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod
-from hedera_history.verify.address_book import parse_address_book
 
 from tests.helpers.backfill import backfill_in_process, stream_job
 from tests.unit.store.fakes import MemoryGateway

@@ -4,12 +4,13 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from hedera_history.books.bootstrap import SHIPPED_DIR
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError
 from hedera_history.formats.layout import BucketLayout
-from hedera_history.networks import BOOKS_DIR, NETWORKS, network_named
+from hedera_history.networks import NETWORKS, network_named
 from hedera_history.networks.block_numbers import BlockPin
-from hedera_history.verify.address_book import parse_address_book
 
 # Values from the mirror node (ImporterProperties.HederaNetwork, BlockNumberMigration); docs/networks.md.
 BUCKETS = {
@@ -43,7 +44,7 @@ def test_packaged_books_parse_and_equal_the_reference_copies(hedera_data: Path) 
             assert parse_address_book(data, path.name).nodes
             reference = hedera_data / "addressbook" / f"main-resources-{path.stem}.bin"
             assert hashlib.sha256(data).digest() == hashlib.sha256(reference.read_bytes()).digest()
-    assert (BOOKS_DIR / "README.md").is_file()
+    assert (SHIPPED_DIR / "README.md").is_file()
 
 
 def test_bootstrap_book_switches_at_its_time_as_the_mirror_node() -> None:

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.config import Settings
 from hedera_history.gen.model import GeneratedStream
@@ -14,7 +15,6 @@ from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
 from hedera_history.store.rows import block_to_rows
 from hedera_history.transport import topics
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 

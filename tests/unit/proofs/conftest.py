@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.proofs.from_files import DirectoryProver
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.data_dir import real_data_dir

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object
@@ -28,7 +29,6 @@ from hedera_history.sources.local import LocalSource
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.gateway import ConditionalGateway
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.unit.errata.fakes import VersionedGateway

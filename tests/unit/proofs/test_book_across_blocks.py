@@ -9,6 +9,8 @@ from fractions import Fraction
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.model import address_book_from_keys
+from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ProofBookError
 from hedera_history.formats.hashing import sha384
@@ -20,7 +22,6 @@ from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import verify_proof
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import address_book_from_keys, address_book_to_bytes, parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.unit.store.fakes import ConditionalMemoryGateway

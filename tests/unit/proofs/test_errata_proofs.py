@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hedera_history import hapi
-from hedera_history.verify.address_book import parse_address_book
+from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.proof_cmd import EXIT_CODES, proof
 from hedera_history.errata.codec import encode_errata_body, encode_errata_file, record_stream_item_bytes
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hedera_history.books.packed import pack_book, unpack_book
 from hedera_history.errors import ProofFormatError
-from hedera_history.proofs.packed_book import pack_book, unpack_book
 
 from tests.data_dir import real_data_dir
 

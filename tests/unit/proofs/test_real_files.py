@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from hedera_history import hapi
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ProofBookError
 from hedera_history.formats.hashing import sha384
@@ -16,7 +17,6 @@ from hedera_history.proofs.verify import transaction_id_text, verify_proof
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.data_dir import real_data_dir

@@ -6,6 +6,9 @@ from __future__ import annotations
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.model import AddressBook, address_book_from_keys
+from hedera_history.books.parse import address_book_to_bytes
+from hedera_history.books.stakes import node_stake_update_body
 from hedera_history.config import Settings
 from hedera_history.errors import ProofStakeError
 from hedera_history.formats.hashing import sha384
@@ -17,8 +20,6 @@ from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import verify_proof
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import AddressBook, address_book_from_keys, address_book_to_bytes
-from hedera_history.verify.stakes import node_stake_update_body
 from hedera_history.verify.stream import verify_stream
 
 from tests.unit.store.fakes import ConditionalMemoryGateway

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hedera_history.block import VerifiedBlock
 from hedera_history.block_identity import block_header
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.derived.applier import original_items
 from hedera_history.formats.dispatch import parse_record_file
@@ -22,7 +23,6 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.store.rows import block_to_rows, signature_row
 from hedera_history.store.schema import HISTORY_TABLES
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from tests.helpers.backfill import backfill_in_process, stream_job

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file
 from hedera_history.formats.model import RecordItem, SidecarType
@@ -21,7 +22,6 @@ from hedera_history.store.model import BlockRows, Row
 from hedera_history.store.row_codec import decode_row_message, encode_row_value, message_key
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.values import Position, decode_completion, decode_id_entry, decode_position
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from .builders import BASE_NS, NS, bytecode_sidecar_record, make_block, make_sidecar, transfer_tx

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.sources.local_periods import find_local_periods
@@ -27,7 +28,6 @@ from hedera_history.store.keys import BLOCK_HASH_PREFIX, row_key_for_block_hash
 from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.values import decode_u64
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.stream import verify_stream
 
 from .builders import BASE_NS, NS, Tx, account, body, contract, make_block, record_for, signed_transaction_bytes

@@ -3,11 +3,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hedera_history.books.model import AddressBook, node_entry
 from hedera_history.errors import ConfigError, ConsensusForkError, CorruptFileError, NoConsensusError
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import SignatureFile
-from hedera_history.verify.address_book import AddressBook, node_entry
 from hedera_history.verify.consensus import (
     DEFAULT_RATIO,
     count_signatures,

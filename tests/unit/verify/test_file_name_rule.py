@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import FileNameMismatchError
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.period import check_period
 from hedera_history.verify.stream import verify_stream
 

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hedera_history import hapi
+from hedera_history.books.parse import parse_address_book
+from hedera_history.books.stakes import NodeStakes, decode_stakes_or_none, node_stake_update_body, weigh
+from hedera_history.books.updates import AddressBookTracker
 from hedera_history.cli.verify_cmd import verify
 from hedera_history.errors import AddressBookError, CorruptFileError, NoConsensusError
 from hedera_history.formats.hashing import sha384
@@ -16,11 +19,8 @@ from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordFile, RecordItem, SignatureFile
 from hedera_history.gen import generate_stream, write_stream
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import parse_address_book
-from hedera_history.verify.address_book_updates import AddressBookTracker
 from hedera_history.verify.consensus import count_signatures, required_stake, verify_consensus
 from hedera_history.verify.period import collect_signatures
-from hedera_history.verify.stakes import NodeStakes, decode_stakes_or_none, node_stake_update_body, weigh
 from hedera_history.verify.stream import verify_stream
 
 from tests.helpers.staked_stream import ONLY_BY_COUNT, ONLY_BY_STAKE, STAKED, STAKES, STAKES_BLOCK, VERIFIED

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+from hedera_history.books.model import address_book_from_keys
+from hedera_history.books.parse import address_book_to_bytes
+from hedera_history.books.stakes import NodeStakes, node_stake_update_body
 from hedera_history.errors import BrokenChainError, NoConsensusError
 from hedera_history.formats.hashing import EMPTY_HASH, sha384
-from hedera_history.verify.address_book import address_book_from_keys, address_book_to_bytes
 from hedera_history.verify.chain import LinkStatus
 from hedera_history.verify.period import FetchedFile
-from hedera_history.verify.stakes import NodeStakes, node_stake_update_body
 from hedera_history.verify.stream import verify_stream
 
 from .streamkit import (

@@ -16,13 +16,13 @@ from hedera_history import hapi
 from hedera_history.api import handle
 from hedera_history.api.render import timestamp
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.model import AddressBook
 from hedera_history.config import Settings
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.model import SidecarType
 from hedera_history.store.originals import signed_file_bytes
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.period import verify_period
 
 from tests.unit.store.fakes import MemoryGateway

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hedera_history.books.parse import address_book_to_bytes
 from hedera_history.cli.main import main
 from hedera_history.cli.verify_cmd import verify
 from hedera_history.errors import ConfigError
-from hedera_history.verify.address_book import address_book_to_bytes
 from hedera_history.verify.period import FetchedFile
 
 from .streamkit import v6_period, v6_record, v6_signature

@@ -18,14 +18,15 @@ from hedera_history.api.parse import MAX_I64
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit, single
 from hedera_history.api.render import timestamp
 from hedera_history.api.transaction_filters import account_reference
+from hedera_history.books.model import AddressBook
+from hedera_history.books.parse import parse_address_book
+from hedera_history.books.stakes import NodeStakes
 from hedera_history.errors import AddressBookError, CorruptFileError, RowDecodeError
 from hedera_history.pipeline.address_books import BOOK, Q_BOOK, Q_STAKES, STAKES
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery
 from hedera_history.store.keys import decode_hex16, ones_complement, prefix_end
 from hedera_history.store.reader import HistoryReader
-from hedera_history.verify.address_book import AddressBook, parse_address_book
-from hedera_history.verify.stakes import NodeStakes
 
 NODES_PATH = "/api/v1/network/nodes"
 BOOK_FILE = "0.0.102"

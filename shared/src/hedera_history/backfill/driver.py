@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.boundaries import broken_links, check_boundaries, check_stored_neighbours
 from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
 from hedera_history.backfill.plan import (
@@ -25,6 +24,9 @@ from hedera_history.backfill.progress import ProgressStore
 from hedera_history.backfill.report import BackfillReport, block_span, combine
 from hedera_history.backfill.task import run_partition
 from hedera_history.backfill.waves import partitions_to_rerun
+from hedera_history.books.codec import BookState
+from hedera_history.books.model import AddressBook
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.errors import BackfillError
@@ -40,7 +42,6 @@ from hedera_history.store.chain_links import broken_link_row
 from hedera_history.store.gateway import BigtableGateway, write_or_raise
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.address_book import AddressBook, parse_address_book
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from hedera_history.backfill.book_state import BookState
+from hedera_history.books.codec import BookState
 from hedera_history.config import Settings
 from hedera_history.errors import RowDecodeError
 from hedera_history.formats.model import RecordFile

@@ -9,9 +9,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.model import PartitionPlan, PartitionRun
 from hedera_history.backfill.progress import BookCheckpoint
+from hedera_history.books.codec import BookState
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError, RetentionWindowError
 from hedera_history.sources.period_listing import ListedPeriod

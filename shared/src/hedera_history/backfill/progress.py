@@ -24,7 +24,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hedera_history.backfill.book_state import BookState
+from hedera_history.books.codec import BookState
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.logs import event
 from hedera_history.store import schema as s

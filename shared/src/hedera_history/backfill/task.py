@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hedera_history import logs
-from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.boundaries import link_edges
 from hedera_history.backfill.model import (
     MAX_FAILURES_KEPT,
@@ -36,6 +35,10 @@ from hedera_history.backfill.model import (
 )
 from hedera_history.backfill.progress import BookCheckpoint, PeriodDone, ProgressStore
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.codec import BookState
+from hedera_history.books.model import AddressBook
+from hedera_history.books.stakes import NodeStakes
+from hedera_history.books.updates import AddressBookTracker
 from hedera_history.errors import (
     BackfillError,
     BlockPinMismatchError,
@@ -54,11 +57,8 @@ from hedera_history.store.bigtable_client import open_gateway
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter, BlockWriteResult
-from hedera_history.verify.address_book import AddressBook
-from hedera_history.verify.address_book_updates import AddressBookTracker
 from hedera_history.verify.block_pin import Numbering, with_pin_checks
 from hedera_history.verify.chain import LinkStatus
-from hedera_history.verify.stakes import NodeStakes
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 logger = logging.getLogger(__name__)

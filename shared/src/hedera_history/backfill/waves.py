@@ -34,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from hedera_history.backfill.book_state import BookState
 from hedera_history.backfill.model import PartitionPlan, PartitionRun, PartitionSummary
+from hedera_history.books.codec import BookState
 
 
 def partitions_to_rerun(

@@ -24,7 +24,7 @@ from hedera_history.backfill.runtime import RUNTIME_VERSION as DATAPROC_RUNTIME
 from hedera_history.cli.common import bootstrap_book_location, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.config import Settings
-from hedera_history.errors import ConfigError, SourceError
+from hedera_history.errors import ConfigError
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.networks import network_named
 from hedera_history.sources.period_files import StreamLocation
@@ -399,19 +399,12 @@ def _parse_time(text: str, option: str) -> int:
 
 def _read_address_book(location: str, settings: Settings) -> bytes:
     """The bootstrap book's bytes from a path or a gs:// / s3:// URL (checked to parse)."""
-    from hedera_history.sources.base import open_source  # noqa: PLC0415
-    from hedera_history.verify.address_book import parse_address_book  # noqa: PLC0415
+    from hedera_history.books.parse import parse_address_book  # noqa: PLC0415
+    from hedera_history.sources.address_book_file import read_address_book_bytes  # noqa: PLC0415
 
     if not location:
         raise click.UsageError("an address book is needed: --address-book FILE|URL or HEDERA_HISTORY_ADDRESS_BOOK")
-    if "://" in location:
-        folder, _, name = location.rpartition("/")
-        data = open_source(folder, settings).read(name)
-    else:
-        try:
-            data = Path(location).read_bytes()
-        except OSError as e:
-            raise SourceError(f"cannot read the address book: {e}", file=location) from e
+    data = read_address_book_bytes(location, settings)
     parse_address_book(data, location)
     return data
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
+from hedera_history.books.model import AddressBook
 from hedera_history.config import Settings
 from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.model import ErrataFile
@@ -33,7 +34,6 @@ from hedera_history.errors import (
 )
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import SignatureFile
-from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.signatures import verify_node_signature
 
 OK = "ok"

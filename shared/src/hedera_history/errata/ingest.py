@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass
 from enum import Enum
 
+from hedera_history.books.model import AddressBook
 from hedera_history.config import Settings
 from hedera_history.errata.apply import apply_plan, record_ratification
 from hedera_history.errata.authority import CouncilPolicy, Verdict, judge_errata
@@ -32,7 +33,6 @@ from hedera_history.formats.model import SignatureFile
 from hedera_history.logs import event
 from hedera_history.sources.base import ObjectSource
 from hedera_history.store.gateway import BigtableGateway
-from hedera_history.verify.address_book import AddressBook
 
 logger = logging.getLogger(__name__)
 MAX_SIGNATURE_BYTES = 64 * 1024

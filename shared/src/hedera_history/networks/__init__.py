@@ -12,7 +12,8 @@ sources. ``custom`` presets nothing: every value comes from the settings.
   ``<network>/<shard>/<nodeId>/record/`` with the network's name as first folder
   (``downloader/provider/S3StreamFileProvider.getNodeIdPrefix``).
 - Bootstrap books (``addressbook/AddressBookServiceImpl``): ``addressbook/<network>``, or the
-  ``<network>-<ns>`` book with the latest time not after the start.
+  ``<network>-<ns>`` book with the latest time not after the start; the files and the choice live
+  with the other book code (``hedera_history.books.bootstrap``).
 - Block-number pins (``migration/BlockNumberMigration.BLOCK_NUMBER_MAPPING``): the record file
   with that consensus end has that block number; files before V6 are numbered from it.
 """
@@ -22,12 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from hedera_history.books.bootstrap import shipped_book_for, shipped_paths
 from hedera_history.errors import ConfigError
 from hedera_history.formats.layout import BucketLayout
 from hedera_history.networks.block_numbers import BlockPin
 
 CUSTOM = "custom"
-BOOKS_DIR = Path(__file__).parent / "addressbook"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +43,7 @@ class Network:
     anonymous: bool
     """Readable without credentials (S3 unsigned requests)."""
     books: tuple[tuple[int, str], ...]
-    """Bootstrap address books as (in force from ns, file under ``addressbook/``), oldest first;
+    """Bootstrap address books as (in force from ns, file under ``books/shipped/``), oldest first;
     the first is in force from genesis (0)."""
     pin: BlockPin | None = None
     """The mirror node's block-number pin for files before V6, if any."""
@@ -62,20 +63,10 @@ class Network:
 
     def bootstrap_book(self, at_ns: int | None = None) -> Path:
         """The packaged book the mirror node starts from for a start at ``at_ns`` (None: now, the newest)."""
-        chosen = self.books[0][1]
-        for since, name in self.books:
-            if at_ns is None or since <= at_ns:
-                chosen = name
-        return BOOKS_DIR / name_checked(chosen)
+        return shipped_book_for(self.books, at_ns)
 
     def packaged_books(self) -> tuple[Path, ...]:
-        return tuple(BOOKS_DIR / name for _, name in self.books)
-
-
-def name_checked(name: str) -> str:
-    if "/" in name or not name.endswith(".bin"):
-        raise ConfigError(f"bad packaged address book name {name!r}")
-    return name
+        return shipped_paths(self.books)
 
 
 NETWORKS: dict[str, Network] = {

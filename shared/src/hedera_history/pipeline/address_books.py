@@ -12,7 +12,7 @@
   table as ``stakes/<same>``, then moves its ``keeper`` cell by compare-and-set. Concurrent runs are
   safe: the book and stake rows are deterministic and only one keeper move wins.
 - A period is verified with :meth:`AddressBookHistory.consensus_book_at`: the book in force
-  weighted by the stakes in force (``verify.stakes``). No stake row yet (a stream that has not
+  weighted by the stakes in force (``books.stakes``). No stake row yet (a stream that has not
   reached its first ``NodeStakeUpdate``, and no backfill before it): the book's own weights. While
   the keeper lags, :meth:`AddressBookHistory.projected_consensus_book` applies the recorded changes
   of the blocks in between in memory, so a period whose predecessors are all published is verified
@@ -20,21 +20,31 @@
 - The book for a period is *certain* once every block before it is applied (``applied_through``)
   or projected from their recorded rows. A period verified on a state that is neither is held
   (pending) and never published on it (``pipeline.ingest``, docs/pipeline.md).
+
+The rows' values and the keeper's state are encoded by ``books.codec`` (the keeper's state is the
+backfill's ``BookState``), and changes are applied by ``books.updates.AddressBookTracker.apply``, as
+the backfill applies them while it verifies: the two cannot disagree on a book.
 """
 
 from __future__ import annotations
 
-import json
-
 from hedera_history.block import VerifiedBlock
-from hedera_history.errors import AddressBookError, CorruptFileError, RowDecodeError
+from hedera_history.books.codec import (
+    BookState,
+    decode_keeper_state,
+    decode_recorded_changes,
+    decode_stakes_row,
+    encode_keeper_state,
+    encode_recorded_changes,
+)
+from hedera_history.books.model import AddressBook
+from hedera_history.books.parse import address_book_to_bytes, parse_address_book
+from hedera_history.books.stakes import NodeStakes, weigh
+from hedera_history.books.updates import AddressBookTracker
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import BigtableGateway, ConditionalGateway, KeyRange, RowQuery, write_or_raise
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
 from hedera_history.store.model import Cell, Row
-from hedera_history.verify.address_book import AddressBook, address_book_to_bytes, parse_address_book
-from hedera_history.verify.address_book_updates import AddressBookTracker, FileChange
-from hedera_history.verify.stakes import NodeStakes, decode_stakes_or_none, weigh
 
 BOOK = b"book/"
 STAKES = b"stakes/"
@@ -66,7 +76,7 @@ class AddressBookHistory:
     def stakes_at(self, consensus_ns: int) -> NodeStakes | None:
         """The node stakes in force for a period starting at ``consensus_ns`` (None: none known)."""
         cell = self._in_force(STAKES, Q_STAKES, consensus_ns)
-        return None if cell is None else _decode_stakes(cell[1])
+        return None if cell is None else decode_stakes_row(cell[1])
 
     def consensus_book_at(self, consensus_ns: int) -> AddressBook:
         """The book in force weighted by the stakes in force: what verifies a period."""
@@ -86,14 +96,7 @@ class AddressBookHistory:
         none, so the keeper can tell "no change" from "not published yet"); how many changes there
         were."""
         changes = AddressBookTracker(self._bootstrap).block_changes(block.record)
-        payload = json.dumps(
-            {
-                "effective_ns": block.record.consensus_end + 1,
-                "name": block.record.name,
-                "changes": [[c.file_num, c.contents.hex(), c.is_append] for c in changes.files],
-                "stakes": changes.stakes.encode().hex() if changes.stakes is not None else None,
-            }
-        ).encode()
+        payload = encode_recorded_changes(block.record.consensus_end + 1, block.record.name, changes)
         self._write(CHANGE + hex16(block.block_number), Q_CHANGES, payload)
         return len(changes.files) + (changes.stakes is not None)
 
@@ -116,9 +119,9 @@ class AddressBookHistory:
             cell = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_CHANGES)
             if cell is None:
                 return None
-            _, name, changes, update = _decode_changes(cell.value)
-            book = tracker.apply_changes(changes, name) or book
-            stakes = update or stakes
+            recorded = decode_recorded_changes(cell.value)
+            book = tracker.apply(recorded.changes, recorded.name) or book
+            stakes = recorded.changes.stakes or stakes
         # Unchanged in between: what the rows say (they also hold what a backfill put in force).
         return weigh(book or self.book_at(consensus_ns), stakes or self.stakes_at(consensus_ns))
 
@@ -146,23 +149,15 @@ class AddressBookHistory:
             cell = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_CHANGES)
             if cell is None:
                 continue
-            effective, name, changes, stakes = _decode_changes(cell.value)
-            book = tracker.apply_changes(changes, name)
-            new_stakes = tracker.apply_stakes(stakes)
-            if new_stakes is not None:
-                write_stakes(self._gateway, effective, new_stakes)
+            recorded = decode_recorded_changes(cell.value)
+            stakes_before = tracker.stakes
+            book = tracker.apply(recorded.changes, recorded.name)
+            if tracker.stakes != stakes_before and tracker.stakes is not None:
+                write_stakes(self._gateway, recorded.effective_ns, tracker.stakes)
             if book is not None:
-                write_book(self._gateway, effective, book)
-                new_books.append(effective)
-        new_state = json.dumps(
-            {
-                "applied": last,
-                "book": address_book_to_bytes(tracker.book).hex(),
-                "contents": {str(k): v.hex() for k, v in sorted(tracker.contents.items())},
-                "stakes": tracker.stakes.encode().hex() if tracker.stakes is not None else None,
-            },
-            sort_keys=True,
-        ).encode()
+                write_book(self._gateway, recorded.effective_ns, book)
+                new_books.append(recorded.effective_ns)
+        new_state = encode_keeper_state(last, BookState.of_tracker(tracker))
         self._gateway.check_and_set(
             s.ADDRESS_BOOKS,
             KEEPER,
@@ -176,14 +171,8 @@ class AddressBookHistory:
     def _tracker(self, raw_state: bytes | None) -> tuple[int, AddressBookTracker]:
         if raw_state is None:
             return self._first_block - 1, AddressBookTracker(self._bootstrap)
-        try:
-            state = json.loads(raw_state)
-            book = parse_address_book(bytes.fromhex(state["book"]), "address book keeper")
-            contents = {int(k): bytes.fromhex(v) for k, v in state["contents"].items()}
-            stakes = decode_stakes_or_none(bytes.fromhex(state.get("stakes") or ""))
-            return int(state["applied"]), AddressBookTracker(book, contents=contents, stakes=stakes)
-        except (ValueError, KeyError, TypeError) as e:
-            raise RowDecodeError(f"address book keeper state unreadable: {e}") from e
+        applied, state = decode_keeper_state(raw_state)
+        return applied, state.tracker()
 
     def _read_cell(self, key: bytes, qualifier: bytes) -> bytes | None:
         for row in self._gateway.read_rows(s.ADDRESS_BOOKS, RowQuery(keys=(key,))):
@@ -194,23 +183,6 @@ class AddressBookHistory:
     def _write(self, key: bytes, qualifier: bytes, value: bytes) -> None:
         row = Row(s.ADDRESS_BOOKS, key, (Cell(s.ADDRESS_BOOKS_FAMILY, qualifier, value, 0),))
         write_or_raise(self._gateway, s.ADDRESS_BOOKS, [row], f"address book row {key!r}")
-
-
-def _decode_changes(raw: bytes) -> tuple[int, str, list[FileChange], NodeStakes | None]:
-    try:
-        data = json.loads(raw)
-        changes = [FileChange(int(f), bytes.fromhex(c), bool(a)) for f, c, a in data["changes"]]
-        stakes = decode_stakes_or_none(bytes.fromhex(data.get("stakes") or ""))
-        return int(data["effective_ns"]), str(data["name"]), changes, stakes
-    except (ValueError, KeyError, TypeError, CorruptFileError) as e:
-        raise RowDecodeError(f"address book change row unreadable: {e}") from e
-
-
-def _decode_stakes(raw: bytes) -> NodeStakes:
-    try:
-        return NodeStakes.decode(raw)
-    except (CorruptFileError, AddressBookError) as e:
-        raise RowDecodeError(f"node stakes row unreadable: {e}") from e
 
 
 def write_book(gateway: BigtableGateway, effective_ns: int, book: AddressBook) -> None:

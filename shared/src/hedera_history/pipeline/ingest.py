@@ -41,6 +41,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Protocol
 
 from hedera_history.block import NodeSignature, VerifiedBlock
+from hedera_history.books.model import AddressBook
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.config import Settings
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object
@@ -78,7 +79,6 @@ from hedera_history.store.gateway import write_or_raise
 from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows, signature_row
 from hedera_history.transport.message import OutgoingMessage
-from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.consensus import OK, count_signatures
 from hedera_history.verify.period import PeriodReport, check_period, collect_signatures
 from hedera_history.verify.signatures import verify_node_signature

@@ -16,6 +16,9 @@ from fractions import Fraction
 
 from hedera_history import hapi
 from hedera_history.block import NodeSignature
+from hedera_history.books.model import AddressBook
+from hedera_history.books.packed import pack_book
+from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import HashMismatchError, ProofBookError, ProofFormatError
 from hedera_history.formats.hashing import item_hash, running_hash, sha384
 from hedera_history.formats.model import RecordFile, RecordItem, SidecarFile
@@ -23,11 +26,9 @@ from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.proofs.chain import BookChain, chain_change
 from hedera_history.proofs.codec import FORMAT_VERSION, encode_bundle
 from hedera_history.proofs.correction import AcceptedErrata, correction_evidence
-from hedera_history.proofs.packed_book import pack_book
 from hedera_history.proofs.verify import transaction_id_text
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, ProofBundle, TrustChain
 from hedera_history.store.originals import signed_file_bytes
-from hedera_history.verify.address_book import AddressBook, parse_address_book
 from hedera_history.verify.consensus import DEFAULT_RATIO, meets_ratio
 
 

@@ -3,7 +3,7 @@
 A step is a proven block whose items change file 0.0.102 (a successful FileUpdate replaces its
 contents, a FileAppend appends to them) or the node stakes (a successful NodeStakeUpdate). After
 each step the contents of 0.0.102 are parsed; when they make a usable book other than the one in
-force, it is in force for what follows (as ``verify.address_book_updates`` does block by block).
+force, it is in force for what follows (as ``books.updates`` does block by block).
 The verifier runs this; the builders run it too, to pick the signatures the verifier will weigh.
 """
 
@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
+from hedera_history.books.model import AddressBook
+from hedera_history.books.parse import parse_address_book
+from hedera_history.books.stakes import NodeStakes, stake_update, weigh
+from hedera_history.books.updates import NODE_DETAILS_FILE, transaction_body
 from hedera_history.errors import AddressBookError, CorruptFileError, ProofBookError, ProofFormatError
 from hedera_history.formats.model import RecordItem
-from hedera_history.verify.address_book import AddressBook, parse_address_book
-from hedera_history.verify.address_book_updates import NODE_DETAILS_FILE, transaction_body
-from hedera_history.verify.stakes import NodeStakes, stake_update, weigh
 
 _SUCCESS = hapi.ResponseCodeEnum.Value("SUCCESS")
 
@@ -71,7 +72,7 @@ class BookChain:
 
     @property
     def consensus_book(self) -> AddressBook:
-        """The book in force weighted by the stakes in force (``verify.stakes.weigh``)."""
+        """The book in force weighted by the stakes in force (``books.stakes.weigh``)."""
         return weigh(self.book, self.stakes)
 
     def check_after(self, items: Sequence[RecordItem], block_number: int | None, what: str) -> None:

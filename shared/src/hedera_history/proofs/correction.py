@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from hedera_history.books.model import AddressBook
 from hedera_history.errata.authority import check_nodes
 from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.log import stored_signature_file
@@ -20,7 +21,6 @@ from hedera_history.errors import HistoryError
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import SignatureFile
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, Correction
-from hedera_history.verify.address_book import AddressBook
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.parse import parse_address_book
 from hedera_history.errata.ingest import collect_node_signatures
 from hedera_history.errata.layout import ERRATA_SUFFIX, is_errata_path, parse_errata_path
 from hedera_history.errors import ObjectNotFoundError
@@ -23,7 +24,6 @@ from hedera_history.proofs.correction import AcceptedErrata, in_force
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.address_book import parse_address_book
 from hedera_history.verify.consensus import DEFAULT_RATIO
 from hedera_history.verify.stream import verify_stream
 

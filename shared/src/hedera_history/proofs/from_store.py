@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+from hedera_history.books.updates import NODE_DETAILS_FILE
 from hedera_history.errata.log import (
     Q_FILE,
     Q_IN_FORCE,
@@ -55,7 +56,6 @@ from hedera_history.store.gateway import KeyRange, RowQuery
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end, row_key_for_sidecar
 from hedera_history.store.originals import decode_item_list
 from hedera_history.store.reader import HistoryReader
-from hedera_history.verify.address_book_updates import NODE_DETAILS_FILE
 from hedera_history.verify.consensus import DEFAULT_RATIO
 
 CHANGE_WINDOW = 1000

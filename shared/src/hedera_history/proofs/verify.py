@@ -31,6 +31,9 @@ from cryptography.hazmat.primitives.asymmetric import padding
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
+from hedera_history.books.model import AddressBook
+from hedera_history.books.packed import unpack_book
+from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import (
     AddressBookError,
     FormatError,
@@ -49,11 +52,9 @@ from hedera_history.formats.record_v5 import hash_object
 from hedera_history.formats.sidecar import parse_sidecar_content
 from hedera_history.proofs.chain import BookChain
 from hedera_history.proofs.codec import decode_bundle
-from hedera_history.proofs.packed_book import unpack_book
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify_errata import CorrectionVerdict, verify_correction
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, ProofBundle
-from hedera_history.verify.address_book import AddressBook, parse_address_book
 from hedera_history.verify.consensus import DEFAULT_RATIO, meets_ratio, required_stake
 
 RECORD_VERSIONS = (1, 2, 5, 6)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from hedera_history.books.model import AddressBook
 from hedera_history.errata.authority import OK, CouncilPolicy, check_council, check_nodes
 from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.model import EntryKind, ErrataFile
@@ -39,7 +40,6 @@ from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordItem, SignatureFile
 from hedera_history.proofs.chain import BookChain
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, Correction
-from hedera_history.verify.address_book import AddressBook
 
 ProveStep = Callable[[BlockEvidence, AddressBook, str], tuple[Sequence[RecordItem], int | None]]
 """Proves one chain step under a book: its shown items and its signed block number."""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hedera_history.books.model import AddressBook
+from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError, SourceError
 from hedera_history.sources.base import open_source
-from hedera_history.verify.address_book import AddressBook, parse_address_book
 
 
 def read_address_book(location: str, settings: Settings) -> AddressBook:

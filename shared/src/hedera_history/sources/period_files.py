@@ -12,11 +12,11 @@ import concurrent.futures
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hedera_history.books.model import AddressBook
 from hedera_history.errors import ObjectNotFoundError
 from hedera_history.formats.layout import BucketLayout, NodeDirectory, NodeIdentity, ObjectPath, object_path
 from hedera_history.formats.names import StreamFileKind, StreamFileName, parse_timestamp
 from hedera_history.sources.base import ObjectSource
-from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.period import FetchedFile
 
 SIGNATURE_READ_CONCURRENCY = 16

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from hedera_history.books.model import AddressBook
 from hedera_history.errors import BlockPinMismatchError, SourceError
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordFile
@@ -27,7 +28,6 @@ from hedera_history.networks.block_numbers import BlockPin, first_number, pinned
 from hedera_history.sources.base import ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod, list_periods
-from hedera_history.verify.address_book import AddressBook
 from hedera_history.verify.block_pin import Numbering, first_record
 
 PIN_LOOKBACK_NS = 3_600 * 1_000_000_000

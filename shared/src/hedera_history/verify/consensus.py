@@ -1,7 +1,7 @@
 """Stake consensus over one period's signature files. Pure: signatures and a book in, result out.
 
 Weights: each book node's ``stake``. The book in force comes weighted by the node stakes of the
-stream (:func:`hedera_history.verify.stakes.weigh`: the book decides which nodes and keys count,
+stream (:func:`hedera_history.books.stakes.weigh`: the book decides which nodes and keys count,
 ``NodeStakeUpdate`` transactions how much each weighs, one each when they total 0), so this module
 only adds them up.
 
@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from hedera_history.block import ConsensusSummary, NodeSignature
+from hedera_history.books.model import AddressBook, NodeEntry
 from hedera_history.errors import BadSignatureError, ConfigError, ConsensusForkError, HistoryError, NoConsensusError
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import SignatureFile
-from hedera_history.verify.address_book import AddressBook, NodeEntry
 from hedera_history.verify.signatures import verify_node_signature
 
 DEFAULT_RATIO = Fraction(1, 3)

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Protocol
 
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.model import AddressBook, NodeEntry
 from hedera_history.errors import (
     ConfigError,
     FileNameMismatchError,
@@ -29,7 +30,6 @@ from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_fil
 from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordFile, SidecarFile, SidecarMetadata, SidecarType, SignatureFile
 from hedera_history.formats.names import parse_stream_file_name, timestamp_resolution_ns
-from hedera_history.verify.address_book import AddressBook, NodeEntry
 from hedera_history.verify.consensus import (
     DEFAULT_RATIO,
     ConsensusResult,

@@ -7,9 +7,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 
+from hedera_history.books.model import NodeEntry
 from hedera_history.errors import BadSignatureError
 from hedera_history.formats.model import SignatureFile
-from hedera_history.verify.address_book import NodeEntry
 
 
 def verify_node_signature(sig: SignatureFile, node: NodeEntry) -> None:

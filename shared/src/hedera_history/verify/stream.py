@@ -1,8 +1,8 @@
 """Verify a sequence of periods in order, reporting each, never stopping at a bad one.
 
 - The book in force advances with the stream: a book completed in a block is used from the next
-  period on (:class:`~hedera_history.verify.address_book_updates.AddressBookTracker`); so do the
-  node stakes that weigh each node's signature (``NodeStakeUpdate``, :mod:`hedera_history.verify.stakes`).
+  period on (:class:`~hedera_history.books.updates.AddressBookTracker`); so do the
+  node stakes that weigh each node's signature (``NodeStakeUpdate``, :mod:`hedera_history.books.stakes`).
 - Block numbers: V6 files carry theirs; earlier files get the previous period's number + 1 (a
   period that failed still takes its number: it is a block we could not verify, not a gap), the
   first ``start_block``.
@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.model import AddressBook
+from hedera_history.books.stakes import NodeStakes
+from hedera_history.books.updates import AddressBookTracker
 from hedera_history.errors import BrokenChainError, CorruptFileError, HistoryError
-from hedera_history.verify.address_book import AddressBook
-from hedera_history.verify.address_book_updates import AddressBookTracker
 from hedera_history.verify.chain import ChainLink, LinkStatus, block_number_for, check_link
 from hedera_history.verify.consensus import DEFAULT_RATIO
 from hedera_history.verify.period import PeriodFiles, PeriodReport, check_period
-from hedera_history.verify.stakes import NodeStakes
 
 
 @dataclass(frozen=True, slots=True)

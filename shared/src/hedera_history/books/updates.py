@@ -1,4 +1,4 @@
-"""Address book changes carried in the stream.
+"""Address book changes carried in the stream, and the one tracker that applies them.
 
 The books live in files 0.0.101 and 0.0.102. A successful FileUpdate with contents replaces a
 file's contents, a successful FileAppend appends to them; a large book arrives as one update
@@ -15,8 +15,13 @@ Caveat (shared with the mirror node): contents cut exactly between two entries a
 book is in force until the next append completes it.
 
 The tracker also keeps the node stakes in force (``NodeStakeUpdate`` transactions, see
-:mod:`hedera_history.verify.stakes`): they take effect after their block the same way, and
+:mod:`hedera_history.books.stakes`): they take effect after their block the same way, and
 :attr:`AddressBookTracker.consensus_book` is the book in force weighted by them.
+
+Every keeper of books goes through :meth:`AddressBookTracker.apply`: the stream verifier
+(``verify.stream``, also inside each backfill task) with a block's changes read from its items,
+the stream's keeper (``pipeline.address_books``) with the same changes read back from its
+``change/`` rows. Their states persist in one encoding (:class:`hedera_history.books.codec.BookState`).
 """
 
 from __future__ import annotations
@@ -27,10 +32,11 @@ from typing import NamedTuple
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
-from hedera_history.errors import AddressBookError, CorruptFileError
+from hedera_history.books.model import AddressBook
+from hedera_history.books.parse import parse_or_none
+from hedera_history.books.stakes import NodeStakes, stake_update, weigh
+from hedera_history.errors import CorruptFileError
 from hedera_history.formats.model import RecordFile, RecordItem
-from hedera_history.verify.address_book import AddressBook, parse_address_book
-from hedera_history.verify.stakes import NodeStakes, stake_update, weigh
 
 NODE_DETAILS_FILE = 102
 """0.0.102: node keys and stakes; authoritative for verification."""
@@ -79,15 +85,19 @@ class AddressBookTracker:
 
     @property
     def consensus_book(self) -> AddressBook:
-        """The book in force with each node's consensus weight (:func:`~hedera_history.verify.stakes.weigh`)."""
+        """The book in force with each node's consensus weight (:func:`~hedera_history.books.stakes.weigh`)."""
         return weigh(self.book, self.stakes)
 
     def apply_block(self, record_file: RecordFile) -> AddressBook | None:
         """Apply the block's book-file and stake transactions; return the new book in force, if it
         changed (new stakes show in :attr:`stakes`)."""
-        changes = self.block_changes(record_file)
+        return self.apply(self.block_changes(record_file), record_file.name)
+
+    def apply(self, changes: BlockChanges, name: str) -> AddressBook | None:
+        """Apply one block's changes (from :meth:`block_changes`, now or as recorded then); the new
+        book in force, if it changed (new stakes show in :attr:`stakes`)."""
         self.apply_stakes(changes.stakes)
-        return self.apply_changes(changes.files, record_file.name)
+        return self.apply_changes(changes.files, name)
 
     def block_changes(self, record_file: RecordFile) -> BlockChanges:
         """The block's changes of the book files and its stake update, in one pass over its items."""
@@ -95,9 +105,10 @@ class AddressBookTracker:
         stakes: NodeStakes | None = None
         for item in record_file.items:
             body = transaction_body(item.transaction_bytes, record_file.name)
-            change = self._file_change(body, item, record_file.name)
+            change = book_file_change(body, self.shard, self.realm)
             if change is not None:
-                files.append(FileChange(*change))
+                if _succeeded(item, record_file.name):
+                    files.append(change)
                 continue
             update = stake_update(body)
             if update is not None and _succeeded(item, record_file.name):
@@ -116,7 +127,7 @@ class AddressBookTracker:
         return stakes
 
     def apply_changes(self, changes: Iterable[FileChange], name: str) -> AddressBook | None:
-        """Apply one block's changes (from :meth:`file_changes`); the new book in force, if it changed."""
+        """Apply one block's file changes (from :meth:`file_changes`); the new book in force, if it changed."""
         touched: set[int] = set()
         for change in changes:
             if change.is_append:
@@ -128,7 +139,7 @@ class AddressBookTracker:
             touched.add(change.file_num)
         changed: AddressBook | None = None
         for file_num in sorted(touched):
-            book = _try_parse(self.contents[file_num], f"0.0.{file_num} after {name}")
+            book = parse_or_none(self.contents[file_num], f"0.0.{file_num} after {name}")
             if book is None:
                 continue
             if file_num == NODE_DETAILS_FILE and book != self.book:
@@ -137,22 +148,20 @@ class AddressBookTracker:
                 self.endpoint_book = book
         return changed
 
-    def _file_change(self, body: hapi.TransactionBody, item: RecordItem, name: str) -> tuple[int, bytes, bool] | None:
-        kind = body.WhichOneof("data")
-        if kind not in ("fileUpdate", "fileAppend"):
-            return None
-        operation = body.fileUpdate if kind == "fileUpdate" else body.fileAppend
-        file_id = operation.fileID
-        if (file_id.shardNum, file_id.realmNum) != (
-            self.shard,
-            self.realm,
-        ) or file_id.fileNum not in BOOK_FILES:
-            return None
-        if kind == "fileUpdate" and not operation.contents:
-            return None  # an update of expiry, keys or memo only
-        if not _succeeded(item, name):
-            return None
-        return file_id.fileNum, bytes(operation.contents), kind == "fileAppend"
+
+def book_file_change(body: hapi.TransactionBody, shard: int = 0, realm: int = 0) -> FileChange | None:
+    """The body's change of a book file of ``shard.realm``, or None: another kind, another file, or
+    an update of expiry, keys or memo only. Whether the transaction succeeded is the caller's to check."""
+    kind = body.WhichOneof("data")
+    if kind not in ("fileUpdate", "fileAppend"):
+        return None
+    operation = body.fileUpdate if kind == "fileUpdate" else body.fileAppend
+    file_id = operation.fileID
+    if (file_id.shardNum, file_id.realmNum) != (shard, realm) or file_id.fileNum not in BOOK_FILES:
+        return None
+    if kind == "fileUpdate" and not operation.contents:
+        return None
+    return FileChange(file_id.fileNum, bytes(operation.contents), kind == "fileAppend")
 
 
 def transaction_body(transaction_bytes: bytes, name: str = "") -> hapi.TransactionBody:
@@ -177,10 +186,3 @@ def _succeeded(item: RecordItem, name: str) -> bool:
     except DecodeError as e:
         raise CorruptFileError(f"transaction record does not decode: {e}", file=name) from e
     return bool(record.receipt.status == _SUCCESS)
-
-
-def _try_parse(contents: bytes, name: str) -> AddressBook | None:
-    try:
-        return parse_address_book(contents, name)
-    except AddressBookError:
-        return None

@@ -26,8 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from hedera_history import hapi
+from hedera_history.books.model import AddressBook
 from hedera_history.errors import AddressBookError, CorruptFileError
-from hedera_history.verify.address_book import AddressBook
 
 _ENTRY = struct.Struct(">qq")
 
