@@ -208,6 +208,11 @@ class RetentionWindowError(StoreError):
     """A write falls outside the configured chain-time retention window."""
 
 
+class IllegalTransitionError(StoreError):
+    """A step of a period's (or an errata time's) ingest progress that its stage does not allow
+    (``pipeline.period_state``): a bug, or a run acting on a stage it read before another changed it."""
+
+
 class TransportError(HistoryError):
     """Publishing or receiving a message failed."""
 

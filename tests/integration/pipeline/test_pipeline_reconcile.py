@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from google.cloud import pubsub_v1
 from hedera_history.formats.layout import parse_object_path
-from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen.model import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.pipeline.ingest import ingest_object
+from hedera_history.pipeline.period_state import PeriodProgress, Stage
 from hedera_history.pipeline.store import store_message
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.sources.period_files import StreamLocation
@@ -103,11 +103,12 @@ def test_a_period_whose_ingest_run_died_before_publishing_is_verified_again(
         if name not in skipped:
             ingest_object(pipeline.ingest, name)
     pipeline.drain(rng)
-    # The run for the last period died right after it marked the period (no pending row, nothing published).
+    # The run for the last period died right after it marked the period (no pending row, nothing
+    # published), its claim run out.
     path = parse_object_path(skipped[0])
-    pipeline.ingest.state.mark_unconfirmed(
-        parse_timestamp(path.file.period_key), path.file.period_key, StreamLocation.of(path)
-    )
+    died = PeriodProgress.of(pipeline.ingest.state, path.file.period_key, StreamLocation.of(path), Stage.NEW)
+    assert died.claim(ttl_seconds=0)
+    died.start_verifying()
     for _ in range(3):
         sweep(pipeline.ingest)
         pipeline.drain(rng)

@@ -1,6 +1,6 @@
 """The reconciler: every period a run started to publish reaches a complete block or an alerted state.
 
-Ingest marks a period ``unconfirmed`` before it can publish anything (``IngestState.mark_unconfirmed``).
+Ingest marks a period ``unconfirmed`` before it can publish anything (``PeriodProgress.start_verifying``).
 Messages can still be lost after that: the store function killed mid-batch, a push that failed
 until the dead-letter policy parked it, a Pub/Sub emulator restarted with the batch in it, an
 ingest run killed between publishing and marking. Nothing else retries such a period (it is not
@@ -31,8 +31,11 @@ from hedera_history.block_identity import IDENTITY_SIZE
 from hedera_history.cardinal.tracking import COL_CONFLICT, COL_DONE, StatelessTracker
 from hedera_history.errors import HistoryError, VerificationError, is_transient
 from hedera_history.logs import event
-from hedera_history.pipeline.ingest import IngestContext, Outcome, ingest_period, publish_batch
-from hedera_history.pipeline.state import Published, Unconfirmed
+from hedera_history.pipeline.ingest_context import IngestContext, Outcome
+from hedera_history.pipeline.ingest_publish import publish_batch
+from hedera_history.pipeline.ingest_record import ingest_period
+from hedera_history.pipeline.period_state import PeriodProgress, Stage
+from hedera_history.pipeline.state_cells import Published, Unconfirmed
 from hedera_history.sources.period_files import SourcePeriod
 from hedera_history.store.tracking_store import BigtableTrackingStore
 from hedera_history.verify.period import check_period
@@ -106,29 +109,24 @@ def _reconcile_one(ctx: IngestContext, tracker: Tracking, mark: Unconfirmed, rep
     state = ctx.state.period(mark.consensus_ns)
     published = state.published if state is not None else None
     if published is None:
-        if ctx.state.is_pending(mark.consensus_ns):
-            ctx.state.clear_unconfirmed(mark.consensus_ns)
-            return
-        report.retried += 1
-        result = ingest_period(ctx, mark.period_key, mark.location, sweeping=True)
-        if result.outcome in (Outcome.PENDING, Outcome.QUARANTINED):
-            ctx.state.clear_unconfirmed(mark.consensus_ns)  # pending now: the pending retries own it
+        _retry_unpublished(ctx, mark, report)
         return
+    progress = _progress(ctx, mark, Stage.PUBLISHED)
     tracking = tracker.batch_row(published)
     if COL_DONE in tracking:
-        ctx.state.clear_unconfirmed(mark.consensus_ns)
+        progress.complete()
         report.confirmed += 1
         return
     if COL_CONFLICT in tracking:
         reason = "its batch is in conflict: " + tracking[COL_CONFLICT].decode(errors="replace")[:500]
         _not_completing(mark, published, reason, report)
-        ctx.state.clear_unconfirmed(mark.consensus_ns)
+        progress.complete()
         return
     if mark.republished >= ALERT_AFTER_REPUBLISHES:
         _not_completing(mark, published, f"republished {mark.republished} times, still incomplete", report)
     # Counted before trying: a republish that fails waits twice as long next time, like one that
     # did not help, instead of being tried again on every sweep.
-    ctx.state.mark_unconfirmed(mark.consensus_ns, mark.period_key, mark.location, republished=mark.republished + 1)
+    progress.republish(mark.republished + 1)
     try:
         messages = republish(ctx, mark, published)
     except HistoryError as e:
@@ -145,6 +143,23 @@ def _reconcile_one(ctx: IngestContext, tracker: Tracking, mark: Unconfirmed, rep
         republished=mark.republished + 1,
         messages=messages,
     )
+
+
+def _retry_unpublished(ctx: IngestContext, mark: Unconfirmed, report: ReconcileReport) -> None:
+    """A trace of a period not published: pending, the pending retries own it; else a run died
+    while verifying it, and it is verified again as the sweep does."""
+    pending = _progress(ctx, mark, Stage.PENDING)
+    if ctx.state.is_pending(mark.consensus_ns):
+        pending.untrack()
+        return
+    report.retried += 1
+    result = ingest_period(ctx, mark.period_key, mark.location, sweeping=True)
+    if result.outcome in (Outcome.PENDING, Outcome.QUARANTINED):
+        pending.untrack()  # pending now: the pending retries own it
+
+
+def _progress(ctx: IngestContext, mark: Unconfirmed, stage: Stage) -> PeriodProgress:
+    return PeriodProgress(ctx.state, mark.consensus_ns, stage, period_key=mark.period_key, location=mark.location)
 
 
 def republish(ctx: IngestContext, mark: Unconfirmed, published: Published) -> int:

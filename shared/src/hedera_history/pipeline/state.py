@@ -1,29 +1,12 @@
-"""The ingest function's state in Bigtable: period progress, pending periods, chain links, quarantine.
+"""The ingest function's state in Bigtable: its rows and cells, how they read, chain links, quarantine.
 
-Every write is idempotent and monotone where it matters: a period is published once its
-``published`` cell exists, whatever pending marks other instances wrote before or after; the
-pending index (``pending/<time>``) is what the sweep scans and is removed once published.
-State cells carry wall-clock timestamps (they are not history and are never replayed).
-
-Row keys (all in the ``ingest_progress`` table unless said otherwise):
-
-- ``period/<hex16 consensus ns>``: ``location`` (where the files are), ``last_attempt``,
-  ``reason`` (why it is pending), and once published ``published`` (JSON: block
-  number, file hash, running hashes, block time);
-- ``pending/<hex16 consensus ns>``: ``period`` (the period key), present while pending;
-- ``unconfirmed/<hex16 consensus ns>``: ``period`` (JSON: period key, location, republish count),
-  written when a run starts verifying the period and again before it publishes, removed by the
-  sweep's reconciler (``pipeline.reconcile``) once the block's batch is complete; its cell time is
-  when it was last (re)published;
-- the ``claim`` cell of ``period/<hex16 consensus ns>``: ``<owner> <expiry ms>`` while one run
-  verifies the period (empty once released), so that runs triggered by the other uploads of the
-  period wait for its result instead of verifying and publishing the same block again;
-- ``chain_links`` table, ``<hex16 block number>``: one ``file/<hash hex>`` cell per record file
-  with that number (``<previous hash hex> <period key>``: two files share a number where the
-  network gave one twice, as mainnet's block 44029066); rows written before that hold ``hash``,
-  ``previous``, ``period`` instead, and are still read; and ``broken/<hex16 block number>``:
-  ``reason``;
-- ``quarantine`` table, ``<hex16 consensus ns>/<path>``: ``reason``, ``error``, ``node``, ``copy``.
+Which progress cells are written when (a period's stages and the transitions between them) is
+``pipeline.period_state``; this module reads them and writes what it is told to. Every write is
+idempotent and monotone where it matters: a period is published once its ``published`` cell
+exists, whatever pending marks other instances wrote before or after; the pending index
+(``pending/<time>``) is what the sweep scans and is removed once published. State cells carry
+wall-clock timestamps (they are not history and are never replayed). The rows and cells:
+``pipeline.state_cells``.
 """
 
 from __future__ import annotations
@@ -32,47 +15,38 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
-from hedera_history.errors import RowDecodeError
-from hedera_history.formats.layout import BucketLayout
-from hedera_history.sources.period_files import StreamLocation
+from hedera_history.pipeline.state_cells import (
+    ERRATA_PENDING,
+    FILE_LINK,
+    PENDING,
+    PERIOD,
+    Q_CLAIM,
+    Q_COPY,
+    Q_ERROR,
+    Q_HASH,
+    Q_LOCATION,
+    Q_NODE,
+    Q_PERIOD,
+    Q_PREVIOUS,
+    Q_REASON,
+    RECHECK,
+    UNCONFIRMED,
+    Link,
+    PendingPeriod,
+    PeriodState,
+    Unconfirmed,
+    file_link_from_cell,
+    period_state_from_row,
+)
 from hedera_history.store import schema as s
 from hedera_history.store.chain_links import broken_link_row, read_broken_links
-from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery, StoredCell, StoredRow, write_or_raise
+from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery, write_or_raise
 from hedera_history.store.keys import decode_hex16, hex16, prefix_end
 from hedera_history.store.model import Cell, Row
 
-PERIOD = b"period/"
-PENDING = b"pending/"
-RECHECK = b"recheck/"
-ERRATA_PENDING = b"errata-pending/"
-ERRATA_CLAIM = b"errata-claim/"
-UNCONFIRMED = b"unconfirmed/"
-
-Q_LOCATION = b"location"
-Q_LAST_ATTEMPT = b"last_attempt"
-Q_REASON = b"reason"
-Q_PUBLISHED = b"published"
-Q_PERIOD = b"period"
-Q_HASH = b"hash"
-Q_PREVIOUS = b"previous"
-Q_ERROR = b"error"
-Q_NODE = b"node"
-Q_COPY = b"copy"
-Q_CLAIM = b"claim"
-FILE_LINK = b"file/"
 _FIRST_LOOKBACK_NS = 3600 * 10**9
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """One record file's place in the chain: what it ends with and what it names before it."""
-
-    hash: bytes
-    previous: bytes
-    period_key: str
 
 
 class StateGateway(ConditionalGateway, Protocol):
@@ -84,109 +58,6 @@ def now_micros() -> int:
     return time.time_ns() // 1_000_000 * 1000
 
 
-@dataclass(frozen=True, slots=True)
-class Published:
-    block_number: int
-    file_hash: bytes
-    hash: bytes
-    previous_hash: bytes
-    block_time_ns: int
-    """The consensus time the block's cells are stamped with (a late signature cell needs it)."""
-
-    def to_json(self) -> bytes:
-        return json.dumps(
-            {
-                "block": self.block_number,
-                "block_time_ns": self.block_time_ns,
-                "file_hash": self.file_hash.hex(),
-                "hash": self.hash.hex(),
-                "previous_hash": self.previous_hash.hex(),
-            },
-            sort_keys=True,
-        ).encode()
-
-    @classmethod
-    def from_json(cls, raw: bytes) -> Published:
-        try:
-            data = json.loads(raw)
-            return cls(
-                int(data["block"]),
-                bytes.fromhex(data["file_hash"]),
-                bytes.fromhex(data["hash"]),
-                bytes.fromhex(data["previous_hash"]),
-                int(data["block_time_ns"]),
-            )
-        except (ValueError, KeyError, TypeError) as e:
-            raise RowDecodeError(f"ingest progress: unreadable published cell: {e}") from e
-
-
-@dataclass(frozen=True, slots=True)
-class PeriodState:
-    consensus_ns: int
-    location: StreamLocation | None
-    last_attempt_micros: int | None
-    reason: str
-    published: Published | None
-
-
-@dataclass(frozen=True, slots=True)
-class Unconfirmed:
-    """A period that may be published but whose block the store has not been seen to complete."""
-
-    consensus_ns: int
-    period_key: str
-    location: StreamLocation
-    republished: int
-    """How often the reconciler republished it so far."""
-    since_micros: int
-    """When it was last (re)published (the cell's time)."""
-
-    def to_json(self) -> bytes:
-        return json.dumps(
-            {
-                "period": self.period_key,
-                "location": json.loads(location_to_json(self.location)),
-                "republished": self.republished,
-            },
-            sort_keys=True,
-        ).encode()
-
-    @classmethod
-    def from_json(cls, consensus_ns: int, raw: bytes, since_micros: int) -> Unconfirmed:
-        try:
-            data = json.loads(raw)
-            location = location_from_json(json.dumps(data["location"]).encode())
-            return cls(consensus_ns, str(data["period"]), location, int(data["republished"]), since_micros)
-        except (ValueError, KeyError, TypeError) as e:
-            raise RowDecodeError(f"ingest progress: unreadable unconfirmed cell: {e}") from e
-
-
-@dataclass(frozen=True, slots=True)
-class PendingPeriod:
-    consensus_ns: int
-    period_key: str
-
-
-def location_to_json(location: StreamLocation) -> bytes:
-    return json.dumps(
-        {
-            "layout": location.layout.value,
-            "prefix": location.prefix,
-            "network": location.network,
-            "shard": location.shard,
-        },
-        sort_keys=True,
-    ).encode()
-
-
-def location_from_json(raw: bytes) -> StreamLocation:
-    try:
-        data = json.loads(raw)
-        return StreamLocation(BucketLayout(data["layout"]), data["prefix"], data["network"], int(data["shard"]))
-    except (ValueError, KeyError, TypeError) as e:
-        raise RowDecodeError(f"ingest progress: unreadable location cell: {e}") from e
-
-
 class IngestState:
     def __init__(self, gateway: StateGateway) -> None:
         self._gateway = gateway
@@ -196,7 +67,7 @@ class IngestState:
     def period(self, consensus_ns: int) -> PeriodState | None:
         key = PERIOD + hex16(consensus_ns)
         for row in self._gateway.read_rows(s.INGEST_PROGRESS, RowQuery(keys=(key,))):
-            return _period_state(consensus_ns, row)
+            return period_state_from_row(consensus_ns, row)
         return None
 
     def published_before(self, consensus_ns: int, *, scan: int = 50) -> PeriodState | None:
@@ -215,7 +86,7 @@ class IngestState:
             rows = list(self._gateway.read_rows(s.INGEST_PROGRESS, query))
             if rows:
                 for row in reversed(rows[-scan:]):
-                    state = _period_state(decode_hex16(row.key[len(PERIOD) :]), row)
+                    state = period_state_from_row(decode_hex16(row.key[len(PERIOD) :]), row)
                     if state.published is not None:
                         return state
                 return None
@@ -226,70 +97,23 @@ class IngestState:
         query = RowQuery(ranges=(KeyRange(PERIOD, PERIOD + hex16(consensus_ns)),), key_only=True, limit=1)
         return any(True for _ in self._gateway.read_rows(s.INGEST_PROGRESS, query))
 
-    def try_claim(self, consensus_ns: int, owner: str, ttl_seconds: float, *, row: bytes = PERIOD) -> bool:
-        """Take the claim on ``<row><hex16 time>`` (a period's verification, or with ``ERRATA_CLAIM``
-        an errata time's application) if nobody holds a live one."""
-        key = row + hex16(consensus_ns)
-        current = self._claim_cell(key)
-        if current and _claim_live(current):
-            return current.split(b" ", 1)[0] == owner.encode()
-        expiry = time.time_ns() // 1_000_000 + int(ttl_seconds * 1000)
-        return self._gateway.check_and_set(
-            s.INGEST_PROGRESS,
-            key,
-            family=s.INGEST_PROGRESS_FAMILY,
-            qualifier=Q_CLAIM,
-            expected=current,
-            value=f"{owner} {expiry}".encode(),
-        )
-
-    def release_claim(self, consensus_ns: int, owner: str, *, row: bytes = PERIOD) -> None:
-        key = row + hex16(consensus_ns)
-        current = self._claim_cell(key)
-        if current and current.split(b" ", 1)[0] == owner.encode():
-            self._gateway.check_and_set(
-                s.INGEST_PROGRESS, key, family=s.INGEST_PROGRESS_FAMILY, qualifier=Q_CLAIM, expected=current, value=b""
-            )
-
-    def claim_held(self, consensus_ns: int) -> bool:
-        current = self._claim_cell(PERIOD + hex16(consensus_ns))
-        return bool(current) and _claim_live(current or b"")
-
-    def _claim_cell(self, key: bytes) -> bytes | None:
+    def claim_cell(self, key: bytes) -> bytes | None:
+        """The ``claim`` cell of an ``ingest_progress`` row (None: never claimed)."""
         query = RowQuery(keys=(key,), families=(s.INGEST_PROGRESS_FAMILY,), qualifier_regex=re.escape(Q_CLAIM))
         for row in self._gateway.read_rows(s.INGEST_PROGRESS, query):
             cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_CLAIM)
             return None if cell is None else cell.value
         return None
 
-    def mark_pending(self, consensus_ns: int, period_key: str, location: StreamLocation, reason: str) -> None:
-        stamp = now_micros()
-        self._put(
-            PERIOD + hex16(consensus_ns),
-            [
-                (Q_LOCATION, location_to_json(location)),
-                (Q_LAST_ATTEMPT, str(stamp).encode()),
-                (Q_REASON, reason.encode()[:2000]),
-            ],
-            stamp,
+    def set_claim(self, key: bytes, expected: bytes | None, value: bytes) -> bool:
+        """Compare and set the ``claim`` cell of an ``ingest_progress`` row."""
+        return self._gateway.check_and_set(
+            s.INGEST_PROGRESS, key, family=s.INGEST_PROGRESS_FAMILY, qualifier=Q_CLAIM, expected=expected, value=value
         )
-        self._put(PENDING + hex16(consensus_ns), [(Q_PERIOD, period_key.encode())], stamp)
-
-    def mark_published(self, consensus_ns: int, location: StreamLocation, published: Published) -> None:
-        stamp = now_micros()
-        self._put(
-            PERIOD + hex16(consensus_ns),
-            [(Q_LOCATION, location_to_json(location)), (Q_PUBLISHED, published.to_json())],
-            stamp,
-        )
-        self._gateway.delete_rows(s.INGEST_PROGRESS, [PENDING + hex16(consensus_ns)])
 
     def is_pending(self, consensus_ns: int) -> bool:
         query = RowQuery(keys=(PENDING + hex16(consensus_ns),), key_only=True)
         return any(True for _ in self._gateway.read_rows(s.INGEST_PROGRESS, query))
-
-    def clear_pending(self, consensus_ns: int) -> None:
-        self._gateway.delete_rows(s.INGEST_PROGRESS, [PENDING + hex16(consensus_ns)])
 
     def pending(self, limit: int, *, after: int | None = None) -> list[PendingPeriod]:
         """Pending periods, oldest first (with ``after``, those starting after that time only)."""
@@ -302,15 +126,6 @@ class IngestState:
                 found.append(PendingPeriod(decode_hex16(row.key[len(PENDING) :]), cell.value.decode()))
         return found
 
-    def mark_unconfirmed(
-        self, consensus_ns: int, period_key: str, location: StreamLocation, *, republished: int = 0
-    ) -> None:
-        """The period may be (re)published and its block is not known complete: the reconciler
-        watches it until the store completes the batch (written before publishing, so a run that
-        dies at any point leaves it behind)."""
-        payload = Unconfirmed(consensus_ns, period_key, location, republished, 0).to_json()
-        self._put(UNCONFIRMED + hex16(consensus_ns), [(Q_PERIOD, payload)], now_micros())
-
     def unconfirmed(self, limit: int) -> list[Unconfirmed]:
         """Periods whose block is not known complete yet, oldest period first."""
         query = RowQuery(ranges=(KeyRange(UNCONFIRMED, prefix_end(UNCONFIRMED)),), limit=limit)
@@ -321,15 +136,6 @@ class IngestState:
                 consensus_ns = decode_hex16(row.key[len(UNCONFIRMED) :])
                 found.append(Unconfirmed.from_json(consensus_ns, cell.value, cell.timestamp_micros))
         return found
-
-    def clear_unconfirmed(self, consensus_ns: int) -> None:
-        self._gateway.delete_rows(s.INGEST_PROGRESS, [UNCONFIRMED + hex16(consensus_ns)])
-
-    def mark_recheck(self, consensus_ns: int, period_key: str, block_number: int) -> None:
-        """Published on a book not yet certain, with signatures that did not verify: the sweep
-        checks them again once the book is certain."""
-        payload = json.dumps({"period": period_key, "block": block_number}).encode()
-        self._put(RECHECK + hex16(consensus_ns), [(Q_PERIOD, payload)], now_micros())
 
     def rechecks(self, limit: int) -> list[tuple[int, str, int]]:
         """(consensus ns, period key, block number) of periods whose signatures await a recheck."""
@@ -342,13 +148,6 @@ class IngestState:
                 found.append((decode_hex16(row.key[len(RECHECK) :]), str(data["period"]), int(data["block"])))
         return found
 
-    def clear_recheck(self, consensus_ns: int) -> None:
-        self._gateway.delete_rows(s.INGEST_PROGRESS, [RECHECK + hex16(consensus_ns)])
-
-    def mark_errata_pending(self, consensus_ns: int, errata_path: str, reason: str) -> None:
-        cells = [(Q_LOCATION, errata_path.encode()), (Q_REASON, reason.encode()[:2000])]
-        self._put(ERRATA_PENDING + hex16(consensus_ns), cells, now_micros())
-
     def errata_pending(self, limit: int) -> list[tuple[int, str]]:
         """(consensus ns, errata file path) of errata waiting for more node stake or their block."""
         query = RowQuery(ranges=(KeyRange(ERRATA_PENDING, prefix_end(ERRATA_PENDING)),), limit=limit)
@@ -358,9 +157,6 @@ class IngestState:
             if cell is not None:
                 found.append((decode_hex16(row.key[len(ERRATA_PENDING) :]), cell.value.decode()))
         return found
-
-    def clear_errata_pending(self, consensus_ns: int) -> None:
-        self._gateway.delete_rows(s.INGEST_PROGRESS, [ERRATA_PENDING + hex16(consensus_ns)])
 
     # ---- chain links -----------------------------------------------------------------------------
 
@@ -374,7 +170,7 @@ class IngestState:
         keys = tuple(hex16(n) for n in numbers if n >= 0)
         found: dict[int, list[Link]] = {}
         for row in self._gateway.read_rows(s.CHAIN_LINKS, RowQuery(keys=keys)):
-            files = [_file_link(cell) for cell in row.cells if cell.qualifier.startswith(FILE_LINK)]
+            files = [file_link_from_cell(cell) for cell in row.cells if cell.qualifier.startswith(FILE_LINK)]
             own = row.cell(s.CHAIN_LINKS_FAMILY, Q_HASH)
             previous = row.cell(s.CHAIN_LINKS_FAMILY, Q_PREVIOUS)
             if own is not None and previous is not None and all(f.hash != own.value for f in files):
@@ -427,41 +223,16 @@ class IngestState:
             found.append((row.key[17:].decode(), reason.value.decode() if reason else ""))
         return found
 
-    def _put(self, key: bytes, cells: Sequence[tuple[bytes, bytes]], stamp: int) -> None:
+    # ---- raw writes (what each means: ``pipeline.period_state``) ---------------------------------
+
+    def put(self, key: bytes, cells: Sequence[tuple[bytes, bytes]], stamp: int) -> None:
+        """Write cells of one ``ingest_progress`` row."""
         row = Row(s.INGEST_PROGRESS, key, tuple(Cell(s.INGEST_PROGRESS_FAMILY, q, v, stamp) for q, v in cells))
         self._mutate(s.INGEST_PROGRESS, [row])
 
+    def delete(self, *keys: bytes) -> None:
+        """Delete whole ``ingest_progress`` rows."""
+        self._gateway.delete_rows(s.INGEST_PROGRESS, list(keys))
+
     def _mutate(self, table: str, rows: Sequence[Row]) -> None:
         write_or_raise(self._gateway, table, rows, f"{table} state")
-
-
-def _claim_live(value: bytes) -> bool:
-    try:
-        return int(value.rsplit(b" ", 1)[1]) > time.time_ns() // 1_000_000
-    except (IndexError, ValueError):
-        return False
-
-
-def _period_state(consensus_ns: int, row: StoredRow) -> PeriodState:
-    def value(qualifier: bytes) -> bytes | None:
-        cell = row.cell(s.INGEST_PROGRESS_FAMILY, qualifier)
-        return None if cell is None else cell.value
-
-    location = value(Q_LOCATION)
-    last_attempt = value(Q_LAST_ATTEMPT)
-    published = value(Q_PUBLISHED)
-    return PeriodState(
-        consensus_ns,
-        location_from_json(location) if location else None,
-        int(last_attempt) if last_attempt else None,
-        (value(Q_REASON) or b"").decode(errors="replace"),
-        Published.from_json(published) if published else None,
-    )
-
-
-def _file_link(cell: StoredCell) -> Link:
-    try:
-        previous, _, period_key = cell.value.decode().partition(" ")
-        return Link(bytes.fromhex(cell.qualifier[len(FILE_LINK) :].decode()), bytes.fromhex(previous), period_key)
-    except ValueError as e:
-        raise RowDecodeError(f"chain link {cell.qualifier[:120]!r}: {e}") from e

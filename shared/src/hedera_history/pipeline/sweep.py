@@ -24,7 +24,11 @@ from hedera_history.derived.lease import ExclusiveBalanceApplier
 from hedera_history.errata.network_pass import NETWORK_ERRATA_BLOCKS_PER_RUN, network_errata_pass, run_network_errata
 from hedera_history.errors import HistoryError
 from hedera_history.logs import event
-from hedera_history.pipeline.ingest import IngestContext, ingest_errata, ingest_period, recheck_signatures
+from hedera_history.pipeline.ingest_context import IngestContext
+from hedera_history.pipeline.ingest_errata import ingest_errata
+from hedera_history.pipeline.ingest_late import recheck_signatures
+from hedera_history.pipeline.ingest_record import ingest_period
+from hedera_history.pipeline.period_state import PeriodProgress, Stage
 from hedera_history.pipeline.reconcile import ReconcileReport, reconcile
 from hedera_history.transport.dead_letters import SWEEP_MAX_REPLAYS, ReplayReport, replay_dead_letters
 
@@ -71,7 +75,7 @@ def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
         report.examined += 1
         state = ctx.state.period(pending.consensus_ns)
         if state is None or state.location is None:
-            ctx.state.clear_pending(pending.consensus_ns)
+            PeriodProgress(ctx.state, pending.consensus_ns, Stage.PENDING, period_key=pending.period_key).forget()
             continue
         if state.last_attempt_micros is not None and now - state.last_attempt_micros < min_age:
             report.skipped_recent += 1
@@ -91,7 +95,7 @@ def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
             report.errors.append(f"{period_key}: {e}")
     for consensus_ns, errata_path in ctx.state.errata_pending(ctx.settings.sweep_max_periods):
         try:
-            report.outcomes["errata " + ingest_errata(ctx, errata_path).outcome.value] += 1
+            report.outcomes["errata " + ingest_errata(ctx, errata_path, pending=True).outcome.value] += 1
         except HistoryError as e:
             report.errors.append(f"errata {errata_path} ({consensus_ns}): {e}")
     replay_held_dead_letters(ctx.settings, report)

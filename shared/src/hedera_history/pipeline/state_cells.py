@@ -1,0 +1,195 @@
+"""The ingest function's rows and cells in Bigtable, and what their values decode to (what each
+stage of a period's progress is in these cells: ``pipeline.period_state``).
+
+Row keys (all in the ``ingest_progress`` table unless said otherwise):
+
+- ``period/<hex16 consensus ns>``: ``location`` (where the files are), ``last_attempt``,
+  ``reason`` (why it is pending), and once published ``published`` (JSON: block
+  number, file hash, running hashes, block time);
+- ``pending/<hex16 consensus ns>``: ``period`` (the period key), present while pending;
+- ``unconfirmed/<hex16 consensus ns>``: ``period`` (JSON: period key, location, republish count),
+  written when a run starts verifying the period and by the reconciler (``pipeline.reconcile``)
+  before each republish, removed by it once the block's batch is complete; its cell time is when
+  it was last (re)published;
+- ``recheck/<hex16 consensus ns>``: ``period`` (JSON: period key, block number), a published
+  period whose late signatures the sweep checks again once the book in force is certain;
+- ``errata-pending/<hex16 consensus ns>``: ``location`` (the errata file), ``reason``; and the
+  ``claim`` cell of ``errata-claim/<hex16 consensus ns>``, as a period's;
+- the ``claim`` cell of ``period/<hex16 consensus ns>``: ``<owner> <expiry ms>`` while one run
+  verifies the period (empty once released), so that runs triggered by the other uploads of the
+  period wait for its result instead of verifying and publishing the same block again;
+- ``chain_links`` table, ``<hex16 block number>``: one ``file/<hash hex>`` cell per record file
+  with that number (``<previous hash hex> <period key>``: two files share a number where the
+  network gave one twice, as mainnet's block 44029066); rows written before that hold ``hash``,
+  ``previous``, ``period`` instead, and are still read; and ``broken/<hex16 block number>``:
+  ``reason``;
+- ``quarantine`` table, ``<hex16 consensus ns>/<path>``: ``reason``, ``error``, ``node``, ``copy``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from hedera_history.errors import RowDecodeError
+from hedera_history.formats.layout import BucketLayout
+from hedera_history.sources.period_files import StreamLocation
+from hedera_history.store import schema as s
+from hedera_history.store.gateway import StoredCell, StoredRow
+
+PERIOD = b"period/"
+PENDING = b"pending/"
+RECHECK = b"recheck/"
+ERRATA_PENDING = b"errata-pending/"
+ERRATA_CLAIM = b"errata-claim/"
+UNCONFIRMED = b"unconfirmed/"
+
+Q_LOCATION = b"location"
+Q_LAST_ATTEMPT = b"last_attempt"
+Q_REASON = b"reason"
+Q_PUBLISHED = b"published"
+Q_PERIOD = b"period"
+Q_HASH = b"hash"
+Q_PREVIOUS = b"previous"
+Q_ERROR = b"error"
+Q_NODE = b"node"
+Q_COPY = b"copy"
+Q_CLAIM = b"claim"
+FILE_LINK = b"file/"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One record file's place in the chain: what it ends with and what it names before it."""
+
+    hash: bytes
+    previous: bytes
+    period_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    block_number: int
+    file_hash: bytes
+    hash: bytes
+    previous_hash: bytes
+    block_time_ns: int
+    """The consensus time the block's cells are stamped with (a late signature cell needs it)."""
+
+    def to_json(self) -> bytes:
+        return json.dumps(
+            {
+                "block": self.block_number,
+                "block_time_ns": self.block_time_ns,
+                "file_hash": self.file_hash.hex(),
+                "hash": self.hash.hex(),
+                "previous_hash": self.previous_hash.hex(),
+            },
+            sort_keys=True,
+        ).encode()
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> Published:
+        try:
+            data = json.loads(raw)
+            return cls(
+                int(data["block"]),
+                bytes.fromhex(data["file_hash"]),
+                bytes.fromhex(data["hash"]),
+                bytes.fromhex(data["previous_hash"]),
+                int(data["block_time_ns"]),
+            )
+        except (ValueError, KeyError, TypeError) as e:
+            raise RowDecodeError(f"ingest progress: unreadable published cell: {e}") from e
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodState:
+    consensus_ns: int
+    location: StreamLocation | None
+    last_attempt_micros: int | None
+    reason: str
+    published: Published | None
+
+
+@dataclass(frozen=True, slots=True)
+class Unconfirmed:
+    """A period that may be published but whose block the store has not been seen to complete."""
+
+    consensus_ns: int
+    period_key: str
+    location: StreamLocation
+    republished: int
+    """How often the reconciler republished it so far."""
+    since_micros: int
+    """When it was last (re)published (the cell's time)."""
+
+    def to_json(self) -> bytes:
+        return json.dumps(
+            {
+                "period": self.period_key,
+                "location": json.loads(location_to_json(self.location)),
+                "republished": self.republished,
+            },
+            sort_keys=True,
+        ).encode()
+
+    @classmethod
+    def from_json(cls, consensus_ns: int, raw: bytes, since_micros: int) -> Unconfirmed:
+        try:
+            data = json.loads(raw)
+            location = location_from_json(json.dumps(data["location"]).encode())
+            return cls(consensus_ns, str(data["period"]), location, int(data["republished"]), since_micros)
+        except (ValueError, KeyError, TypeError) as e:
+            raise RowDecodeError(f"ingest progress: unreadable unconfirmed cell: {e}") from e
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPeriod:
+    consensus_ns: int
+    period_key: str
+
+
+def location_to_json(location: StreamLocation) -> bytes:
+    return json.dumps(
+        {
+            "layout": location.layout.value,
+            "prefix": location.prefix,
+            "network": location.network,
+            "shard": location.shard,
+        },
+        sort_keys=True,
+    ).encode()
+
+
+def location_from_json(raw: bytes) -> StreamLocation:
+    try:
+        data = json.loads(raw)
+        return StreamLocation(BucketLayout(data["layout"]), data["prefix"], data["network"], int(data["shard"]))
+    except (ValueError, KeyError, TypeError) as e:
+        raise RowDecodeError(f"ingest progress: unreadable location cell: {e}") from e
+
+
+def period_state_from_row(consensus_ns: int, row: StoredRow) -> PeriodState:
+    def value(qualifier: bytes) -> bytes | None:
+        cell = row.cell(s.INGEST_PROGRESS_FAMILY, qualifier)
+        return None if cell is None else cell.value
+
+    location = value(Q_LOCATION)
+    last_attempt = value(Q_LAST_ATTEMPT)
+    published = value(Q_PUBLISHED)
+    return PeriodState(
+        consensus_ns,
+        location_from_json(location) if location else None,
+        int(last_attempt) if last_attempt else None,
+        (value(Q_REASON) or b"").decode(errors="replace"),
+        Published.from_json(published) if published else None,
+    )
+
+
+def file_link_from_cell(cell: StoredCell) -> Link:
+    try:
+        previous, _, period_key = cell.value.decode().partition(" ")
+        return Link(bytes.fromhex(cell.qualifier[len(FILE_LINK) :].decode()), bytes.fromhex(previous), period_key)
+    except ValueError as e:
+        raise RowDecodeError(f"chain link {cell.qualifier[:120]!r}: {e}") from e
