@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
 from hedera_history.errors import StoreError
-from hedera_history.store.batch_sender import Batch, BatchSender, TableBatches
+from hedera_history.store.batch_sender import MIN_EARLY_BYTES, Batch, BatchSender, TableBatches
 from hedera_history.store.model import Cell, Row
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -73,3 +75,45 @@ def test_an_owner_that_failed_sends_no_more_rows() -> None:
         sender.close()
         assert calls == [[1, 2], [2, 3]]
         assert list(errors) == [1]
+
+
+def _rows(table: str, count: int, size: int) -> tuple[list[Row], list[bytes]]:
+    return [Row(table, b"%d" % i, (Cell("f", b"q", b"", 0),)) for i in range(count)], [bytes(size)] * count
+
+
+def test_while_a_sender_waits_the_fullest_batch_goes_before_it_is_full() -> None:
+    sent: list[Batch] = []
+    idle = [True]
+    batches = TableBatches(4 * MIN_EARLY_BYTES, 1_000, sent.append, lambda: idle[0])
+    batches.add(0, *_rows("small", 3, 100))  # under MIN_EARLY_BYTES: worth no RPC of its own yet
+    assert sent == []
+    batches.add(1, *_rows("big", 2, MIN_EARLY_BYTES // 2))
+    assert [(b.table, len(b.rows)) for b in sent] == [("big", 2)]
+    idle[0] = False  # senders busy: batches grow to the limits
+    batches.add(2, *_rows("big", 3, MIN_EARLY_BYTES))
+    assert len(sent) == 1
+    batches.flush()
+    assert sorted((b.table, len(b.rows)) for b in sent) == [("big", 2), ("big", 3), ("small", 3)]
+
+
+def test_batches_in_flight_at_once() -> None:
+    started = threading.Semaphore(0)
+    release = threading.Event()
+
+    def send(batch: Batch) -> dict[int, StoreError]:
+        started.release()
+        assert release.wait(60)
+        return {}
+
+    sender = BatchSender(send, background=True, in_flight=2)
+    assert sender.idle()
+    for owner in range(3):
+        sender.submit(Batch("t", [Row("t", b"k", ())], [b""], [owner]))
+    assert started.acquire(timeout=60) and started.acquire(timeout=60)  # two sent at once
+    assert not sender.idle()
+    assert not started.acquire(timeout=0.2)  # the third waits for a free sender
+    release.set()
+    assert sender.wait() == {}
+    assert sender.idle()
+    sender.close()
+    assert not BatchSender(send, background=False).idle()

@@ -49,12 +49,13 @@ def test_requests_are_the_bytes_protobuf_writes(batch: list[Row], app_profile: s
         assert encoder.request(TABLE, encoder.entries(batch), app_profile) == protobuf_bytes(TABLE, batch, app_profile)
 
 
-def test_the_cache_of_cell_prefixes_starts_over_when_full() -> None:
+def test_the_caches_of_frames_start_over_when_full() -> None:
     encoder = MutationEncoder()
     batch = [Row("t", b"k%d" % i, (Cell("a", b"q%d" % i, b"v", i),)) for i in range(20_000)]
-    assert encoder.request(TABLE, encoder.entries(batch)) == protobuf_bytes(TABLE, batch, None)
-    encoder.entries(batch[:1])
-    assert len(encoder._prefixes) == 1
+    wide = [Row("t", b"k%d" % i, (Cell("a", b"q", b"v", i), Cell("b", b"", b"", i))) for i in range(20_000)]
+    assert encoder.request(TABLE, encoder.entries(batch + wide)) == protobuf_bytes(TABLE, batch + wide, None)
+    encoder.entries(batch[:1] + wide[:1])
+    assert (len(encoder._entry_frames), len(encoder._cell_frames)) == (1, 2)
 
 
 def test_varints() -> None:

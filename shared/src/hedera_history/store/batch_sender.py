@@ -1,13 +1,16 @@
-"""MutateRows batches cut per table as encoded rows arrive, sent in order, one request at a time.
+"""MutateRows batches cut per table as encoded rows arrive, sent in order, a few at a time.
 
 Rows come in runs of one table (a block's rows are grouped by table); a run joins its table's
 open batch by slices, and the cut points come from running totals (``accumulate`` and
 ``bisect``), so that batching costs no Python step per row. In the background mode the batches
-go out on one thread while the caller encodes the next rows.
+go out on sender threads while the caller encodes the next rows; when a sender would otherwise
+wait, the fullest open batch goes out before it is full, so the channel stays busy from the
+first rows on and batches grow to the limits only while the senders are behind.
 """
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -20,6 +23,7 @@ from hedera_history.store.model import Row
 
 _table_of = attrgetter("table")
 _cells_of = attrgetter("cells")
+_size_of = attrgetter("size")
 
 
 @dataclass(slots=True)
@@ -46,16 +50,29 @@ SendBatch = Callable[[Batch], dict[int, StoreError]]
 """Sends one batch (with its retries); the errors by index in the batch."""
 
 
+MIN_EARLY_BYTES = 64 * 1024
+"""The least a batch sent before it is full carries (smaller ones would cost an RPC each)."""
+
+
 class TableBatches:
-    """Open batches by table; a batch goes to ``submit`` once the next row would overflow it.
+    """Open batches by table; a batch goes to ``submit`` once the next row would overflow it, or
+    earlier while ``idle()`` says a sender waits for work (the fullest batch, once it holds at
+    least ``MIN_EARLY_BYTES``).
 
     A batch holds several rows only while under both limits; a row over a limit goes alone.
     """
 
-    def __init__(self, max_bytes: int, max_cells: int, submit: Callable[[Batch], None]) -> None:
+    def __init__(
+        self,
+        max_bytes: int,
+        max_cells: int,
+        submit: Callable[[Batch], None],
+        idle: Callable[[], bool] | None = None,
+    ) -> None:
         self._max_bytes = max_bytes
         self._max_cells = max_cells
         self._submit = submit
+        self._idle = idle
         self._open: dict[str, Batch] = {}
 
     def add(self, owner: int, rows: Sequence[Row], encoded: Sequence[bytes]) -> None:
@@ -64,6 +81,18 @@ class TableBatches:
             end = start + len(list(run))
             self._add_run(table, owner, rows[start:end], encoded[start:end])
             start = end
+        idle = self._idle
+        while idle is not None and idle() and self._submit_fullest():
+            pass
+
+    def _submit_fullest(self) -> bool:
+        """Hand over the fullest open batch if it is worth an RPC; whether one went."""
+        fullest = max(self._open.values(), key=_size_of, default=None)
+        if fullest is None or fullest.size < MIN_EARLY_BYTES:
+            return False
+        self._submit(fullest)
+        self._open[fullest.table] = Batch(fullest.table)
+        return True
 
     def _add_run(self, table: str, owner: int, rows: Sequence[Row], encoded: Sequence[bytes]) -> None:
         sizes = list(accumulate(map(len, encoded)))
@@ -100,36 +129,58 @@ class TableBatches:
 
 
 class BatchSender:
-    """Sends batches in the order submitted, inline or on one background thread; remembers the
-    owners whose rows failed.
+    """Sends batches in the order submitted, inline or on up to ``in_flight`` background threads
+    (so that much is in flight at once); remembers the owners whose rows failed.
 
-    Once one of an owner's rows has failed for good, its rows in later batches are not sent: the
-    block stays incomplete anyway and will be written again whole.
+    Once one of an owner's rows has failed for good, its rows in batches not yet started are not
+    sent: the block stays incomplete anyway and will be written again whole.
     """
 
-    def __init__(self, send: SendBatch, *, background: bool) -> None:
+    def __init__(self, send: SendBatch, *, background: bool, in_flight: int = 1) -> None:
         self._send = send
         self._background = background
+        self._in_flight = max(1, in_flight)
         self._executor: ThreadPoolExecutor | None = None
         self._pending: list[Future[None]] = []
         self._errors: dict[int, StoreError] = {}
+        self._lock = threading.Lock()
+        self._active = 0
+        """Batches submitted and not yet answered."""
+
+    def idle(self) -> bool:
+        """Whether a background sender is waiting for a batch."""
+        return self._background and self._active < self._in_flight
 
     def submit(self, batch: Batch) -> None:
         if not self._background:
             self._send_batch(batch)
             return
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bigtable-writer")
-        self._pending.append(self._executor.submit(self._send_batch, batch))
+            self._executor = ThreadPoolExecutor(max_workers=self._in_flight, thread_name_prefix="bigtable-writer")
+        with self._lock:
+            self._active += 1
+        self._pending.append(self._executor.submit(self._send_counted, batch))
+
+    def _send_counted(self, batch: Batch) -> None:
+        try:
+            self._send_batch(batch)
+        finally:
+            with self._lock:
+                self._active -= 1
 
     def _send_batch(self, batch: Batch) -> None:
-        errors = self._errors  # written by one thread only: the caller's or the sender's
+        errors = self._errors
         if errors:
-            batch = batch.select([i for i, owner in enumerate(batch.owners) if owner not in errors])
+            with self._lock:
+                failed = set(errors)
+            batch = batch.select([i for i, owner in enumerate(batch.owners) if owner not in failed])
             if not batch.rows:
                 return
-        for index, error in self._send(batch).items():
-            errors.setdefault(batch.owners[index], error)
+        answer = self._send(batch)
+        if answer:
+            with self._lock:
+                for index, error in answer.items():
+                    errors.setdefault(batch.owners[index], error)
 
     def wait(self) -> dict[int, StoreError]:
         """Wait for every submitted batch; the errors by owner, which start over afterwards."""

@@ -15,23 +15,25 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from hedera_history.store.model import Row
+from hedera_history.store.model import Cell, Row
 
-# Tags (field number << 3 | wire type 2 "length-delimited", 0 "varint"). Written inline below:
-# MutateRowsRequest.entries = 2 (0x12), Entry.row_key = 1 (0x0a), Entry.mutations = 2 (0x12),
-# Mutation.set_cell = 1 (0x0a), SetCell.value = 4 (0x22).
+# Tags (field number << 3 | wire type 2 "length-delimited", 0 "varint").
 _TABLE_NAME = b"\x0a"  # MutateRowsRequest.table_name = 1
+_ENTRIES = b"\x12"  # MutateRowsRequest.entries = 2
 _APP_PROFILE = b"\x1a"  # MutateRowsRequest.app_profile_id = 3
+_ROW_KEY = b"\x0a"  # Entry.row_key = 1
+_MUTATIONS = b"\x12"  # Entry.mutations = 2
+_SET_CELL = b"\x0a"  # Mutation.set_cell = 1
 _FAMILY = b"\x0a"  # SetCell.family_name = 1
 _QUALIFIER = b"\x12"  # SetCell.column_qualifier = 2
 _TIMESTAMP = b"\x18"  # SetCell.timestamp_micros = 3 (varint)
+_VALUE = b"\x22"  # SetCell.value = 4
 
 _SMALL = 1 << 14
 _UINT64 = (1 << 64) - 1
 _CACHE_LIMIT = 16_384
-"""Cell prefixes (family, qualifier, timestamp, value length) remembered; the cache starts over
-past this (qualifiers that carry an id would otherwise grow it without bound in a long-lived
-process)."""
+"""Frames of cell shapes remembered; the cache starts over past this (each block brings its own
+timestamp, which would otherwise grow it without bound in a long-lived process)."""
 
 
 def _encode_varint(number: int) -> bytes:
@@ -85,12 +87,21 @@ class EncodedRows(Sequence[Row]):
 
 
 class MutationEncoder:
-    """Encodes rows to ``entries`` fields; keeps the encoded prefixes of recent cells."""
+    """Encodes rows to ``entries`` fields; keeps the framing bytes of recent cell shapes.
+
+    Everything of an entry but its key, qualifier and value (tags, lengths, family, timestamp)
+    depends only on its shape: the key's, qualifier's and value's lengths, the family and the
+    timestamp. A few shapes cover a whole block's rows, qualifiers that carry an id included, so
+    a single-cell row costs one dictionary look-up and one join.
+    """
 
     def __init__(self) -> None:
-        self._prefixes: dict[tuple[str, bytes, int, int], bytes] = {}
-        self._fields: dict[str | int, bytes] = {}
-        """Encoded family fields by family and timestamp fields by timestamp."""
+        self._entry_frames: dict[tuple[int, str, int, int, int], tuple[bytes, bytes, bytes]] = {}
+        """(key size, family, qualifier size, timestamp, value size) of a single-cell row: the bytes
+        before its key, between key and qualifier, and between qualifier and value."""
+        self._cell_frames: dict[tuple[str, int, int, int], tuple[bytes, bytes]] = {}
+        """(family, qualifier size, timestamp, value size) of a cell: its ``mutations`` field up to
+        the qualifier, and from there to the value."""
 
     def request(self, table_name: str, entries: Sequence[bytes], app_profile_id: str | None = None) -> bytes:
         """A whole request carrying ``entries`` (fields in number order, as protobuf writes them)."""
@@ -100,71 +111,70 @@ class MutationEncoder:
 
     def entries(self, rows: Sequence[Row]) -> list[bytes]:
         """One ``entries`` field per row, in order."""
-        prefixes = self._prefixes
-        if len(prefixes) > _CACHE_LIMIT:
-            prefixes.clear()
-        if len(self._fields) > _CACHE_LIMIT:
-            self._fields.clear()
-        small = _VARINTS
-        limit = _SMALL
-        wide = _encode_varint
+        entry_frames = self._entry_frames
+        if len(entry_frames) > _CACHE_LIMIT:
+            entry_frames.clear()
+        if len(self._cell_frames) > _CACHE_LIMIT:
+            self._cell_frames.clear()
+        join = b"".join
         out: list[bytes] = []
         append = out.append
-        # Everything of a cell before its value depends only on (family, qualifier, timestamp,
-        # value length): one dictionary look-up per cell, one formatting call per row.
         for row in rows:
             cells = row.cells
+            key = row.key
             if len(cells) == 1:
                 cell = cells[0]
+                qualifier = cell.qualifier
                 value = cell.value
-                column = (cell.family, cell.qualifier, cell.timestamp_micros, len(value))
-                prefix = prefixes.get(column)
-                if prefix is None:
-                    prefix = prefixes[column] = self._cell_prefix(*column)
-                body = prefix + value
+                shape = (len(key), cell.family, len(qualifier), cell.timestamp_micros, len(value))
+                frame = entry_frames.get(shape)
+                if frame is None:
+                    frame = entry_frames[shape] = self._entry_frame(*shape)
+                head, middle, tail = frame
+                append(join((head, key, middle, qualifier, tail, value)))
             else:
-                parts: list[bytes] = []
-                for cell in cells:
-                    value = cell.value
-                    column = (cell.family, cell.qualifier, cell.timestamp_micros, len(value))
-                    prefix = prefixes.get(column)
-                    if prefix is None:
-                        prefix = prefixes[column] = self._cell_prefix(*column)
-                    parts.append(prefix)
-                    parts.append(value)
-                body = b"".join(parts)
-            key = row.key
-            if key:
-                key_size = len(key)
-                key_varint = small[key_size] if key_size < limit else wide(key_size)
-                size = 1 + len(key_varint) + key_size + len(body)
-                append(b"\x12%b\x0a%b%b%b" % (small[size] if size < limit else wide(size), key_varint, key, body))
-            else:
-                size = len(body)
-                append(b"\x12%b%b" % (small[size] if size < limit else wide(size), body))
+                append(self._many_cells(key, cells))
         return out
 
-    def _cell_prefix(self, family: str, qualifier: bytes, timestamp_micros: int, value_size: int) -> bytes:
-        """A cell's ``mutations`` field up to its value: the Mutation and SetCell tags and lengths,
-        family, qualifier, timestamp and the value's tag and length (defaults left out).
+    def _many_cells(self, key: bytes, cells: Sequence[Cell]) -> bytes:
+        frames = self._cell_frames
+        parts: list[bytes] = []
+        for cell in cells:
+            qualifier = cell.qualifier
+            value = cell.value
+            shape = (cell.family, len(qualifier), cell.timestamp_micros, len(value))
+            frame = frames.get(shape)
+            if frame is None:
+                frame = frames[shape] = self._cell_frame(*shape)
+            parts += (frame[0], qualifier, frame[1], value)
+        body = b"".join(parts)
+        key_field = _length_delimited(_ROW_KEY, key) if key else b""
+        return _length_delimited(_ENTRIES, key_field + body)
 
-        Often a miss (a qualifier that carries an id), so the family and timestamp fields come
-        from caches of their own."""
-        fields = self._fields
-        family_field = fields.get(family)
-        if family_field is None:
-            family_field = fields[family] = _length_delimited(_FAMILY, family.encode()) if family else b""
-        stamp_field = fields.get(timestamp_micros)
-        if stamp_field is None:
-            stamp_field = fields[timestamp_micros] = _TIMESTAMP + varint(timestamp_micros) if timestamp_micros else b""
-        head = family_field
-        if qualifier:
-            head += _length_delimited(_QUALIFIER, qualifier)
-        head += stamp_field
+    def _entry_frame(
+        self, key_size: int, family: str, qualifier_size: int, timestamp_micros: int, value_size: int
+    ) -> tuple[bytes, bytes, bytes]:
+        before, between = self._cell_frame(family, qualifier_size, timestamp_micros, value_size)
+        key_tag = _ROW_KEY + varint(key_size) if key_size else b""
+        size = len(key_tag) + key_size + len(before) + qualifier_size + len(between) + value_size
+        return _ENTRIES + varint(size) + key_tag, before, between
+
+    def _cell_frame(
+        self, family: str, qualifier_size: int, timestamp_micros: int, value_size: int
+    ) -> tuple[bytes, bytes]:
+        """A cell's ``mutations`` field up to its qualifier (Mutation and SetCell tags and lengths,
+        family, qualifier tag and length) and from there to its value (timestamp, value tag and
+        length); default values are left out, as protobuf does."""
+        head = _length_delimited(_FAMILY, family.encode()) if family else b""
+        if qualifier_size:
+            head += _QUALIFIER + varint(qualifier_size)
+        between = _TIMESTAMP + varint(timestamp_micros) if timestamp_micros else b""
         if value_size:
-            head += b"\x22" + varint(value_size)
-        set_cell = b"\x0a" + varint(len(head) + value_size) + head
-        return b"\x12" + varint(len(set_cell) + value_size) + set_cell
+            between += _VALUE + varint(value_size)
+        set_cell_size = len(head) + qualifier_size + len(between) + value_size
+        set_cell = _SET_CELL + varint(set_cell_size)
+        mutation_size = len(set_cell) + set_cell_size
+        return _MUTATIONS + varint(mutation_size) + set_cell + head, between
 
     def encode(self, rows: Sequence[Row]) -> EncodedRows:
         return EncodedRows(rows, self.entries(rows))

@@ -4,8 +4,9 @@ block's completion cell only after every other row of that block has landed.
 Rows of several small blocks share batches; at most about ``max_group_bytes`` of rows (or one
 larger block) are held at a time. Each row is encoded once, as it arrives, into the bytes of its
 MutateRows entry (``store.mutation_wire``): batches are cut on those exact sizes and a retry
-sends the same bytes again. A group's batches go out on a background thread while the next
-rows are encoded (``store.batch_sender``); its completion cells wait until all have landed.
+sends the same bytes again. A group's batches go out on sender threads, ``IN_FLIGHT`` at once,
+while the next rows are encoded, and a batch goes early whenever a sender would wait
+(``store.batch_sender``); its completion cells wait until all have landed.
 A block whose rows did not all land gets no completion cell, so readers keep it invisible;
 writing it again later completes it (every cell is deterministic).
 """
@@ -35,6 +36,9 @@ MAX_BATCH_BYTES = 4 * 1024 * 1024
 MAX_BATCH_CELLS = 20_000
 """Bigtable allows 100,000 mutations per MutateRows; each cell is one."""
 MAX_GROUP_BYTES = 32 * 1024 * 1024
+IN_FLIGHT = 2
+"""MutateRows requests a write keeps in flight at once: while one is answered and the next is
+handed over, the other keeps Bigtable busy."""
 MAX_ATTEMPTS = 8
 FIRST_BACKOFF_SECONDS = 0.05
 MAX_BACKOFF_SECONDS = 5.0
@@ -71,6 +75,7 @@ class BlockWriter:
         max_batch_bytes: int = MAX_BATCH_BYTES,
         max_batch_cells: int = MAX_BATCH_CELLS,
         max_group_bytes: int = MAX_GROUP_BYTES,
+        in_flight: int = IN_FLIGHT,
         now_ns: Callable[[], int] = time.time_ns,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -80,6 +85,7 @@ class BlockWriter:
         self.max_batch_bytes = max_batch_bytes
         self.max_batch_cells = max_batch_cells
         self.max_group_bytes = max_group_bytes
+        self.in_flight = in_flight
         self._now_ns = now_ns
         self._sleep = sleep
         self._encoder = MutationEncoder()
@@ -96,7 +102,7 @@ class BlockWriter:
 
     def iter_write_rows(self, blocks: Iterable[BlockRows]) -> Iterator[BlockWriteResult]:
         """Write blocks already turned into rows (e.g. by a backfill stage)."""
-        sender = BatchSender(self._mutate_with_retries, background=True)
+        sender = BatchSender(self._mutate_with_retries, background=True, in_flight=self.in_flight)
         try:
             yield from self._write_groups(blocks, sender)
         finally:
@@ -104,7 +110,7 @@ class BlockWriter:
 
     def _write_groups(self, blocks: Iterable[BlockRows], sender: BatchSender) -> Iterator[BlockWriteResult]:
         group: list[BlockRows] = []
-        batches = TableBatches(self.max_batch_bytes, self.max_batch_cells, sender.submit)
+        batches = TableBatches(self.max_batch_bytes, self.max_batch_cells, sender.submit, sender.idle)
         skipped: set[int] = set()
         size = 0
         for built in blocks:
