@@ -38,15 +38,12 @@ ROTATING = GeneratorConfig(
 
 
 @pytest.fixture(scope="module")
-def rotating_stream() -> GeneratedStream:
-    return generate_stream(ROTATING)
-
-
-@pytest.fixture(scope="module")
-def rotating_dir(rotating_stream: GeneratedStream, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def rotating(tmp_path_factory: pytest.TempPathFactory) -> tuple[GeneratedStream, Path]:
+    """The stream and the folder it is written to."""
+    stream = generate_stream(ROTATING)
     folder = tmp_path_factory.mktemp("rotating-stream")
-    write_stream(rotating_stream, folder)
-    return folder
+    write_stream(stream, folder)
+    return stream, folder
 
 
 def _book_rows(gateway: MemoryGateway) -> dict[bytes, object]:
@@ -70,9 +67,8 @@ def _keeper_run(stream: GeneratedStream, folder: Path) -> tuple[ConditionalMemor
     return gateway, decode_keeper_state(cell.value)[1]
 
 
-def test_keeper_and_backfill_write_the_same_books_and_stakes(
-    rotating_stream: GeneratedStream, rotating_dir: Path
-) -> None:
+def test_keeper_and_backfill_write_the_same_books_and_stakes(rotating: tuple[GeneratedStream, Path]) -> None:
+    rotating_stream, rotating_dir = rotating
     keeper_gateway, keeper_state = _keeper_run(rotating_stream, rotating_dir)
     backfill = InProcess(rotating_stream, rotating_dir, MemoryGateway())
     report = backfill.run(partitions=3)
