@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 from hedera_history.config import Settings
 from hedera_history.errors import RowDecodeError
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.model import RecordItem, SidecarType
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value, encode_value
 from hedera_history.store.keys import (
@@ -197,6 +197,18 @@ def test_an_index_entry_leads_to_the_items_row_in_one_more_read() -> None:
     assert reads(by_hash) == [s.TX_BY_HASH, s.ITEMS]
     assert reads(by_account) == [s.ACCOUNT_HISTORY, s.ITEMS]
     assert not reader._located  # each remembered entry was used once
+
+
+def test_items_of_a_block_kept_as_an_item_list_are_read_even_when_one_does_not_decode() -> None:
+    block, txs = block_with(1, 3)
+    broken = RecordItem(b"\xff\xff", b"\xff\xff\xff", txs[-1].consensus_ns + 1000)
+    block = replace(block, record=replace(block.record, items=(*block.record.items, broken)))
+    _, reader = store([block])
+    file = reader.block_file(1)
+    assert file is not None and file.kind == "items"  # the rebuilt file no longer hashes right
+    listed, errors = reader.transactions([t.consensus_ns for t in txs] + [broken.consensus_ns])
+    assert not errors
+    assert [t.record_bytes for t in listed] == [t.record_bytes for t in txs] + [broken.record_bytes]
 
 
 def test_a_pointer_past_the_blocks_items_is_reported() -> None:
