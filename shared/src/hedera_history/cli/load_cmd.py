@@ -2,38 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from hedera_history.block import VerifiedBlock
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.cli.common import local_stream, network_options
 from hedera_history.config import Settings
-from hedera_history.errata.network_pass import network_errata_pass
-from hedera_history.errors import BrokenChainError
+from hedera_history.pipeline.local_load import LoadReport, load_periods
 from hedera_history.store.bigtable_client import open_admin_instance, open_gateway
 from hedera_history.store.schema import ensure_tables
-from hedera_history.store.writer import BlockWriter, BlockWriteResult
-from hedera_history.verify.block_pin import with_pin_checks
-from hedera_history.verify.stream import PeriodResult, verify_stream
-
-
-@dataclass
-class LoadReport:
-    verified: int = 0
-    written: int = 0
-    not_verified: list[str] = field(default_factory=list)
-    chain_problems: list[str] = field(default_factory=list)
-    not_written: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not (self.not_verified or self.chain_problems or self.not_written)
 
 
 @click.command("load")
@@ -101,76 +81,43 @@ def load(
     )
     ratio = consensus_ratio_of(consensus_ratio, settings)
     stream = local_stream(directory, settings)
-    periods, book, numbering = stream.periods, stream.book, stream.numbering
-
     if create_tables:
         ensure_tables(open_admin_instance(settings), settings)
     console = Console(stderr=True)
-    report = LoadReport()
     gateway = open_gateway(settings)
     try:
-        writer = BlockWriter(gateway, settings)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console) as progress:
-            verifying = progress.add_task("verified", total=len(periods))
-            writing = progress.add_task("written", total=None)
-            results = with_pin_checks(
-                verify_stream(
-                    periods,
-                    book,
-                    ratio=ratio,
-                    start_block=numbering.start_block,
-                    sidecars=settings.sidecars_enabled,
-                    max_decompressed=settings.max_decompressed_bytes,
-                ),
-                numbering,
+            report = load_periods(
+                stream.periods,
+                stream.book,
+                stream.numbering,
+                ratio=ratio,
+                settings=settings,
+                gateway=gateway,
+                progress=_ProgressBars(progress, len(stream.periods)),
             )
-
-            def on_period() -> None:
-                progress.advance(verifying)
-                progress.update(writing, total=report.verified)
-
-            blocks = _verified_blocks(results, report, on_period)
-            written_numbers = []
-            for written in writer.iter_write(blocks):
-                _count(written, report)
-                progress.advance(writing)
-                written_numbers.append(written.block_number)
-        errata_pass = network_errata_pass(gateway, settings)
-        if errata_pass is not None and written_numbers:
-            applied = errata_pass.apply_blocks(min(written_numbers), max(written_numbers))
-            console.print(f"{len(applied.applied)} network errata applied ({settings.network})")
     finally:
         gateway.close()
+    if report.errata_applied is not None:
+        console.print(f"{report.errata_applied} network errata applied ({settings.network})")
     _print_summary(console, report)
     if not report.ok:
         ctx.exit(1)
 
 
-def _verified_blocks(
-    results: Iterable[PeriodResult], report: LoadReport, on_period: Callable[[], None]
-) -> Iterator[VerifiedBlock]:
-    for result in results:
-        block = result.report.block
-        if isinstance(result.error, BrokenChainError):
-            # Never written: a block whose link is broken would lie about its place in the history.
-            report.chain_problems.append(f"block {result.block_number} not written: {result.error}")
-        elif block is None:
-            report.not_verified.append(f"{result.period_key}: {result.error}")
-        else:
-            report.verified += 1
-            if result.error is not None:
-                report.chain_problems.append(f"block {block.block_number}: {result.error}")
-        on_period()
-        if block is not None:
-            yield block
+class _ProgressBars:
+    def __init__(self, progress: Progress, periods: int) -> None:
+        self.progress = progress
+        self.verifying = progress.add_task("verified", total=periods)
+        self.writing = progress.add_task("written", total=None)
 
+    def period_done(self, report: LoadReport) -> None:
+        self.progress.advance(self.verifying)
+        self.progress.update(self.writing, total=report.verified)
 
-def _count(result: BlockWriteResult, report: LoadReport) -> None:
-    if result.complete:
-        report.written += 1
-    else:
-        report.not_written.append(f"block {result.block_number}: {result.error}")
+    def block_written(self, report: LoadReport) -> None:
+        self.progress.advance(self.writing)
 
 
 def _print_summary(console: Console, report: LoadReport) -> None:
