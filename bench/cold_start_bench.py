@@ -10,15 +10,19 @@ load of the machine falls on every target alike. Baselines in the same run:
 
 Goals (issue 16): each function's import < 1 s; ``--help`` < 0.5 s. Nothing is asserted.
 
-``--baseline COMMIT`` measures that commit's code too (``git archive`` into a temporary folder,
-found first on ``PYTHONPATH``), round-robin with this tree's, and prints each target's ratio
-this/baseline: a change's effect on cold start, both sides under the same load.
+``--cpu`` takes CPU seconds (the process's own, ``time.process_time``; the whole child's for the
+wall-time targets) instead of wall time, so a machine busy with other work does not charge it to
+either side; ``--runs N`` takes more samples. ``--baseline COMMIT`` measures that commit's code
+too (``git archive`` into a temporary folder, found first on ``PYTHONPATH``), round-robin with this
+tree's, and prints each target's ratio this/baseline: a change's effect on cold start, both sides
+under the same load.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -46,7 +50,10 @@ FLOORS: dict[str, tuple[str, ...]] = {
     "follow": ("functions_framework", "google.cloud.bigtable.data", "google.cloud.pubsub_v1", "google.cloud.storage"),
 }
 
-_TIMED_IMPORT = "import time\nstart = time.perf_counter()\n{imports}\nprint(time.perf_counter() - start)\n"
+_TIMED_IMPORT = (
+    "import time\nstart, cpu = time.perf_counter(), time.process_time()\n{imports}\n"
+    "print(time.perf_counter() - start, time.process_time() - cpu)\n"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,24 +96,33 @@ def targets(root: Path = ROOT, label: str = "") -> list[Target]:
     return found
 
 
-def run_once(target: Target) -> float:
+def run_once(target: Target, *, cpu: bool = False) -> float:
+    """The target's seconds: wall time, or with ``cpu`` CPU time."""
     environment = None
     if target.package_root is not None:
         paths = [str(target.package_root), *filter(None, [os.environ.get("PYTHONPATH")])]
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
-    start = time.perf_counter()
+    start, children = time.perf_counter(), _children_cpu()
     result = subprocess.run(
         target.command, cwd=target.cwd, env=environment, capture_output=True, text=True, check=True, timeout=300
     )
     wall = time.perf_counter() - start
-    return float(result.stdout.strip().splitlines()[-1]) if target.reports_own_time else wall
+    if target.reports_own_time:
+        own_wall, own_cpu = result.stdout.strip().splitlines()[-1].split()
+        return float(own_cpu if cpu else own_wall)
+    return _children_cpu() - children if cpu else wall
 
 
-def measure(found: list[Target], runs: int) -> dict[str, list[float]]:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(found: list[Target], runs: int, *, cpu: bool = False) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {t.name: [] for t in found}
     for _ in range(runs):
         for target in found:
-            samples[target.name].append(run_once(target))
+            samples[target.name].append(run_once(target, cpu=cpu))
     return samples
 
 
@@ -122,14 +138,17 @@ def export_commit(commit: str, into: Path) -> Path:
 def main(arguments: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--baseline", metavar="COMMIT", help="Also measure this commit's code, round-robin.")
+    parser.add_argument("--cpu", action="store_true", help="CPU seconds instead of wall time.")
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"Samples per target (default {RUNS}).")
     options = parser.parse_args(arguments)
     with tempfile.TemporaryDirectory(prefix="cold-start-baseline-") as scratch:
         found = targets()
         baseline_label = f"{options.baseline} " if options.baseline else ""
         if options.baseline:
             found += targets(export_commit(options.baseline, Path(scratch)), baseline_label)
-        print(f"{len(found)} targets x {RUNS} fresh interpreters, round-robin ...", flush=True)
-        samples = measure(found, RUNS)
+        clock = "CPU" if options.cpu else "wall"
+        print(f"{len(found)} targets x {options.runs} fresh interpreters, round-robin, {clock} time ...", flush=True)
+        samples = measure(found, options.runs, cpu=options.cpu)
     p50s = {name: statistics.median(runs) for name, runs in samples.items()}
     print(f"{'target':48} {'p50 s':>8} {'max s':>8}  verdict")
     for target in found:
