@@ -7,6 +7,7 @@ from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, FormatError, TruncatedFileError, UnsupportedVersionError
 from hedera_history.formats.dispatch import parse_signature_file
 from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.signature import write_signature_file
 
 from .writers import (
     hash_object,
@@ -128,3 +129,21 @@ def test_node_is_named() -> None:
     with pytest.raises(TruncatedFileError) as caught:
         parse_signature_file(b"", NAME, node="0.0.7")
     assert (caught.value.file, caught.value.node) == (NAME, "0.0.7")
+
+
+@pytest.mark.parametrize("version", [1, 2, 5, 6])
+def test_the_writer_by_record_version_round_trips(version: int) -> None:
+    data = write_signature_file(version, FILE_HASH, FILE_SIG, META_HASH, META_SIG)
+    parsed = parse_signature_file(data, NAME)
+    assert (parsed.file_hash, parsed.file_signature) == (FILE_HASH, FILE_SIG)
+    if version in (1, 2):
+        assert parsed.version == 2 and parsed.metadata_hash is None  # one layout for both eras
+    else:
+        assert parsed.version == version and (parsed.metadata_hash, parsed.metadata_signature) == (META_HASH, META_SIG)
+
+
+def test_the_writer_refuses_what_no_node_writes() -> None:
+    with pytest.raises(UnsupportedVersionError, match="got 3"):
+        write_signature_file(3, FILE_HASH, FILE_SIG)
+    with pytest.raises(CorruptFileError, match="V6 signature file needs"):
+        write_signature_file(6, FILE_HASH, FILE_SIG)

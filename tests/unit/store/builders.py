@@ -19,7 +19,7 @@ from hedera_history.formats.model import (
     SidecarType,
 )
 from hedera_history.formats.names import record_file_name
-from hedera_history.store.originals import file_hash_of, rebuild_file_bytes
+from hedera_history.formats.rebuild import file_hash_of, rebuild_file_bytes
 
 NS = 1_000_000_000
 BASE_NS = 1_700_000_000 * NS

@@ -26,7 +26,7 @@ from hedera_history.api.transaction_filters import account_reference, last_value
 from hedera_history.api.transactions_list import SUCCESS_RESULTS, parse_filters
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.formats.model import SidecarType
-from hedera_history.store.accounts import decode_transaction_body
+from hedera_history.formats.transactions import transaction_body
 from hedera_history.store.decode import StoredTransaction, decode_sidecar_message
 from hedera_history.store.reader import HistoryReader
 
@@ -79,7 +79,7 @@ def render_contract_result(
     if result is None:
         return None
     try:
-        body: Any | None = decode_transaction_body(stored.transaction_bytes)
+        body: Any | None = transaction_body(stored.transaction_bytes)
     except CorruptFileError:
         body = None
     case = body.WhichOneof("data") if body is not None else None

@@ -11,7 +11,7 @@ from hedera_history.api.entities import transaction_entity_id, transaction_type_
 from hedera_history.errata.cells import ErrataMarker, decode_marker
 from hedera_history.errata.read import mirror_errata_field
 from hedera_history.errors import CorruptFileError, RowDecodeError
-from hedera_history.store.accounts import decode_transaction_body
+from hedera_history.formats.transactions import transaction_body
 from hedera_history.store.decode import HashResult, StoredBlock, StoredTransaction
 
 NS = 1_000_000_000
@@ -93,7 +93,7 @@ def render_transaction(stored: StoredTransaction) -> dict[str, Any]:
     payer = _entity(tid.accountID, "accountNum") or "0.0.0"
     valid_start = _ns(tid.transactionValidStart)
     try:
-        body: Any | None = decode_transaction_body(stored.transaction_bytes)
+        body: Any | None = transaction_body(stored.transaction_bytes)
     except CorruptFileError:
         body = None
     case = body.WhichOneof("data") if body is not None else None

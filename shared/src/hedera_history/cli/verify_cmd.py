@@ -11,6 +11,7 @@ import click
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.cli.common import local_stream, network_options
 from hedera_history.config import Settings
+from hedera_history.formats.hashing import hex_or_none
 from hedera_history.verify.block_pin import with_pin_checks
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
@@ -104,15 +105,15 @@ def result_to_json(result: PeriodResult, *, sidecars: bool = True) -> dict[str, 
         "consensus_start": record.consensus_start if record else None,
         "consensus_end": record.consensus_end if record else None,
         "hapi_version": ".".join(str(part) for part in record.hapi_version) if record else None,
-        "start_running_hash": _hex(record.start_running_hash if record else None),
-        "end_running_hash": _hex(record.end_running_hash if record else None),
-        "previous_file_hash": _hex(record.previous_file_hash if record else None),
+        "start_running_hash": hex_or_none(record.start_running_hash if record else None),
+        "end_running_hash": hex_or_none(record.end_running_hash if record else None),
+        "previous_file_hash": hex_or_none(record.previous_file_hash if record else None),
         # The chain link in the reference's terms, whatever the version: what this file names as its
         # predecessor's end, and what its successor must name.
-        "previous_hash": _hex(record.previous_hash if record else None),
-        "hash": _hex(record.hash if record else None),
-        "file_hash": _hex(record.file_hash if record else None),
-        "metadata_hash": _hex(record.metadata_hash if record else None),
+        "previous_hash": hex_or_none(record.previous_hash if record else None),
+        "hash": hex_or_none(record.hash if record else None),
+        "file_hash": hex_or_none(record.file_hash if record else None),
+        "metadata_hash": hex_or_none(record.metadata_hash if record else None),
         "sidecars": [
             {
                 "id": meta.id,
@@ -125,7 +126,7 @@ def result_to_json(result: PeriodResult, *, sidecars: bool = True) -> dict[str, 
         "sidecars_checked": sidecars and block is not None,
         "nodes": dict(consensus.outcomes) if consensus else {},
         "consensus": {
-            "file_hash": _hex(consensus.file_hash),
+            "file_hash": hex_or_none(consensus.file_hash),
             "stake": consensus.stake,
             "total_stake": consensus.total_stake,
             "ratio": str(consensus.ratio),
@@ -176,7 +177,3 @@ def result_to_text(result: PeriodResult) -> str:
         bad = {node: outcome for node, outcome in report.consensus.outcomes.items() if outcome != "ok"}
         lines.extend(f"     node {node}: {outcome}" for node, outcome in bad.items())
     return "\n".join(lines)
-
-
-def _hex(value: bytes | None) -> str | None:
-    return value.hex() if value is not None else None

@@ -21,6 +21,7 @@ from hedera_history.errors import ErrataFormatError, FormatError
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.items import parse_record_item
 from hedera_history.formats.model import RecordItem
+from hedera_history.formats.record_v6 import record_stream_item
 from hedera_history.formats.wire import singular_spans
 from hedera_history.proto_gen import errata_pb2
 
@@ -119,7 +120,7 @@ def _item_fields(data: bytes, what: str, name: str) -> tuple[bytes, bytes]:
 
 def record_stream_item_bytes(item: RecordItem) -> bytes:
     """A ``RecordStreamItem`` holding exactly the item's two serialised messages."""
-    return _length_delimited(1, item.transaction_bytes) + _length_delimited(2, item.record_bytes)
+    return record_stream_item(item.transaction_bytes, item.record_bytes)
 
 
 def encode_errata_body(
@@ -156,18 +157,3 @@ def _timestamp(ns: int) -> errata_pb2.Timestamp:
 
 def _ns(stamp: errata_pb2.Timestamp) -> int:
     return int(stamp.seconds) * NS_PER_SECOND + int(stamp.nanos)
-
-
-def _length_delimited(field_number: int, payload: bytes) -> bytes:
-    return _varint(field_number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _varint(value: int) -> bytes:
-    # protobuf's base-128 varint, here rather than from ``store.row_codec``: the proof verifier
-    # parses errata with this module and must not load the store
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)

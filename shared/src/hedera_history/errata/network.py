@@ -45,8 +45,9 @@ from hedera_history.errata.model import ErrataFile
 from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.errors import CorruptFileError, ErrataFormatError
 from hedera_history.formats.model import RecordItem
+from hedera_history.formats.transactions import transaction_body
 from hedera_history.networks import network_named
-from hedera_history.store.accounts import decode_transaction_body, entity_text
+from hedera_history.store.accounts import entity_text
 
 NS_PER_SECOND = 1_000_000_000
 MAX_PART_BYTES = 65_536
@@ -187,7 +188,7 @@ def spurious_transfers(item: RecordItem) -> tuple[tuple[str, int], ...]:
         return ()
     try:
         record = hapi.TransactionRecord.FromString(item.record_bytes)
-        body = decode_transaction_body(item.transaction_bytes)
+        body = transaction_body(item.transaction_bytes)
     except (DecodeError, CorruptFileError):
         return ()
     if record.receipt.status == SUCCESS or body.WhichOneof("data") != "cryptoTransfer":

@@ -1,4 +1,7 @@
-"""Bounded gunzip: a gzip bomb or a broken stream is a :class:`DecompressionError`.
+"""Gzip both ways: bounded gunzip for the readers, per-node gzip copies for the writers.
+
+Reading: a gzip bomb or a broken stream is a :class:`DecompressionError`, and the caller names
+the limit (``Settings.max_decompressed_bytes`` in a deployment); nothing here reads settings.
 
 Memory: the output grows in one buffer, a bounded piece at a time, and the limit is checked
 before each piece is kept, so a bomb is refused holding at most the limit (plus the buffer's
@@ -10,7 +13,9 @@ bounded slices (zlib copies only the unread rest of one slice). The result is th
 from __future__ import annotations
 
 import io
+import struct
 import zlib
+from dataclasses import dataclass
 
 from hedera_history.errors import DecompressionError
 
@@ -28,14 +33,12 @@ def is_gzip(data: bytes | memoryview) -> bool:
     return bytes(data[:2]) == GZIP_MAGIC
 
 
-def gunzip(data: bytes, name: str, *, limit: int | None = None, node: str | None = None) -> bytes:
+def gunzip(data: bytes, name: str, *, limit: int, node: str | None = None) -> bytes:
     """The decompressed bytes of every gzip member in ``data``, at most ``limit`` of them.
 
-    ``limit`` defaults to :data:`DEFAULT_MAX_DECOMPRESSED_BYTES`. Peak memory besides ``data``:
-    at most ``limit × 9/8`` plus a few pieces of :data:`OUTPUT_STEP` and :data:`INPUT_STEP`.
+    Peak memory besides ``data``: at most ``limit × 9/8`` plus a few pieces of
+    :data:`OUTPUT_STEP` and :data:`INPUT_STEP`.
     """
-    if limit is None:
-        limit = DEFAULT_MAX_DECOMPRESSED_BYTES
     if not is_gzip(data):
         raise DecompressionError(
             f"field gzip magic: expected {GZIP_MAGIC.hex()} but got {data[:2].hex() or '(empty)'}",
@@ -77,3 +80,41 @@ def gunzip(data: bytes, name: str, *, limit: int | None = None, node: str | None
             )
     view.release()
     return out.getvalue()
+
+
+# ---- writing -------------------------------------------------------------------------------------
+# Real nodes upload V6 record and sidecar files whose gzip headers differ (upload time, ``FNAME``)
+# while the deflate stream and the decompressed bytes are the same. Compressing once and varying
+# only the header reproduces that, and keeps large periods cheap.
+
+_GZIP_MAGIC_DEFLATE = GZIP_MAGIC + b"\x08"
+_FLAG_FNAME = 0x08
+_OS_UNIX = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Deflated:
+    """A raw deflate stream with what the gzip trailer needs."""
+
+    body: bytes
+    crc32: int
+    size: int
+
+
+def deflate(data: bytes, level: int = 6) -> Deflated:
+    compressor = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = compressor.compress(data) + compressor.flush()
+    return Deflated(body=body, crc32=zlib.crc32(data), size=len(data))
+
+
+def gzip_member(deflated: Deflated, *, mtime: int, file_name: str) -> bytes:
+    """One gzip file holding ``deflated``, with ``mtime`` and ``FNAME`` in its header."""
+    header = (
+        _GZIP_MAGIC_DEFLATE
+        + bytes([_FLAG_FNAME])
+        + struct.pack("<I", mtime & 0xFFFFFFFF)
+        + bytes([0, _OS_UNIX])
+        + file_name.encode("latin-1")
+        + b"\x00"
+    )
+    return header + deflated.body + struct.pack("<II", deflated.crc32, deflated.size & 0xFFFFFFFF)

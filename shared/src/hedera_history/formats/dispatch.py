@@ -22,7 +22,8 @@ from hedera_history.errors import (
     TruncatedFileError,
     UnsupportedVersionError,
 )
-from hedera_history.formats.compression import GZIP_MAGIC, gunzip, is_gzip
+from hedera_history.formats.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, GZIP_MAGIC, gunzip, is_gzip
+from hedera_history.formats.hashing import hex_or_none
 from hedera_history.formats.model import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name
 from hedera_history.formats.record_v2 import parse_record_v2
@@ -30,6 +31,7 @@ from hedera_history.formats.record_v5 import parse_record_v5
 from hedera_history.formats.record_v6 import VERSION_PREFIX, parse_record_v6
 from hedera_history.formats.sidecar import parse_sidecar_content, sidecar_id_from_name
 from hedera_history.formats.signature import parse_signature
+from hedera_history.formats.transactions import body_bytes
 
 FileKind = Literal["record", "sidecar", "signature"]
 
@@ -51,9 +53,14 @@ def _naming(node: str | None) -> Iterator[None]:
         raise type(e)(e.reason, file=e.file, node=node) from e
 
 
+def _limit(max_decompressed: int | None) -> int:
+    """The caller's decompression limit; None (a caller with no settings at hand) is the default's."""
+    return DEFAULT_MAX_DECOMPRESSED_BYTES if max_decompressed is None else max_decompressed
+
+
 def _content(data: bytes, name: str, max_decompressed: int | None) -> bytes:
     if is_gzip(data):
-        return gunzip(data, name, limit=max_decompressed)
+        return gunzip(data, name, limit=_limit(max_decompressed))
     if name.endswith(".gz"):
         raise DecompressionError(
             f"field gzip magic: expected {GZIP_MAGIC.hex()} (the name ends in .gz) "
@@ -116,7 +123,7 @@ def detect_kind(data: bytes, name: str, *, max_decompressed: int | None = None) 
     if data[:4] in (b"\x00\x00\x00\x01", b"\x00\x00\x00\x02", b"\x00\x00\x00\x05", VERSION_PREFIX):
         return "record"
     if is_gzip(data):
-        return "record" if gunzip(data, name, limit=max_decompressed)[:4] == VERSION_PREFIX else "sidecar"
+        return "record" if gunzip(data, name, limit=_limit(max_decompressed))[:4] == VERSION_PREFIX else "sidecar"
     raise UnsupportedVersionError(
         f"kind of file: expected a record, sidecar or signature file but got leading bytes {data[:4].hex()}",
         file=name,
@@ -137,10 +144,6 @@ def inspect_file(data: bytes, name: str, *, max_decompressed: int | None = None)
     return record_to_dict(parse_record_file(data, name, max_decompressed=max_decompressed))
 
 
-def _hex(value: bytes | None) -> str | None:
-    return None if value is None else value.hex()
-
-
 def record_to_dict(record: RecordFile) -> dict[str, Any]:
     return {
         "kind": "record",
@@ -154,11 +157,11 @@ def record_to_dict(record: RecordFile) -> dict[str, Any]:
         "consensus_start": record.consensus_start,
         "consensus_end": record.consensus_end,
         "file_hash": record.file_hash.hex(),
-        "metadata_hash": _hex(record.metadata_hash),
-        "previous_file_hash": _hex(record.previous_file_hash),
-        "start_running_hash": _hex(record.start_running_hash),
-        "end_running_hash": _hex(record.end_running_hash),
-        "computed_end_running_hash": _hex(record.computed_end_running_hash),
+        "metadata_hash": hex_or_none(record.metadata_hash),
+        "previous_file_hash": hex_or_none(record.previous_file_hash),
+        "start_running_hash": hex_or_none(record.start_running_hash),
+        "end_running_hash": hex_or_none(record.end_running_hash),
+        "computed_end_running_hash": hex_or_none(record.computed_end_running_hash),
         "sidecars": [
             {"id": s.id, "types": [_sidecar_type_name(t) for t in s.types], "hash": s.hash.hex()}
             for s in record.sidecars
@@ -186,11 +189,9 @@ def _transaction_to_dict(transaction_bytes: bytes) -> dict[str, Any]:
     shown = json_format.MessageToDict(transaction)
     # The signed body travels as bytes; decode it so the reader sees what was done.
     try:
-        body_bytes = transaction.bodyBytes
-        if transaction.signedTransactionBytes:
-            body_bytes = hapi.SignedTransaction.FromString(transaction.signedTransactionBytes).bodyBytes
-        if body_bytes:
-            shown["decodedBody"] = json_format.MessageToDict(hapi.TransactionBody.FromString(body_bytes))
+        serialised = body_bytes(transaction)
+        if serialised:
+            shown["decodedBody"] = json_format.MessageToDict(hapi.TransactionBody.FromString(serialised))
     except DecodeError as e:
         shown["decodedBodyError"] = str(e)
     return shown
@@ -226,6 +227,6 @@ def signature_to_dict(signature: SignatureFile) -> dict[str, Any]:
         "version": signature.version,
         "file_hash": signature.file_hash.hex(),
         "file_signature": signature.file_signature.hex(),
-        "metadata_hash": _hex(signature.metadata_hash),
-        "metadata_signature": _hex(signature.metadata_signature),
+        "metadata_hash": hex_or_none(signature.metadata_hash),
+        "metadata_signature": hex_or_none(signature.metadata_signature),
     }

@@ -25,6 +25,11 @@ def sha384(data: bytes) -> bytes:
     return hashlib.sha384(data).digest()
 
 
+def hex_or_none(value: bytes | None) -> str | None:
+    """A hash (or signature) as lower-case hex for reports and JSON; a missing one stays None."""
+    return None if value is None else value.hex()
+
+
 def item_hash(record_bytes: bytes, transaction_bytes: bytes) -> bytes:
     """SHA-384 of one record stream object: header, then record, then transaction."""
     h = hashlib.sha384(RECORD_STREAM_OBJECT_HEADER)

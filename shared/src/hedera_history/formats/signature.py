@@ -194,3 +194,22 @@ def write_signature_v6(
     _fill_signature_object(message.metadata_signature, metadata_hash, metadata_signature)
     serialised: bytes = message.SerializeToString()
     return bytes([V6_MARKER]) + serialised
+
+
+def write_signature_file(
+    version: int,
+    file_hash: bytes,
+    file_signature: bytes,
+    metadata_hash: bytes | None = None,
+    metadata_signature: bytes | None = None,
+) -> bytes:
+    """The signature file a node writes for a record file of ``version`` (1 and 2: the file hash
+    alone; 5 and 6: the metadata hash too)."""
+    if version in (1, 2):
+        return write_signature_v2(file_hash, file_signature)
+    if version not in (5, 6):
+        raise UnsupportedVersionError(f"signature file: expected record file version 1, 2, 5 or 6 but got {version}")
+    if metadata_hash is None or metadata_signature is None:
+        raise CorruptFileError(f"field metadata hash: a V{version} signature file needs it and its signature")
+    writer = write_signature_v5 if version == 5 else write_signature_v6
+    return writer(file_hash, file_signature, metadata_hash, metadata_signature)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from hedera_history.errors import GeneratorError
-from hedera_history.formats.signature import write_signature_v2, write_signature_v5, write_signature_v6
+from hedera_history.formats.signature import write_signature_file
 from hedera_history.verify.signatures import sign_hash
 
 
@@ -17,8 +17,9 @@ def signed_signature_file(
     V1 and V2 files are signed by their file hash alone; V5 and V6 also by the metadata hash.
     """
     if version in (1, 2):
-        return write_signature_v2(file_hash, sign_hash(key, file_hash))
+        return write_signature_file(version, file_hash, sign_hash(key, file_hash))
     if metadata_hash is None:
         raise GeneratorError(f"a V{version} signature file needs a metadata hash")
-    writer = write_signature_v5 if version == 5 else write_signature_v6
-    return writer(file_hash, sign_hash(key, file_hash), metadata_hash, sign_hash(key, metadata_hash))
+    return write_signature_file(
+        version, file_hash, sign_hash(key, file_hash), metadata_hash, sign_hash(key, metadata_hash)
+    )

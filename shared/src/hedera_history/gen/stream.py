@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from hedera_history.errors import GeneratorError
-from hedera_history.formats.hashing import item_hash, next_running_hash, sha384, v6_metadata_hash
+from hedera_history.formats.compression import Deflated, deflate, gzip_member
+from hedera_history.formats.hashing import running_hash, sha384, v6_metadata_hash
 from hedera_history.formats.model import SidecarMetadata
 from hedera_history.formats.names import StreamFileName, record_file_name
 from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
@@ -28,7 +29,6 @@ from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.gen import keys as keygen
 from hedera_history.gen.books import address_book_bytes, file_chunks
 from hedera_history.gen.facts import GeneratedItem
-from hedera_history.gen.gzipped import Deflated, deflate, gzip_member
 from hedera_history.gen.ledger import Ledger, genesis_state
 from hedera_history.gen.model import (
     FIRST_NODE_ACCOUNT,
@@ -350,9 +350,7 @@ class _Generator:
         self, index: int, block_number: int, start_hash: bytes, items: list[GeneratedItem]
     ) -> GeneratedPeriod:
         config = self.config
-        running = start_hash
-        for item in items:
-            running = next_running_hash(running, item_hash(item.record_bytes, item.transaction_bytes))
+        running = _running_hash(start_hash, items)
         name = record_file_name(items[0].facts.consensus_ns, compressed=True)
         sidecars: tuple[GeneratedSidecar, ...] = ()
         sidecar_records = [record for item in items for record in item.sidecar_records]
@@ -445,10 +443,7 @@ def _truncated(config: GeneratorConfig, periods: int) -> GeneratorConfig:
 
 
 def _running_hash(start: bytes, items: list[GeneratedItem]) -> bytes:
-    running = start
-    for item in items:
-        running = next_running_hash(running, item_hash(item.record_bytes, item.transaction_bytes))
-    return running
+    return running_hash(start, ((item.record_bytes, item.transaction_bytes) for item in items))
 
 
 def _without_sidecars(item: GeneratedItem) -> GeneratedItem:

@@ -14,13 +14,13 @@ from enum import Enum
 
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
+from hedera_history.formats.compression import deflate, gzip_member
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.signature import write_signature_v2, write_signature_v5, write_signature_v6
-from hedera_history.gen.gzipped import deflate, gzip_member
+from hedera_history.formats.rebuild import file_hash_of, rebuild_file_bytes
+from hedera_history.formats.signature import write_signature_file
 from hedera_history.gen.model import GeneratedStream, NodeRef
 from hedera_history.gen.signing import signed_signature_file
-from hedera_history.store.originals import file_hash_of, rebuild_file_bytes
 
 
 class TamperTarget(Enum):
@@ -139,11 +139,9 @@ def _damage_legacy_record_file(data: bytes, path: str) -> tuple[bytes, bytes]:
 def _damage_signature_file(data: bytes, path: str) -> bytes:
     signature = parse_signature_file(data, path.rsplit("/", 1)[-1])
     flipped = bytes([signature.file_signature[0] ^ 0x01]) + signature.file_signature[1:]
-    if signature.version == 2:
-        return write_signature_v2(signature.file_hash, flipped)
-    assert signature.metadata_hash is not None and signature.metadata_signature is not None
-    writer = write_signature_v5 if signature.version == 5 else write_signature_v6
-    return writer(signature.file_hash, flipped, signature.metadata_hash, signature.metadata_signature)
+    return write_signature_file(
+        signature.version, signature.file_hash, flipped, signature.metadata_hash, signature.metadata_signature
+    )
 
 
 def _damage_sidecar_file(data: bytes) -> bytes:

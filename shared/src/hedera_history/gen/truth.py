@@ -12,7 +12,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from hedera_history.formats.hashing import sha384
+from hedera_history.formats.hashing import hex_or_none, sha384
 from hedera_history.gen.facts import GeneratedItem, ItemFacts
 from hedera_history.gen.keys import ed25519_public_bytes
 from hedera_history.gen.ledger import FUNGIBLE_DECIMALS, Genesis, Ledger
@@ -84,10 +84,6 @@ def transaction_truth(
     }
 
 
-def _hex(value: bytes | None) -> str | None:
-    return None if value is None else value.hex()
-
-
 def block_truth(period: GeneratedPeriod, hapi_version: str, book_index: int, signers: Sequence[str]) -> dict[str, Any]:
     return {
         "number": period.block_number,
@@ -95,10 +91,10 @@ def block_truth(period: GeneratedPeriod, hapi_version: str, book_index: int, sig
         "version": period.version,
         "name": str(period.record_name),
         "file_hash": period.file_hash.hex(),
-        "metadata_hash": _hex(period.metadata_hash),
-        "start_running_hash": _hex(period.start_running_hash),
-        "end_running_hash": _hex(period.end_running_hash),
-        "previous_file_hash": _hex(period.previous_file_hash),
+        "metadata_hash": hex_or_none(period.metadata_hash),
+        "start_running_hash": hex_or_none(period.start_running_hash),
+        "end_running_hash": hex_or_none(period.end_running_hash),
+        "previous_file_hash": hex_or_none(period.previous_file_hash),
         "previous_hash": period.previous_hash.hex(),
         "hash": period.hash.hex(),
         "consensus_start_ns": period.consensus_start_ns,

@@ -29,10 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from google.protobuf.message import DecodeError
-
-from hedera_history import hapi
-from hedera_history.errors import CorruptFileError, RowLayoutError
+from hedera_history.errors import RowLayoutError
+from hedera_history.formats.transactions import transaction_body
 from hedera_history.store.keys import entity_id
 
 # TransactionBody ``data`` case -> fields of that body holding an AccountID or ContractID.
@@ -61,22 +59,8 @@ _BODY_TARGETS: dict[str, tuple[str, ...]] = {
 }
 
 
-def decode_transaction_body(transaction_bytes: bytes) -> Any:
-    """The ``TransactionBody`` of a serialised ``Transaction``.
-
-    Newer transactions carry ``signedTransactionBytes`` (a ``SignedTransaction`` holding
-    ``bodyBytes``); older ones ``bodyBytes`` directly, or the deprecated ``body``.
-    """
-    try:
-        transaction = hapi.Transaction.FromString(transaction_bytes)
-        if transaction.signedTransactionBytes:
-            signed = hapi.SignedTransaction.FromString(transaction.signedTransactionBytes)
-            return hapi.TransactionBody.FromString(signed.bodyBytes)
-        if transaction.bodyBytes:
-            return hapi.TransactionBody.FromString(transaction.bodyBytes)
-        return transaction.body
-    except DecodeError as e:
-        raise CorruptFileError(f"transaction body cannot be decoded: {e}") from e
+decode_transaction_body = transaction_body
+"""The one decoder (``formats.transactions``), under the name the row builders know it by."""
 
 
 def accounts_touched(body: Any | None, record: Any) -> frozenset[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
+from hedera_history.formats.wire import varint as _encode_varint
 from hedera_history.store.model import Cell, Row
 
 # Tags (field number << 3 | wire type 2 "length-delimited", 0 "varint").
@@ -30,20 +31,9 @@ _TIMESTAMP = b"\x18"  # SetCell.timestamp_micros = 3 (varint)
 _VALUE = b"\x22"  # SetCell.value = 4
 
 _SMALL = 1 << 14
-_UINT64 = (1 << 64) - 1
 _CACHE_LIMIT = 16_384
 """Frames of cell shapes remembered; the cache starts over past this (each block brings its own
 timestamp, which would otherwise grow it without bound in a long-lived process)."""
-
-
-def _encode_varint(number: int) -> bytes:
-    number &= _UINT64  # int64: a negative number takes ten bytes, as protobuf writes it
-    out = bytearray()
-    while number >= 0x80:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
 
 
 _VARINTS = [_encode_varint(n) for n in range(_SMALL)]
