@@ -7,11 +7,11 @@ from typing import Any
 
 from hedera_history.api.errors import InvalidParamsError
 from hedera_history.errors import ConfigError
+from hedera_history.times import seconds_nanos
 from hedera_history.transaction_ids import parse_transaction_id as parse_id
 
 MAX_I64 = 2**63 - 1
 HASH_BYTES = 48
-_TIMESTAMP = re.compile(r"^(\d{1,10})(?:\.(\d{1,9}))?$")
 _ACCOUNT = re.compile(r"^(?:(\d{1,10})\.(\d{1,10})\.)?(\d{1,19})$")
 _HEX = re.compile(r"^(?:0x)?([0-9a-fA-F]*)$")
 
@@ -34,11 +34,9 @@ def parse_int(value: Any, name: str, *, minimum: int = 0, maximum: int = MAX_I64
 def parse_timestamp(value: Any, name: str) -> int:
     """Consensus time in ns from an integer (ns) or a mirror-node string ``seconds.nanos``."""
     if isinstance(value, str):
-        match = _TIMESTAMP.fullmatch(value)
-        if match is None:
+        ns = seconds_nanos(value)
+        if ns is None:
             raise InvalidParamsError(f"{name} must be a timestamp 'seconds.nanos', got {value[:40]!r}")
-        nanos = (match.group(2) or "").ljust(9, "0")
-        ns = int(match.group(1)) * 1_000_000_000 + int(nanos or "0")
         if ns > MAX_I64:
             raise InvalidParamsError(f"{name} is out of range")
         return ns
