@@ -229,6 +229,10 @@ class ConflictingProducersError(TransportError):
     """Two producers sent different content under one block hash."""
 
 
+class BridgeRunningError(TransportError):
+    """A push bridge was started while it is already running."""
+
+
 class ConfigError(HistoryError):
     """A configuration value is missing or invalid."""
 
@@ -240,6 +244,15 @@ class WatermarkRootError(ConfigError):
 
 class BlockPinOutOfReachError(ConfigError):
     """Block numbers before V6 are to come from a pin, but what is at hand does not reach it."""
+
+
+class BlockNumberNotKnownError(ConfigError, Transient):
+    """A record file before V6 carries no block number and none was given.
+
+    Transient: in the pipeline the number comes from the block before, which is not stored yet
+    (try again once it is). A ConfigError too, so that a command run without the first block's
+    number (``--start-block``) still fails as a configuration error does.
+    """
 
 
 class BackfillError(HistoryError):

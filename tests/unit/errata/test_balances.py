@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 
 import pytest
 from hedera_history import hapi  # noqa: F401 (registers the SDK package the balance message comes from)
@@ -14,6 +15,8 @@ from hedera_history.derived.rows import PROGRESS_KEY, Q_NEXT, STATE_TIMESTAMP, e
 from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot, parse_snapshot
 from hedera_history.errata.apply import apply_errata
 from hedera_history.errors import ConfigError
+from hedera_history.formats.model import RecordItem
+from hedera_history.store.decode import StoredBlock
 from hedera_history.store.writer import BlockWriter
 from hiero_sdk_python.hapi.streams import account_balance_file_pb2 as pb
 
@@ -152,3 +155,26 @@ def test_query_shapes() -> None:
     result = rpc_get_balance_result(gateway, "0.0.1001", BLOCKS[0].record.consensus_end)
     assert result["value"] == _expected(1)["0.0.1001"] and result["context"]["block"] == 0
     assert rest_balances_body(gateway, "0.0.4242")["balances"] == []
+
+
+def test_an_undecodable_record_is_counted_logged_and_moves_nothing(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    gateway = _seeded()
+    bad_ns = BLOCKS[1].record.consensus_end - 1
+    original = BalanceApplier._original_items
+
+    def with_a_bad_item(self: BalanceApplier, block: StoredBlock) -> tuple[RecordItem, ...]:
+        items = original(self, block)
+        return (*items, RecordItem(b"", b"\xff\xff\xff", bad_ns)) if block.number == 1 else items
+
+    monkeypatch.setattr(BalanceApplier, "_original_items", with_a_bad_item)
+    with caplog.at_level(logging.INFO, logger="hedera_history.derived.applier"):
+        report = BalanceApplier(gateway, SETTINGS).run()
+    assert report.applied == [0, 1, 2] and report.skipped_items == 1
+    assert _balances(gateway) == _expected(3)
+    [record] = [r for r in caplog.records if r.getMessage() == "balance item undecodable"]
+    assert record.levelno == logging.ERROR
+    assert getattr(record, "fields", {}) == {"block": 1, "consensus_ns": bad_ns, "record_bytes": 3}
+    [summary] = [r for r in caplog.records if r.getMessage() == "balances applied"]
+    assert getattr(summary, "fields", {})["skipped_items"] == 1

@@ -21,7 +21,6 @@ instances, the sweep) go through ``derived.lease.ExclusiveBalanceApplier``.
 from __future__ import annotations
 
 import logging
-import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -62,13 +61,13 @@ from hedera_history.store.decode import StoredBlock
 from hedera_history.store.encoding import encode_value
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery
 from hedera_history.store.model import Cell, Row
+from hedera_history.store.originals import decode_item_list
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import BALANCES, BALANCES_FAMILY
 from hedera_history.store.writer import BlockWriter
 
 logger = logging.getLogger(__name__)
 MAX_CACHED_ACCOUNTS = 200_000
-_U32 = struct.Struct(">I")
 
 
 @dataclass
@@ -82,7 +81,8 @@ class ApplyReport:
     compensations: int = 0
     """Compensations folded into the blocks of this run."""
     skipped_items: int = 0
-    """Items whose record did not decode (no transfers taken from them)."""
+    """Items whose record did not decode: no transfers taken from them, each logged
+    (``balance item undecodable``) with its block and consensus time."""
     interrupted: bool = False
     """``should_continue`` said stop before ``stopped_at`` (e.g. the lease was lost)."""
 
@@ -153,6 +153,7 @@ class BalanceApplier:
                 last=report.applied[-1],
                 stopped_at=report.stopped_at,
                 rewound_to=report.rewound_to,
+                skipped_items=report.skipped_items,
             )
         return report
 
@@ -170,6 +171,14 @@ class BalanceApplier:
             transfers = _hbar_transfers(item)
             if transfers is None:
                 report.skipped_items += 1
+                event(
+                    logger,
+                    "balance item undecodable",
+                    logging.ERROR,
+                    block=block.number,
+                    consensus_ns=item.consensus_ns,
+                    record_bytes=len(item.record_bytes),
+                )
                 continue
             events.append((item.consensus_ns, 0, transfers))
         included = [c for c in compensations if bound < c.consensus_ns <= end]
@@ -294,7 +303,10 @@ def original_items(reader: HistoryReader, block: StoredBlock) -> tuple[RecordIte
     items: list[RecordItem] = []
     for stored, name in zip(files, names, strict=True):
         if stored.kind == "items":
-            items.extend(_decode_item_list(stored.data, block.number))
+            try:
+                items.extend(decode_item_list(stored.data, name))
+            except FormatError as e:
+                raise StoreError(f"block {block.number}: the stored item list does not decode: {e}") from e
             continue
         try:
             items.extend(parse_record_file(stored.data, name.removesuffix(".gz")).items)
@@ -314,25 +326,6 @@ def _hbar_transfers(item: RecordItem) -> list[tuple[str, int]] | None:
         if account is not None and amount.amount:
             transfers.append((account, int(amount.amount)))
     return transfers
-
-
-def _decode_item_list(data: bytes, block_number: int) -> tuple[RecordItem, ...]:
-    """The items-table fallback layout (``store.originals.encode_item_list``)."""
-    try:
-        (count,) = _U32.unpack_from(data)
-        pos, items = 4, []
-        for _ in range(count):
-            parts = []
-            for _ in range(2):
-                (length,) = _U32.unpack_from(data, pos)
-                parts.append(data[pos + 4 : pos + 4 + length])
-                pos += 4 + length
-            record = hapi.TransactionRecord.FromString(parts[1])
-            stamp = record.consensusTimestamp
-            items.append(RecordItem(parts[0], parts[1], stamp.seconds * 1_000_000_000 + stamp.nanos))
-    except (struct.error, DecodeError) as e:
-        raise StoreError(f"block {block_number}: the stored item list does not decode: {e}") from e
-    return tuple(items)
 
 
 __all__ = ["ApplyReport", "BalanceApplier", "original_items"]

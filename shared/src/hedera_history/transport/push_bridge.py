@@ -20,6 +20,7 @@ import requests
 from google.cloud.pubsub_v1 import types
 from google.cloud.pubsub_v1.subscriber.scheduler import ThreadScheduler
 
+from hedera_history.errors import BridgeRunningError, ConfigError
 from hedera_history.logs import event
 from hedera_history.transport._clients import subscriber_client
 from hedera_history.transport._errors import CLIENT_ERRORS, transport_error
@@ -55,7 +56,7 @@ class PushBridge:
         """``subscription``: full path ``projects/<p>/subscriptions/<s>``. ``redelivery_delay_seconds``:
         after a rejection, hide the message this long (0: redeliver at once, as a nack does)."""
         if max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1")
+            raise ConfigError(f"push bridge: max_concurrency must be at least 1, got {max_concurrency}")
         self.subscription = subscription
         self.endpoint = endpoint
         self.mode = mode
@@ -78,7 +79,7 @@ class PushBridge:
     def start(self) -> PushBridge:
         """Start pulling in background threads; returns at once."""
         if self._future is not None:
-            raise RuntimeError("the bridge is already running")
+            raise BridgeRunningError(f"push bridge for {self.subscription} is already running")
         if self._subscriber is None:
             self._subscriber = subscriber_client(self._emulator_host)
         try:

@@ -12,7 +12,6 @@ Both decode into one :class:`ReceivedMessage`; anything malformed is a :class:`M
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import re
 from collections.abc import Mapping
@@ -161,7 +160,7 @@ def _decode_wrapped_message(wrapper: Mapping[str, Any], delivery_attempt: int | 
         raise MessageFormatError(f"message {message_id}: 'data' is not a base64 string")
     try:
         data = base64.b64decode(encoded, validate=True)
-    except binascii.Error as e:
+    except ValueError as e:  # binascii.Error, or a plain ValueError for text that is not ASCII
         raise MessageFormatError(f"message {message_id}: 'data' is not valid base64") from e
     attributes = message.get("attributes") or {}
     if not isinstance(attributes, dict) or not all(

@@ -16,7 +16,7 @@ from typing import Protocol
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.model import AddressBook, NodeEntry
 from hedera_history.errors import (
-    ConfigError,
+    BlockNumberNotKnownError,
     FileNameMismatchError,
     FormatError,
     HashMismatchError,
@@ -129,7 +129,9 @@ def check_period(
         check_file_name(record)
         number = record.block_number if record.block_number is not None else block_number
         if number is None:
-            raise ConfigError(f"V{record.version} files carry no block number and none was given", file=record.name)
+            raise BlockNumberNotKnownError(
+                f"V{record.version} files carry no block number and none was given", file=record.name
+            )
         sidecar_files = (
             fetch_sidecars(files, record, [source, *consensus_nodes(consensus, identities)], max_decompressed)
             if sidecars
