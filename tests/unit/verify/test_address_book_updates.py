@@ -4,10 +4,11 @@ import pytest
 from hedera_history import hapi
 from hedera_history.books.model import AddressBook, address_book_from_keys
 from hedera_history.books.parse import address_book_to_bytes
-from hedera_history.books.updates import AddressBookTracker, transaction_body
+from hedera_history.books.updates import AddressBookTracker
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.formats.transactions import transaction_body
 
 from .streamkit import file_transaction, record_bytes, transaction_bytes
 

@@ -37,6 +37,7 @@ from hedera_history.books.parse import parse_or_none
 from hedera_history.books.stakes import NodeStakes, stake_update, weigh
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.formats.transactions import transaction_body
 
 NODE_DETAILS_FILE = 102
 """0.0.102: node keys and stakes; authoritative for verification."""
@@ -162,22 +163,6 @@ def book_file_change(body: hapi.TransactionBody, shard: int = 0, realm: int = 0)
     if kind == "fileUpdate" and not operation.contents:
         return None
     return FileChange(file_id.fileNum, bytes(operation.contents), kind == "fileAppend")
-
-
-def transaction_body(transaction_bytes: bytes, name: str = "") -> hapi.TransactionBody:
-    """The body of a serialised Transaction: signedTransactionBytes, else bodyBytes, else body."""
-    try:
-        transaction = hapi.Transaction.FromString(transaction_bytes)
-        if transaction.signedTransactionBytes:
-            signed = hapi.SignedTransaction.FromString(transaction.signedTransactionBytes)
-            return hapi.TransactionBody.FromString(signed.bodyBytes)
-        if transaction.bodyBytes:
-            return hapi.TransactionBody.FromString(transaction.bodyBytes)
-    except DecodeError as e:
-        raise CorruptFileError(f"transaction body does not decode: {e}", file=name or None) from e
-    body = hapi.TransactionBody()
-    body.CopyFrom(transaction.body)
-    return body
 
 
 def _succeeded(item: RecordItem, name: str) -> bool:

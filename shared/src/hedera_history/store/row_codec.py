@@ -13,6 +13,7 @@ The same row always encodes to the same bytes; decoding refuses trailing or miss
 from __future__ import annotations
 
 from hedera_history.errors import RowDecodeError, RowLayoutError
+from hedera_history.formats.wire import varint
 from hedera_history.store.model import Cell, Row
 
 LAYOUT = 1
@@ -60,15 +61,7 @@ def encode_varint(value: int) -> bytes:
     """Unsigned LEB128 (the protobuf varint)."""
     if value < 0:
         raise RowLayoutError(f"varint of a negative number: {value}")
-    out = bytearray()
-    while True:
-        low = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
+    return varint(value)
 
 
 class ByteReader:
