@@ -16,7 +16,13 @@ import time
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.model import AddressBook
-from hedera_history.errors import ConfigError, ConsensusForkError, NoConsensusError, ObjectNotFoundError, is_transient
+from hedera_history.errors import (
+    BlockNumberNotKnownError,
+    ConsensusForkError,
+    NoConsensusError,
+    ObjectNotFoundError,
+    is_transient,
+)
 from hedera_history.formats.layout import ObjectPath
 from hedera_history.formats.names import StreamFileKind, parse_timestamp
 from hedera_history.logs import event
@@ -155,8 +161,8 @@ def _not_verified(
 ) -> IngestResult:
     error = check.report.error
     assert error is not None
-    record = check.report.record
-    if isinstance(error, ConfigError) and record is not None and record.block_number is None:
+    if isinstance(error, BlockNumberNotKnownError):
+        # The number comes from the block before, not stored yet: the period waits for it.
         error = NoConsensusError(WAITING_FOR_PREVIOUS)
     reason = str(error)
     progress.defer(reason)
