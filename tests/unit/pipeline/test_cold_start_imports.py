@@ -38,7 +38,8 @@ def test_importing_a_function_loads_no_cloud_client(function: str) -> None:
 NOT_NEEDED = {
     "query": ("hedera_history.store.writer", "hedera_history.derived.applier", "hedera_history.pipeline.ingest"),
     "store": ("hedera_history.pipeline.ingest", "hedera_history.pipeline.sweep"),
-    "ingest": ("hedera_history.pipeline.sweep",),
+    "ingest": ("hedera_history.pipeline.sweep", "hedera_history.errata.apply"),
+    "follow": ("hedera_history.pipeline.sweep", "hedera_history.errata.apply"),
 }
 
 

@@ -4,13 +4,16 @@ time's stages (``pipeline.period_state.ErrataProgress``); ``errata.ingest`` judg
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from hedera_history.errata.ingest import ErrataOutcome, ErrataStatus, process_errata_object
 from hedera_history.errata.layout import parse_errata_path
 from hedera_history.errors import ErrataError
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, read_object
 from hedera_history.pipeline.ingest_quarantine import quarantine
 from hedera_history.pipeline.period_state import CLAIM_TTL_SECONDS, ErrataProgress, Stage, wait_for_claim
+
+if TYPE_CHECKING:
+    from hedera_history.errata.ingest import ErrataOutcome
 
 
 def ingest_errata(ctx: IngestContext, name: str, *, pending: bool = False) -> IngestResult:
@@ -27,6 +30,9 @@ def ingest_errata(ctx: IngestContext, name: str, *, pending: bool = False) -> In
         reason = "another run kept the claim on this errata time"
         progress.defer(reason)
         return IngestResult(Outcome.PENDING, parsed.time_text, reason=reason)
+    # Errata are rare: the apply/plan/log chain is loaded by the first one, not by every cold start.
+    from hedera_history.errata.ingest import process_errata_object  # noqa: PLC0415
+
     try:
         outcome = process_errata_object(ctx.source, name, ctx.settings, ctx.gateway, book)
         return _record(ctx, progress, outcome, parsed.time_text)
@@ -35,6 +41,8 @@ def ingest_errata(ctx: IngestContext, name: str, *, pending: bool = False) -> In
 
 
 def _record(ctx: IngestContext, progress: ErrataProgress, outcome: ErrataOutcome, key: str) -> IngestResult:
+    from hedera_history.errata.ingest import ErrataStatus  # noqa: PLC0415
+
     reason = "; ".join(outcome.reasons)
     if outcome.status is ErrataStatus.PENDING:
         progress.errata_path = outcome.errata_path
