@@ -28,7 +28,7 @@ from hedera_history.backfill.report import BackfillReport
 from hedera_history.backfill.spark import spark_executor, spark_session
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.localstack.emulators import BigtableEmulator
 from hedera_history.sources.local import LocalSource

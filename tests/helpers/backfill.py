@@ -8,7 +8,7 @@ from hedera_history.backfill.driver import run_backfill, run_in_process
 from hedera_history.backfill.model import BackfillJob
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.config import Settings
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import GeneratedStream
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.period_files import StreamLocation

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hedera_history.config import Settings
-from hedera_history.formats.layout import BucketLayout, NodeIdentity
+from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity
 from hedera_history.sources.base import open_source
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 

@@ -12,7 +12,7 @@ from hedera_history.backfill.model import BackfillJob
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.local_periods import find_local_periods

@@ -17,7 +17,7 @@ from hedera_history.backfill.progress import ProgressStore
 from hedera_history.backfill.task import InjectedFaultError
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, tamper, write_stream
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.period_files import StreamLocation

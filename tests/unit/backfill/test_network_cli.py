@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from hedera_history.cli.backfill_cmd import _job
 from hedera_history.cli.main import cli
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.networks import NETWORKS
 
 

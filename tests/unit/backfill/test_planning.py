@@ -21,7 +21,7 @@ from hedera_history.books.codec import BookState
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError, RetentionWindowError, SourceUnavailableError
-from hedera_history.formats.layout import BucketLayout, NodeIdentity
+from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity
 from hedera_history.gen import GeneratedStream, drop_signatures, write_stream
 from hedera_history.sources.base import ObjectInfo
 from hedera_history.sources.local import LocalSource

@@ -19,7 +19,7 @@ from hedera_history.errata.codec import encode_errata_body, encode_errata_file, 
 from hedera_history.errata.signing import add_council_signature, node_signature_file
 from hedera_history.errors import ConfigError, CouncilApprovalError, ErrataFormatError, NodeRatificationError
 from hedera_history.formats.dispatch import parse_signature_file
-from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.gen.keys import council_key, ed25519_public_bytes, node_rsa_key
 
 from tests.unit.store.builders import BASE_NS, NS

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from hedera_history.errata.layout import errata_path, is_errata_path, parse_errata_path
 from hedera_history.errors import FileNameError
-from hedera_history.formats.layout import BucketLayout, NodeIdentity
+from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity
 
 T = 1_717_200_004_845_162_399
 

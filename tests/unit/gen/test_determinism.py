@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream
 from hedera_history.gen.keys import private_pem
 

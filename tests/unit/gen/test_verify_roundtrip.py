@@ -9,7 +9,7 @@ import pytest
 from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import BadSignatureError, NoConsensusError, SidecarMismatchError
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import (
     GeneratedStream,
     GeneratorConfig,

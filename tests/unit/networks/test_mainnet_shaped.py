@@ -20,7 +20,7 @@ from hedera_history.books.codec import BookState
 from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.main import cli
 from hedera_history.config import Settings
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.period_files import StreamLocation

@@ -8,7 +8,7 @@ from hedera_history.books.bootstrap import SHIPPED_DIR
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.networks import NETWORKS, network_named
 from hedera_history.networks.block_numbers import BlockPin
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.pipeline.period_state import PeriodProgress
 from hedera_history.pipeline.state import IngestState, StateGateway
 from hedera_history.sources.period_files import StreamLocation

@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import pytest
 from hedera_history.errors import IllegalTransitionError
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.pipeline.period_state import (
     ERRATA_TRANSITIONS,
     PERIOD_TRANSITIONS,

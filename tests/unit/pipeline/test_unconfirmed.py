@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from hedera_history.errors import RowDecodeError
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.pipeline.state_cells import Unconfirmed
 from hedera_history.sources.period_files import StreamLocation
 

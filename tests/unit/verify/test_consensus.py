@@ -6,8 +6,8 @@ import pytest
 from hedera_history.books.model import AddressBook, node_entry
 from hedera_history.errors import ConfigError, ConsensusForkError, CorruptFileError, NoConsensusError
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.verify.consensus import (
     DEFAULT_RATIO,
     count_signatures,

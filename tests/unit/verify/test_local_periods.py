@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 from hedera_history.errors import SourceError
-from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.verify.period import FetchedFile, verify_period
 

@@ -15,8 +15,8 @@ from hedera_history.errors import (
     SidecarMismatchError,
 )
 from hedera_history.formats.hashing import EMPTY_HASH, sha384
-from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import SidecarType
+from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.verify.period import FetchedFile, check_period, verify_period
 
 from .streamkit import (

@@ -15,8 +15,8 @@ from hedera_history.books.updates import AddressBookTracker
 from hedera_history.cli.verify_cmd import verify
 from hedera_history.errors import AddressBookError, CorruptFileError, NoConsensusError
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import RecordFile, RecordItem, SignatureFile
+from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.gen import generate_stream, write_stream
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.verify.consensus import count_signatures, required_stake, verify_consensus

@@ -30,7 +30,7 @@ from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.errors import BackfillError
-from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.logs import event
 from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.sources.base import ObjectSource

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
 from hedera_history.errors import AddressBookError
-from hedera_history.formats.layout import NodeIdentity
+from hedera_history.formats.stream_paths import NodeIdentity
 
 ACCOUNT_PATTERN = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 """``shard.realm.num``."""

@@ -25,7 +25,7 @@ from hedera_history.cli.common import bootstrap_book_location, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.networks import network_named
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.times import parse_time

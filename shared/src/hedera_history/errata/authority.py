@@ -32,8 +32,8 @@ from hedera_history.errors import (
     HistoryError,
     NodeRatificationError,
 )
-from hedera_history.formats.layout import NodeIdentity
 from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.verify.signatures import verify_node_signature
 
 OK = "ok"

@@ -6,7 +6,7 @@
   ``<prefix><network>/<shard>/0/record/errata/<ts>.errata_sig``.
 
 ``<ts>`` is the errata's consensus time written as stream file names write times. None of these
-paths parses as a record stream file (``formats.layout``), so stream code ignores them.
+paths parses as a record stream file (``formats.stream_paths``), so stream code ignores them.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 
 from hedera_history.errors import FileNameError
-from hedera_history.formats.layout import BucketLayout, NodeIdentity
 from hedera_history.formats.names import format_timestamp, parse_timestamp
+from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity
 
 ERRATA_FOLDER = "errata"
 ERRATA_SUFFIX = ".errata"

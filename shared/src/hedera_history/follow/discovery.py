@@ -33,8 +33,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from hedera_history.errors import FileNameError, HistoryError
-from hedera_history.formats.layout import NodeDirectory, NodeIdentity
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name
+from hedera_history.formats.stream_paths import NodeDirectory, NodeIdentity
 from hedera_history.logs import event
 from hedera_history.sources.base import ObjectSource
 from hedera_history.sources.period_files import StreamLocation

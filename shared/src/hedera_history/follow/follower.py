@@ -50,8 +50,8 @@ from hedera_history.follow.position import (
 )
 from hedera_history.follow.start import resolve_start
 from hedera_history.follow.tracker import GivenUp, Tracker, backoff_seconds
-from hedera_history.formats.layout import BucketLayout
 from hedera_history.formats.names import parse_timestamp
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.logs import event
 from hedera_history.networks import network_named
 from hedera_history.pipeline.ingest import IngestContext, IngestResult, Outcome, ingest_object, ingest_period

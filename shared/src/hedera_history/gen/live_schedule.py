@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from hedera_history.errors import ConfigError
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen.model import FIRST_NODE_ACCOUNT, MAX_NODES, GeneratorConfig
 
 _DERIVATION = "hedera-history/gen/live/v1"

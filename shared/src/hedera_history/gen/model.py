@@ -9,8 +9,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errors import ConfigError, GeneratorError
-from hedera_history.formats.layout import BucketLayout, NodeIdentity, object_path
 from hedera_history.formats.names import StreamFileName
+from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity, object_path
 
 NS_PER_SECOND = 1_000_000_000
 DEFAULT_START_NS = 1_717_200_000 * NS_PER_SECOND

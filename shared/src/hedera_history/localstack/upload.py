@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hedera_history.errors import FileNameError, StackError
-from hedera_history.formats.layout import parse_object_path
 from hedera_history.formats.names import StreamFileKind
+from hedera_history.formats.stream_paths import parse_object_path
 from hedera_history.localstack.stack_state import StackState
 from hedera_history.sources.gcs import GcsSink
 

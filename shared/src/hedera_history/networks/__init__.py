@@ -25,7 +25,7 @@ from pathlib import Path
 
 from hedera_history.books.bootstrap import shipped_book_for, shipped_paths
 from hedera_history.errors import ConfigError
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.networks.block_numbers import BlockPin
 
 CUSTOM = "custom"

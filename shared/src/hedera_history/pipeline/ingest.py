@@ -37,7 +37,7 @@ from __future__ import annotations
 from hedera_history.config import Settings
 from hedera_history.errata.layout import is_errata_path
 from hedera_history.errors import FileNameError
-from hedera_history.formats.layout import parse_object_path
+from hedera_history.formats.stream_paths import parse_object_path
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, Publisher
 from hedera_history.pipeline.ingest_errata import ingest_errata
 from hedera_history.pipeline.ingest_late import recheck_signatures

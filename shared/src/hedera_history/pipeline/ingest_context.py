@@ -14,7 +14,7 @@ from hedera_history.books.model import AddressBook
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.config import Settings
 from hedera_history.errors import FileNameError, ObjectNotFoundError
-from hedera_history.formats.layout import ObjectPath, node_account
+from hedera_history.formats.stream_paths import ObjectPath, node_account
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.pipeline.state import IngestState
 from hedera_history.sources.base import ObjectSink, ObjectSource

@@ -10,8 +10,8 @@ from hedera_history.block import NodeSignature
 from hedera_history.books.model import AddressBook
 from hedera_history.errors import FormatError, VerificationError
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
-from hedera_history.formats.layout import ObjectPath, parse_object_path
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name, parse_timestamp
+from hedera_history.formats.stream_paths import ObjectPath, parse_object_path
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest_context import (
     IngestContext,

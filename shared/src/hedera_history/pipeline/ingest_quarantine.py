@@ -7,8 +7,8 @@ import logging
 
 from hedera_history.books.model import AddressBook
 from hedera_history.errors import HistoryError, VerificationError
-from hedera_history.formats.layout import BucketLayout, NodeIdentity, ObjectPath
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name, parse_timestamp
+from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity, ObjectPath
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest_context import IngestContext, logger, node_account_of, read_object
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation

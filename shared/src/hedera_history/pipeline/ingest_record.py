@@ -23,8 +23,8 @@ from hedera_history.errors import (
     ObjectNotFoundError,
     is_transient,
 )
-from hedera_history.formats.layout import ObjectPath
 from hedera_history.formats.names import StreamFileKind, parse_timestamp
+from hedera_history.formats.stream_paths import ObjectPath
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, lag_seconds, logger
 from hedera_history.pipeline.ingest_late import after_publication

@@ -32,7 +32,7 @@ import json
 from dataclasses import dataclass
 
 from hedera_history.errors import RowDecodeError
-from hedera_history.formats.layout import BucketLayout
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import StoredCell, StoredRow

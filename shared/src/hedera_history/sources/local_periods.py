@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hedera_history.errors import FileNameError, SourceError
-from hedera_history.formats.layout import NodeIdentity, parse_object_path
 from hedera_history.formats.names import StreamFileKind
+from hedera_history.formats.stream_paths import NodeIdentity, parse_object_path
 from hedera_history.verify.period import FetchedFile
 
 

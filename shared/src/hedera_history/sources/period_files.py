@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from hedera_history.books.model import AddressBook
 from hedera_history.errors import ObjectNotFoundError
-from hedera_history.formats.layout import BucketLayout, NodeDirectory, NodeIdentity, ObjectPath, object_path
 from hedera_history.formats.names import StreamFileKind, StreamFileName, parse_timestamp
+from hedera_history.formats.stream_paths import BucketLayout, NodeDirectory, NodeIdentity, ObjectPath, object_path
 from hedera_history.sources.base import ObjectSource
 from hedera_history.verify.period import FetchedFile
 

@@ -27,8 +27,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from hedera_history.errors import FileNameError, HistoryError, SourceError
-from hedera_history.formats.layout import NodeDirectory, NodeIdentity
 from hedera_history.formats.names import StreamFileKind, format_timestamp, parse_stream_file_name, signature_file_name
+from hedera_history.formats.stream_paths import NodeDirectory, NodeIdentity
 from hedera_history.sources.base import ObjectSource
 from hedera_history.sources.period_files import StreamLocation
 

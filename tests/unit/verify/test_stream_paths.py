@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from hedera_history.books.model import AddressBook
 from hedera_history.errors import FileNameError
-from hedera_history.formats.layout import BucketLayout, NodeIdentity, object_path, parse_object_path
 from hedera_history.formats.names import parse_stream_file_name
+from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity, object_path, parse_object_path
 from hypothesis import given
 from hypothesis import strategies as st
 
