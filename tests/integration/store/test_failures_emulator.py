@@ -53,7 +53,7 @@ def test_a_half_written_block_is_invisible_until_written_again(store: Store) -> 
     dying = DyingGateway(store.gateway, healthy_calls=4)
     sleeps: list[float] = []
     writer = BlockWriter(
-        dying, store.settings, max_batch_cells=20, retry=RetryPolicy(max_attempts=3), sleep=sleeps.append
+        dying, store.settings, max_batch_cells=20, retry=RetryPolicy(max_attempts=3, sleep=sleeps.append)
     )
     (result,) = writer.write_blocks([block])
     assert not result.complete and isinstance(result.error, StoreUnavailableError)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError, StoreError, StoreUnavailableError
 from hedera_history.formats.model import SidecarType
@@ -28,7 +30,8 @@ def blocks(count: int, per_block: int = 5, first: int = 1):
 
 def writer(gateway: MemoryGateway, settings: Settings = SETTINGS, **kwargs) -> tuple[BlockWriter, list[float]]:
     sleeps: list[float] = []
-    w = BlockWriter(gateway, settings, now_ns=lambda: NOW, sleep=sleeps.append, **kwargs)
+    retry = replace(kwargs.pop("retry", RetryPolicy()), sleep=sleeps.append)
+    w = BlockWriter(gateway, settings, now_ns=lambda: NOW, retry=retry, **kwargs)
     return w, sleeps
 
 

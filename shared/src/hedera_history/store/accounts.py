@@ -109,12 +109,7 @@ def touched_entities(body: Any | None, record: Any) -> set[EntityNumbers]:
             accounts.append(result.sender_id)
     if body is not None:
         accounts.append(body.transactionID.accountID)
-        case = body.WhichOneof("data")
-        if case in _BODY_CASES:
-            for identifier in _body_accounts(body, case):
-                numbers = _numbers(identifier)
-                if numbers is not None:
-                    add(numbers)
+        found.update(_body_entities(body))
     for account in accounts:
         num = account.accountNum
         if num > 0:
@@ -131,6 +126,17 @@ _BODY_CASES = frozenset(
     (*_BODY_TARGETS, "cryptoApproveAllowance", "cryptoDeleteAllowance", "tokenCancelAirdrop", "tokenClaimAirdrop")
 )
 """Body cases that name an account or contract besides the payer."""
+
+
+def _body_entities(body: Any) -> Iterable[EntityNumbers]:
+    """The accounts and contracts the body's own case names (the payer aside), as numbers."""
+    case = body.WhichOneof("data")
+    if case not in _BODY_CASES:
+        return
+    for identifier in _body_accounts(body, case):
+        numbers = _numbers(identifier)
+        if numbers is not None:
+            yield numbers
 
 
 def _body_accounts(body: Any, case: str) -> Iterable[Any]:

@@ -61,6 +61,8 @@ class RetryPolicy:
     max_attempts: int = MAX_ATTEMPTS
     first_backoff_seconds: float = FIRST_BACKOFF_SECONDS
     max_backoff_seconds: float = MAX_BACKOFF_SECONDS
+    sleep: Callable[[float], None] = time.sleep
+    """How the writer waits out a backoff (tests record the delays instead)."""
 
 
 class BlockWriter:
@@ -77,7 +79,6 @@ class BlockWriter:
         max_group_bytes: int = MAX_GROUP_BYTES,
         in_flight: int = IN_FLIGHT,
         now_ns: Callable[[], int] = time.time_ns,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.gateway = gateway
         self.settings = settings
@@ -87,7 +88,6 @@ class BlockWriter:
         self.max_group_bytes = max_group_bytes
         self.in_flight = in_flight
         self._now_ns = now_ns
-        self._sleep = sleep
         self._encoder = MutationEncoder()
 
     # ---- blocks ----------------------------------------------------------------------------------
@@ -213,7 +213,7 @@ class BlockWriter:
                     )
             if not retry or attempt == self.retry.max_attempts:
                 break
-            self._sleep(delay)
+            self.retry.sleep(delay)
             delay = min(delay * 2, self.retry.max_backoff_seconds)
             pending = sorted(retry)
         return errors
