@@ -26,8 +26,8 @@ from hedera_history.errata.codec import (
     parse_errata_file,
 )
 from hedera_history.errata.description import errata_from_description
+from hedera_history.errata.errata_paths import SIGNATURE_SUFFIX, is_errata_path, parse_errata_path
 from hedera_history.errata.ingest import collect_node_signatures
-from hedera_history.errata.layout import SIGNATURE_SUFFIX, is_errata_path, parse_errata_path
 from hedera_history.errata.plan import CellChange, ErrataPlan
 from hedera_history.errata.signing import add_council_signature, node_signature_file
 from hedera_history.errors import ConfigError, FormatError, HistoryError

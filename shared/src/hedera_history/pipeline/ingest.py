@@ -35,7 +35,7 @@ Outcomes:
 from __future__ import annotations
 
 from hedera_history.config import Settings
-from hedera_history.errata.layout import is_errata_path
+from hedera_history.errata.errata_paths import is_errata_path
 from hedera_history.errors import FileNameError
 from hedera_history.formats.stream_paths import parse_object_path
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, Publisher

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from hedera_history.errata.layout import parse_errata_path
+from hedera_history.errata.errata_paths import parse_errata_path
 from hedera_history.errors import ErrataError
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, read_object
 from hedera_history.pipeline.ingest_quarantine import quarantine

@@ -3,7 +3,7 @@
 No store and no network: the periods under a directory are verified in order from the bootstrap
 book (``verify.stream``), the blocks that change 0.0.102 or the stakes become the trust chain, and
 a transaction or block of any verified period can then be proven. Errata files under the directory
-(in the bucket layout, ``errata.layout``) are taken as applied: a transaction one corrects is
+(in the bucket layout, ``errata.errata_paths``) are taken as applied: a transaction one corrects is
 proven with it and the node signature files beside it (``proofs.correction``).
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.parse import parse_address_book
+from hedera_history.errata.errata_paths import ERRATA_SUFFIX, is_errata_path, parse_errata_path
 from hedera_history.errata.ingest import collect_node_signatures
-from hedera_history.errata.layout import ERRATA_SUFFIX, is_errata_path, parse_errata_path
 from hedera_history.errors import ObjectNotFoundError
 from hedera_history.proofs.build import ChainPlan, SignedBlock, block_bundle, chain_step, transaction_bundle
 from hedera_history.proofs.correction import AcceptedErrata, in_force

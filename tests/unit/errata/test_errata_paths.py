@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hedera_history.errata.layout import errata_path, is_errata_path, parse_errata_path
+from hedera_history.errata.errata_paths import errata_path, is_errata_path, parse_errata_path
 from hedera_history.errors import FileNameError
 from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity
 
