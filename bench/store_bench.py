@@ -42,7 +42,7 @@ from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.writer import ADDRESS_BOOK_FILE
 from hedera_history.localstack.emulators import BigtableEmulator

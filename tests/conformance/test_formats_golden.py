@@ -8,7 +8,7 @@ import pytest
 from hedera_history import hapi
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
 from hedera_history.formats.hashing import running_hash
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 
 from .golden import (
     NODES,

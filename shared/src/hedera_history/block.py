@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hedera_history.formats.model import RecordFile, SidecarFile
+from hedera_history.formats.parsed_files import RecordFile, SidecarFile
 
 
 @dataclass(frozen=True, slots=True)

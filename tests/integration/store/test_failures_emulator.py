@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from hedera_history.errors import StoreUnavailableError
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import BigtableGateway, MutationFailure, RowQuery, StoredRow
 from hedera_history.store.model import Row

@@ -12,7 +12,7 @@ from hedera_history.api.render import timestamp
 from hedera_history.books.model import address_book_from_keys
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.verify.period import verify_period
 
 from tests.integration.store.conftest import Store

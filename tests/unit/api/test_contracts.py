@@ -12,7 +12,7 @@ from hedera_history.api import handle
 from hedera_history.api.render import timestamp
 from hedera_history.api.render_contracts import long_zero_address, render_action, word
 from hedera_history.config import Settings
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.writer import BlockWriter

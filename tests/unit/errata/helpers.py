@@ -14,7 +14,7 @@ from hedera_history.errata.codec import (
 )
 from hedera_history.errata.model import ErrataFile
 from hedera_history.errata.synthetic import synthetic_transfer_item
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.store.writer import BlockWriter
 
 from tests.unit.store.builders import BASE_NS, NS, Tx, make_block, transfer_tx

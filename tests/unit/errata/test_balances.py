@@ -15,7 +15,7 @@ from hedera_history.derived.rows import PROGRESS_KEY, Q_NEXT, STATE_TIMESTAMP, e
 from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot, parse_snapshot
 from hedera_history.errata.apply import apply_errata
 from hedera_history.errors import ConfigError
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.store.decode import StoredBlock
 from hedera_history.store.writer import BlockWriter
 from hiero_sdk_python.hapi.streams import account_balance_file_pb2 as pb

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from hedera_history.errors import FormatError
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

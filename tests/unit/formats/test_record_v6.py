@@ -10,7 +10,7 @@ from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, FormatError, TruncatedFileError
 from hedera_history.formats import v6_items
 from hedera_history.formats.dispatch import parse_record_file
-from hedera_history.formats.model import RecordFile, RecordItem, SidecarMetadata
+from hedera_history.formats.parsed_files import RecordFile, RecordItem, SidecarMetadata
 from hedera_history.formats.record_v6 import parse_record_v6
 from hedera_history.formats.v6_items import record_items
 

@@ -6,7 +6,7 @@ import pytest
 from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, DecompressionError, FileNameError, FormatError
 from hedera_history.formats.dispatch import parse_sidecar_file
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.formats.sidecar import parse_sidecar_content, sidecar_id_from_name
 
 from .writers import actions_record, bytecode_record, gz, len_field, state_change_record, write_sidecar_content

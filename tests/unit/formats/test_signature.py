@@ -6,7 +6,7 @@ import pytest
 from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, FormatError, TruncatedFileError, UnsupportedVersionError
 from hedera_history.formats.dispatch import parse_signature_file
-from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.signature import write_signature_file
 
 from .writers import (

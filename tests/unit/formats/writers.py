@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from hedera_history import hapi
 from hedera_history.formats.hashing import EMPTY_HASH, item_hash, next_running_hash, v6_metadata_hash
-from hedera_history.formats.model import SidecarMetadata
+from hedera_history.formats.parsed_files import SidecarMetadata
 from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
 from hedera_history.formats.record_v5 import hash_object as hash_object  # noqa: PLC0414 (re-exported)
 from hedera_history.formats.record_v5 import metadata_hash_v5, write_record_v5

@@ -9,7 +9,7 @@ import pytest
 from hedera_history import hapi
 from hedera_history.errors import ConfigError
 from hedera_history.formats.compression import deflate, gzip_member
-from hedera_history.formats.model import RecordItem, SidecarMetadata
+from hedera_history.formats.parsed_files import RecordItem, SidecarMetadata
 from hedera_history.formats.record_v6 import write_record_v6
 from hedera_history.formats.wire import varint
 from hedera_history.gen import GeneratorConfig

@@ -10,7 +10,8 @@ from typing import Any
 from hedera_history import hapi
 from hedera_history.block import ConsensusSummary, NodeSignature, VerifiedBlock
 from hedera_history.formats.hashing import running_hash, v6_metadata_hash
-from hedera_history.formats.model import (
+from hedera_history.formats.names import record_file_name
+from hedera_history.formats.parsed_files import (
     RecordFile,
     RecordItem,
     SidecarFile,
@@ -18,7 +19,6 @@ from hedera_history.formats.model import (
     SidecarRecord,
     SidecarType,
 )
-from hedera_history.formats.names import record_file_name
 from hedera_history.formats.rebuild import file_hash_of, rebuild_file_bytes
 
 NS = 1_000_000_000

@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 from hedera_history.config import Settings
 from hedera_history.errors import RowDecodeError
-from hedera_history.formats.model import RecordItem, SidecarType
+from hedera_history.formats.parsed_files import RecordItem, SidecarType
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value, encode_value
 from hedera_history.store.keys import (

@@ -9,7 +9,7 @@ from hedera_history.block import VerifiedBlock
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file
-from hedera_history.formats.model import RecordItem, SidecarType
+from hedera_history.formats.parsed_files import RecordItem, SidecarType
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
 from hedera_history.store.block_items import file_item_bytes

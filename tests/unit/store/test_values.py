@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 from hedera_history.errors import RowDecodeError
-from hedera_history.formats.model import SidecarMetadata
+from hedera_history.formats.parsed_files import SidecarMetadata
 from hedera_history.store import values as v
 from hypothesis import given
 from hypothesis import strategies as st

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError, StoreError, StoreUnavailableError
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.store import schema as s
 from hedera_history.store.chaintime import NS_PER_DAY
 from hedera_history.store.gateway import UNAVAILABLE, MutationFailure

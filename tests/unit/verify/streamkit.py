@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from hedera_history import hapi
 from hedera_history.formats.hashing import running_hash, sha384, v6_metadata_hash
-from hedera_history.formats.model import RecordItem, SidecarMetadata
 from hedera_history.formats.names import format_timestamp
+from hedera_history.formats.parsed_files import RecordItem, SidecarMetadata
 from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
 from hedera_history.formats.record_v6 import write_record_v6
 from hedera_history.formats.signature import write_signature_v2, write_signature_v6

@@ -7,7 +7,7 @@ from hedera_history.books.parse import address_book_to_bytes
 from hedera_history.books.updates import AddressBookTracker
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.formats.parsed_files import RecordFile, RecordItem
 from hedera_history.formats.transactions import transaction_body
 
 from .streamkit import file_transaction, record_bytes, transaction_bytes

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from hedera_history.errors import BrokenChainError
 from hedera_history.formats.hashing import EMPTY_HASH, sha384
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 from hedera_history.verify.chain import block_number_for, check_link
 
 H = [sha384(bytes([i])) for i in range(6)]

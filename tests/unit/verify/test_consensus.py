@@ -6,7 +6,7 @@ import pytest
 from hedera_history.books.model import AddressBook, node_entry
 from hedera_history.errors import ConfigError, ConsensusForkError, CorruptFileError, NoConsensusError
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.verify.consensus import (
     DEFAULT_RATIO,

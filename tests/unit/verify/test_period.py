@@ -15,7 +15,7 @@ from hedera_history.errors import (
     SidecarMismatchError,
 )
 from hedera_history.formats.hashing import EMPTY_HASH, sha384
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.verify.period import FetchedFile, check_period, verify_period
 

@@ -4,7 +4,7 @@ import pytest
 from hedera_history.books.model import AddressBook, NodeEntry
 from hedera_history.errors import BadSignatureError
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.verify.signatures import sign_hash, verify_node_signature
 
 FILE_HASH = sha384(b"file")

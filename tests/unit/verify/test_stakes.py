@@ -15,7 +15,7 @@ from hedera_history.books.updates import AddressBookTracker
 from hedera_history.cli.verify_cmd import verify
 from hedera_history.errors import AddressBookError, CorruptFileError, NoConsensusError
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import RecordFile, RecordItem, SignatureFile
+from hedera_history.formats.parsed_files import RecordFile, RecordItem, SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.gen import generate_stream, write_stream
 from hedera_history.sources.local_periods import find_local_periods

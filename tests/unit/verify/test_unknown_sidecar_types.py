@@ -19,7 +19,7 @@ from hedera_history.block import VerifiedBlock
 from hedera_history.books.model import AddressBook
 from hedera_history.config import Settings
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.store.originals import signed_file_bytes
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter

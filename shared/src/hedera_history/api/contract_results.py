@@ -25,7 +25,7 @@ from hedera_history.api.render_contracts import contract_reference, hex_data, re
 from hedera_history.api.transaction_filters import account_reference, last_value
 from hedera_history.api.transactions_list import SUCCESS_RESULTS, parse_filters
 from hedera_history.errors import CorruptFileError, RowDecodeError
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.formats.transactions import transaction_body
 from hedera_history.store.decode import StoredTransaction, decode_sidecar_message
 from hedera_history.store.reader import HistoryReader

@@ -19,7 +19,7 @@ from hedera_history.api.parse import parse_timestamp
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
 from hedera_history.api.render import timestamp
 from hedera_history.api.render_contracts import render_action, render_sidecar_record, render_state_changes
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.store.decode import StoredSidecarRecord, decode_sidecar_message
 from hedera_history.store.reader import HistoryReader
 

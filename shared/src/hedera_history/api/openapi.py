@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hedera_history import __version__
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 
 _REST_ERROR: dict[str, Any] = {
     "description": "Error (mirror node shape)",

@@ -9,7 +9,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 
 from hedera_history import hapi
 from hedera_history.api.render import timestamp
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.store.decode import StoredSidecarRecord
 
 EVM_ADDRESS_BYTES = 20

@@ -16,7 +16,7 @@ from enum import Enum
 
 from hedera_history.backfill.model import BlockEdge, PartitionSummary, PeriodFailure
 from hedera_history.errors import BrokenChainError
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.chain import ChainLink, check_link
 

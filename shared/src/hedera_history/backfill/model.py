@@ -13,7 +13,7 @@ from fractions import Fraction
 from hedera_history.books.codec import BookState
 from hedera_history.config import Settings
 from hedera_history.errors import RowDecodeError
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod
 from hedera_history.store import schema as s

@@ -36,7 +36,7 @@ from hedera_history.books.model import AddressBook
 from hedera_history.books.parse import parse_or_none
 from hedera_history.books.stakes import NodeStakes, stake_update, weigh
 from hedera_history.errors import CorruptFileError
-from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.formats.parsed_files import RecordFile, RecordItem
 from hedera_history.formats.transactions import transaction_body
 
 NODE_DETAILS_FILE = 102

@@ -33,8 +33,8 @@ from hedera_history.errata.signing import add_council_signature, node_signature_
 from hedera_history.errors import ConfigError, FormatError, HistoryError
 from hedera_history.formats.dispatch import parse_signature_file
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import SignatureFile
 from hedera_history.formats.names import format_timestamp
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.networks import NAMES
 from hedera_history.sources.local import LocalSource

@@ -53,7 +53,7 @@ from hedera_history.derived.rows import (
 )
 from hedera_history.errors import FormatError, RowDecodeError, StoreError
 from hedera_history.formats.dispatch import parse_record_file
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.logs import event
 from hedera_history.store.accounts import entity_text
 from hedera_history.store.chaintime import cell_timestamp_micros

@@ -32,7 +32,7 @@ from hedera_history.errors import (
     HistoryError,
     NodeRatificationError,
 )
-from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.verify.signatures import verify_node_signature
 

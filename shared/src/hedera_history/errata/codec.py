@@ -20,7 +20,7 @@ from hedera_history.errata.model import (
 from hedera_history.errors import ErrataFormatError, FormatError
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.items import parse_record_item
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.formats.record_v6 import record_stream_item
 from hedera_history.formats.wire import singular_spans
 from hedera_history.proto_gen import errata_pb2

@@ -17,7 +17,7 @@ from hedera_history.errata.codec import (
 )
 from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.errors import ConfigError
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.store.keys import check_entity_id
 from hedera_history.times import datetime_ns
 from hedera_history.times import parse_time as parse_text_time

@@ -28,7 +28,7 @@ from hedera_history.errors import (
     is_transient,
 )
 from hedera_history.formats.dispatch import parse_signature_file
-from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity
 from hedera_history.logs import event
 from hedera_history.sources.base import ObjectSource

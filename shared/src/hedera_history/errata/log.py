@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from hedera_history.errata.signing import v6_signature_form
 from hedera_history.errors import ErrataFormatError, RowDecodeError
-from hedera_history.formats.model import RecordItem, SignatureFile
+from hedera_history.formats.parsed_files import RecordItem, SignatureFile
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.keys import decode_hex16, hex16

@@ -7,7 +7,7 @@ from enum import Enum
 
 from hedera_history.errors import ErrataFormatError
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 
 ERRATA_FILE_VERSION = 1
 ERRATA_ID_BYTES = 16

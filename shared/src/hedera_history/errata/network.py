@@ -44,7 +44,7 @@ from hedera_history.errata.codec import (
 from hedera_history.errata.model import ErrataFile
 from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.errors import CorruptFileError, ErrataFormatError
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.formats.transactions import transaction_body
 from hedera_history.networks import network_named
 from hedera_history.store.accounts import entity_text

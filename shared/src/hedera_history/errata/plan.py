@@ -48,8 +48,8 @@ from hedera_history.errata.log import (
 )
 from hedera_history.errata.model import EntryKind, ErrataBody, ErrataFile
 from hedera_history.errors import ErrataPlacementError, RowDecodeError
-from hedera_history.formats.model import RecordFile, RecordItem
 from hedera_history.formats.names import record_file_name
+from hedera_history.formats.parsed_files import RecordFile, RecordItem
 from hedera_history.store import schema as s
 from hedera_history.store.accounts import entity_text
 from hedera_history.store.chaintime import cell_timestamp_micros

@@ -24,8 +24,8 @@ from hedera_history.errors import (
 )
 from hedera_history.formats.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, GZIP_MAGIC, gunzip, is_gzip
 from hedera_history.formats.hashing import hex_or_none
-from hedera_history.formats.model import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name
+from hedera_history.formats.parsed_files import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
 from hedera_history.formats.record_v2 import parse_record_v2
 from hedera_history.formats.record_v5 import parse_record_v5
 from hedera_history.formats.record_v6 import VERSION_PREFIX, parse_record_v6

@@ -6,7 +6,7 @@ from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.errors import CorruptFileError
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 
 
 def parse_record_item(transaction_bytes: bytes, record_bytes: bytes, field: str, name: str) -> RecordItem:

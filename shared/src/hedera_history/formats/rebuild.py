@@ -9,7 +9,7 @@ for byte. A rebuild counts only when its hash equals the file hash the nodes sig
 from __future__ import annotations
 
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
 from hedera_history.formats.record_v5 import write_record_v5
 from hedera_history.formats.record_v6 import write_record_v6

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from hedera_history.formats.hashing import HASH_SIZE
 from hedera_history.formats.items import parse_record_item
-from hedera_history.formats.model import ItemBytes, RecordFile, RecordItem
+from hedera_history.formats.parsed_files import ItemBytes, RecordFile, RecordItem
 from hedera_history.formats.reader import ByteReader
 
 PREVIOUS_HASH_MARKER = 1

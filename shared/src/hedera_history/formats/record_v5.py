@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.hashing import HASH_SIZE, RECORD_STREAM_OBJECT_HEADER, next_running_hash
 from hedera_history.formats.items import parse_record_item
-from hedera_history.formats.model import ItemBytes, RecordFile, RecordItem
+from hedera_history.formats.parsed_files import ItemBytes, RecordFile, RecordItem
 from hedera_history.formats.reader import ByteReader
 
 VERSION = 5

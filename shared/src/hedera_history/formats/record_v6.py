@@ -17,7 +17,7 @@ from google.protobuf.message import DecodeError
 from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, TruncatedFileError
 from hedera_history.formats.hashing import HASH_SIZE, running_hash_over, v6_metadata_hash
-from hedera_history.formats.model import ItemBytes, RecordFile, SidecarMetadata
+from hedera_history.formats.parsed_files import ItemBytes, RecordFile, SidecarMetadata
 from hedera_history.formats.v6_items import consensus_times, item_bytes, record_items
 from hedera_history.formats.wire import length_delimited, varint, varint_field
 

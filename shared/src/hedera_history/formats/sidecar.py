@@ -13,8 +13,8 @@ from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, FileNameError
-from hedera_history.formats.model import SidecarFile, SidecarRecord, SidecarType
 from hedera_history.formats.names import parse_stream_file_name
+from hedera_history.formats.parsed_files import SidecarFile, SidecarRecord, SidecarType
 from hedera_history.formats.wire import length_delimited, repeated_spans
 
 _RECORDS_FIELD = 1

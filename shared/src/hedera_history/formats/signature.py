@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError
 from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, TruncatedFileError, UnsupportedVersionError
 from hedera_history.formats.hashing import HASH_SIZE
-from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.reader import ByteReader
 from hedera_history.formats.record_v5 import hash_object, read_hash_object
 from hedera_history.formats.record_v6 import SHA_384, hash_object_bytes

@@ -22,7 +22,7 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from hedera_history.errors import CorruptFileError
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.formats.raw_view import RawRecordStreamFile
 from hedera_history.formats.wire import repeated_spans, singular_spans
 

@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass
 
 from hedera_history import hapi
-from hedera_history.formats.model import SidecarType
+from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.gen.model import NS_PER_SECOND
 
 _CONSTRUCTOR_PREFIX = bytes.fromhex("608060405234801561001057600080fd5b50")

@@ -39,7 +39,7 @@ from hedera_history.errata.model import CouncilSignature, errata_id
 from hedera_history.errata.signing import node_signature_file
 from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.errors import GeneratorError
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity
 from hedera_history.gen.facts import GeneratedItem
 from hedera_history.gen.items import Draft, ItemWriter, fill_amounts, set_transaction_id

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from hedera_history.errors import GeneratorError
 from hedera_history.formats.compression import Deflated, deflate, gzip_member
 from hedera_history.formats.hashing import running_hash, sha384, v6_metadata_hash
-from hedera_history.formats.model import SidecarMetadata
 from hedera_history.formats.names import StreamFileName, record_file_name
+from hedera_history.formats.parsed_files import SidecarMetadata
 from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
 from hedera_history.formats.record_v5 import metadata_hash_v5, write_record_v5
 from hedera_history.formats.record_v6 import write_record_v6

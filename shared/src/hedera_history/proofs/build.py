@@ -21,7 +21,7 @@ from hedera_history.books.packed import pack_book
 from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import HashMismatchError, ProofBookError, ProofFormatError
 from hedera_history.formats.hashing import item_hash, running_hash, sha384
-from hedera_history.formats.model import RecordFile, RecordItem, SidecarFile
+from hedera_history.formats.parsed_files import RecordFile, RecordItem, SidecarFile
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.proofs.chain import BookChain, chain_change
 from hedera_history.proofs.codec import FORMAT_VERSION, encode_bundle

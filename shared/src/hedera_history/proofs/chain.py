@@ -20,7 +20,7 @@ from hedera_history.books.parse import parse_address_book
 from hedera_history.books.stakes import NodeStakes, stake_update, weigh
 from hedera_history.books.updates import NODE_DETAILS_FILE
 from hedera_history.errors import AddressBookError, CorruptFileError, ProofBookError, ProofFormatError
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.formats.transactions import transaction_body
 
 _SUCCESS = hapi.ResponseCodeEnum.Value("SUCCESS")

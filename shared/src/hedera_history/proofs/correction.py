@@ -18,7 +18,7 @@ from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.log import stored_signature_file
 from hedera_history.errata.model import ErrataFile
 from hedera_history.errors import HistoryError
-from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, Correction
 

@@ -41,7 +41,7 @@ from hedera_history.errors import (
 )
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.formats.hashing import sha384
-from hedera_history.formats.model import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
+from hedera_history.formats.parsed_files import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.pipeline.address_books import BOOK, CHANGE, Q_CHANGES, STAKES

@@ -47,7 +47,7 @@ from hedera_history.errors import (
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.hashing import HASH_SIZE, item_hash, next_running_hash, sha384, v6_metadata_hash
 from hedera_history.formats.items import parse_record_item
-from hedera_history.formats.model import RecordItem, SidecarMetadata
+from hedera_history.formats.parsed_files import RecordItem, SidecarMetadata
 from hedera_history.formats.record_v5 import hash_object
 from hedera_history.formats.sidecar import parse_sidecar_content
 from hedera_history.proofs.chain import BookChain

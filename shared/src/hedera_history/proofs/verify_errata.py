@@ -36,7 +36,7 @@ from hedera_history.errors import (
     ProofRatificationError,
 )
 from hedera_history.formats.dispatch import parse_signature_file
-from hedera_history.formats.model import RecordItem, SignatureFile
+from hedera_history.formats.parsed_files import RecordItem, SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.proofs.chain import BookChain
 from hedera_history.proto_gen.proof_pb2 import BlockEvidence, Correction

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from hedera_history.books.model import AddressBook
 from hedera_history.errors import BlockPinMismatchError, SourceError
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.networks.block_numbers import BlockPin, first_number, pinned_index, start_block_after_pin
 from hedera_history.sources.base import ObjectSource

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError
-from hedera_history.formats.model import RecordFile
 from hedera_history.formats.names import parse_stream_file_name
+from hedera_history.formats.parsed_files import RecordFile
 
 NS_PER_DAY = 86_400 * 1_000_000_000
 

@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError
 from hedera_history import hapi
 from hedera_history.block import NodeSignature
 from hedera_history.errors import RowDecodeError
-from hedera_history.formats.model import SidecarMetadata
+from hedera_history.formats.parsed_files import SidecarMetadata
 from hedera_history.store import schema as s
 from hedera_history.store.duplicates import PART_COMPLETE, Q_PART, check_part_cell, first_part_row, second_part_row
 from hedera_history.store.encoding import decode_value

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from hedera_history.errors import ConfigError, RowDecodeError
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value, encode_value
 from hedera_history.store.gateway import BigtableGateway, RowQuery, StoredRow

@@ -11,7 +11,7 @@ import struct
 
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.items import parse_record_item
-from hedera_history.formats.model import RecordFile, RecordItem
+from hedera_history.formats.parsed_files import RecordFile, RecordItem
 from hedera_history.formats.rebuild import signed_file_bytes
 
 __all__ = ["decode_item_list", "encode_item_list", "signed_file_bytes"]

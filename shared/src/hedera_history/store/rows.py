@@ -23,7 +23,7 @@ from hedera_history import hapi
 from hedera_history.block import NodeSignature, VerifiedBlock
 from hedera_history.config import Settings
 from hedera_history.errors import CorruptFileError
-from hedera_history.formats.model import RecordItem
+from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.logs import event
 from hedera_history.store import schema as s
 from hedera_history.store.accounts import EntityNumbers, decode_transaction_body, touched_entities

@@ -10,7 +10,7 @@ import struct
 from dataclasses import dataclass
 
 from hedera_history.errors import RowDecodeError
-from hedera_history.formats.model import SidecarMetadata
+from hedera_history.formats.parsed_files import SidecarMetadata
 
 _U32 = struct.Struct(">I")
 _U64 = struct.Struct(">Q")

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from hedera_history.errors import BlockPinMismatchError, BlockPinOutOfReachError, FormatError
 from hedera_history.formats.dispatch import parse_record_file
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 from hedera_history.networks.block_numbers import BlockPin, first_number, pin_problem, pinned_index
 from hedera_history.verify.period import PeriodFiles
 from hedera_history.verify.stream import PeriodResult

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from hedera_history.errors import BrokenChainError
-from hedera_history.formats.model import RecordFile
+from hedera_history.formats.parsed_files import RecordFile
 
 
 class LinkStatus(Enum):

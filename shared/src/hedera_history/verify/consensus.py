@@ -31,7 +31,7 @@ from fractions import Fraction
 from hedera_history.block import ConsensusSummary, NodeSignature
 from hedera_history.books.model import AddressBook, NodeEntry
 from hedera_history.errors import BadSignatureError, ConfigError, ConsensusForkError, HistoryError, NoConsensusError
-from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.verify.signatures import verify_node_signature
 

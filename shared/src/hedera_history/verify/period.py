@@ -27,8 +27,8 @@ from hedera_history.errors import (
     SourceError,
 )
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
-from hedera_history.formats.model import RecordFile, SidecarFile, SidecarMetadata, SidecarType, SignatureFile
 from hedera_history.formats.names import parse_stream_file_name, timestamp_resolution_ns
+from hedera_history.formats.parsed_files import RecordFile, SidecarFile, SidecarMetadata, SidecarType, SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.verify.consensus import (
     DEFAULT_RATIO,

@@ -9,7 +9,7 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 
 from hedera_history.books.model import NodeEntry
 from hedera_history.errors import BadSignatureError
-from hedera_history.formats.model import SignatureFile
+from hedera_history.formats.parsed_files import SignatureFile
 
 
 def verify_node_signature(sig: SignatureFile, node: NodeEntry) -> None:
