@@ -47,30 +47,50 @@ def handle(
         if len(body) > MAX_BODY_BYTES:
             raise PayloadTooLargeError(f"body larger than {MAX_BODY_BYTES} bytes")
         if rpc:
-            if method != "POST":
-                raise MethodNotAllowedError("JSON-RPC requests are POSTed to /")
-            status, answer = jsonrpc.handle_jsonrpc(reader, body, proofs=proofs)
-            return ApiResponse(status, answer)
-        if method not in ("GET", "HEAD"):
-            raise MethodNotAllowedError(f"{method[:10]} is not allowed on {path[:200]}")
-        if path == "/openapi.json":
-            return ApiResponse(200, openapi_document())
-        if path.startswith("/api/v1/"):
-            proof = proof_route(reader, proofs, path, query, accept)
-            if proof is not None:
-                return ApiResponse(200, proof.body, proof.media_type)
-            return ApiResponse(200, rest.route(reader, path, query))
-        raise NotFoundError(f"no route {path[:200]}")
+            return _jsonrpc(reader, method, body, proofs)
+        return _rest(reader, method, path, query, proofs=proofs, accept=accept)
     except ApiError as e:
-        if rpc:
-            return ApiResponse(
-                e.status, {"jsonrpc": "2.0", "id": None, "error": {"code": e.rpc_code, "message": e.reason}}
-            )
-        return ApiResponse(e.status, _rest_error(e.reason))
+        return _api_error(e, rpc)
     except StoreUnavailableError:
         return ApiResponse(503, _rest_error("history store unavailable, retry"))
     except StoreError:
         return ApiResponse(500, _rest_error("stored history could not be read"))
+
+
+def _jsonrpc(reader: Callable[[], HistoryReader], method: str, body: bytes, proofs: ProofConfig) -> ApiResponse:
+    if method != "POST":
+        raise MethodNotAllowedError("JSON-RPC requests are POSTed to /")
+    status, answer = jsonrpc.handle_jsonrpc(reader, body, proofs=proofs)
+    return ApiResponse(status, answer)
+
+
+def _rest(
+    reader: Callable[[], HistoryReader],
+    method: str,
+    path: str,
+    query: Mapping[str, Sequence[str]],
+    *,
+    proofs: ProofConfig,
+    accept: str | None,
+) -> ApiResponse:
+    if method not in ("GET", "HEAD"):
+        raise MethodNotAllowedError(f"{method[:10]} is not allowed on {path[:200]}")
+    if path == "/openapi.json":
+        return ApiResponse(200, openapi_document())
+    if not path.startswith("/api/v1/"):
+        raise NotFoundError(f"no route {path[:200]}")
+    proof = proof_route(reader, proofs, path, query, accept)
+    if proof is not None:
+        return ApiResponse(200, proof.body, proof.media_type)
+    return ApiResponse(200, rest.route(reader, path, query))
+
+
+def _api_error(error: ApiError, rpc: bool) -> ApiResponse:
+    """An ApiError in the shape of the protocol asked: JSON-RPC's error object or the REST one."""
+    if rpc:
+        rpc_error = {"code": error.rpc_code, "message": error.reason}
+        return ApiResponse(error.status, {"jsonrpc": "2.0", "id": None, "error": rpc_error})
+    return ApiResponse(error.status, _rest_error(error.reason))
 
 
 def _rest_error(message: str) -> dict[str, Any]:

@@ -105,43 +105,53 @@ def log_skipped_rows(errors: Sequence[RowDecodeError]) -> None:
         event(logger, "row skipped: it does not decode", logging.WARNING, reason=error.reason)
 
 
+_RouteHandler = Callable[..., dict[str, Any]]
+"""Called as ``handler(reader, query, *segments)``, one segment per ``_ANY`` in its pattern."""
+_ANY = "*"
+"""In a route pattern: any one path segment, handed to the handler."""
+
+_ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
+    (("blocks",), lambda r, q: list_blocks(r, q, log_skipped_rows)),
+    (("blocks", _ANY), lambda r, q, hash_or_number: get_block(r, hash_or_number, q)),
+    (("transactions",), lambda r, q: list_transactions(r, q, log_skipped_rows)),
+    (("accounts", _ANY), lambda r, q, account: get_account(r, account, q, log_skipped_rows)),
+    (("transactions", _ANY), lambda r, q, key: get_transactions(r, key, q)),
+    (("accounts", _ANY, "transactions"), lambda r, q, account: account_transactions(r, account, q)),
+    (("contracts", "results", _ANY), lambda r, q, key: get_contract_result(r, key, q)),
+    (("contracts", _ANY, "results"), lambda r, q, contract: contract_results(r, contract, q, log_skipped_rows)),
+    (("contracts", _ANY, "results", _ANY), lambda r, q, contract, at: contract_result_at(r, contract, at, q)),
+    (("contracts", "results", _ANY, "actions"), lambda r, q, at: contract_actions(r, at, q)),
+    (("contracts", "results", _ANY, "state"), lambda r, q, at: contract_state_changes(r, at, q)),
+    (("contracts", "results", _ANY, "sidecars"), lambda r, q, at: contract_sidecars(r, at, q)),
+    (("network", "nodes"), network_nodes),
+    (("balances",), rest_balances),
+    (("errata", _ANY), lambda r, q, consensus: rest_errata(r, consensus, q)),
+    (("status",), lambda r, _q: rest_status(r)),
+)
+"""Path patterns under /api/v1, tried in order: the first that fits answers."""
+
+
 def route(reader: Callable[[], HistoryReader], path: str, query: Query) -> dict[str, Any]:
     """The JSON body of a GET under /api/v1; raises NotFoundError for unknown paths."""
     reason = not_served_reason(path.rstrip("/"))
     if reason is not None:
         raise NotServedError(f"not served from history: {reason}")
     parts = path.rstrip("/").split("/")[3:]  # after "", "api", "v1"
-    match parts:
-        case ["blocks"]:
-            return list_blocks(reader, query, log_skipped_rows)
-        case ["blocks", hash_or_number]:
-            return get_block(reader, hash_or_number, query)
-        case ["transactions"]:
-            return list_transactions(reader, query, log_skipped_rows)
-        case ["accounts", account]:
-            return get_account(reader, account, query, log_skipped_rows)
-        case ["transactions", key]:
-            return get_transactions(reader, key, query)
-        case ["accounts", account, "transactions"]:
-            return account_transactions(reader, account, query)
-        case ["contracts", "results", key]:
-            return get_contract_result(reader, key, query)
-        case ["contracts", contract, "results"]:
-            return contract_results(reader, contract, query, log_skipped_rows)
-        case ["contracts", contract, "results", consensus]:
-            return contract_result_at(reader, contract, consensus, query)
-        case ["contracts", "results", consensus, "actions"]:
-            return contract_actions(reader, consensus, query)
-        case ["contracts", "results", consensus, "state"]:
-            return contract_state_changes(reader, consensus, query)
-        case ["contracts", "results", consensus, "sidecars"]:
-            return contract_sidecars(reader, consensus, query)
-        case ["network", "nodes"]:
-            return network_nodes(reader, query)
-        case ["balances"]:
-            return rest_balances(reader, query)
-        case ["errata", consensus]:
-            return rest_errata(reader, consensus, query)
-        case ["status"]:
-            return rest_status(reader)
+    for pattern, handler in _ROUTES:
+        segments = _fit(pattern, parts)
+        if segments is not None:
+            return handler(reader, query, *segments)
     raise NotFoundError(f"no route {path[:200]}")
+
+
+def _fit(pattern: tuple[str, ...], parts: Sequence[str]) -> list[str] | None:
+    """The segments standing in for ``_ANY`` when ``parts`` fits ``pattern``, else None."""
+    if len(pattern) != len(parts):
+        return None
+    segments = []
+    for expected, part in zip(pattern, parts, strict=True):
+        if expected == _ANY:
+            segments.append(part)
+        elif expected != part:
+            return None
+    return segments
