@@ -16,7 +16,7 @@ from hedera_history.pipeline.period_state import PeriodProgress
 from hedera_history.pipeline.state_cells import PeriodState
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod
-from hedera_history.sources.pinned_numbers import range_numbering
+from hedera_history.sources.pinned_numbers import StreamAccess, range_numbering
 from hedera_history.verify.period import PeriodReport, check_period
 
 
@@ -148,11 +148,9 @@ def _pre_v6_number(
             start_block=ctx.settings.start_block,
             start_ns=progress.consensus_ns,
             end_ns=progress.consensus_ns + 1,
-            source=ctx.source,
-            location=location,
-            nodes=location.identities(book),
-            book=book,
-            max_decompressed=ctx.settings.max_decompressed_bytes,
+            stream=StreamAccess(
+                ctx.source, location, location.identities(book), book, ctx.settings.max_decompressed_bytes
+            ),
         ).start_block
         return predecessor, first, True
     return predecessor, None, False

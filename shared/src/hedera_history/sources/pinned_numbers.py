@@ -19,6 +19,7 @@ BlockPinMismatchError before anything is written, never a silent renumbering.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from hedera_history.books.model import AddressBook
 from hedera_history.errors import BlockPinMismatchError, SourceError
@@ -35,6 +36,24 @@ PIN_LOOKBACK_NS = 3_600 * 1_000_000_000
 (a record file spans a few seconds)."""
 
 
+@dataclass(frozen=True, slots=True)
+class StreamAccess:
+    """Where the range's stream is listed and read: the bucket, the nodes' folders, the book that
+    names them, and the bound on a decompressed file."""
+
+    source: ObjectSource
+    location: StreamLocation
+    nodes: Sequence[NodeIdentity]
+    book: AddressBook
+    max_decompressed: int | None = None
+
+    def periods(self, start_ns: int, end_ns: int) -> list[ListedPeriod]:
+        return list(list_periods(self.source, self.location, self.nodes, start_ns, end_ns))
+
+    def record(self, period: ListedPeriod) -> RecordFile:
+        return read_record(self.source, self.location, period, self.book, self.max_decompressed)
+
+
 def range_numbering(
     listed: Sequence[ListedPeriod],
     *,
@@ -42,11 +61,7 @@ def range_numbering(
     start_block: int,
     start_ns: int,
     end_ns: int,
-    source: ObjectSource,
-    location: StreamLocation,
-    nodes: Sequence[NodeIdentity],
-    book: AddressBook,
-    max_decompressed: int | None = None,
+    stream: StreamAccess,
 ) -> Numbering:
     """How ``listed`` (the range's periods, ascending) is numbered: its first period's number if
     before V6, and which of them is the pinned file, if one is."""
@@ -56,22 +71,22 @@ def range_numbering(
     index = pinned_index(starts, pin)
     end = pin.consensus_end_ns
     if index < 0:
-        first = read_record(source, location, listed[0], book, max_decompressed)
+        first = stream.record(listed[0])
         if first.version >= 6:
             return Numbering(start_block, pin)
-        between = list(list_periods(source, location, nodes, end + 1, start_ns))
-        near = list(list_periods(source, location, nodes, max(0, end - PIN_LOOKBACK_NS), end + 1))
+        between = stream.periods(end + 1, start_ns)
+        near = stream.periods(max(0, end - PIN_LOOKBACK_NS), end + 1)
         if not near:
             raise BlockPinMismatchError(
                 f"no period starts in the hour before the pin's consensus end {end}: the pinned file is not there"
             )
-        check_pinned(read_record(source, location, near[-1], book, max_decompressed), pin)
+        check_pinned(stream.record(near[-1]), pin)
         return Numbering(start_block_after_pin(pin, len(between)), pin)
     beyond: list[ListedPeriod] = []
     if index == len(listed) - 1 and end_ns <= end:
-        beyond = list(list_periods(source, location, nodes, end_ns, end + 1))
+        beyond = stream.periods(end_ns, end + 1)
     pinned = beyond[-1] if beyond else listed[index]
-    check_pinned(read_record(source, location, pinned, book, max_decompressed), pin)
+    check_pinned(stream.record(pinned), pin)
     inside = None if beyond else pinned.period_key
     return Numbering(first_number(starts, pin, periods_after=len(beyond)), pin, inside)
 
