@@ -9,7 +9,7 @@ Constructing a message with an out-of-range field, or decoding a malformed key o
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -328,32 +328,57 @@ def decode_message(message: WireMessage) -> CardinalMessage:
         kind = MessageType(key[0])
     except ValueError as e:
         raise MessageFormatError(f"unknown message type byte 0x{key[0]:02x}") from e
-    block_hash, rest = key[1:_HASH_END], key[_HASH_END:]
-    match kind:
-        case MessageType.BATCH:
-            _no_more(rest, kind)
-            return Batch.decode_value(block_hash, value)
-        case MessageType.SUB_BATCH_HEADER:
-            batch_id = _batch_id(key)
-            _no_more(key[_BATCH_ID_END:], kind)
-            return SubBatchHeader(block_hash, batch_id, avro.decode_int(value, "sub-batch item count"))
-        case MessageType.SUB_BATCH_MSG:
-            batch_id = _batch_id(key)
-            index = avro.decode_long(key[_BATCH_ID_END:], "sub-batch index")
-            record = avro.decode_sub_batch_record(value)
-            return SubBatchMsg(block_hash, batch_id, index, tuple(record["delete"]), record["updates"])
-        case MessageType.BATCH_MSG:
-            return BatchMsg(block_hash, _utf8(rest, "batch message key"), value)
-        case MessageType.BATCH_DELETE_MSG:
-            if value:
-                raise MessageFormatError(f"batch delete message has a {len(value)}-byte value; it must be empty")
-            return BatchDeleteMsg(block_hash, _utf8(rest, "batch delete message key"))
-        case MessageType.REORG:
-            _no_more(rest, kind)
-            return Reorg(block_hash, avro.decode_long(value, "reorg number"))
-        case MessageType.REORG_COMPLETE:
-            _no_more(rest, kind)
-            return ReorgComplete(block_hash, avro.decode_long(value, "reorg complete number"))
+    return _DECODERS[kind](key[1:_HASH_END], key, value)
+
+
+def _decode_batch(block_hash: bytes, key: bytes, value: bytes) -> Batch:
+    _no_more(key[_HASH_END:], MessageType.BATCH)
+    return Batch.decode_value(block_hash, value)
+
+
+def _decode_sub_batch_header(block_hash: bytes, key: bytes, value: bytes) -> SubBatchHeader:
+    batch_id = _batch_id(key)
+    _no_more(key[_BATCH_ID_END:], MessageType.SUB_BATCH_HEADER)
+    return SubBatchHeader(block_hash, batch_id, avro.decode_int(value, "sub-batch item count"))
+
+
+def _decode_sub_batch_msg(block_hash: bytes, key: bytes, value: bytes) -> SubBatchMsg:
+    batch_id = _batch_id(key)
+    index = avro.decode_long(key[_BATCH_ID_END:], "sub-batch index")
+    record = avro.decode_sub_batch_record(value)
+    return SubBatchMsg(block_hash, batch_id, index, tuple(record["delete"]), record["updates"])
+
+
+def _decode_batch_msg(block_hash: bytes, key: bytes, value: bytes) -> BatchMsg:
+    return BatchMsg(block_hash, _utf8(key[_HASH_END:], "batch message key"), value)
+
+
+def _decode_batch_delete_msg(block_hash: bytes, key: bytes, value: bytes) -> BatchDeleteMsg:
+    if value:
+        raise MessageFormatError(f"batch delete message has a {len(value)}-byte value; it must be empty")
+    return BatchDeleteMsg(block_hash, _utf8(key[_HASH_END:], "batch delete message key"))
+
+
+def _decode_reorg(block_hash: bytes, key: bytes, value: bytes) -> Reorg:
+    _no_more(key[_HASH_END:], MessageType.REORG)
+    return Reorg(block_hash, avro.decode_long(value, "reorg number"))
+
+
+def _decode_reorg_complete(block_hash: bytes, key: bytes, value: bytes) -> ReorgComplete:
+    _no_more(key[_HASH_END:], MessageType.REORG_COMPLETE)
+    return ReorgComplete(block_hash, avro.decode_long(value, "reorg complete number"))
+
+
+_DECODERS: dict[MessageType, Callable[[bytes, bytes, bytes], CardinalMessage]] = {
+    MessageType.BATCH: _decode_batch,
+    MessageType.SUB_BATCH_HEADER: _decode_sub_batch_header,
+    MessageType.SUB_BATCH_MSG: _decode_sub_batch_msg,
+    MessageType.BATCH_MSG: _decode_batch_msg,
+    MessageType.BATCH_DELETE_MSG: _decode_batch_delete_msg,
+    MessageType.REORG: _decode_reorg,
+    MessageType.REORG_COMPLETE: _decode_reorg_complete,
+}
+"""Each message type's decoder, given the block hash, the whole key and the value."""
 
 
 def _batch_id(key: bytes) -> bytes:

@@ -337,46 +337,74 @@ def evaluate_row(
     verify_sub_batch_ids: bool = True,
 ) -> RowStatus:
     """Judge a tracking row against its Batch: complete, incomplete, or a conflict (and why)."""
-    counts = {name: entry.count for name, entry in summary.entries.items() if isinstance(entry, PrefixCount)}
-    prefixes = {e.batch_id.hex(): name for name, e in summary.entries.items() if isinstance(e, SubBatchRef)}
-    item_counts: dict[str, int] = {}
-    digests: dict[str, dict[int, bytes]] = {sub_id: {} for sub_id in prefixes}
-    received = dict.fromkeys(counts, 0)
-    for column, value in row.items():
-        if column.startswith(HEADER_COLUMN):
-            sub_id = column[len(HEADER_COLUMN) :].decode()
-            if sub_id not in prefixes:
-                return RowStatus(False, f"header for sub-batch {sub_id} that the Batch does not announce")
-            item_counts[sub_id] = avro.decode_int(value, "recorded item count")
-        elif column.startswith(SUB_COLUMN):
-            sub_id, _, index = column[len(SUB_COLUMN) :].decode().partition("/")
-            if sub_id not in prefixes:
-                return RowStatus(False, f"message of sub-batch {sub_id} that the Batch does not announce")
-            digests[sub_id][int(index)] = value
-        elif column.startswith(KEY_COLUMN):
-            key = column[len(KEY_COLUMN) :].decode()
-            prefix = next((p for p in counts if key.startswith(p)), None)
-            if prefix is not None:
-                received[prefix] += 1
-            elif subscription.tracks_key(key):
-                return RowStatus(False, f"key {key!r} is under no prefix the Batch counts")
-    for prefix, count in counts.items():
-        if received[prefix] > count:
-            return RowStatus(False, f"{received[prefix]} messages under prefix {prefix!r}; the Batch counts {count}")
-    complete_subs = set()
-    for sub_id, item_count in item_counts.items():
-        if any(index >= item_count for index in digests[sub_id]):
-            return RowStatus(False, f"sub-batch {sub_id} has a message beyond its {item_count} items")
-        if len(digests[sub_id]) == item_count:
-            complete_subs.add(sub_id)
-            in_order = [digests[sub_id][index] for index in range(item_count)]
-            expected = sub_batch_id(summary.block_hash, prefixes[sub_id], in_order)
-            if verify_sub_batch_ids and expected.hex() != sub_id:
-                return RowStatus(False, f"sub-batch {sub_id} content does not match its id")
-    complete = all(received[p] == c for p, c in counts.items() if subscription.tracks_group(p)) and all(
-        sub_id in complete_subs for sub_id, prefix in prefixes.items() if subscription.tracks_group(prefix)
-    )
-    return RowStatus(complete)
+    reading = _RowReading(summary, subscription)
+    problem = reading.read(row) or reading.overcounted() or reading.check_sub_batches(verify_sub_batch_ids)
+    if problem is not None:
+        return RowStatus(False, problem)
+    return RowStatus(reading.complete())
+
+
+class _RowReading:
+    """A tracking row tallied against its Batch; each step answers the first conflict it finds."""
+
+    def __init__(self, summary: Batch, subscription: Subscription) -> None:
+        self.summary = summary
+        self.subscription = subscription
+        entries = summary.entries.items()
+        self.counts = {name: entry.count for name, entry in entries if isinstance(entry, PrefixCount)}
+        self.prefixes = {e.batch_id.hex(): name for name, e in entries if isinstance(e, SubBatchRef)}
+        self.item_counts: dict[str, int] = {}
+        self.digests: dict[str, dict[int, bytes]] = {sub_id: {} for sub_id in self.prefixes}
+        self.received = dict.fromkeys(self.counts, 0)
+        self.complete_subs: set[str] = set()
+
+    def read(self, row: Mapping[bytes, bytes]) -> str | None:
+        for column, value in row.items():
+            if column.startswith(HEADER_COLUMN):
+                sub_id = column[len(HEADER_COLUMN) :].decode()
+                if sub_id not in self.prefixes:
+                    return f"header for sub-batch {sub_id} that the Batch does not announce"
+                self.item_counts[sub_id] = avro.decode_int(value, "recorded item count")
+            elif column.startswith(SUB_COLUMN):
+                sub_id, _, index = column[len(SUB_COLUMN) :].decode().partition("/")
+                if sub_id not in self.prefixes:
+                    return f"message of sub-batch {sub_id} that the Batch does not announce"
+                self.digests[sub_id][int(index)] = value
+            elif column.startswith(KEY_COLUMN):
+                key = column[len(KEY_COLUMN) :].decode()
+                prefix = next((p for p in self.counts if key.startswith(p)), None)
+                if prefix is not None:
+                    self.received[prefix] += 1
+                elif self.subscription.tracks_key(key):
+                    return f"key {key!r} is under no prefix the Batch counts"
+        return None
+
+    def overcounted(self) -> str | None:
+        for prefix, count in self.counts.items():
+            if self.received[prefix] > count:
+                return f"{self.received[prefix]} messages under prefix {prefix!r}; the Batch counts {count}"
+        return None
+
+    def check_sub_batches(self, verify_ids: bool) -> str | None:
+        """Records the sub-batches whose every message arrived (their content checked against
+        their id when ``verify_ids``)."""
+        for sub_id, item_count in self.item_counts.items():
+            digests = self.digests[sub_id]
+            if any(index >= item_count for index in digests):
+                return f"sub-batch {sub_id} has a message beyond its {item_count} items"
+            if len(digests) == item_count:
+                self.complete_subs.add(sub_id)
+                in_order = [digests[index] for index in range(item_count)]
+                expected = sub_batch_id(self.summary.block_hash, self.prefixes[sub_id], in_order)
+                if verify_ids and expected.hex() != sub_id:
+                    return f"sub-batch {sub_id} content does not match its id"
+        return None
+
+    def complete(self) -> bool:
+        tracks = self.subscription.tracks_group
+        return all(self.received[p] == c for p, c in self.counts.items() if tracks(p)) and all(
+            sub_id in self.complete_subs for sub_id, prefix in self.prefixes.items() if tracks(prefix)
+        )
 
 
 def _cell_for(message: CardinalMessage, value: bytes) -> tuple[bytes, bytes]:
