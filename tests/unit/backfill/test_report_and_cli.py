@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 from pathlib import Path
@@ -68,6 +69,9 @@ def test_run_checks_its_options_before_starting_anything(tmp_path: Path) -> None
 IMAGE = "europe-docker.pkg.dev/p/hh-backfill/backfill:abc1"
 
 
+_TARGET_FIELDS = [field.name for field in dataclasses.fields(dataproc.SubmitTarget)]
+
+
 def _plan(**changes: object) -> dataproc.SubmitPlan:
     arguments: dict[str, object] = {
         "project": "p",
@@ -77,7 +81,12 @@ def _plan(**changes: object) -> dataproc.SubmitPlan:
         "container_image": IMAGE,
         **changes,
     }
-    return dataproc.plan_submission(["gs://streams/", "--start", "2024-06-01"], **arguments)  # type: ignore[arg-type]
+    target = {name: arguments.pop(name) for name in _TARGET_FIELDS if name in arguments}
+    return dataproc.plan_submission(
+        ["gs://streams/", "--start", "2024-06-01"],
+        dataproc.SubmitTarget(**target),  # type: ignore[arg-type]
+        **arguments,  # type: ignore[arg-type]
+    )
 
 
 def test_a_serverless_batch_on_the_image_and_the_pinned_runtime_by_default() -> None:

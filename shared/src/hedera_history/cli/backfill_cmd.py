@@ -295,18 +295,21 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
         wheel: Path | None = None
         if cluster or params["ship_wheel"]:
             wheel = Path(scratch) / dataproc.WHEEL_NAME if dry_run else dataproc.build_wheel(Path(scratch))
-        plan = dataproc.plan_submission(
-            job_args,
+        target = dataproc.SubmitTarget(
             project=settings.project,
             region=params["region"] or settings.dataproc_region,
-            staging_url=staging,
-            batch_id=params["batch_id"] or dataproc.new_batch_id(),
-            wheel=wheel,
-            address_book=local_book,
             cluster=cluster,
             container_image=image,
             service_account=params["service_account"] or settings.dataproc_service_account,
             runtime_version=params["runtime_version"] or dataproc.DEFAULT_RUNTIME_VERSION,
+        )
+        plan = dataproc.plan_submission(
+            job_args,
+            target,
+            staging_url=staging,
+            batch_id=params["batch_id"] or dataproc.new_batch_id(),
+            wheel=wheel,
+            address_book=local_book,
             properties=_key_values(params["properties"], "--property"),
         )
         if dry_run:

@@ -118,27 +118,37 @@ def new_batch_id(now: datetime | None = None) -> str:
     return f"hedera-backfill-{moment:%Y%m%d-%H%M%S}"
 
 
+@dataclass(frozen=True, slots=True)
+class SubmitTarget:
+    """Where the job runs: an existing ``cluster``, or else a Serverless batch on
+    ``container_image`` (as ``service_account``, on ``runtime_version``)."""
+
+    project: str
+    region: str
+    cluster: str | None = None
+    container_image: str = ""
+    service_account: str = ""
+    runtime_version: str = DEFAULT_RUNTIME_VERSION
+
+
 def plan_submission(
     job_args: Sequence[str],
+    target: SubmitTarget,
     *,
-    project: str,
-    region: str,
     staging_url: str,
     batch_id: str,
     wheel: Path | None = None,
     address_book: Path | None = None,
-    cluster: str | None = None,
-    container_image: str = "",
-    service_account: str = "",
-    runtime_version: str = DEFAULT_RUNTIME_VERSION,
     properties: Mapping[str, str] | None = None,
 ) -> SubmitPlan:
     """Everything one submission does; ``job_args`` are ``backfill run`` flags (no ``--local``).
 
-    A Serverless batch needs ``container_image`` (:class:`BackfillImageError` without it); a
-    cluster needs the ``wheel``, which a batch takes only to run other code than its image's. With
-    a local ``address_book`` the job's ``--address-book`` is pointed at its staged copy.
+    A Serverless batch needs the target's ``container_image`` (:class:`BackfillImageError`
+    without it); a cluster needs the ``wheel``, which a batch takes only to run other code than its
+    image's. With a local ``address_book`` the job's ``--address-book`` is pointed at its staged copy.
     """
+    cluster, container_image = target.cluster, target.container_image
+    service_account, runtime_version = target.service_account, target.runtime_version
     if not cluster and not container_image:
         resolve_container_image("", "", "")  # raises, saying how to build one
     if cluster and wheel is None:
@@ -154,7 +164,7 @@ def plan_submission(
         uploads.append(Upload(address_book, folder + "address-book.bin"))
         args = _replace_option(args, "--address-book", uploads[-1].url)
     merged = {**DEFAULT_PROPERTIES, **(properties or {})}
-    common = [f"--project={project}", f"--region={region}"]
+    common = [f"--project={target.project}", f"--region={target.region}"]
     if wheel is not None:
         common.append(f"--py-files={uploads[0].url}")
     common.append("--properties=" + ",".join(f"{k}={v}" for k, v in sorted(merged.items())))

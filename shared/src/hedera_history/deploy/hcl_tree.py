@@ -3,6 +3,7 @@ is a literal, what kind of value it is (python-hcl2's parse tree; its dict outpu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,22 +93,34 @@ def _line(rule: Any) -> int | None:
 def _value(expression: Any) -> Value:
     while isinstance(expression, ExprTermRule) and not expression.parentheses:
         expression = expression.expression
-    if isinstance(expression, StringRule):
-        parts = expression.string_parts
-        literal = all(getattr(part.content, "lark_name", lambda: "")() == "STRING_CHARS" for part in parts)
-        return Value("string", str(expression.serialize(_TEXT)) if literal else None)
-    if isinstance(expression, HeredocTemplateRule):
-        return Value("string")
-    if isinstance(expression, IntLitRule | FloatLitRule):
-        return Value("number", str(expression.serialize(_TEXT)))
-    if isinstance(expression, LiteralValueRule):
-        word = str(expression.token.value)
-        return Value("null" if word == "null" else "bool", word)
-    if isinstance(expression, TupleRule):
-        return Value("tuple", items=tuple(_value(element) for element in expression.elements))
-    if isinstance(expression, ObjectRule):
-        entries = tuple(
-            (str(element.key.serialize(_TEXT)), _value(element.expression)) for element in expression.elements
-        )
-        return Value("object", entries=entries)
+    for rule, read in _LITERALS:
+        if isinstance(expression, rule):
+            return read(expression)
     return Value("expression", str(expression.serialize(_TEXT)))
+
+
+def _string(expression: StringRule) -> Value:
+    parts = expression.string_parts
+    literal = all(getattr(part.content, "lark_name", lambda: "")() == "STRING_CHARS" for part in parts)
+    return Value("string", str(expression.serialize(_TEXT)) if literal else None)
+
+
+def _word(expression: LiteralValueRule) -> Value:
+    word = str(expression.token.value)
+    return Value("null" if word == "null" else "bool", word)
+
+
+def _object(expression: ObjectRule) -> Value:
+    entries = tuple((str(element.key.serialize(_TEXT)), _value(element.expression)) for element in expression.elements)
+    return Value("object", entries=entries)
+
+
+_LITERALS: tuple[tuple[type | tuple[type, ...], Callable[[Any], Value]], ...] = (
+    (StringRule, _string),
+    (HeredocTemplateRule, lambda _heredoc: Value("string")),
+    ((IntLitRule, FloatLitRule), lambda number: Value("number", str(number.serialize(_TEXT)))),
+    (LiteralValueRule, _word),
+    (TupleRule, lambda items: Value("tuple", items=tuple(_value(element) for element in items.elements))),
+    (ObjectRule, _object),
+)
+"""The parse-tree rules whose value is known without evaluating, each with how to read it."""

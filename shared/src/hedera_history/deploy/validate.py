@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -231,17 +231,41 @@ def _type_problem(value: Value, expected: str) -> str | None:
     """Why Terraform could not convert ``value`` to ``expected``, when a literal makes that certain."""
     if value.kind in ("expression", "null") or expected == "any":
         return None
+    scalar = _SCALAR_PROBLEMS.get(expected)
+    if scalar is not None:
+        return scalar(value)
+    return _collection_problem(value, expected)
+
+
+def _string_problem(value: Value) -> str | None:
+    return f"a string is required, got {_KIND_NAMES[value.kind]}" if value.kind in ("tuple", "object") else None
+
+
+def _number_problem(value: Value) -> str | None:
+    if value.kind == "string" and value.text is not None and not _NUMBER.match(value.text):
+        return f'a number is required, got the string "{value.text}"'
+    if value.kind in ("bool", "tuple", "object"):
+        return f"a number is required, got {_KIND_NAMES[value.kind]}"
+    return None
+
+
+def _bool_problem(value: Value) -> str | None:
+    if value.kind == "string" and value.text is not None and value.text not in _BOOL_STRINGS:
+        return f'a bool is required, got the string "{value.text}"'
+    if value.kind in ("number", "tuple", "object"):
+        return f"a bool is required, got {_KIND_NAMES[value.kind]}"
+    return None
+
+
+_SCALAR_PROBLEMS: dict[str, Callable[[Value], str | None]] = {
+    "string": _string_problem,
+    "number": _number_problem,
+    "bool": _bool_problem,
+}
+
+
+def _collection_problem(value: Value, expected: str) -> str | None:
     got = _KIND_NAMES[value.kind]
-    if expected == "string":
-        return f"a string is required, got {got}" if value.kind in ("tuple", "object") else None
-    if expected == "number":
-        if value.kind == "string" and value.text is not None and not _NUMBER.match(value.text):
-            return f'a number is required, got the string "{value.text}"'
-        return f"a number is required, got {got}" if value.kind in ("bool", "tuple", "object") else None
-    if expected == "bool":
-        if value.kind == "string" and value.text is not None and value.text not in _BOOL_STRINGS:
-            return f'a bool is required, got the string "{value.text}"'
-        return f"a bool is required, got {got}" if value.kind in ("number", "tuple", "object") else None
     collection, _, element = expected.partition("(")
     if collection in ("list", "set"):
         if value.kind != "tuple":
