@@ -9,11 +9,20 @@ from google.cloud import pubsub_v1
 from google.pubsub_v1.services.publisher.transports import PublisherGrpcTransport
 from google.pubsub_v1.services.subscriber.transports import SubscriberGrpcTransport
 
+# What the library sets on the channels it makes itself: without them gRPC refuses any answer over
+# 4 MiB, and one streaming pull answer carries several messages of up to 10 MB (a mainnet-sized
+# block's sub-batch messages are about 1 MB each), so the stream failed and was pulled again forever.
+UNLIMITED_MESSAGES = (("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1))
+
+
+def emulator_channel(emulator_host: str) -> grpc.Channel:
+    return grpc.insecure_channel(emulator_host, options=UNLIMITED_MESSAGES)
+
 
 def publisher_client(emulator_host: str = "", **options: Any) -> Any:
     """A ``pubsub_v1.PublisherClient``; ``options``: batch_settings, publisher_options."""
     if emulator_host:
-        transport = PublisherGrpcTransport(channel=grpc.insecure_channel(emulator_host))
+        transport = PublisherGrpcTransport(channel=emulator_channel(emulator_host))
         return pubsub_v1.PublisherClient(transport=transport, **options)
     return pubsub_v1.PublisherClient(**options)
 
@@ -21,6 +30,6 @@ def publisher_client(emulator_host: str = "", **options: Any) -> Any:
 def subscriber_client(emulator_host: str = "") -> Any:
     """A ``pubsub_v1.SubscriberClient``."""
     if emulator_host:
-        transport = SubscriberGrpcTransport(channel=grpc.insecure_channel(emulator_host))
+        transport = SubscriberGrpcTransport(channel=emulator_channel(emulator_host))
         return pubsub_v1.SubscriberClient(transport=transport)
     return pubsub_v1.SubscriberClient()
