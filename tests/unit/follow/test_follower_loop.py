@@ -9,7 +9,7 @@ from typing import Any, cast
 import pytest
 from hedera_history.config import Settings
 from hedera_history.follow import follower as follower_module
-from hedera_history.follow.follower import Follower
+from hedera_history.follow.follower import Follower, FollowerClock
 from hedera_history.follow.position import read_position
 from hedera_history.formats.names import format_timestamp
 from hedera_history.pipeline.ingest import IngestContext, IngestResult, Outcome
@@ -71,7 +71,11 @@ def test_the_loop_follows_a_growing_bucket(monkeypatch: pytest.MonkeyPatch) -> N
     unused: Any = None  # parts of the context only ingest (faked here) uses
     ctx = IngestContext(SETTINGS, unused, source, unused, unused, cast(Any, gateway), unused, unused)
     follower = Follower(
-        ctx, SETTINGS, lease=cast(Any, HeldLease()), start=format_timestamp(T0 - 1), sleep=lambda _: None
+        ctx,
+        SETTINGS,
+        lease=cast(Any, HeldLease()),
+        start=format_timestamp(T0 - 1),
+        clock=FollowerClock(sleep=lambda _: None),
     )
 
     ticks = 0

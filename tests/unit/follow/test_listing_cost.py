@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import pytest
 from hedera_history.config import Settings
-from hedera_history.follow.follower import Follower
+from hedera_history.follow.follower import Follower, FollowerClock
 from hedera_history.formats.names import format_timestamp
 from hedera_history.pipeline.ingest import IngestContext
 from hedera_history.store import schema as s
@@ -44,8 +44,7 @@ def lists_in(seconds: float, settings: Settings, monkeypatch: pytest.MonkeyPatch
         settings,
         lease=cast(Any, HeldLease()),
         start=format_timestamp(T0 + 1),
-        clock=lambda: now[0],
-        sleep=sleep,
+        clock=FollowerClock(monotonic=lambda: now[0], sleep=sleep),
     )
     follower.run(lambda: now[0] >= seconds)
     return len(source.lists)

@@ -119,6 +119,16 @@ class _Late:
     attempts: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class FollowerClock:
+    """The follower's time: polls and deadlines on ``monotonic``, stored positions on ``wall_ns``,
+    waits by ``sleep`` (tests step all three by hand)."""
+
+    monotonic: Callable[[], float] = time.monotonic
+    wall_ns: Callable[[], int] = time.time_ns
+    sleep: Callable[[float], None] = time.sleep
+
+
 class Follower:
     """Follows ``ctx``'s bucket (its source is wrapped in a byte cache) into the pipeline."""
 
@@ -132,9 +142,7 @@ class Follower:
         start: str | None = None,
         reset: bool = False,
         lease: FollowLease | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        wall_ns: Callable[[], int] = time.time_ns,
-        sleep: Callable[[float], None] = time.sleep,
+        clock: FollowerClock = FollowerClock(),
     ) -> None:
         self.settings = settings
         self.cache = CachedSource(ctx.source, settings.follow_cache_bytes)
@@ -144,9 +152,9 @@ class Follower:
         self.start = start or settings.follow_start
         self.reset = reset
         self.lease = lease or FollowLease(ctx.gateway, ttl_seconds=settings.follow_lease_seconds)
-        self._clock = clock
-        self._wall_ns = wall_ns
-        self._sleep = sleep
+        self._clock = clock.monotonic
+        self._wall_ns = clock.wall_ns
+        self._sleep = clock.sleep
         self.tracker: Tracker | None = None
         self.discovery: Discovery | None = None
         self._futures: dict[concurrent.futures.Future[IngestResult], tuple[str, Sighting | None]] = {}

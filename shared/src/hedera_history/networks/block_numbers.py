@@ -105,12 +105,26 @@ def pin_problem(
             file=name,
         )
     if consensus_end == end:
-        if number != pin.block_number:
-            return BlockPinMismatchError(
-                f"the file ending at the pin ({end}) is block {number}, the network pins it to {pin.block_number}",
-                file=name,
-            )
+        return _pinned_number_problem(pin, name, number)
+    return _pin_gap_problem(pin, name, consensus_start, consensus_end, previous_end)
+
+
+def _pinned_number_problem(pin: BlockPin, name: str, number: int) -> BlockPinMismatchError | None:
+    """The file ending at the pin must carry the pinned number."""
+    if number == pin.block_number:
         return None
+    return BlockPinMismatchError(
+        f"the file ending at the pin ({pin.consensus_end_ns}) is block {number}, "
+        f"the network pins it to {pin.block_number}",
+        file=name,
+    )
+
+
+def _pin_gap_problem(
+    pin: BlockPin, name: str, consensus_start: int, consensus_end: int, previous_end: int | None
+) -> BlockPinMismatchError | None:
+    """A file not ending at the pin may neither straddle it nor follow a gap the pin falls in."""
+    end = pin.consensus_end_ns
     if consensus_start <= end < consensus_end:
         return BlockPinMismatchError(
             f"the pin's consensus end {end} falls inside this file ({consensus_start}..{consensus_end}), "

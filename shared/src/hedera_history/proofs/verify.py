@@ -54,7 +54,7 @@ from hedera_history.proofs.chain import BookChain
 from hedera_history.proofs.codec import decode_bundle
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify_errata import CorrectionVerdict, verify_correction
-from hedera_history.proto_gen.proof_pb2 import BlockEvidence, ProofBundle
+from hedera_history.proto_gen.proof_pb2 import BlockEvidence, ProofBundle, StreamHeader
 from hedera_history.verify.consensus import DEFAULT_RATIO, meets_ratio, required_stake
 
 RECORD_VERSIONS = (1, 2, 5, 6)
@@ -232,6 +232,17 @@ def _item_run(evidence: BlockEvidence, what: str) -> _Recomputed:
     header = evidence.header
     start = _hash48(header.start_running_hash, f"{what}: start running hash")
     running = _hash48(evidence.items.running_hash_before, f"{what}: running hash before the run")
+    items, running, only_items = _run_entries(evidence, running, what)
+    if not items:
+        raise ProofFormatError(f"{what}: the item run shows no item")
+    signed, number = _metadata_hash(version, header, start, running, what)
+    whole = only_items and evidence.items.running_hash_before == start
+    return _Recomputed(version, signed, whole, tuple(items), number)
+
+
+def _run_entries(evidence: BlockEvidence, running: bytes, what: str) -> tuple[list[RecordItem], bytes, bool]:
+    """The run's items, the running hash after its last entry, and whether every entry was an item
+    (not a stretch of item hashes standing in for items left out)."""
     items: list[RecordItem] = []
     only_items = True
     for index, entry in enumerate(evidence.items.entries):
@@ -252,22 +263,21 @@ def _item_run(evidence: BlockEvidence, what: str) -> _Recomputed:
                 running = next_running_hash(running, hashes[offset : offset + HASH_SIZE])
         else:
             raise ProofFormatError(f"{what}: entry {index} is empty")
-    if not items:
-        raise ProofFormatError(f"{what}: the item run shows no item")
+    return items, running, only_items
+
+
+def _metadata_hash(version: int, header: StreamHeader, start: bytes, end: bytes, what: str) -> tuple[bytes, int | None]:
+    """The hash the nodes signed for a V5 or V6 file running from ``start`` to ``end``, and the
+    block number it signs (V6 only)."""
     hapi_version = (header.hapi_major, header.hapi_minor, header.hapi_patch)
     if version == 6:
         if header.object_stream_version:
             raise ProofFormatError(f"{what}: a V6 header has no object stream version")
-        signed = v6_metadata_hash(hapi_version, start, running, header.block_number)
-        number: int | None = header.block_number
-    else:
-        if header.block_number:
-            raise ProofFormatError(f"{what}: a V5 header has no block number")
-        fields = struct.pack(">iiiii", 5, *hapi_version, header.object_stream_version)
-        signed = sha384(fields + hash_object(start) + hash_object(running))
-        number = None
-    whole = only_items and evidence.items.running_hash_before == start
-    return _Recomputed(version, signed, whole, tuple(items), number)
+        return v6_metadata_hash(hapi_version, start, end, header.block_number), header.block_number
+    if header.block_number:
+        raise ProofFormatError(f"{what}: a V5 header has no block number")
+    fields = struct.pack(">iiiii", 5, *hapi_version, header.object_stream_version)
+    return sha384(fields + hash_object(start) + hash_object(end)), None
 
 
 def _hash48(value: bytes, what: str) -> bytes:
