@@ -19,6 +19,7 @@ asserted: the ratios are printed.
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import tempfile
@@ -34,6 +35,7 @@ from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream
 from hedera_history.gen.writer import ADDRESS_BOOK_FILE
 from hedera_history.localstack.emulators import BigtableEmulator
 from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.store import reader as reader_module
 from hedera_history.store.bigtable_client import BigtableDataGateway, open_admin_instance
 from hedera_history.store.decode import decode_sidecar_message
 from hedera_history.store.reader import HistoryReader
@@ -54,14 +56,14 @@ PREFIX = "api_"
 SOURCE = Path(__file__).resolve().parents[1] / "functions" / "query" / "main.py"
 
 
-def build(stream: GeneratedStream) -> list[VerifiedBlock]:
+def build(stream: GeneratedStream, count: int) -> list[VerifiedBlock]:
     """Verified blocks of the stream, through the same verification as the pipeline."""
     with tempfile.TemporaryDirectory(prefix="api-bench-") as folder:
         write_stream(stream, folder)
         book = parse_address_book((Path(folder) / ADDRESS_BOOK_FILE).read_bytes(), ADDRESS_BOOK_FILE)
         results = list(verify_stream(find_local_periods(Path(folder)), book))
     blocks = [r.report.block for r in results if r.ok and r.report.block is not None]
-    assert len(blocks) == BLOCKS, "every generated period must verify"
+    assert len(blocks) == count, "every generated period must verify"
     return blocks
 
 
@@ -212,10 +214,12 @@ def cases(api: Api, reader: HistoryReader, truth: dict[str, Any], rng: random.Ra
     ]
 
 
-def bench(api: Api, reader: HistoryReader, truth: dict[str, Any]) -> None:
+def bench(api: Api, reader: HistoryReader, truth: dict[str, Any], only: str | None = None) -> None:
     rng = random.Random(3)
     print(f"{'route / method':32} {'API p50/p99 ms':>20} {'reader p50/p99 ms':>20} {'p50 ratio':>10} {'added ms':>9}")
     for name, make in cases(api, reader, truth, rng):
+        if only is not None and only not in name:
+            continue
         for _ in range(3):  # warm both sides: completion caches, the latest-block hint, code paths
             for call in make():
                 call()
@@ -229,7 +233,32 @@ def bench(api: Api, reader: HistoryReader, truth: dict[str, Any]) -> None:
         )
 
 
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blocks", type=int, default=BLOCKS, help="generated blocks (periods)")
+    parser.add_argument(
+        "--transactions", type=int, default=TRANSACTIONS_PER_BLOCK, help="transactions per generated block"
+    )
+    parser.add_argument("--only", help="bench only the routes and methods whose name contains this")
+    parser.add_argument(
+        "--cache",
+        type=int,
+        help="items blocks (and items cells) each reader keeps parsed; 1 measures reads that miss the cache",
+    )
+    return parser.parse_args()
+
+
+def limit_caches(size: int) -> None:
+    """Every reader of this process keeps at most ``size`` parsed items blocks and cells."""
+    for name in ("FILE_CACHE_SIZE", "CELL_CACHE_SIZE"):
+        if hasattr(reader_module, name):
+            setattr(reader_module, name, size)
+
+
 def main() -> None:
+    args = arguments()
+    if args.cache is not None:
+        limit_caches(args.cache)
     emulator = BigtableEmulator()
     print("starting the Bigtable emulator ...", flush=True)
     emulator.start()
@@ -247,13 +276,13 @@ def main() -> None:
             }
         )
         ensure_tables(open_admin_instance(settings), settings)
-        print(f"generating, verifying and writing {BLOCKS} blocks x {TRANSACTIONS_PER_BLOCK} transactions ...")
-        stream = generate_stream(GeneratorConfig(periods=BLOCKS, transactions=TRANSACTIONS_PER_BLOCK, seed=5))
+        print(f"generating, verifying and writing {args.blocks} blocks x {args.transactions} transactions ...")
+        stream = generate_stream(GeneratorConfig(periods=args.blocks, transactions=args.transactions, seed=5))
         gateway = BigtableDataGateway(settings.project, INSTANCE, settings)
         try:
-            assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(build(stream)))
+            assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(build(stream, args.blocks)))
             client = functions_framework.create_app(target="query", source=str(SOURCE)).test_client()
-            bench(Api(client), HistoryReader(gateway), stream.truth)
+            bench(Api(client), HistoryReader(gateway), stream.truth, args.only)
         finally:
             gateway.close()
     finally:

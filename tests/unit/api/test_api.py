@@ -292,7 +292,7 @@ def test_listings_skip_rows_that_do_not_decode(caplog: pytest.LogCaptureFixture)
     # listing reads that row, which does not decode.
     history_cells = gateway.tables[s.ACCOUNT_HISTORY][row_key_for_account_history(f"0.0.{PAYER}", broken)]
     stamp, value = history_cells[(s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)]
-    apart = marked_apart(s.ACCOUNT_HISTORY, decode_value(value), 1)
+    apart = marked_apart(s.ACCOUNT_HISTORY, decode_value(value))
     history_cells[(s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)] = (stamp, encode_value(apart))
     gateway.tables[s.BLOCKS][row_key_for_block(4)][(s.BLOCK_HEADER_FAMILY, s.Q_VERSION)] = (0, b"\x00")
     reader = HistoryReader(gateway)

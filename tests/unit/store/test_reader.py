@@ -175,6 +175,7 @@ def test_an_index_entry_leads_to_the_items_row_in_one_more_read() -> None:
 
     def reads(lookup: Callable[[], object]) -> list[str]:
         reader._files.clear()
+        reader._cells.clear()
         gateway.read_queries.clear()
         assert lookup()
         return [table for table, _ in gateway.read_queries]
@@ -236,8 +237,8 @@ def test_rows_of_layout_1_are_still_read() -> None:
         hashes[whole.hex().encode()] = hashes.pop(row_key_for_tx_hash(whole))
     # Index values of layout 1 name the block only.
     layout_1: tuple[tuple[str, Callable[[bytes], bytes]], ...] = (
-        (s.TX_BY_HASH, lambda p: encode_hash_entry(replace(decode_hash_entry(p), index=None, flags=0))),
-        (s.TX_BY_ID, lambda p: encode_id_entry(replace(decode_id_entry(p), index=None, flags=0))),
+        (s.TX_BY_HASH, lambda p: encode_hash_entry(replace(decode_hash_entry(p), cell=None, flags=0))),
+        (s.TX_BY_ID, lambda p: encode_id_entry(replace(decode_id_entry(p), cell=None, flags=0))),
         (s.ACCOUNT_HISTORY, lambda p: encode_u64(decode_entry_pointer(p).block_number)),
     )
     for table, old_value in layout_1:

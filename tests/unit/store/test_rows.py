@@ -139,7 +139,8 @@ def test_transaction_rows_point_into_the_items_row() -> None:
     tables = by_table(block_to_rows(block, SETTINGS))
     for index, row in enumerate(tables[s.TRANSACTIONS]):
         assert [(c.family, c.qualifier) for c in row.cells] == [(s.TRANSACTION_FAMILY, s.Q_POSITION)]
-        assert decode_position(decode_value(row.cells[0].value)) == Position(42, index)
+        # A small block: every item stands in cell 0.
+        assert decode_position(decode_value(row.cells[0].value)) == Position(42, index, 0)
     items = file_item_bytes(decode_items_row(stored(tables[s.ITEMS][0])), "block 42")
     assert items == tuple((i.transaction_bytes, i.record_bytes) for i in block.record.items)
     assert decode_completion(decode_value(block_to_rows(block, SETTINGS).completion.cells[0].value)).layout == 2

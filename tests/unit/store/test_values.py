@@ -12,10 +12,22 @@ u32 = st.integers(0, 2**32 - 1)
 i32 = st.integers(-(2**31), 2**31 - 1)
 
 
-@given(u64, u32)
-def test_position_round_trips(block: int, index: int) -> None:
-    value = v.Position(block, index)
+u16 = st.integers(0, 2**16 - 1)
+cells = st.one_of(st.none(), u16)
+
+
+@given(u64, u32, cells)
+def test_position_round_trips(block: int, index: int, cell: int | None) -> None:
+    value = v.Position(block, index, cell)
     assert v.decode_position(v.encode_position(value)) == value
+
+
+def test_a_position_names_its_cell_in_one_byte_below_256_and_none_before_cells() -> None:
+    assert len(v.encode_position(v.Position(1, 2))) == 12
+    assert len(v.encode_position(v.Position(1, 2, 255))) == 13
+    assert len(v.encode_position(v.Position(1, 2, 256))) == 14
+    with pytest.raises(RowDecodeError):
+        v.decode_position(bytes(15))
 
 
 @given(u64, i32, st.booleans(), i32)
@@ -32,29 +44,32 @@ def test_hash_entry_round_trips(block: int, status: int) -> None:
 flags = st.sampled_from([0, v.FLAG_APART, v.FLAG_PART_1, v.FLAG_APART | v.FLAG_PART_1])
 
 
-@given(u64, u32, i32, st.booleans(), flags, i32)
+@given(u64, u16, u16, i32, st.booleans(), flags, i32)
 def test_id_entry_of_layout_2_round_trips(
-    block: int, index: int, nonce: int, scheduled: bool, flag: int, status: int
+    block: int, cell: int, offset: int, nonce: int, scheduled: bool, flag: int, status: int
 ) -> None:
-    value = v.IdEntry(block, nonce, scheduled, status, index, flag)
+    value = v.IdEntry(block, nonce, scheduled, status, cell, offset, flag)
     assert v.decode_id_entry(v.encode_id_entry(value)) == value
 
 
-@given(u64, u32, flags, i32)
-def test_hash_entry_and_pointer_of_layout_2_round_trip(block: int, index: int, flag: int, status: int) -> None:
-    value = v.HashEntry(block, status, index, flag)
+@given(u64, u16, u16, flags, i32)
+def test_hash_entry_and_pointer_of_layout_2_round_trip(
+    block: int, cell: int, offset: int, flag: int, status: int
+) -> None:
+    value = v.HashEntry(block, status, cell, offset, flag)
     assert v.decode_hash_entry(v.encode_hash_entry(value)) == value
-    assert v.decode_entry_pointer(v.pack_entry_pointer(block, index, flag)) == v.EntryPointer(block, index, flag)
+    pointer = v.EntryPointer(block, cell, offset, flag)
+    assert v.decode_entry_pointer(v.pack_entry_pointer(block, cell, offset, flag)) == pointer
     assert v.decode_entry_pointer(v.encode_u64(block)) == v.EntryPointer(block)
 
 
-def test_an_errata_marks_index_entries_apart_with_their_index() -> None:
-    marked = v.marked_apart("tx_by_hash", v.encode_hash_entry(v.HashEntry(9, 22, 0, v.FLAG_PART_1)), 4)
-    assert v.decode_hash_entry(marked) == v.HashEntry(9, 22, 4, v.FLAG_PART_1 | v.FLAG_APART)
-    pointer = v.decode_entry_pointer(v.marked_apart("account_history", v.pack_entry_pointer(9, 0, 0), 4))
-    assert pointer.apart and pointer.index == 4
+def test_an_errata_marks_index_entries_apart_naming_no_item() -> None:
+    marked = v.marked_apart("tx_by_hash", v.encode_hash_entry(v.HashEntry(9, 22, 3, 7, v.FLAG_PART_1)))
+    assert v.decode_hash_entry(marked) == v.HashEntry(9, 22, 0, 0, v.FLAG_PART_1 | v.FLAG_APART)
+    pointer = v.decode_entry_pointer(v.marked_apart("account_history", v.pack_entry_pointer(9, 3, 7, 0)))
+    assert pointer.apart and (pointer.cell, pointer.offset) == (0, 0)
     layout_1 = v.encode_id_entry(v.IdEntry(9, 0, False, 22))
-    assert v.marked_apart("tx_by_id", layout_1, 4) == layout_1
+    assert v.marked_apart("tx_by_id", layout_1) == layout_1
 
 
 @given(u64, st.binary(max_size=400), st.one_of(st.none(), st.binary(max_size=400)))
@@ -79,7 +94,7 @@ def test_completion_and_hapi_version_round_trip() -> None:
     ("decode", "payload"),
     [
         (v.decode_u64, b"\x00" * 7),
-        (v.decode_position, b"\x00" * 13),
+        (v.decode_position, b"\x00" * 15),
         (v.decode_id_entry, b"\x00" * 8 + b"\x00" * 4 + b"\x02" + b"\x00" * 4),
         (v.decode_signature, b"\x00" * 8 + b"\x00\x00\x00\x05ab"),
         (v.decode_sidecar_metadata, b"\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x09"),

@@ -325,7 +325,7 @@ def item_cells(item: RecordItem, block_number: int, index: int, settings: Settin
         for c in row.cells:
             value = c.value
             if row.table != s.TRANSACTIONS:
-                value = encode_value(marked_apart(row.table, decode_value(value), index))
+                value = encode_value(marked_apart(row.table, decode_value(value)))
             out[(row.table, row.key, c.family, c.qualifier)] = value
     key = row_key_for_transaction(item.consensus_ns)
     out[(s.TRANSACTIONS, key, s.TRANSACTION_FAMILY, s.Q_POSITION)] = encode_value(

@@ -92,6 +92,11 @@ class StoredTransaction:
     in_items: bool = False
     """The row only points (layout 2): the bytes are the item at ``index`` of the block's items
     row (of file ``part``) and are still empty here. ``HistoryReader`` fills them in."""
+    cell: int | None = None
+    """With ``in_items``: the items cell holding the item (None: read the whole items row)."""
+    offset: int | None = None
+    """With ``cell``, from an index entry: the item's place in the cell; ``index`` is then known
+    only once the cell is read (the cell's first index plus this)."""
 
     def record(self) -> Any:
         """The ``TransactionRecord``."""
@@ -247,6 +252,7 @@ def decode_transaction_row(row: StoredRow) -> StoredTransaction | None:
         transaction_bytes=b"" if pointer else _payload(_required(row, family, s.Q_TRANSACTION)),
         errata_marker=None if marker is None or is_tombstone(marker.value) else marker.value,
         in_items=pointer,
+        cell=position.cell if pointer else None,
     )
 
 
@@ -255,7 +261,7 @@ def decode_tx_hash_row(row: StoredRow) -> list[HashResult]:
     results = []
     for cell in _present(row.family(s.TX_BY_HASH_FAMILY)):
         entry: HashEntry = decode_hash_entry(_payload(cell))
-        located = _located(entry.block_number, entry.index, entry.flags)
+        located = _located(entry.block_number, entry.cell, entry.offset, entry.flags)
         results.append(HashResult(consensus_from_key(cell.qualifier), entry.block_number, entry.status, located))
     return sorted(results, key=lambda r: r.consensus_ns)
 
@@ -272,7 +278,7 @@ def decode_tx_id_row(row: StoredRow) -> list[TransactionIdResult]:
                 entry.nonce,
                 entry.scheduled,
                 entry.status,
-                _located(entry.block_number, entry.index, entry.flags),
+                _located(entry.block_number, entry.cell, entry.offset, entry.flags),
             )
         )
     return sorted(results, key=lambda r: r.consensus_ns)
@@ -285,11 +291,11 @@ def decode_account_history_row(row: StoredRow) -> AccountHistoryEntry | None:
     if is_tombstone(cell.value):
         return None
     pointer = decode_entry_pointer(_payload(cell))
-    return AccountHistoryEntry(consensus, pointer.block_number, None if pointer.index is None else pointer)
+    return AccountHistoryEntry(consensus, pointer.block_number, None if pointer.cell is None else pointer)
 
 
-def _located(block_number: int, index: int | None, flags: int) -> EntryPointer | None:
-    return None if index is None else EntryPointer(block_number, index, flags)
+def _located(block_number: int, cell: int | None, offset: int, flags: int) -> EntryPointer | None:
+    return None if cell is None else EntryPointer(block_number, cell, offset, flags)
 
 
 def decode_sidecar_row(row: StoredRow) -> SidecarRow | None:
@@ -331,15 +337,23 @@ def decode_items_parts(row: StoredRow) -> tuple[BlockFile, ...]:
 def _decode_items(row: StoredRow) -> BlockFile:
     chunks: dict[bytes, list[tuple[int, bytes]]] = {}
     for cell in row.family(s.ITEMS_FAMILY):
-        kind, _, number = cell.qualifier.partition(b"/")
-        chunks.setdefault(kind, []).append((int(number), _payload(cell)))
+        # <kind>/<number>/<first item index> (<kind>/<number> in rows written before cells)
+        kind, _, rest = cell.qualifier.partition(b"/")
+        try:
+            number = int(rest.split(b"/", 1)[0])
+        except ValueError as e:
+            raise RowDecodeError(f"items cell {cell.qualifier!r}: no cell number") from e
+        chunks.setdefault(kind, []).append((number, cell.value))
     if len(chunks) != 1:
         raise RowDecodeError(f"expected one kind of items cells, found {sorted(chunks)}")
     ((kind, parts),) = chunks.items()
     parts.sort()
     if [n for n, _ in parts] != list(range(len(parts))):
         raise RowDecodeError(f"items chunks are not contiguous: {[n for n, _ in parts]}")
-    return BlockFile(kind.decode("ascii"), b"".join(data for _, data in parts))
+    # Cell 0 is the dictionary of the others (store.block_items).
+    first = decode_value(parts[0][1])
+    rest = b"".join(decode_value(value, first) for _, value in parts[1:])
+    return BlockFile(kind.decode("ascii"), first + rest)
 
 
 def _required(row: StoredRow, family: str, qualifier: bytes) -> StoredCell:

@@ -14,6 +14,9 @@ from hedera_history.errors import RowDecodeError
 
 RAW = 0x00
 ZLIB = 0x01
+ZLIB_DICTIONARY = 0x02
+"""zlib with a preset dictionary the reader must bring: an items cell after the first, whose
+dictionary is the first cell of its file (``store.block_items``)."""
 
 COMPRESS_MIN_SIZE = 256
 """Smaller payloads are stored raw: they rarely shrink and cost CPU on every read."""
@@ -30,15 +33,31 @@ def encode_value(payload: bytes, *, compress: bool = True) -> bytes:
     return bytes([RAW]) + payload
 
 
-def decode_value(value: bytes) -> bytes:
-    """The payload of a stored cell value."""
+def encode_value_with_dictionary(payload: bytes, dictionary: bytes) -> bytes:
+    """``payload`` compressed against ``dictionary`` (same rule as :func:`encode_value`), for
+    cells always read together with the cell that holds the dictionary."""
+    if len(payload) >= COMPRESS_MIN_SIZE and dictionary:
+        deflater = zlib.compressobj(ZLIB_LEVEL, zdict=dictionary)
+        packed = deflater.compress(payload) + deflater.flush()
+        if len(packed) <= len(payload) - len(payload) // 8:
+            return bytes([ZLIB_DICTIONARY]) + packed
+    return encode_value(payload)
+
+
+def decode_value(value: bytes, dictionary: bytes | None = None) -> bytes:
+    """The payload of a stored cell value; ``dictionary`` for a value compressed against one."""
     if not value:
         raise RowDecodeError("empty cell value (no encoding header)")
     header = value[0]
     if header == RAW:
         return value[1:]
-    if header == ZLIB:
-        inflater = zlib.decompressobj()
+    if header in (ZLIB, ZLIB_DICTIONARY):
+        if header == ZLIB:
+            inflater = zlib.decompressobj()
+        elif dictionary is None:
+            raise RowDecodeError("cell value compressed against a dictionary, read without it")
+        else:
+            inflater = zlib.decompressobj(zdict=dictionary)
         try:
             payload = inflater.decompress(value[1:], MAX_DECODED_SIZE)
         except zlib.error as e:

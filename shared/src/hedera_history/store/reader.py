@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
-from hedera_history.store.block_items import ItemBytes, file_item_bytes
+from hedera_history.store.block_items import ItemBytes, cells_regex, decode_items_cells, file_item_bytes
 from hedera_history.store.decode import (
     AccountHistoryEntry,
     BlockFile,
@@ -71,7 +71,9 @@ KEY_CHUNK = 500
 """Row keys per ReadRows request."""
 COMPLETION_CACHE_SIZE = 100_000
 FILE_CACHE_SIZE = 8
-"""Blocks whose items (parsed from the items row) a reader keeps, for the pointers of layout 2."""
+"""Blocks whose items (parsed from the whole items row) a reader keeps, for pointers naming no cell."""
+CELL_CACHE_SIZE = 256
+"""Items cells (parsed) a reader keeps, for the pointers of layout 2 (about 64 KiB each)."""
 LOCATED_CACHE_SIZE = 10_000
 """Index entries (layout 2) remembered between finding a transaction and reading it."""
 LOCATED_SECONDS = 2.0
@@ -118,6 +120,8 @@ class HistoryReader:
         """The highest complete block seen so far: where ``latest_block`` starts looking."""
         self._files: OrderedDict[tuple[int, int], tuple[ItemBytes, ...]] = OrderedDict()
         """(block, part) -> its items, most recently used last."""
+        self._cells: OrderedDict[tuple[int, int, int], tuple[int, tuple[ItemBytes, ...]]] = OrderedDict()
+        """(block, part, cell) -> (index of its first item, its items), most recently used last."""
         self._located: OrderedDict[int, tuple[EntryPointer, float]] = OrderedDict()
         """Consensus time -> where an index entry just read says the transaction is (not apart):
         the next read of that transaction goes to the items row without its ``transactions`` row.
@@ -426,7 +430,7 @@ class HistoryReader:
         return self._indexed(filled), errors + fill_errors
 
     def _note_located(self, consensus_ns: int, located: EntryPointer | None) -> None:
-        if located is None or located.apart or located.index is None:
+        if located is None or located.apart or located.cell is None:
             return
         self._located[consensus_ns] = (located, time.monotonic())
         self._located.move_to_end(consensus_ns)
@@ -439,46 +443,117 @@ class HistoryReader:
         if found is None or time.monotonic() - found[1] > LOCATED_SECONDS:
             return None
         located = found[0]
-        if located.index is None:
+        if located.cell is None:
             return None
         return StoredTransaction(
-            consensus_ns, located.block_number, located.index, b"", b"", part=located.part, in_items=True
+            consensus_ns,
+            located.block_number,
+            0,  # the cell's first index plus the offset, once the cell is read
+            b"",
+            b"",
+            part=located.part,
+            in_items=True,
+            cell=located.cell,
+            offset=located.offset,
         )
 
     def _filled(self, transactions: list[StoredTransaction]) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
         """``transactions`` with the bytes of pointer rows (``in_items``) taken from their blocks'
-        items rows: one request for the blocks not cached. An entry whose item cannot be found is
-        left out and reported."""
-        missing = {(t.block_number, t.part) for t in transactions if t.in_items} - set(self._files)
-        wanted = sorted({number for number, _ in missing})
-        errors: list[RowDecodeError] = []
-        for chunk in _chunks(wanted, KEY_CHUNK):
-            for row in self.gateway.read_rows(s.ITEMS, RowQuery(keys=tuple(row_key_for_block(n) for n in chunk))):
-                number = block_number_from_key(row.key)
-                try:
-                    files = guarded(s.ITEMS, row, decode_items_parts)
-                    for part, file in enumerate(files):
-                        self._keep_file(number, part, file_item_bytes(file, f"items row of block {number}"))
-                except RowDecodeError as e:
-                    errors.append(e)
+        items rows: the cells they name (one request for those not cached), or the whole row for a
+        pointer naming no cell. An entry whose item cannot be found is left out and reported."""
+        pointers = [t for t in transactions if t.in_items]
+        # What this call needs, taken from the caches first (reading more may push them out).
+        wanted_files = {(t.block_number, t.part) for t in pointers if t.cell is None}
+        wanted_cells = {(t.block_number, t.part, t.cell) for t in pointers if t.cell is not None}
+        files = {key: self._files[key] for key in wanted_files if key in self._files}
+        cells = {key: self._cells[key] for key in wanted_cells if key in self._cells}
+        errors = self._read_whole_items(wanted_files - set(files), files)
+        errors += self._read_cells(wanted_cells - set(cells), cells)
         out: list[StoredTransaction] = []
         for transaction in transactions:
             if not transaction.in_items:
                 out.append(transaction)
                 continue
-            items = self._files.get((transaction.block_number, transaction.part))
-            if items is None or transaction.index >= len(items):
+            found = self._item(transaction, files, cells)
+            if found is None:
                 errors.append(
                     RowDecodeError(
                         f"transactions row {transaction.consensus_ns}: block {transaction.block_number} holds no item "
-                        f"{transaction.index} (part {transaction.part})"
+                        f"{transaction.index} (part {transaction.part}, cell {transaction.cell})"
                     )
                 )
                 continue
-            self._files.move_to_end((transaction.block_number, transaction.part))
-            body, record = items[transaction.index]
-            out.append(replace(transaction, record_bytes=record, transaction_bytes=body, in_items=False))
+            index, (body, record) = found
+            out.append(
+                replace(
+                    transaction, index=index, record_bytes=record, transaction_bytes=body, in_items=False, offset=None
+                )
+            )
         return out, errors
+
+    def _item(
+        self,
+        transaction: StoredTransaction,
+        files: dict[tuple[int, int], tuple[ItemBytes, ...]],
+        cells: dict[tuple[int, int, int], tuple[int, tuple[ItemBytes, ...]]],
+    ) -> tuple[int, ItemBytes] | None:
+        """The item's index in its block and the item, from the files and cells this call gathered."""
+        number, part, index = transaction.block_number, transaction.part, transaction.index
+        if transaction.cell is None:
+            items = files.get((number, part))
+            return (index, items[index]) if items is not None and index < len(items) else None
+        cached = cells.get((number, part, transaction.cell))
+        if cached is None:
+            return None
+        first, cell_items = cached
+        offset = index - first if transaction.offset is None else transaction.offset
+        return (first + offset, cell_items[offset]) if 0 <= offset < len(cell_items) else None
+
+    def _read_whole_items(
+        self, wanted: set[tuple[int, int]], files: dict[tuple[int, int], tuple[ItemBytes, ...]]
+    ) -> list[RowDecodeError]:
+        errors: list[RowDecodeError] = []
+        for chunk in _chunks(sorted({number for number, _ in wanted}), KEY_CHUNK):
+            for row in self.gateway.read_rows(s.ITEMS, RowQuery(keys=tuple(row_key_for_block(n) for n in chunk))):
+                number = block_number_from_key(row.key)
+                try:
+                    for part, file in enumerate(guarded(s.ITEMS, row, decode_items_parts)):
+                        files[(number, part)] = file_item_bytes(file, f"items row of block {number}")
+                        self._keep_file(number, part, files[(number, part)])
+                except RowDecodeError as e:
+                    errors.append(e)
+        return errors
+
+    def _read_cells(
+        self, wanted: set[tuple[int, int, int]], cells: dict[tuple[int, int, int], tuple[int, tuple[ItemBytes, ...]]]
+    ) -> list[RowDecodeError]:
+        """The cells ``(block, part, cell)``, with cell 0 of each file, in one request per chunk of
+        blocks: the filter is the union of the cells wanted, so a row may bring a cell asked for
+        another block too (kept as well)."""
+        errors: list[RowDecodeError] = []
+        blocks = sorted({number for number, _, _ in wanted})
+        for chunk in _chunks(blocks, KEY_CHUNK):
+            in_chunk = set(chunk)
+            regex = cells_regex((part, cell) for number, part, cell in wanted if number in in_chunk)
+            query = RowQuery(keys=tuple(row_key_for_block(n) for n in chunk), qualifier_regex=regex)
+            for row in self.gateway.read_rows(s.ITEMS, query):
+                number = block_number_from_key(row.key)
+                what = f"items row of block {number}"
+                try:
+                    for part, file in guarded(s.ITEMS, row, decode_items_cells).items():
+                        numbers = [*file.cells, *([0] if (number, part, 0) in wanted else [])]
+                        for cell in numbers:
+                            cells[(number, part, cell)] = file.items(cell, what)
+                            self._keep_cell((number, part, cell), cells[(number, part, cell)])
+                except RowDecodeError as e:
+                    errors.append(e)
+        return errors
+
+    def _keep_cell(self, key: tuple[int, int, int], items: tuple[int, tuple[ItemBytes, ...]]) -> None:
+        self._cells[key] = items
+        self._cells.move_to_end(key)
+        while len(self._cells) > CELL_CACHE_SIZE:
+            self._cells.popitem(last=False)
 
     def _keep_file(self, number: int, part: int, items: tuple[ItemBytes, ...]) -> None:
         self._files[(number, part)] = items

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -27,6 +28,7 @@ from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.logs import event
 from hedera_history.store import schema as s
 from hedera_history.store.accounts import EntityNumbers, decode_transaction_body, touched_entities
+from hedera_history.store.block_items import cell_qualifier, items_cells
 from hedera_history.store.chaintime import block_time_ns, cell_timestamp_micros
 from hedera_history.store.duplicates import (
     Q_PART,
@@ -37,7 +39,7 @@ from hedera_history.store.duplicates import (
     parse_duplicate_blocks,
     part_qualifier,
 )
-from hedera_history.store.encoding import COMPRESS_MIN_SIZE, RAW, encode_value
+from hedera_history.store.encoding import COMPRESS_MIN_SIZE, RAW, encode_value, encode_value_with_dictionary
 from hedera_history.store.keys import (
     MAX_U64,
     account_prefix,
@@ -54,6 +56,7 @@ from hedera_history.store.values import (
     FLAG_SCHEDULED,
     CompletionValue,
     SignatureValue,
+    cell_suffix,
     encode_hapi_version,
     encode_sidecar_metadata,
     encode_signature,
@@ -68,9 +71,6 @@ from hedera_history.store.values import (
 
 logger = logging.getLogger(__name__)
 
-ITEMS_CHUNK_SIZE = 8 * 1024 * 1024
-"""Largest slice of the signed bytes in one items cell (keeps cells and messages bounded)."""
-
 
 def block_to_rows(block: VerifiedBlock, settings: Settings) -> BlockRows:
     """Every history row of ``block`` and, apart, its completion row."""
@@ -82,9 +82,12 @@ def block_to_rows(block: VerifiedBlock, settings: Settings) -> BlockRows:
     rows = _RowSet(cell_timestamp_micros(time_ns))
 
     _add_header(rows, block, block_key, part)
-    _add_items(rows, block, block_key, part)
+    placed = _add_items(rows, block, block_key, part)
+    suffixes = [cell_suffix(cell) for cell in range(max((c for c, _ in placed), default=0) + 1)]
     for index, item in enumerate(record.items):
-        _add_transaction(rows, constants, index, item)
+        # Bytes not cut at item boundaries stay whole in cell 0 (block_items.items_cells).
+        cell, offset = placed[index] if placed else (0, index)
+        _add_transaction(rows, constants, index, item, _Place(cell, offset, suffixes[cell]))
     sidecar_records = 0
     if settings.sidecars_enabled:
         sidecar_records = _add_sidecars(rows, block, constants)
@@ -270,14 +273,20 @@ def _signature_payload(signature: NodeSignature) -> bytes:
     return encode_signature(SignatureValue(signature.node_id, signature.file_signature, signature.metadata_signature))
 
 
-def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None) -> None:
+def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None) -> tuple[tuple[int, int], ...]:
+    """The items cells of the block; returns each item's (cell, place in the cell)."""
     original = signed_file_bytes(block.record)
     kind, data = (s.ITEMS_FILE_KIND, original) if original is not None else (s.ITEMS_LIST_KIND, None)
     if data is None:
         data = encode_item_list(block.record)
-    for number, start in enumerate(range(0, max(len(data), 1), ITEMS_CHUNK_SIZE)):
-        qualifier = part_qualifier(part, kind + b"/%04d" % number)
-        rows.put(s.ITEMS, key, s.ITEMS_FAMILY, qualifier, data[start : start + ITEMS_CHUNK_SIZE])
+    cells, placed = items_cells(kind, data)
+    row = rows.cells(s.ITEMS, key)
+    dictionary = cells[0].data
+    for cell in cells:
+        qualifier = part_qualifier(part, cell_qualifier(kind, cell.number, cell.first_index))
+        value = encode_value(cell.data) if cell.number == 0 else encode_value_with_dictionary(cell.data, dictionary)
+        row[(s.ITEMS_FAMILY, qualifier)] = value
+    return placed
 
 
 _TX_RECORD = (s.TRANSACTION_FAMILY, s.Q_RECORD)
@@ -289,12 +298,21 @@ _ACCOUNT_BLOCK = (s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)
 _SIDECAR_BLOCK = (s.SIDECAR_META_FAMILY, s.Q_BLOCK)
 
 
-def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: RecordItem) -> None:
+class _Place(NamedTuple):
+    """Where an item stands in the items row: its cell, its place in the cell, the cell as a
+    ``transactions`` position ends with it (``values.cell_suffix``)."""
+
+    cell: int
+    offset: int
+    suffix: bytes
+
+
+def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: RecordItem, place: _Place) -> None:
     consensus = item.consensus_ns
     block_number = block.block_number
     tx_key = _hex16(consensus)
     cells = rows.cells(s.TRANSACTIONS, tx_key)
-    cells[_TX_POSITION] = _RAW_HEADER + pack_position(block_number, index)
+    cells[_TX_POSITION] = _RAW_HEADER + pack_position(block_number, index) + place.suffix
     if block.part == 1:
         cells[_TX_PART] = _PART_MARK
 
@@ -314,7 +332,7 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
     transaction_hash = record.transactionHash
     if transaction_hash:
         hash_key = row_key_for_tx_hash(transaction_hash)
-        entry = _RAW_HEADER + pack_hash_entry(block_number, index, flags, status)
+        entry = _RAW_HEADER + pack_hash_entry(block_number, place.cell, place.offset, flags, status)
         rows.cells(s.TX_BY_HASH, hash_key)[(s.TX_BY_HASH_FAMILY, qualifier)] = entry
 
     transaction_id = record.transactionID if record.HasField("transactionID") else None
@@ -328,12 +346,13 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         if payer_num > 0 and 0 <= valid_start <= MAX_U64:
             id_key = block.prefix((payer.shardNum, payer.realmNum, payer_num)) + b"%016x" % valid_start
             id_flags = flags | FLAG_SCHEDULED if transaction_id.scheduled else flags
-            entry = _RAW_HEADER + pack_id_entry(block_number, index, transaction_id.nonce, id_flags, status)
+            nonce = transaction_id.nonce
+            entry = _RAW_HEADER + pack_id_entry(block_number, place.cell, place.offset, nonce, id_flags, status)
             rows.cells(s.TX_BY_ID, id_key)[(s.TX_BY_ID_FAMILY, qualifier)] = entry
 
     inverted = b"%016x" % (MAX_U64 - consensus)
     prefix = block.prefix
-    pointer = _RAW_HEADER + pack_entry_pointer(block_number, index, flags)
+    pointer = _RAW_HEADER + pack_entry_pointer(block_number, place.cell, place.offset, flags)
     rows.account_history.update([(prefix(numbers) + inverted, pointer) for numbers in touched_entities(body, record)])
 
 

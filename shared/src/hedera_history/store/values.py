@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from hedera_history.errors import RowDecodeError
+from hedera_history.errors import RowDecodeError, RowLayoutError
 from hedera_history.formats.parsed_files import SidecarMetadata
 
 _U32 = struct.Struct(">I")
@@ -18,9 +18,9 @@ _HAPI = struct.Struct(">III")
 _POSITION = struct.Struct(">QI")
 _HASH_ENTRY_1 = struct.Struct(">Qi")
 _ID_ENTRY_1 = struct.Struct(">QiBi")
-_HASH_ENTRY = struct.Struct(">QIBi")
-_ID_ENTRY = struct.Struct(">QIiBi")
-_ENTRY_POINTER = struct.Struct(">QIB")
+_HASH_ENTRY = struct.Struct(">QHHBi")
+_ID_ENTRY = struct.Struct(">QHHiBi")
+_ENTRY_POINTER = struct.Struct(">QHHB")
 
 FLAG_APART = 0x01
 """An index entry of layout 2 whose transaction's bytes are in its ``transactions`` row (an errata
@@ -63,34 +63,70 @@ def decode_hapi_version(payload: bytes) -> tuple[int, int, int]:
     return int(major), int(minor), int(patch)
 
 
+_CELL_1 = struct.Struct(">B")
+_CELL_2 = struct.Struct(">H")
+
+
+def cell_suffix(cell: int | None) -> bytes:
+    """The items cell a layout-2 entry names, at its end: one byte below 256, else two (the
+    entry's length tells which, and tells it from entries naming no cell); none for None."""
+    if cell is None:
+        return b""
+    if 0 <= cell < 0x100:
+        return _CELL_1.pack(cell)
+    if 0x100 <= cell < 0x10000:
+        return _CELL_2.pack(cell)
+    raise RowLayoutError(f"items cell number {cell} does not fit two bytes")
+
+
+def _split_cell(payload: bytes, size: int, what: str) -> tuple[bytes, int | None]:
+    """An entry of ``size`` bytes and the cell after it (None: the entry names no cell, as
+    entries written before cells did)."""
+    extra = len(payload) - size
+    if extra == 0:
+        return payload, None
+    if extra == 1:
+        return payload[:size], payload[size]
+    if extra == 2:
+        return payload[:size], int(_CELL_2.unpack_from(payload, size)[0])
+    raise RowDecodeError(f"{what}: expected {size} to {size + 2} bytes, got {len(payload)}")
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
-    """Where a transaction stands: its block and its index among the block's items."""
+    """Where a transaction stands: its block, its index among the block's items and the items
+    cell holding it (None in rows written before cells: the whole items row is read)."""
 
     block_number: int
     index: int
+    cell: int | None = None
 
 
 def encode_position(position: Position) -> bytes:
-    return pack_position(position.block_number, position.index)
+    return pack_position(position.block_number, position.index) + cell_suffix(position.cell)
 
 
 pack_position = _POSITION.pack
-"""``pack_position(block_number, index)``: :func:`encode_position` without building a Position."""
+"""``pack_position(block_number, index)``: :func:`encode_position` without building a Position,
+to be followed by ``cell_suffix(cell)``."""
 
 
 def decode_position(payload: bytes) -> Position:
+    payload, cell = _split_cell(payload, _POSITION.size, "position")
     block, index = _unpack(_POSITION, payload, "position")
-    return Position(int(block), int(index))
+    return Position(int(block), int(index), cell)
 
 
 @dataclass(frozen=True, slots=True)
 class EntryPointer:
-    """Where an index entry's transaction is: block, index in its file, flags (``FLAG_*``).
-    ``index`` is None in entries of layout 1, which named the block only."""
+    """Where an index entry's transaction is: block, items cell, the item's place in that cell,
+    flags (``FLAG_*``). ``cell`` and ``offset`` are None in entries of layout 1, which named the
+    block only. The item's index in the block is the cell's first index (in its qualifier) plus
+    ``offset``."""
 
     block_number: int
-    index: int | None = None
+    cell: int | None = None
+    offset: int | None = None
     flags: int = 0
 
     @property
@@ -103,70 +139,75 @@ class EntryPointer:
 
 
 pack_entry_pointer = _ENTRY_POINTER.pack
-"""``pack_entry_pointer(block_number, index, flags)``: an ``account_history`` cell of layout 2."""
+"""``pack_entry_pointer(block_number, cell, offset, flags)``: an ``account_history`` cell of layout 2."""
 
 
 def decode_entry_pointer(payload: bytes) -> EntryPointer:
-    """An ``account_history`` cell: ``u64 block`` (layout 1) or ``u64 block, u32 index, u8 flags``."""
+    """An ``account_history`` cell: ``u64 block`` (layout 1) or ``u64 block, u16 cell, u16 offset,
+    u8 flags``."""
     if len(payload) == _U64.size:
         return EntryPointer(decode_u64(payload))
-    block, index, flags = _unpack(_ENTRY_POINTER, payload, "account history entry")
-    return EntryPointer(int(block), int(index), _checked_flags(int(flags), _ENTRY_FLAGS, "account history entry"))
+    block, cell, offset, flags = _unpack(_ENTRY_POINTER, payload, "account history entry")
+    flags = _checked_flags(int(flags), _ENTRY_FLAGS, "account history entry")
+    return EntryPointer(int(block), int(cell), int(offset), flags)
 
 
 @dataclass(frozen=True, slots=True)
 class HashEntry:
     """A ``tx_by_hash`` cell: the block of the transaction and its receipt status (and, from
-    layout 2, its index in the block and flags)."""
+    layout 2, its items cell, its place in the cell and flags)."""
 
     block_number: int
     status: int
-    index: int | None = None
+    cell: int | None = None
+    offset: int = 0
     flags: int = 0
 
 
 def encode_hash_entry(entry: HashEntry) -> bytes:
-    if entry.index is None:
+    if entry.cell is None:
         return _HASH_ENTRY_1.pack(entry.block_number, entry.status)
-    return pack_hash_entry(entry.block_number, entry.index, entry.flags, entry.status)
+    return pack_hash_entry(entry.block_number, entry.cell, entry.offset, entry.flags, entry.status)
 
 
 pack_hash_entry = _HASH_ENTRY.pack
-"""``pack_hash_entry(block_number, index, flags, status)``: :func:`encode_hash_entry` without a
-HashEntry."""
+"""``pack_hash_entry(block_number, cell, offset, flags, status)``: :func:`encode_hash_entry`
+without a HashEntry."""
 
 
 def decode_hash_entry(payload: bytes) -> HashEntry:
     if len(payload) == _HASH_ENTRY_1.size:
         block, status = _unpack(_HASH_ENTRY_1, payload, "tx_by_hash entry")
         return HashEntry(int(block), int(status))
-    block, index, flags, status = _unpack(_HASH_ENTRY, payload, "tx_by_hash entry")
-    return HashEntry(int(block), int(status), int(index), _checked_flags(int(flags), _ENTRY_FLAGS, "tx_by_hash entry"))
+    block, cell, offset, flags, status = _unpack(_HASH_ENTRY, payload, "tx_by_hash entry")
+    flags = _checked_flags(int(flags), _ENTRY_FLAGS, "tx_by_hash entry")
+    return HashEntry(int(block), int(status), int(cell), int(offset), flags)
 
 
 @dataclass(frozen=True, slots=True)
 class IdEntry:
     """A ``tx_by_id`` cell: what tells results sharing one transaction id apart (and, from layout
-    2, the result's index in its block and flags)."""
+    2, the result's items cell, its place in the cell and flags)."""
 
     block_number: int
     nonce: int
     scheduled: bool
     status: int
-    index: int | None = None
+    cell: int | None = None
+    offset: int = 0
     flags: int = 0
 
 
 def encode_id_entry(entry: IdEntry) -> bytes:
-    if entry.index is None:
+    if entry.cell is None:
         return _ID_ENTRY_1.pack(entry.block_number, entry.nonce, int(entry.scheduled), entry.status)
     flags = entry.flags | (FLAG_SCHEDULED if entry.scheduled else 0)
-    return pack_id_entry(entry.block_number, entry.index, entry.nonce, flags, entry.status)
+    return pack_id_entry(entry.block_number, entry.cell, entry.offset, entry.nonce, flags, entry.status)
 
 
 pack_id_entry = _ID_ENTRY.pack
-"""``pack_id_entry(block_number, index, nonce, flags, status)`` (``FLAG_SCHEDULED`` among the
-flags): :func:`encode_id_entry` without an IdEntry."""
+"""``pack_id_entry(block_number, cell, offset, nonce, flags, status)`` (``FLAG_SCHEDULED`` among
+the flags): :func:`encode_id_entry` without an IdEntry."""
 
 
 def decode_id_entry(payload: bytes) -> IdEntry:
@@ -175,10 +216,10 @@ def decode_id_entry(payload: bytes) -> IdEntry:
         if scheduled not in (0, 1):
             raise RowDecodeError(f"tx_by_id entry: scheduled flag must be 0 or 1, got {scheduled}")
         return IdEntry(int(block), int(nonce), bool(scheduled), int(status))
-    block, index, nonce, flags, status = _unpack(_ID_ENTRY, payload, "tx_by_id entry")
+    block, cell, offset, nonce, flags, status = _unpack(_ID_ENTRY, payload, "tx_by_id entry")
     flags = _checked_flags(int(flags), _ENTRY_FLAGS | FLAG_SCHEDULED, "tx_by_id entry")
     scheduled = bool(flags & FLAG_SCHEDULED)
-    return IdEntry(int(block), int(nonce), scheduled, int(status), int(index), flags & ~FLAG_SCHEDULED)
+    return IdEntry(int(block), int(nonce), scheduled, int(status), int(cell), int(offset), flags & ~FLAG_SCHEDULED)
 
 
 FLAG_OFFSETS = {
@@ -189,15 +230,15 @@ FLAG_OFFSETS = {
 """Index table -> (size of its layout-2 entry, offset of the flags byte in it)."""
 
 
-def marked_apart(table: str, payload: bytes, index: int) -> bytes:
-    """An index entry of ``table`` with ``FLAG_APART`` set and the entry's ``index``, as an errata
-    writes the index cells of the entry it puts in a ``transactions`` row; any other payload
-    (layout 1) is returned as it is."""
+def marked_apart(table: str, payload: bytes) -> bytes:
+    """An index entry of ``table`` with ``FLAG_APART`` set, as an errata writes the index cells of
+    the entry it puts in a ``transactions`` row (a reader then reads that row, so the entry's cell
+    and offset are left at 0: they name no item); any other payload (layout 1) is returned as it is."""
     size, offset = FLAG_OFFSETS.get(table, (-1, 0))
     if len(payload) != size:
         return payload
     flags = payload[offset] | FLAG_APART
-    return payload[:8] + _U32.pack(index) + payload[12:offset] + bytes([flags]) + payload[offset + 1 :]
+    return payload[:8] + bytes(4) + payload[12:offset] + bytes([flags]) + payload[offset + 1 :]
 
 
 def _checked_flags(flags: int, known: int, what: str) -> int:
