@@ -71,6 +71,24 @@ def fill_amounts(target: Any, changes: dict[int, int]) -> tuple[tuple[int, int],
     return pairs
 
 
+@dataclass(frozen=True, slots=True)
+class RecordDetails:
+    """What a record says beyond its transaction, fee and hbar moves (all optional)."""
+
+    status: str = "SUCCESS"
+    created: tuple[int, ...] = ()
+    contract: int | None = None
+    token_moves: tuple[tuple[int, int, int], ...] = ()
+    """(token, account, amount)"""
+    nft_moves: tuple[tuple[int, int, int, int], ...] = ()
+    """(token, sender, receiver, serial)"""
+    fill: Callable[[hapi.TransactionRecord], None] | None = None
+    """Writes the kind's own record fields (receipt ids, contract results)."""
+    sidecars: tuple[tuple[int, bytes], ...] = ()
+    """(sidecar type, serialised TransactionSidecarRecord)"""
+    parent_ns: int | None = None
+
+
 class ItemWriter:
     """Signs, charges and records drafted transactions against one ledger."""
 
@@ -85,19 +103,13 @@ class ItemWriter:
         draft: Draft,
         fee: int,
         moves: dict[int, int],
+        details: RecordDetails = RecordDetails(),
         *,
-        status: str = "SUCCESS",
-        created: tuple[int, ...] = (),
-        contract: int | None = None,
-        token_moves: tuple[tuple[int, int, int], ...] = (),
-        nft_moves: tuple[tuple[int, int, int, int], ...] = (),
-        fill: Callable[[hapi.TransactionRecord], None] | None = None,
-        sidecars: tuple[tuple[int, bytes], ...] = (),
-        parent_ns: int | None = None,
         fee_node: int | None = None,
     ) -> GeneratedItem:
         """Sign (when a node submitted it), charge the fee, move ``moves`` through the ledger and
-        write the record; ``fee_node`` takes the node's share when the draft has no node."""
+        write the record with ``details``; ``fee_node`` takes the node's share when the draft has
+        no node."""
         body, payer, consensus_ns = draft.body, draft.payer, draft.consensus_ns
         body_bytes = body.SerializeToString()
         signed_transaction = hapi.SignedTransaction(bodyBytes=body_bytes)
@@ -122,7 +134,7 @@ class ItemWriter:
         self.ledger.transfer_hbar(changes.items())
 
         record = hapi.TransactionRecord()
-        record.receipt.status = hapi.ResponseCodeEnum.Value(status)
+        record.receipt.status = hapi.ResponseCodeEnum.Value(details.status)
         if draft.node is not None:
             record.receipt.exchangeRate.CopyFrom(self._exchange_rates(consensus_ns))
         record.transactionHash = transaction_hash
@@ -131,6 +143,7 @@ class ItemWriter:
         record.memo = body.memo
         record.transactionFee = fee
         hbar_transfers = fill_amounts(record.transferList.accountAmounts, changes)
+        token_moves, nft_moves = details.token_moves, details.nft_moves
         if token_moves or nft_moves:
             token_list = record.tokenTransferLists.add()
             token_list.token.tokenNum = (token_moves or nft_moves)[0][0]
@@ -140,8 +153,8 @@ class ItemWriter:
                 nft.senderAccountID.accountNum = sender
                 nft.receiverAccountID.accountNum = receiver
                 nft.serialNumber = serial
-        if fill is not None:
-            fill(record)
+        if details.fill is not None:
+            details.fill(record)
 
         facts = ItemFacts(
             consensus_ns=consensus_ns,
@@ -151,22 +164,22 @@ class ItemWriter:
             nonce=draft.nonce,
             scheduled=draft.scheduled,
             type=body.WhichOneof("data") or "",
-            status=status,
+            status=details.status,
             fee=fee,
             memo=body.memo,
             node=draft.node,
             hbar_transfers=hbar_transfers,
             token_transfers=token_moves,
             nft_transfers=nft_moves,
-            created=created,
-            contract=contract,
-            parent_consensus_ns=parent_ns,
-            sidecar_types=tuple(sorted({kind for kind, _ in sidecars})),
+            created=details.created,
+            contract=details.contract,
+            parent_consensus_ns=details.parent_ns,
+            sidecar_types=tuple(sorted({kind for kind, _ in details.sidecars})),
         )
         return GeneratedItem(
             transaction_bytes=transaction_bytes,
             record_bytes=record.SerializeToString(),
-            sidecar_records=tuple(data for _, data in sidecars),
+            sidecar_records=tuple(data for _, data in details.sidecars),
             facts=facts,
         )
 

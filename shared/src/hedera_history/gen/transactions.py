@@ -12,7 +12,14 @@ from hedera_history.errors import GeneratorError
 from hedera_history.gen import contracts
 from hedera_history.gen.contracts import Action, Bytecode
 from hedera_history.gen.facts import GeneratedItem
-from hedera_history.gen.items import Draft, ItemWriter, fill_amounts, set_timestamp, set_transaction_id
+from hedera_history.gen.items import (
+    Draft,
+    ItemWriter,
+    RecordDetails,
+    fill_amounts,
+    set_timestamp,
+    set_transaction_id,
+)
 from hedera_history.gen.ledger import TREASURY, Ledger
 from hedera_history.gen.model import NS_PER_SECOND
 from hedera_history.gen.plan import TxKind
@@ -133,7 +140,7 @@ class TransactionFactory:
         units = fill_amounts(token_list.transfers, {sender: -amount, receiver: amount})
         self.ledger.transfer_fungible(units)
         token_moves = tuple((self.fungible_token, account, delta) for account, delta in units)
-        return [self.writer.finish(draft, fee, {}, token_moves=token_moves)]
+        return [self.writer.finish(draft, fee, {}, RecordDetails(token_moves=token_moves))]
 
     def _nft_transfer(self, slots: Sequence[int]) -> list[GeneratedItem]:
         fee = self._fee("transfer")
@@ -150,7 +157,7 @@ class TransactionFactory:
         nft.serialNumber = serial
         self.ledger.move_nft(serial, sender, receiver)
         nft_moves = ((self.nft_token, sender, receiver, serial),)
-        return [self.writer.finish(draft, fee, {}, nft_moves=nft_moves)]
+        return [self.writer.finish(draft, fee, {}, RecordDetails(nft_moves=nft_moves))]
 
     def _crypto_create(self, slots: Sequence[int]) -> list[GeneratedItem]:
         fee = self._fee("create")
@@ -168,7 +175,7 @@ class TransactionFactory:
             record.receipt.accountID.accountNum = new_account
 
         moves = {payer: -initial, new_account: initial}
-        return [self.writer.finish(draft, fee, moves, created=(new_account,), fill=receipt)]
+        return [self.writer.finish(draft, fee, moves, RecordDetails(created=(new_account,), fill=receipt))]
 
     def _contract_create(self, slots: Sequence[int]) -> list[GeneratedItem]:
         fee = self._fee("contract")
@@ -205,7 +212,9 @@ class TransactionFactory:
             outcome.evm_address.value = contracts.long_zero_address(contract)
 
         return [
-            self.writer.finish(draft, fee, {}, created=(contract,), contract=contract, fill=result, sidecars=sidecars)
+            self.writer.finish(
+                draft, fee, {}, RecordDetails(created=(contract,), contract=contract, fill=result, sidecars=sidecars)
+            )
         ]
 
     def _contract_call(self, slots: Sequence[int], *, with_child: bool) -> list[GeneratedItem]:
@@ -265,7 +274,9 @@ class TransactionFactory:
 
         # The call's result names the contract it created (createdContractIDs), so both records list it.
         created = (child[0],) if child is not None else ()
-        parent = self.writer.finish(draft, fee, {}, created=created, contract=contract, fill=result, sidecars=sidecars)
+        parent = self.writer.finish(
+            draft, fee, {}, RecordDetails(created=created, contract=contract, fill=result, sidecars=sidecars)
+        )
         if child is None:
             return [parent]
         return [parent, self._child_create(draft, *child)]
@@ -293,11 +304,9 @@ class TransactionFactory:
             draft,
             0,
             {},
-            created=(contract,),
-            contract=contract,
-            fill=result,
-            sidecars=sidecars,
-            parent_ns=parent.consensus_ns,
+            RecordDetails(
+                created=(contract,), contract=contract, fill=result, sidecars=sidecars, parent_ns=parent.consensus_ns
+            ),
         )
 
     def _failed_transfer(self, slots: Sequence[int]) -> list[GeneratedItem]:
@@ -307,7 +316,7 @@ class TransactionFactory:
         amount = self.ledger.balance(payer) + self.rng.randint(1, 10**10)
         draft = self._new_draft(slots[0], payer=payer)
         fill_amounts(draft.body.cryptoTransfer.transfers.accountAmounts, {payer: -amount, receiver: amount})
-        return [self.writer.finish(draft, fee, {}, status="INSUFFICIENT_ACCOUNT_BALANCE")]
+        return [self.writer.finish(draft, fee, {}, RecordDetails(status="INSUFFICIENT_ACCOUNT_BALANCE"))]
 
     def _duplicate(self, slots: Sequence[int]) -> list[GeneratedItem]:
         """A transfer, then the same transaction id submitted again through another node."""
@@ -322,7 +331,7 @@ class TransactionFactory:
         fee = self._fee("duplicate")
         self._require_fee(first.payer, fee)
         draft = Draft(body, first.payer, first.valid_start, slots[1], node=body.nodeAccountID.accountNum)
-        return [original, self.writer.finish(draft, fee, {}, status="DUPLICATE_TRANSACTION")]
+        return [original, self.writer.finish(draft, fee, {}, RecordDetails(status="DUPLICATE_TRANSACTION"))]
 
     def _scheduled_transfer(self, slots: Sequence[int]) -> list[GeneratedItem]:
         """A ScheduleCreate whose transfer executes at once (all signatures present), at + 1 ns."""
@@ -344,7 +353,7 @@ class TransactionFactory:
             record.receipt.scheduleID.scheduleNum = schedule
             set_transaction_id(record.receipt.scheduledTransactionID, payer, draft.valid_start, scheduled=True)
 
-        created = self.writer.finish(draft, create_fee, {}, fill=receipt)
+        created = self.writer.finish(draft, create_fee, {}, RecordDetails(fill=receipt))
 
         executed = Draft(
             hapi.TransactionBody(),
@@ -361,7 +370,7 @@ class TransactionFactory:
         def reference(record: hapi.TransactionRecord) -> None:
             record.scheduleRef.scheduleNum = schedule
 
-        execution = self.writer.finish(executed, execute_fee, moves, fill=reference, fee_node=draft.node)
+        execution = self.writer.finish(executed, execute_fee, moves, RecordDetails(fill=reference), fee_node=draft.node)
         return [created, execution]
 
     # ---- shared steps ------------------------------------------------------------------------
