@@ -145,6 +145,26 @@ def test_flipping_any_byte_of_the_encoding_fails(case: str, rotating_dir: Path, 
         verify_proof(bytes(tampered), trust, ratio=ratio)
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_a_field_this_version_does_not_know_is_refused(case: str, rotating_dir: Path) -> None:
+    """Unknown fields survive a re-encoding, so the canonical check alone let them through."""
+    proof, trust, ratio = _proof(case, rotating_dir)
+    unknown_varint_field_999 = b"\xb8\x3e\x01"
+    with pytest.raises(ProofFormatError, match="does not know"):
+        verify_proof(proof + unknown_varint_field_999, trust, ratio=ratio)
+
+
+def test_a_flipped_tag_cannot_turn_a_transaction_proof_into_a_block_proof(rotating_dir: Path) -> None:
+    """Found by the byte-flip test: bit flips 0x18 at byte 4 made the subject's transaction field
+    (tag 0x0a) a block field (0x12) whose bytes were then unknown fields, and the rest verified."""
+    proof, trust, ratio = _proof("v5-unpacked-book", rotating_dir)
+    assert proof[4] == 0x0A
+    tampered = bytearray(proof)
+    tampered[4] ^= 0x18
+    with pytest.raises(ProofFormatError):
+        verify_proof(bytes(tampered), trust, ratio=ratio)
+
+
 def test_a_gzip_wrapped_record_file_is_refused(rotating_dir: Path) -> None:
     """Only the signed bytes: a gzip header (time, OS byte) is covered by no signature."""
     proof, trust, ratio = _proof("v6-sidecars", rotating_dir)

@@ -1,9 +1,10 @@
 """The bundle's bytes: canonical protobuf in, canonical protobuf or JSON out.
 
 One proof has one encoding: deterministic serialisation (fields in number order, defaults not
-written). :func:`decode_bundle` re-encodes what it parsed and refuses bytes that differ, so no
-byte of a proof can change without the verifier seeing it. JSON (``json_format``, bytes as
-base64) is a rendering for people and tools; decoding it gives the same bundle.
+written, no unknown fields). :func:`decode_bundle` re-encodes what it parsed, without the fields
+it does not know, and refuses bytes that differ, so no byte of a proof can change without the
+verifier seeing it. JSON (``json_format``, bytes as base64) is a rendering for people and tools;
+decoding it gives the same bundle.
 """
 
 from __future__ import annotations
@@ -34,8 +35,16 @@ def decode_bundle(data: bytes) -> ProofBundle:
         bundle.ParseFromString(data)
     except DecodeError as e:
         raise ProofFormatError(f"not a proof bundle: {e}") from e
-    if encode_bundle(bundle) != data:
-        raise ProofFormatError("proof bundle is not in its canonical encoding")
+    known = ProofBundle()
+    known.CopyFrom(bundle)
+    # Fields this version does not know survive a re-encoding: drop them before comparing, or a
+    # flipped tag could turn a field into an unknown one (a transaction subject into an empty
+    # block subject) and still read as canonical.
+    known.DiscardUnknownFields()
+    if encode_bundle(known) != data:
+        raise ProofFormatError(
+            "proof bundle is not in its canonical encoding, or has fields this version does not know"
+        )
     _check_version(bundle)
     return bundle
 
