@@ -46,8 +46,8 @@ from hedera_history.errors import HistoryError
 from hedera_history.formats.compression import is_gzip
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
 from hedera_history.formats.parsed_files import SignatureFile
+from hedera_history.gen.config_and_output import GeneratorConfig
 from hedera_history.gen.errata import generate_errata_scenario
-from hedera_history.gen.model import GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.writer import genesis_snapshot
 from hedera_history.verify.signatures import verify_node_signature

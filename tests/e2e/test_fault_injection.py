@@ -35,7 +35,7 @@ from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.localstack.emulators import BigtableEmulator, PubSubEmulator
 from hedera_history.localstack.progress import directory_target, open_gateway_for, read_progress, wait_for_blocks
 from hedera_history.localstack.provision import create_topics

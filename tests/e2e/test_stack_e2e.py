@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import requests
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.gen.tamper import only_nodes, tamper
 from hedera_history.localstack.progress import (
     directory_target,

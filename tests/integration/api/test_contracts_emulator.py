@@ -16,7 +16,7 @@ from hedera_history import hapi
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.parsed_files import SidecarType
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.schema import ensure_tables

@@ -12,7 +12,7 @@ import functions_framework
 import pytest
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import verify_proof
 from hedera_history.sources.local_periods import find_local_periods

@@ -16,7 +16,7 @@ from hedera_history.api.app import handle
 from hedera_history.api.proofs import ProofSettings
 from hedera_history.deploy.contracts import table_access
 from hedera_history.errors import StoreError
-from hedera_history.gen.model import GeneratedStream, GeneratorConfig
+from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.tamper import tamper
 from hedera_history.pipeline.ingest import ingest_object

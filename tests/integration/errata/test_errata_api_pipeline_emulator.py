@@ -13,7 +13,7 @@ import pytest
 from hedera_history.derived.applier import BalanceApplier
 from hedera_history.derived.balances import account_balance, read_progress
 from hedera_history.derived.lease import BalanceLease, ExclusiveBalanceApplier
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.store.reader import HistoryReader

@@ -22,7 +22,7 @@ from hedera_history.cardinal.tracking import TrackingOutcome
 from hedera_history.config import Settings
 from hedera_history.follow.follower import Follower, FollowReport
 from hedera_history.formats.names import format_timestamp
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.gen.writer import write_stream
 from hedera_history.pipeline.ingest import IngestContext
 from hedera_history.pipeline.runtime import build_ingest_context, build_store_context

@@ -23,7 +23,7 @@ from google.cloud import storage
 from hedera_history.follow.lease import FollowLease
 from hedera_history.follow.position import read_position
 from hedera_history.formats.names import parse_timestamp
-from hedera_history.gen.model import GeneratedStream, GeneratorConfig
+from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.sources.gcs import GcsSource
 from hedera_history.sources.s3 import S3Source

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hedera_history.derived.balances import account_balance, read_progress, read_start
 from hedera_history.derived.snapshot import load_snapshot, parse_snapshot
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.gen.writer import GENESIS_BALANCES_FILE
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen import GeneratorConfig, generate_stream
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.store.reader import HistoryReader

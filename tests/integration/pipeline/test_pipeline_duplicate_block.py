@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.store.bigtable_client import gateway_for_instance

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
-from hedera_history.gen.model import GeneratedStream, GeneratorConfig
+from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.tamper import tamper
 from hedera_history.gen.writer import write_stream

@@ -13,7 +13,7 @@ import pytest
 from hedera_history.errata.network import mainnet_errata
 from hedera_history.errata.read import errata_marker, mirror_errata_field
 from hedera_history.gen import GeneratorConfig, generate_stream
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.store.reader import HistoryReader

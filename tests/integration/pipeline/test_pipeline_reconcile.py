@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from google.cloud import pubsub_v1
 from hedera_history.formats.stream_paths import parse_object_path
-from hedera_history.gen.model import GeneratedStream, GeneratorConfig
+from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.period_state import PeriodProgress, Stage

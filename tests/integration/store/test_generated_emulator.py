@@ -8,7 +8,7 @@ import pytest
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.parse import parse_address_book
-from hedera_history.gen.model import GeneratedStream, GeneratorConfig
+from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.writer import write_stream
 from hedera_history.sources.local_periods import find_local_periods

@@ -10,7 +10,7 @@ import pytest
 from hedera_history import hapi
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.parse import parse_address_book
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.proofs.from_files import DirectoryProver
 from hedera_history.proofs.from_store import build_block_proof, build_transaction_proof

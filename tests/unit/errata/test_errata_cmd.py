@@ -8,8 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from hedera_history.cli.main import cli
 from hedera_history.errata.codec import parse_errata_file
+from hedera_history.gen.config_and_output import GeneratorConfig
 from hedera_history.gen.errata import generate_errata_scenario
-from hedera_history.gen.model import GeneratorConfig
 from hedera_history.gen.writer import write_stream
 
 CONFIG = GeneratorConfig(nodes=4, periods=4, transactions=12, seed=6, rotate_key=False)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from hedera_history.errata.codec import parse_errata_file
+from hedera_history.gen.config_and_output import GeneratorConfig
 from hedera_history.gen.errata import generate_errata_scenario
-from hedera_history.gen.model import GeneratorConfig
 
 CONFIG = GeneratorConfig(nodes=4, periods=5, transactions=12, seed=5, rotate_key=False)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hedera_history.errors import ConfigError, GeneratorError
 from hedera_history.gen import GeneratorConfig, generate_stream
-from hedera_history.gen.model import NS_PER_SECOND
+from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.stream import StreamBuilder
 
 CONFIG = GeneratorConfig(nodes=3, periods=6, transactions=12, seed=4)

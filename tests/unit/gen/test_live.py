@@ -15,9 +15,9 @@ from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.main import cli
 from hedera_history.errors import ConfigError
 from hedera_history.formats.names import parse_stream_file_name
+from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary, PeriodWritten, UploadSchedule
 from hedera_history.gen.live_schedule import NodeFiles, SignatureFate, UploadKind
-from hedera_history.gen.model import NS_PER_SECOND
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.verify.stream import verify_stream
 

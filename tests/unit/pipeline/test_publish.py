@@ -9,7 +9,7 @@ from hedera_history.block import VerifiedBlock
 from hedera_history.books.parse import parse_address_book
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.config import Settings
-from hedera_history.gen.model import GeneratedStream
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.pipeline.publish import COMPLETION_PREFIX, block_for_stream, pipeline_routing
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s

@@ -31,8 +31,8 @@ from rich.table import Table
 
 from hedera_history.config import Settings
 from hedera_history.errors import PrerequisiteError, StackError
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary
-from hedera_history.gen.model import GeneratedStream
 from hedera_history.gen.writer import GENESIS_BALANCES_FILE, GROUND_TRUTH_FILE
 from hedera_history.localstack.balances import SnapshotLoad, load_directory_snapshot
 from hedera_history.localstack.live_follow import Arrival, BlockArrivals, PreparedNetwork, prepare_live_network

@@ -14,8 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
+from hedera_history.gen.config_and_output import LAYOUT_NAMES
 from hedera_history.gen.live_schedule import LiveConfig
-from hedera_history.gen.model import LAYOUT_NAMES
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
 
 

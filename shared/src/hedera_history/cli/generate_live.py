@@ -19,8 +19,8 @@ import click
 
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError
+from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary, PeriodWritten
-from hedera_history.gen.model import NS_PER_SECOND
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
 from hedera_history.sources.base import open_sink, parse_url
 

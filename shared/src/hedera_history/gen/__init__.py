@@ -5,7 +5,7 @@ disk; ``tamper``, ``drop_signatures`` and ``only_nodes`` make the broken variant
 See docs/generator.md.
 """
 
-from hedera_history.gen.model import GeneratedPeriod, GeneratedStream, GeneratorConfig, NodeInfo
+from hedera_history.gen.config_and_output import GeneratedPeriod, GeneratedStream, GeneratorConfig, NodeInfo
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.tamper import TamperTarget, drop_signatures, only_nodes, tamper
 from hedera_history.gen.writer import write_stream

@@ -8,8 +8,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from hedera_history.books.model import AddressBook, node_entry
 from hedera_history.books.parse import address_book_to_bytes
+from hedera_history.gen.config_and_output import NodeInfo
 from hedera_history.gen.keys import public_der
-from hedera_history.gen.model import NodeInfo
 
 FILE_CHUNK_BYTES = 4096
 """Largest chunk of file contents one FileUpdate or FileAppend carries here (real limits are near this)."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from hedera_history import hapi
 from hedera_history.formats.parsed_files import SidecarType
-from hedera_history.gen.model import NS_PER_SECOND
+from hedera_history.gen.config_and_output import NS_PER_SECOND
 
 _CONSTRUCTOR_PREFIX = bytes.fromhex("608060405234801561001057600080fd5b50")
 _RUNTIME_PREFIX = bytes.fromhex("6080604052348015600f57600080fd5b50")

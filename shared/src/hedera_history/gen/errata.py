@@ -41,11 +41,11 @@ from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.errors import GeneratorError
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity
+from hedera_history.gen.config_and_output import NS_PER_SECOND, GeneratedStream, GeneratorConfig, NodeRef
 from hedera_history.gen.facts import GeneratedItem
 from hedera_history.gen.items import Draft, ItemWriter, fill_amounts, set_transaction_id
 from hedera_history.gen.keys import ed25519_public_bytes
 from hedera_history.gen.ledger import Ledger, genesis_state
-from hedera_history.gen.model import NS_PER_SECOND, GeneratedStream, GeneratorConfig, NodeRef
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.truth import account, transaction_truth
 

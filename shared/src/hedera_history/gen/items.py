@@ -17,10 +17,10 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
+from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.facts import GeneratedItem, ItemFacts
 from hedera_history.gen.keys import account_key, ed25519_public_bytes
 from hedera_history.gen.ledger import FEE_COLLECTOR, Ledger
-from hedera_history.gen.model import NS_PER_SECOND
 
 _NODE_SHARE = 12
 """The submitting node receives fee // 12."""

@@ -40,6 +40,7 @@ from typing import Any, Protocol
 
 from hedera_history.errors import GeneratorError, SourceUnavailableError
 from hedera_history.gen import keys as keygen
+from hedera_history.gen.config_and_output import NS_PER_SECOND, GeneratedPeriod, GeneratedStream, node_object_path
 from hedera_history.gen.live_schedule import (
     LiveConfig,
     NodeFiles,
@@ -49,7 +50,6 @@ from hedera_history.gen.live_schedule import (
     UploadKind,
     UploadSchedule,
 )
-from hedera_history.gen.model import NS_PER_SECOND, GeneratedPeriod, GeneratedStream, node_object_path
 from hedera_history.gen.stream import StreamBuilder
 from hedera_history.gen.writer import write_book_and_keys, write_stream_support
 from hedera_history.logs import event

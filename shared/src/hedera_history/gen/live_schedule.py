@@ -20,7 +20,7 @@ from enum import Enum
 
 from hedera_history.errors import ConfigError
 from hedera_history.formats.stream_paths import BucketLayout
-from hedera_history.gen.model import FIRST_NODE_ACCOUNT, MAX_NODES, GeneratorConfig
+from hedera_history.gen.config_and_output import FIRST_NODE_ACCOUNT, MAX_NODES, GeneratorConfig
 
 _DERIVATION = "hedera-history/gen/live/v1"
 UNBOUNDED_PERIODS = 1_000_000_000

@@ -28,9 +28,7 @@ from hedera_history.formats.record_v6 import write_record_v6
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.gen import keys as keygen
 from hedera_history.gen.books import address_book_bytes, file_chunks
-from hedera_history.gen.facts import GeneratedItem
-from hedera_history.gen.ledger import Ledger, genesis_state
-from hedera_history.gen.model import (
+from hedera_history.gen.config_and_output import (
     FIRST_NODE_ACCOUNT,
     NS_PER_SECOND,
     BookEpoch,
@@ -42,6 +40,8 @@ from hedera_history.gen.model import (
     StreamKeys,
     node_object_path,
 )
+from hedera_history.gen.facts import GeneratedItem
+from hedera_history.gen.ledger import Ledger, genesis_state
 from hedera_history.gen.plan import COVERAGE, TxKind, group_size, plan_period
 from hedera_history.gen.signing import signed_signature_file
 from hedera_history.gen.transactions import TransactionFactory

@@ -19,7 +19,7 @@ from hedera_history.formats.dispatch import parse_record_file, parse_signature_f
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.rebuild import file_hash_of, rebuild_file_bytes
 from hedera_history.formats.signature import write_signature_file
-from hedera_history.gen.model import GeneratedStream, NodeRef
+from hedera_history.gen.config_and_output import GeneratedStream, NodeRef
 from hedera_history.gen.signing import signed_signature_file
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
 from hedera_history.gen import contracts
+from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.contracts import Action, Bytecode
 from hedera_history.gen.facts import GeneratedItem
 from hedera_history.gen.items import (
@@ -21,7 +22,6 @@ from hedera_history.gen.items import (
     set_transaction_id,
 )
 from hedera_history.gen.ledger import TREASURY, Ledger
-from hedera_history.gen.model import NS_PER_SECOND
 from hedera_history.gen.plan import TxKind
 
 ADDRESS_BOOK_FILE = 102

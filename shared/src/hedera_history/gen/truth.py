@@ -13,10 +13,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from hedera_history.formats.hashing import hex_or_none, sha384
-from hedera_history.gen.facts import GeneratedItem, ItemFacts
-from hedera_history.gen.keys import ed25519_public_bytes
-from hedera_history.gen.ledger import FUNGIBLE_DECIMALS, Genesis, Ledger
-from hedera_history.gen.model import (
+from hedera_history.gen.config_and_output import (
     NS_PER_SECOND,
     BookEpoch,
     GeneratedPeriod,
@@ -25,6 +22,9 @@ from hedera_history.gen.model import (
     address_book_file,
     layout_name,
 )
+from hedera_history.gen.facts import GeneratedItem, ItemFacts
+from hedera_history.gen.keys import ed25519_public_bytes
+from hedera_history.gen.ledger import FUNGIBLE_DECIMALS, Genesis, Ledger
 
 TRUTH_FORMAT = 1
 

@@ -26,8 +26,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errors import GeneratorError
+from hedera_history.gen.config_and_output import GeneratedStream, NodeInfo, StreamKeys, address_book_file
 from hedera_history.gen.keys import private_pem, public_pem
-from hedera_history.gen.model import GeneratedStream, NodeInfo, StreamKeys, address_book_file
 
 GROUND_TRUTH_FILE = "ground-truth.json"
 GENESIS_BALANCES_FILE = "genesis-balances.json"
