@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hedera_history.backfill.driver import run_backfill
-from hedera_history.backfill.model import BackfillJob
+from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.backfill.spark import spark_executor, spark_session
 from hedera_history.books.parse import parse_address_book

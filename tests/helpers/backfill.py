@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hedera_history.backfill.driver import run_backfill, run_in_process
-from hedera_history.backfill.model import BackfillJob
+from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.config import Settings
 from hedera_history.formats.stream_paths import BucketLayout

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from hedera_history.backfill.driver import run_backfill, run_in_process
-from hedera_history.backfill.model import BackfillJob
+from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings

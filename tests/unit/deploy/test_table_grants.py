@@ -1,5 +1,5 @@
 """Bigtable per table: each identity is granted exactly the tables the code declares it touches
-(``deploy.catalogue.TABLES``, ``backfill.model.TABLES``), ``bigtable.user`` where it writes and
+(``deploy.catalogue.TABLES``, ``backfill.partition_messages.TABLES``), ``bigtable.user`` where it writes and
 ``bigtable.reader`` where it only reads. The contract module's evaluation with the real binary is
 in tests/integration/deploy/test_contract_module.py."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from hedera_history.backfill.model import TABLES as BACKFILL_TABLES
+from hedera_history.backfill.partition_messages import TABLES as BACKFILL_TABLES
 from hedera_history.deploy.catalogue import FUNCTIONS, TABLES
 from hedera_history.deploy.contracts import table_access, tables_contract
 from hedera_history.store import schema as s

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hedera_history.backfill.model import BackfillJob, PartitionPlan, PartitionRun
+from hedera_history.backfill.partition_messages import BackfillJob, PartitionPlan, PartitionRun
 from hedera_history.backfill.report import BackfillReport
 from hedera_history.backfill.task import run_partition
 from hedera_history.books.codec import BookState

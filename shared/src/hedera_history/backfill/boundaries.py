@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from hedera_history.backfill.model import BlockEdge, PartitionSummary, PeriodFailure
+from hedera_history.backfill.partition_messages import BlockEdge, PartitionSummary, PeriodFailure
 from hedera_history.errors import BrokenChainError
 from hedera_history.formats.parsed_files import RecordFile
 from hedera_history.store.reader import HistoryReader

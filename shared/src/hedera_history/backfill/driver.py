@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from hedera_history.backfill.boundaries import broken_links, check_boundaries, check_stored_neighbours
-from hedera_history.backfill.model import BackfillJob, PartitionPlan, PartitionRun, PartitionSummary
+from hedera_history.backfill.partition_messages import BackfillJob, PartitionPlan, PartitionRun, PartitionSummary
 from hedera_history.backfill.plan import (
     assumed_starts,
     narrow_to_blocks,

@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from hedera_history.backfill.model import PartitionPlan, PartitionRun
+from hedera_history.backfill.partition_messages import PartitionPlan, PartitionRun
 from hedera_history.backfill.progress import BookCheckpoint
 from hedera_history.books.codec import BookState
 from hedera_history.config import Settings

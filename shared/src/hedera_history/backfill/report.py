@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hedera_history.backfill.boundaries import BROKEN_CHAIN, BoundaryCheck
-from hedera_history.backfill.model import PartitionCounts, PartitionSummary, PeriodFailure
+from hedera_history.backfill.partition_messages import PartitionCounts, PartitionSummary, PeriodFailure
 from hedera_history.formats.names import format_timestamp
 
 REPORT_FORMAT = 1

@@ -32,7 +32,7 @@ from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from hedera_history.backfill.driver import ParallelExecutor
-from hedera_history.backfill.model import BackfillJob, PartitionRun, PartitionSummary
+from hedera_history.backfill.partition_messages import BackfillJob, PartitionRun, PartitionSummary
 from hedera_history.backfill.task import run_partition
 from hedera_history.errors import BackfillError, SparkStartError
 from hedera_history.logs import event, log_tail

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from hedera_history import logs
 from hedera_history.backfill.boundaries import link_edges
-from hedera_history.backfill.model import (
+from hedera_history.backfill.partition_messages import (
     MAX_FAILURES_KEPT,
     BackfillJob,
     BlockEdge,

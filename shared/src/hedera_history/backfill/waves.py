@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from hedera_history.backfill.model import PartitionPlan, PartitionRun, PartitionSummary
+from hedera_history.backfill.partition_messages import PartitionPlan, PartitionRun, PartitionSummary
 from hedera_history.books.codec import BookState
 
 

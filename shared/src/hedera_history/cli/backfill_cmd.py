@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from hedera_history import logs
-from hedera_history.backfill.model import BackfillJob
+from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.backfill.runtime import RUNTIME_VERSION as DATAPROC_RUNTIME
 from hedera_history.cli.common import bootstrap_book_location, network_options
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of

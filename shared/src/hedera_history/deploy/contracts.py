@@ -12,7 +12,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from hedera_history.backfill.model import TABLES as BACKFILL_TABLES
+from hedera_history.backfill.partition_messages import TABLES as BACKFILL_TABLES
 from hedera_history.config import Settings, env_name
 from hedera_history.deploy.catalogue import FUNCTIONS, STORAGE_FINALIZED_EVENT, tables_of
 from hedera_history.store.app_profiles import APP_PROFILES, BACKFILL
