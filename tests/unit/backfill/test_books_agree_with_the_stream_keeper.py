@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hedera_history.backfill.progress import ProgressStore
+from hedera_history.backfill.resume_rows import ProgressStore
 from hedera_history.books.codec import BookState, decode_keeper_state
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings

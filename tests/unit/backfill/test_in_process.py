@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hedera_history.backfill import plan
 from hedera_history.backfill.driver import ParallelExecutor, run_backfill, run_in_process
-from hedera_history.backfill.progress import ProgressStore
+from hedera_history.backfill.resume_rows import ProgressStore
 from hedera_history.backfill.task import InjectedFaultError
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError

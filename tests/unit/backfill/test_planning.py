@@ -16,7 +16,7 @@ from hedera_history.backfill.plan import (
     partition_periods,
     refuse_outside_retention,
 )
-from hedera_history.backfill.progress import BookCheckpoint
+from hedera_history.backfill.resume_rows import BookCheckpoint
 from hedera_history.books.codec import BookState
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings

@@ -20,8 +20,8 @@ from hedera_history.backfill.plan import (
     partition_periods,
     refuse_outside_retention,
 )
-from hedera_history.backfill.progress import ProgressStore
 from hedera_history.backfill.report import BackfillReport, block_span, combine
+from hedera_history.backfill.resume_rows import ProgressStore
 from hedera_history.backfill.task import run_partition
 from hedera_history.backfill.waves import partitions_to_rerun
 from hedera_history.books.codec import BookState

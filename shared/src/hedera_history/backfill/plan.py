@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from hedera_history.backfill.partition_messages import PartitionPlan, PartitionRun
-from hedera_history.backfill.progress import BookCheckpoint
+from hedera_history.backfill.resume_rows import BookCheckpoint
 from hedera_history.books.codec import BookState
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError, RetentionWindowError

@@ -33,7 +33,7 @@ from hedera_history.backfill.partition_messages import (
     PartitionSummary,
     PeriodFailure,
 )
-from hedera_history.backfill.progress import BookCheckpoint, PeriodDone, ProgressStore
+from hedera_history.backfill.resume_rows import BookCheckpoint, PeriodDone, ProgressStore
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.codec import BookState
 from hedera_history.books.model import AddressBook

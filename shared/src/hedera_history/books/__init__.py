@@ -10,6 +10,6 @@
 - :mod:`~hedera_history.books.bootstrap`: the public networks' shipped bootstrap books.
 
 No I/O here (no store, no cloud client): the stream's keeper (``pipeline.address_books``), the
-backfill's progress rows (``backfill.progress``) and the book file reader
+backfill's progress rows (``backfill.resume_rows``) and the book file reader
 (``sources.address_book_file``) do it, through these modules.
 """
