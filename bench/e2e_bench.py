@@ -39,8 +39,8 @@ from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.writer import ADDRESS_BOOK_FILE
-from hedera_history.localstack.progress import first_blocks_target, open_gateway_for, wait_for_blocks
 from hedera_history.localstack.stack import LocalStack, StackConfig
+from hedera_history.localstack.stack_progress import first_blocks_target, open_gateway_for, wait_for_blocks
 from hedera_history.localstack.stack_state import StackState
 from hedera_history.localstack.upload import Upload, find_stream_files, plan_uploads
 from hedera_history.sources.gcs import GcsSink

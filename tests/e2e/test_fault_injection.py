@@ -37,10 +37,10 @@ from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.localstack.emulators import BigtableEmulator, PubSubEmulator
-from hedera_history.localstack.progress import directory_target, open_gateway_for, read_progress, wait_for_blocks
 from hedera_history.localstack.provision import create_topics
 from hedera_history.localstack.scoped_env import scoped_environ
 from hedera_history.localstack.stack import AttachedEmulators, LocalStack
+from hedera_history.localstack.stack_progress import directory_target, open_gateway_for, read_progress, wait_for_blocks
 from hedera_history.localstack.upload import find_stream_files, install_address_book, plan_uploads, upload_files
 from hedera_history.pipeline.state import IngestState
 from hedera_history.sources.local_periods import find_local_periods

@@ -22,14 +22,14 @@ import requests
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.gen.tamper import only_nodes, tamper
-from hedera_history.localstack.progress import (
+from hedera_history.localstack.stack import LocalStack
+from hedera_history.localstack.stack_progress import (
     directory_target,
     first_blocks_target,
     open_gateway_for,
     read_progress,
     wait_for_blocks,
 )
-from hedera_history.localstack.stack import LocalStack
 from hedera_history.localstack.upload import find_stream_files, install_address_book, plan_uploads, upload_files
 from hedera_history.store.reader import HistoryReader
 

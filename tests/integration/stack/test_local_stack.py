@@ -18,8 +18,8 @@ import requests
 from hedera_history.localstack.bridges import StackBridges
 from hedera_history.localstack.function_process import framework_answers
 from hedera_history.localstack.processes import process_group_alive
-from hedera_history.localstack.progress import directory_target, open_gateway_for, read_progress, wait_for_blocks
 from hedera_history.localstack.stack import LocalStack
+from hedera_history.localstack.stack_progress import directory_target, open_gateway_for, read_progress, wait_for_blocks
 from hedera_history.localstack.stack_state import read_state
 from hedera_history.localstack.upload import find_stream_files, install_address_book, plan_uploads, upload_files
 from hedera_history.sources.gcs import GcsSink

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 from hedera_history.cli import stack_cmd
 from hedera_history.follow.position import FollowPosition, write_position
-from hedera_history.localstack.progress import open_gateway_for
 from hedera_history.localstack.stack import LocalStack
+from hedera_history.localstack.stack_progress import open_gateway_for
 from hedera_history.pipeline.state import now_micros
 
 pytestmark = [pytest.mark.emulator]

@@ -20,14 +20,14 @@ from hedera_history.errors import PrerequisiteError, StackError
 from hedera_history.formats.names import StreamFileKind
 from hedera_history.localstack import stack as stack_module
 from hedera_history.localstack.function_process import function_command, function_environment, signature_type
-from hedera_history.localstack.progress import (
+from hedera_history.localstack.stack import StackConfig, StackPorts, claim_state_dir
+from hedera_history.localstack.stack_progress import (
     BlockTarget,
     directory_target,
     first_blocks_target,
     format_ranges,
     wait_for_blocks,
 )
-from hedera_history.localstack.stack import StackConfig, StackPorts, claim_state_dir
 from hedera_history.localstack.stack_state import (
     STATE_FILE,
     ServiceRecord,

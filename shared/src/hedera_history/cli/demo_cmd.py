@@ -36,8 +36,13 @@ from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary
 from hedera_history.gen.writer import GENESIS_BALANCES_FILE, GROUND_TRUTH_FILE
 from hedera_history.localstack.balances import SnapshotLoad, load_directory_snapshot
 from hedera_history.localstack.live_follow import Arrival, BlockArrivals, PreparedNetwork, prepare_live_network
-from hedera_history.localstack.progress import first_blocks_target, open_gateway_for, read_progress, wait_for_blocks
 from hedera_history.localstack.stack import LocalStack, StackConfig, stop_recorded_stack
+from hedera_history.localstack.stack_progress import (
+    first_blocks_target,
+    open_gateway_for,
+    read_progress,
+    wait_for_blocks,
+)
 from hedera_history.localstack.stack_state import read_state
 from hedera_history.sources.base import open_sink
 from hedera_history.store.reader import HistoryReader

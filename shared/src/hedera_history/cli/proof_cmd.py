@@ -188,7 +188,7 @@ def _prover(
     from hedera_history.store.reader import HistoryReader  # noqa: PLC0415
 
     if stack:
-        from hedera_history.localstack.progress import open_gateway_for  # noqa: PLC0415
+        from hedera_history.localstack.stack_progress import open_gateway_for  # noqa: PLC0415
         from hedera_history.localstack.stack_state import require_state  # noqa: PLC0415
 
         state = require_state((state_dir or Path(settings.stack_state_dir)).resolve())

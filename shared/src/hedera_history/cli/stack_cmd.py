@@ -345,7 +345,7 @@ def wait(
     ctx: click.Context, *, state_dir: Path | None, blocks: int | None, for_directory: Path | None, timeout: float
 ) -> None:
     """Wait until blocks are complete; exit 1 on timeout, naming the blocks still missing."""
-    from hedera_history.localstack.progress import (  # noqa: PLC0415
+    from hedera_history.localstack.stack_progress import (  # noqa: PLC0415
         directory_target,
         first_blocks_target,
         format_ranges,

@@ -15,7 +15,7 @@ from pathlib import Path
 from hedera_history.derived.balances import read_start
 from hedera_history.derived.snapshot import load_snapshot, parse_snapshot
 from hedera_history.gen.writer import GENESIS_BALANCES_FILE
-from hedera_history.localstack.progress import open_gateway_for
+from hedera_history.localstack.stack_progress import open_gateway_for
 from hedera_history.localstack.stack_state import StackState
 
 

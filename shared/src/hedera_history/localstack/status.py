@@ -11,7 +11,7 @@ from hedera_history.api.status import follower_status
 from hedera_history.errors import StoreError
 from hedera_history.follow.position import read_position
 from hedera_history.localstack.bridges import read_bridge_stats
-from hedera_history.localstack.progress import open_gateway_for, read_progress
+from hedera_history.localstack.stack_progress import open_gateway_for, read_progress
 from hedera_history.localstack.stack_state import StackState
 
 
