@@ -14,7 +14,7 @@ from hedera_history.formats.record_v6 import write_record_v6
 from hedera_history.formats.wire import varint
 from hedera_history.gen import GeneratorConfig
 from hedera_history.gen.books import FILE_CHUNK_BYTES, file_chunks
-from hedera_history.gen.plan import COVERAGE, TxKind, group_size, plan_period
+from hedera_history.gen.period_mix import COVERAGE, TxKind, group_size, plan_period
 
 
 @pytest.mark.parametrize("capacity", [1, 2, 7, 40])

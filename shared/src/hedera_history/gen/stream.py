@@ -42,7 +42,7 @@ from hedera_history.gen.config_and_output import (
 )
 from hedera_history.gen.facts import GeneratedItem
 from hedera_history.gen.ledger import Ledger, genesis_state
-from hedera_history.gen.plan import COVERAGE, TxKind, group_size, plan_period
+from hedera_history.gen.period_mix import COVERAGE, TxKind, group_size, plan_period
 from hedera_history.gen.signing import signed_signature_file
 from hedera_history.gen.transactions import TransactionFactory
 from hedera_history.gen.truth import TruthCollector

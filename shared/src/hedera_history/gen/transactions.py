@@ -22,7 +22,7 @@ from hedera_history.gen.items import (
     set_transaction_id,
 )
 from hedera_history.gen.ledger import TREASURY, Ledger
-from hedera_history.gen.plan import TxKind
+from hedera_history.gen.period_mix import TxKind
 
 ADDRESS_BOOK_FILE = 102
 _VALID_DURATION_SECONDS = 120
