@@ -16,8 +16,8 @@ from hedera_history.derived.balances import account_balance
 from hedera_history.derived.query import rest_balances_body, rpc_get_balance_result
 from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot
 from hedera_history.errata.cells import is_tombstone
+from hedera_history.errata.errata_file import EntryKind
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object
-from hedera_history.errata.model import EntryKind
 from hedera_history.errata.read import errata_history, errata_marker, inserted_entries, original_entry
 from hedera_history.sources.local import LocalSource
 from hedera_history.store import schema as s

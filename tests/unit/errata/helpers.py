@@ -12,7 +12,7 @@ from hedera_history.errata.codec import (
     parse_errata_file,
     record_stream_item_bytes,
 )
-from hedera_history.errata.model import ErrataFile
+from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.store.writer import BlockWriter

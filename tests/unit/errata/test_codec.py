@@ -8,7 +8,7 @@ from hedera_history.errata.codec import (
     parse_errata_file,
     record_stream_item_bytes,
 )
-from hedera_history.errata.model import CouncilSignature, EntryKind
+from hedera_history.errata.errata_file import CouncilSignature, EntryKind
 from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.errors import ErrataFormatError
 from hedera_history.formats.wire import repeated_spans, singular_spans

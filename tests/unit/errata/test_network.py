@@ -12,7 +12,7 @@ from hedera_history import hapi
 from hedera_history.derived.applier import BalanceApplier
 from hedera_history.derived.balances import account_balance
 from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot
-from hedera_history.errata.model import EntryKind
+from hedera_history.errata.errata_file import EntryKind
 from hedera_history.errata.network import (
     MAINNET_MISSING_RESOURCE,
     MAINNET_MISSING_SHA256,

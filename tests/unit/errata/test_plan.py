@@ -7,7 +7,7 @@ import itertools
 import pytest
 from hedera_history.errata.apply import apply_errata
 from hedera_history.errata.cells import is_tombstone
-from hedera_history.errata.model import EntryKind
+from hedera_history.errata.errata_file import EntryKind
 from hedera_history.errata.read import errata_marker, inserted_entries, original_entry
 from hedera_history.errors import ErrataPlacementError
 from hedera_history.store import schema as s

@@ -17,8 +17,8 @@ from hedera_history.block import VerifiedBlock
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errata.codec import parse_errata_file
+from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object
-from hedera_history.errata.model import ErrataFile
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.errata import build_errata, errata_objects

@@ -13,9 +13,9 @@ from hedera_history import hapi
 from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.proof_cmd import EXIT_CODES, proof
 from hedera_history.errata.codec import encode_errata_body, encode_errata_file, record_stream_item_bytes
+from hedera_history.errata.errata_file import CouncilSignature
 from hedera_history.errata.ingest import ErrataStatus, process_errata_object
 from hedera_history.errata.log import file_row_key, signatures_in_row
-from hedera_history.errata.model import CouncilSignature
 from hedera_history.errata.signing import node_signature_file
 from hedera_history.errors import (
     ProofCouncilError,

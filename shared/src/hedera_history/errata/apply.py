@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from hedera_history.config import Settings
 from hedera_history.errata.authority import NodeCheck
+from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errata.log import file_row_key, signature_qualifier, stored_signature_file
-from hedera_history.errata.model import ErrataFile
 from hedera_history.errata.plan import CellChange, ErrataPlan, plan_errata, read_latest
 from hedera_history.logs import event
 from hedera_history.store import schema as s

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from hedera_history.books.model import AddressBook
 from hedera_history.config import Settings
 from hedera_history.errata.codec import parse_errata_file
-from hedera_history.errata.model import ErrataFile
+from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errors import (
     BadSignatureError,
     ConfigError,

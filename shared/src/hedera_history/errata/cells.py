@@ -18,7 +18,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from hedera_history.errata.model import EntryKind
+from hedera_history.errata.errata_file import EntryKind
 from hedera_history.errors import RowDecodeError
 from hedera_history.store.encoding import decode_value, encode_value
 

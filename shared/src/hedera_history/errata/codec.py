@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
-from hedera_history.errata.model import (
+from hedera_history.errata.errata_file import (
     ERRATA_FILE_VERSION,
     CouncilSignature,
     ErrataBody,

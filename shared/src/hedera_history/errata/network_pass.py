@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from hedera_history.config import Settings
 from hedera_history.derived.applier import original_items
 from hedera_history.errata.apply import apply_plan
-from hedera_history.errata.model import ErrataFile
+from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errata.network import NetworkErrata, network_errata_for
 from hedera_history.errata.plan import ErrataPlan, plan_errata
 from hedera_history.errors import ErrataPlacementError, HistoryError, RowDecodeError, is_transient

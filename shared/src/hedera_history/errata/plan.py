@@ -30,6 +30,7 @@ from hedera_history.errata.cells import (
     tombstone_value,
 )
 from hedera_history.errata.codec import parse_errata_body
+from hedera_history.errata.errata_file import EntryKind, ErrataBody, ErrataFile
 from hedera_history.errata.log import (
     Q_FILE,
     Q_IN_FORCE,
@@ -46,7 +47,6 @@ from hedera_history.errata.log import (
     inserted_row_key,
     time_row_key,
 )
-from hedera_history.errata.model import EntryKind, ErrataBody, ErrataFile
 from hedera_history.errors import ErrataPlacementError, RowDecodeError
 from hedera_history.formats.names import record_file_name
 from hedera_history.formats.parsed_files import RecordFile, RecordItem

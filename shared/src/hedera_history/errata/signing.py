@@ -8,7 +8,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errata.codec import encode_errata_file, parse_errata_file
-from hedera_history.errata.model import CouncilSignature
+from hedera_history.errata.errata_file import CouncilSignature
 from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.signature import write_signature_v6
 from hedera_history.verify.signatures import sign_hash

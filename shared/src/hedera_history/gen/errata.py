@@ -34,8 +34,8 @@ from hedera_history.errata.codec import (
     parse_errata_file,
     record_stream_item_bytes,
 )
+from hedera_history.errata.errata_file import CouncilSignature, errata_id
 from hedera_history.errata.errata_paths import errata_path
-from hedera_history.errata.model import CouncilSignature, errata_id
 from hedera_history.errata.signing import node_signature_file
 from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.errors import GeneratorError

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from hedera_history.books.model import AddressBook
 from hedera_history.errata.authority import check_nodes
 from hedera_history.errata.codec import parse_errata_file
+from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errata.log import stored_signature_file
-from hedera_history.errata.model import ErrataFile
 from hedera_history.errors import HistoryError
 from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from hedera_history.books.model import AddressBook
 from hedera_history.errata.authority import OK, CouncilPolicy, check_council, check_nodes
 from hedera_history.errata.codec import parse_errata_file
-from hedera_history.errata.model import EntryKind, ErrataFile
+from hedera_history.errata.errata_file import EntryKind, ErrataFile
 from hedera_history.errata.signing import v6_signature_form
 from hedera_history.errors import (
     ErrataError,
