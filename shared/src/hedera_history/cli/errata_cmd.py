@@ -21,6 +21,7 @@ from rich.table import Table
 from hedera_history.cli.common import load_address_book
 from hedera_history.config import Settings
 from hedera_history.errata.authority import CouncilPolicy, Verdict, judge_errata
+from hedera_history.errata.cell_changes import CellChange, ErrataPlan
 from hedera_history.errata.cells import decode_marker, is_tombstone
 from hedera_history.errata.codec import (
     parse_errata_file,
@@ -28,7 +29,6 @@ from hedera_history.errata.codec import (
 from hedera_history.errata.description import errata_from_description
 from hedera_history.errata.errata_paths import SIGNATURE_SUFFIX, is_errata_path, parse_errata_path
 from hedera_history.errata.ingest import collect_node_signatures
-from hedera_history.errata.plan import CellChange, ErrataPlan
 from hedera_history.errata.signing import add_council_signature, node_signature_file
 from hedera_history.errors import ConfigError, FormatError, HistoryError
 from hedera_history.formats.dispatch import parse_signature_file
@@ -193,7 +193,7 @@ def apply(
 ) -> None:
     """Verify FILE, then apply it to Bigtable (or, with --dry-run, show what would change)."""
     from hedera_history.errata.apply import apply_plan, record_ratification  # noqa: PLC0415 (Bigtable loads slowly)
-    from hedera_history.errata.plan import plan_errata  # noqa: PLC0415
+    from hedera_history.errata.cell_changes import plan_errata  # noqa: PLC0415
     from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
 
     settings = _settings(address_book, council_keys, council_threshold).with_(

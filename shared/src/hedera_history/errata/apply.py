@@ -4,7 +4,7 @@ for derived state, and last the ``f/<id>`` record that says the errata was appli
 With the node check of the verdict that accepted it, the signature files that ratified the errata
 are kept in its ``f/<id>`` row before that record (``errata.log``), so proofs can carry them.
 
-Each step is idempotent (cells are recomputed from the log, see ``errata.plan``), so a crash
+Each step is idempotent (cells are recomputed from the log, see ``errata.cell_changes``), so a crash
 anywhere is repaired by applying the same errata again. Apply errata for one time of error one
 at a time (the errata ingest runs with one instance).
 """
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 from hedera_history.config import Settings
 from hedera_history.errata.authority import NodeCheck
+from hedera_history.errata.cell_changes import CellChange, ErrataPlan, plan_errata, read_latest
 from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errata.log import file_row_key, signature_qualifier, stored_signature_file
-from hedera_history.errata.plan import CellChange, ErrataPlan, plan_errata, read_latest
 from hedera_history.logs import event
 from hedera_history.store import schema as s
 from hedera_history.store.chaintime import cell_timestamp_micros

@@ -72,7 +72,7 @@ class ErrataFile:
     @property
     def entry_kind(self) -> EntryKind:
         """DELETE when the body has no correct item; otherwise UPDATE (the store may find nothing
-        to replace there, which makes it an INSERT: see ``errata.plan``)."""
+        to replace there, which makes it an INSERT: see ``errata.cell_changes``)."""
         return EntryKind.DELETE if self.body.correct_item is None else EntryKind.UPDATE
 
 

@@ -18,8 +18,8 @@ from hedera_history.books.model import AddressBook
 from hedera_history.config import Settings
 from hedera_history.errata.apply import apply_plan, record_ratification
 from hedera_history.errata.authority import CouncilPolicy, Verdict, judge_errata
+from hedera_history.errata.cell_changes import ErrataPlan, plan_errata
 from hedera_history.errata.errata_paths import ErrataPath, parse_errata_path
-from hedera_history.errata.plan import ErrataPlan, plan_errata
 from hedera_history.errors import (
     ErrataError,
     FormatError,

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from hedera_history.config import Settings
 from hedera_history.derived.applier import original_items
 from hedera_history.errata.apply import apply_plan
+from hedera_history.errata.cell_changes import ErrataPlan, plan_errata
 from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errata.network import NetworkErrata, network_errata_for
-from hedera_history.errata.plan import ErrataPlan, plan_errata
 from hedera_history.errors import ErrataPlacementError, HistoryError, RowDecodeError, is_transient
 from hedera_history.logs import event
 from hedera_history.store import schema as s

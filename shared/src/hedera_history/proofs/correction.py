@@ -39,7 +39,7 @@ class AcceptedErrata:
 
 def in_force(candidates: Iterable[AcceptedErrata], consensus_ns: int) -> AcceptedErrata | None:
     """The errata in force for the entry at ``consensus_ns``: the latest by consensus time, then id
-    (as ``errata.plan`` decides)."""
+    (as ``errata.cell_changes`` decides)."""
     mine = [c for c in candidates if c.errata.time_of_error == consensus_ns]
     return max(mine, key=lambda c: (c.errata.consensus_ns, c.errata.errata_id), default=None)
 
