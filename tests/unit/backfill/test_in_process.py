@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hedera_history.backfill import plan
+from hedera_history.backfill import partitioning
 from hedera_history.backfill.driver import ParallelExecutor, run_backfill, run_in_process
 from hedera_history.backfill.resume_rows import ProgressStore
 from hedera_history.backfill.task import InjectedFaultError
@@ -47,7 +47,7 @@ def test_history_equals_the_single_process_path(
 def test_the_default_partitioning_follows_the_executors_parallelism(
     backfill: InProcess, small_reference: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(plan, "MIN_PERIODS_PER_PARTITION", 2)  # 12 periods: up to 6 partitions
+    monkeypatch.setattr(partitioning, "MIN_PERIODS_PER_PARTITION", 2)  # 12 periods: up to 6 partitions
     job = backfill.job(partitions=None)
     source = LocalSource(backfill.folder)
     for cores, expected in ((1, 1), (3, 3), (8, 6)):

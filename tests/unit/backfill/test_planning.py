@@ -8,7 +8,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
-from hedera_history.backfill.plan import (
+from hedera_history.backfill.partitioning import (
     MIN_PERIODS_PER_PARTITION,
     assumed_starts,
     default_partition_count,

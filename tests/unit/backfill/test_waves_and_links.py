@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hedera_history.backfill.boundaries import BoundaryStatus, check_boundaries, link_edges
 from hedera_history.backfill.partition_messages import BlockEdge, PartitionCounts, PartitionPlan, PartitionSummary
-from hedera_history.backfill.plan import assumed_starts
+from hedera_history.backfill.partitioning import assumed_starts
 from hedera_history.backfill.waves import partitions_to_rerun, ran_from
 from hedera_history.books.codec import BookState
 from hedera_history.books.parse import parse_address_book

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from hedera_history.backfill.boundaries import broken_links, check_boundaries, check_stored_neighbours
 from hedera_history.backfill.partition_messages import BackfillJob, PartitionPlan, PartitionRun, PartitionSummary
-from hedera_history.backfill.plan import (
+from hedera_history.backfill.partitioning import (
     assumed_starts,
     narrow_to_blocks,
     partition_periods,
