@@ -14,7 +14,6 @@ book it was verified with, so one verified under a book that turns out outdated 
 
 from __future__ import annotations
 
-import builtins
 import logging
 import threading
 import time
@@ -50,7 +49,7 @@ from hedera_history.errors import (
 from hedera_history.logs import event
 from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.pipeline.address_books import write_book, write_stakes
-from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectInfo, ObjectSource, open_source
+from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectSource, PassThroughSource, open_source
 from hedera_history.sources.period_files import SourcePeriod
 from hedera_history.sources.period_listing import ListedPeriod
 from hedera_history.store.bigtable_client import open_gateway
@@ -96,34 +95,19 @@ def run_partition(
             store.close()
 
 
-class MeteredSource:
+class MeteredSource(PassThroughSource):
     """An ObjectSource that counts the bytes read through it (from several threads)."""
 
     def __init__(self, inner: ObjectSource) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.bytes_read = 0
         self._lock = threading.Lock()
-
-    @property
-    def url(self) -> str:
-        return self.inner.url
-
-    def list(
-        self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
-    ) -> Iterator[ObjectInfo]:
-        return self.inner.list(prefix, delimiter=delimiter, start_after=start_after)
-
-    def list_prefixes(self, prefix: str = "") -> builtins.list[str]:
-        return self.inner.list_prefixes(prefix)
 
     def read(self, name: str, *, max_bytes: int = DEFAULT_MAX_OBJECT_BYTES) -> bytes:
         data = self.inner.read(name, max_bytes=max_bytes)
         with self._lock:
             self.bytes_read += len(data)
         return data
-
-    def exists(self, name: str) -> bool:
-        return self.inner.exists(name)
 
 
 @dataclass(frozen=True, slots=True)

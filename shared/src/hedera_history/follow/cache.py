@@ -18,19 +18,17 @@ than a quarter of the bound is passed through uncached so one large record file 
 
 from __future__ import annotations
 
-import builtins
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
 
-from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectInfo, ObjectSource
+from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectSource, PassThroughSource
 
 
-class CachedSource:
+class CachedSource(PassThroughSource):
     """An :class:`ObjectSource` that keeps the bytes it read (thread-safe)."""
 
     def __init__(self, inner: ObjectSource, max_bytes: int) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.max_bytes = max(0, max_bytes)
         self.hits = 0
         self.misses = 0
@@ -39,20 +37,8 @@ class CachedSource:
         self._lock = threading.Lock()
 
     @property
-    def url(self) -> str:
-        return self.inner.url
-
-    @property
     def held_bytes(self) -> int:
         return self._size
-
-    def list(
-        self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
-    ) -> Iterator[ObjectInfo]:
-        return self.inner.list(prefix, delimiter=delimiter, start_after=start_after)
-
-    def list_prefixes(self, prefix: str = "") -> builtins.list[str]:
-        return self.inner.list_prefixes(prefix)
 
     def read(self, name: str, *, max_bytes: int = DEFAULT_MAX_OBJECT_BYTES) -> bytes:
         with self._lock:

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_OBJECT_BYTES = 256 * 1024 * 1024
 """Default read limit; stream files are far smaller, so hitting it means something is wrong."""
+# HTTP answers that say "try again" from either object store (timeouts, throttling, server errors).
+RETRYABLE_HTTP_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 SCHEMES = ("gs", "s3", "file")
 
@@ -65,6 +67,32 @@ class ObjectSource(Protocol):
         ...
 
     def exists(self, name: str) -> bool: ...
+
+
+class PassThroughSource:
+    """An :class:`ObjectSource` in front of another: everything passes through to ``inner``;
+    a subclass changes only what it is for (counting, caching)."""
+
+    def __init__(self, inner: ObjectSource) -> None:
+        self.inner = inner
+
+    @property
+    def url(self) -> str:
+        return self.inner.url
+
+    def list(
+        self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
+    ) -> Iterator[ObjectInfo]:
+        return self.inner.list(prefix, delimiter=delimiter, start_after=start_after)
+
+    def list_prefixes(self, prefix: str = "") -> builtins.list[str]:
+        return self.inner.list_prefixes(prefix)
+
+    def read(self, name: str, *, max_bytes: int = DEFAULT_MAX_OBJECT_BYTES) -> bytes:
+        return self.inner.read(name, max_bytes=max_bytes)
+
+    def exists(self, name: str) -> bool:
+        return self.inner.exists(name)
 
 
 class ObjectSink(Protocol):

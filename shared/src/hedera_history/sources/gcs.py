@@ -27,12 +27,16 @@ from hedera_history.errors import (
     SourceError,
     SourceUnavailableError,
 )
-from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectInfo, normalize_prefix
+from hedera_history.sources.base import (
+    DEFAULT_MAX_OBJECT_BYTES,
+    RETRYABLE_HTTP_STATUS,
+    ObjectInfo,
+    normalize_prefix,
+)
 
 if TYPE_CHECKING:
     from hedera_history.config import Settings
 
-_RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 # Everything the client stack raises on a failed call; anything else is a bug and propagates.
 _CLIENT_ERRORS = (
     api_exceptions.GoogleAPIError,
@@ -109,8 +113,8 @@ def _new_client(project: str | None, emulator_host: str) -> storage.Client:
     return storage.Client(project=project)
 
 
-class GcsSource:
-    """Objects under ``gs://bucket/prefix``."""
+class _BucketObjects:
+    """Objects under ``gs://bucket/prefix``: what a source and a sink share."""
 
     def __init__(
         self,
@@ -135,6 +139,14 @@ class GcsSource:
             client=client,
         )
 
+    @property
+    def url(self) -> str:
+        return self._bucket.url
+
+
+class GcsSource(_BucketObjects):
+    """Objects under ``gs://bucket/prefix``."""
+
     @classmethod
     def from_settings(cls, bucket: str, prefix: str, settings: Settings) -> GcsSource:
         return cls(
@@ -145,10 +157,6 @@ class GcsSource:
             emulator_host=settings.storage_emulator_host,
             timeout=settings.source_timeout_seconds,
         )
-
-    @property
-    def url(self) -> str:
-        return self._bucket.url
 
     def list(
         self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
@@ -219,29 +227,8 @@ class GcsSource:
         return found
 
 
-class GcsSink:
+class GcsSink(_BucketObjects):
     """Writes objects under ``gs://bucket/prefix`` (quarantine copies, stack uploads)."""
-
-    def __init__(
-        self,
-        bucket: str,
-        prefix: str = "",
-        *,
-        project: str | None = None,
-        user_project: str | None = None,
-        emulator_host: str = "",
-        timeout: float = 60.0,
-        client: storage.Client | None = None,
-    ) -> None:
-        self._bucket = _Bucket(
-            bucket,
-            prefix,
-            project=project,
-            user_project=user_project,
-            emulator_host=emulator_host,
-            timeout=timeout,
-            client=client,
-        )
 
     @classmethod
     def from_settings(cls, bucket: str, prefix: str, settings: Settings) -> GcsSink:
@@ -252,10 +239,6 @@ class GcsSink:
             emulator_host=settings.storage_emulator_host,
             timeout=settings.source_timeout_seconds,
         )
-
-    @property
-    def url(self) -> str:
-        return self._bucket.url
 
     def write(self, name: str, data: bytes) -> None:
         b = self._bucket
@@ -304,9 +287,9 @@ def _is_transient(error: BaseException) -> bool:
     if isinstance(error, api_exceptions.RetryError | storage_exceptions.DataCorruption):
         return True
     if isinstance(error, api_exceptions.GoogleAPICallError):
-        return error.code in _RETRYABLE_STATUS
+        return error.code in RETRYABLE_HTTP_STATUS
     if isinstance(error, storage_exceptions.InvalidResponse):
-        return _response_status(error) in _RETRYABLE_STATUS
+        return _response_status(error) in RETRYABLE_HTTP_STATUS
     if isinstance(error, auth_exceptions.TransportError):
         return True
     return isinstance(error, _NETWORK_ERRORS)

@@ -29,14 +29,18 @@ from hedera_history.errors import (
     SourceError,
     SourceUnavailableError,
 )
-from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectInfo, normalize_prefix
+from hedera_history.sources.base import (
+    DEFAULT_MAX_OBJECT_BYTES,
+    RETRYABLE_HTTP_STATUS,
+    ObjectInfo,
+    normalize_prefix,
+)
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
     from hedera_history.config import Settings
 
-_RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 # S3 answers a stalled upload or download with 400 and this code; trying again is the remedy.
 _RETRYABLE_CODES = frozenset({"RequestTimeout", "SlowDown", "Throttling", "ThrottlingException"})
 _NOT_FOUND_STATUS = 404
@@ -174,7 +178,7 @@ def _source_error(error: BotoCoreError | ClientError, where: str, *, missing_obj
             if missing_object and code != "NoSuchBucket":
                 return ObjectNotFoundError("no such object", file=where)
             return SourceError(f"not found: {code}", file=where)
-        if status in _RETRYABLE_STATUS or code in _RETRYABLE_CODES:
+        if status in RETRYABLE_HTTP_STATUS or code in _RETRYABLE_CODES:
             return SourceUnavailableError(f"S3 unavailable: {code} (HTTP {status})", file=where)
         return SourceError(f"S3 call failed: {code} (HTTP {status})", file=where)
     if isinstance(error, BotoConnectionError | HTTPClientError | IncompleteReadError):
