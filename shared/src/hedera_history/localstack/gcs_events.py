@@ -40,6 +40,7 @@ import requests
 
 from hedera_history.errors import SourceError, SourceUnavailableError
 from hedera_history.logs import event
+from hedera_history.transport.http_sessions import ThreadSessions
 
 logger = logging.getLogger(__name__)
 
@@ -232,8 +233,7 @@ class GcsEventBridge:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
-        self._local = threading.local()
-        self._sessions: list[requests.Session] = []
+        self._sessions = ThreadSessions()
         self._lock = threading.Lock()
         self._sent = self._retried = self._dropped = 0
         self._listing_failing = False
@@ -268,10 +268,7 @@ class GcsEventBridge:
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
-        with self._lock:
-            sessions, self._sessions = self._sessions, []
-        for session in sessions:
-            session.close()
+        self._sessions.close_all()
         event(logger, "bucket event bridge stopped", **self._stats_fields())
 
     def stats(self) -> EventStats:
@@ -330,7 +327,7 @@ class GcsEventBridge:
 
     def _post(self, headers: Mapping[str, str], body: bytes) -> tuple[int | None, str]:
         try:
-            response = self._session().post(
+            response = self._sessions.get().post(
                 self.endpoint, data=body, headers=dict(headers), timeout=self.request_timeout
             )
         except requests.RequestException as e:
@@ -338,15 +335,6 @@ class GcsEventBridge:
         status = response.status_code
         response.close()
         return status, ""
-
-    def _session(self) -> requests.Session:
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = requests.Session()
-            self._local.session = session
-            with self._lock:
-                self._sessions.append(session)
-        return session
 
     def _stats_fields(self) -> dict[str, int]:
         stats = self.stats()

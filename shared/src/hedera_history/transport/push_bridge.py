@@ -24,6 +24,7 @@ from hedera_history.errors import BridgeRunningError, ConfigError
 from hedera_history.logs import event
 from hedera_history.transport._clients import subscriber_client
 from hedera_history.transport._errors import CLIENT_ERRORS, transport_error
+from hedera_history.transport.http_sessions import ThreadSessions
 from hedera_history.transport.push_format import cloud_event_request, push_envelope
 
 logger = logging.getLogger(__name__)
@@ -69,8 +70,7 @@ class PushBridge:
         self._topic = ""
         self._future: Any = None
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
-        self._local = threading.local()
-        self._sessions: list[requests.Session] = []
+        self._sessions = ThreadSessions()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.acked = 0
@@ -155,10 +155,7 @@ class PushBridge:
         if self._executor is not None:
             self._executor.shutdown(wait=True)
             self._executor = None
-        with self._lock:
-            sessions, self._sessions = self._sessions, []
-        for session in sessions:
-            session.close()
+        self._sessions.close_all()
         if self._own_subscriber and self._subscriber is not None:
             self._subscriber.close()
             self._subscriber = None
@@ -180,7 +177,7 @@ class PushBridge:
         headers, body = self._request(message)
         status: int | None = None
         try:
-            response = self._session().post(
+            response = self._sessions.get().post(
                 self.endpoint, data=body, headers=headers, timeout=self.request_timeout_seconds
             )
             status = response.status_code
@@ -236,12 +233,3 @@ class PushBridge:
             ordering_key=message.ordering_key or "",
         )
         return {"Content-Type": "application/json"}, json.dumps(envelope, separators=(",", ":")).encode()
-
-    def _session(self) -> requests.Session:
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = requests.Session()
-            self._local.session = session
-            with self._lock:
-                self._sessions.append(session)
-        return session
