@@ -9,8 +9,7 @@ from google.auth import exceptions as auth_exceptions
 
 from hedera_history.errors import TransportError, TransportUnavailableError
 
-# The statuses Pub/Sub documents as retryable, plus a retry budget that ran out.
-_TRANSIENT = (
+RETRYABLE_STATUS_ERRORS = (
     api_exceptions.Aborted,
     api_exceptions.Cancelled,
     api_exceptions.DeadlineExceeded,
@@ -18,6 +17,12 @@ _TRANSIENT = (
     api_exceptions.ResourceExhausted,
     api_exceptions.ServiceUnavailable,
     api_exceptions.Unknown,
+)
+"""The statuses Pub/Sub documents as retryable: the publisher's own retry tries these again."""
+
+# Those, the HTTP answers that mean the same, plus a retry budget that ran out.
+_TRANSIENT = (
+    *RETRYABLE_STATUS_ERRORS,
     api_exceptions.BadGateway,
     api_exceptions.GatewayTimeout,
     api_exceptions.TooManyRequests,

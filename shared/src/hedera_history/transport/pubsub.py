@@ -14,14 +14,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from google.api_core import exceptions as api_exceptions
 from google.api_core.retry import Retry, if_exception_type
 from google.cloud.pubsub_v1 import types
 from google.cloud.pubsub_v1.publisher import exceptions as publisher_exceptions
 
 from hedera_history.errors import TransportError, TransportUnavailableError
 from hedera_history.transport._clients import publisher_client
-from hedera_history.transport._errors import transport_error
+from hedera_history.transport._errors import RETRYABLE_STATUS_ERRORS, transport_error
 from hedera_history.transport.message import (
     OutgoingMessage,
     ReceivedMessage,
@@ -172,15 +171,7 @@ class PubSubPublisher:
     def _client_options(self) -> dict[str, Any]:
         t = self.tuning
         retry = Retry(
-            predicate=if_exception_type(
-                api_exceptions.Aborted,
-                api_exceptions.Cancelled,
-                api_exceptions.DeadlineExceeded,
-                api_exceptions.InternalServerError,
-                api_exceptions.ResourceExhausted,
-                api_exceptions.ServiceUnavailable,
-                api_exceptions.Unknown,
-            ),
+            predicate=if_exception_type(*RETRYABLE_STATUS_ERRORS),
             initial=0.1,
             maximum=10.0,
             multiplier=2.0,
