@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from hedera_history.cardinal import avro_schemas as avro
 from hedera_history.errors import MessageFormatError
@@ -282,9 +282,10 @@ class BatchDeleteMsg:
 
 
 @dataclass(frozen=True, slots=True)
-class Reorg:
-    """``\\x05`` + common ancestor hash. Value: the ancestor's number (an Avro long)."""
+class _AncestorMessage:
+    """The message type + common ancestor hash. Value: the ancestor's number (an Avro long)."""
 
+    TYPE: ClassVar[MessageType]
     block_hash: bytes
     number: int
 
@@ -293,22 +294,21 @@ class Reorg:
         _check_number(self.number)
 
     def encode(self) -> WireMessage:
-        return WireMessage(bytes([MessageType.REORG]) + self.block_hash, avro.encode_long(self.number))
+        return WireMessage(bytes([self.TYPE]) + self.block_hash, avro.encode_long(self.number))
 
 
 @dataclass(frozen=True, slots=True)
-class ReorgComplete:
+class Reorg(_AncestorMessage):
+    """``\\x05`` + common ancestor hash. Value: the ancestor's number (an Avro long)."""
+
+    TYPE: ClassVar[MessageType] = MessageType.REORG
+
+
+@dataclass(frozen=True, slots=True)
+class ReorgComplete(_AncestorMessage):
     """``\\x06`` + common ancestor hash. Value: the ancestor's number (an Avro long)."""
 
-    block_hash: bytes
-    number: int
-
-    def __post_init__(self) -> None:
-        _check_hash("block hash", self.block_hash)
-        _check_number(self.number)
-
-    def encode(self) -> WireMessage:
-        return WireMessage(bytes([MessageType.REORG_COMPLETE]) + self.block_hash, avro.encode_long(self.number))
+    TYPE: ClassVar[MessageType] = MessageType.REORG_COMPLETE
 
 
 CardinalMessage = Batch | SubBatchHeader | SubBatchMsg | BatchMsg | BatchDeleteMsg | Reorg | ReorgComplete
