@@ -12,8 +12,8 @@ from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
 from hedera_history.cli.common import local_stream, network_options
 from hedera_history.config import Settings
 from hedera_history.formats.hashing import hex_or_none
-from hedera_history.verify.block_pin import with_pin_checks
-from hedera_history.verify.stream import PeriodResult, verify_stream
+from hedera_history.pipeline.local_load import verify_numbered
+from hedera_history.verify.stream import PeriodResult
 
 
 @click.command("verify")
@@ -70,15 +70,8 @@ def verify(
     stream = local_stream(directory, settings)
     periods, book, numbering = stream.periods, stream.book, stream.numbering
     all_ok = True
-    results = verify_stream(
-        periods,
-        book,
-        ratio=ratio,
-        start_block=numbering.start_block,
-        sidecars=settings.sidecars_enabled,
-        max_decompressed=settings.max_decompressed_bytes,
-    )
-    for result in with_pin_checks(results, numbering):
+    results = verify_numbered(periods, book, numbering, ratio=ratio, settings=settings)
+    for result in results:
         all_ok &= result.ok
         if as_json:
             click.echo(json.dumps(result_to_json(result, sidecars=settings.sidecars_enabled), separators=(",", ":")))

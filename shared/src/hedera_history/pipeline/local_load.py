@@ -22,6 +22,7 @@ from hedera_history.sources.local_periods import LocalPeriod
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.writer import BlockWriter, BlockWriteResult
 from hedera_history.verify.block_pin import Numbering, with_pin_checks
+from hedera_history.verify.period import PeriodFiles
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 
@@ -54,6 +55,21 @@ class _Quiet:
         pass
 
 
+def verify_numbered(
+    periods: Iterable[PeriodFiles], book: AddressBook, numbering: Numbering, *, ratio: Fraction, settings: Settings
+) -> Iterator[PeriodResult]:
+    """Each period verified (numbered by ``numbering``, which starts at ``book``) with its pin checked."""
+    results = verify_stream(
+        periods,
+        book,
+        ratio=ratio,
+        start_block=numbering.start_block,
+        sidecars=settings.sidecars_enabled,
+        max_decompressed=settings.max_decompressed_bytes,
+    )
+    return with_pin_checks(results, numbering)
+
+
 def load_periods(
     periods: Sequence[LocalPeriod],
     book: AddressBook,
@@ -67,17 +83,7 @@ def load_periods(
     """Verify ``periods`` (from the one ``book`` is in force at) and write every verified block."""
     listener = progress or _Quiet()
     report = LoadReport()
-    results = with_pin_checks(
-        verify_stream(
-            periods,
-            book,
-            ratio=ratio,
-            start_block=numbering.start_block,
-            sidecars=settings.sidecars_enabled,
-            max_decompressed=settings.max_decompressed_bytes,
-        ),
-        numbering,
-    )
+    results = verify_numbered(periods, book, numbering, ratio=ratio, settings=settings)
     blocks = _verified_blocks(results, report, lambda: listener.period_done(report))
     written_numbers = []
     for written in BlockWriter(gateway, settings).iter_write(blocks):
