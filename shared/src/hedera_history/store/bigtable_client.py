@@ -15,6 +15,7 @@ import re
 import warnings
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -31,6 +32,7 @@ from google.cloud.bigtable.data import (
     SetCell,
     row_filters,
 )
+from google.cloud.bigtable.data._sync_autogen._swappable_channel import SwappableChannel
 from google.cloud.bigtable.data.exceptions import (
     FailedMutationEntryError,
     MutationsExceptionGroup,
@@ -78,12 +80,25 @@ def translate(error: Exception, what: str) -> StoreError:
     return StoreError(f"{what}: {error}")
 
 
+# The gRPC options the data client sets on its channels to the real service; on the emulator it
+# opens a bare channel, which refuses any answer over 4 MiB: a mainnet-sized block's items (20,000
+# transactions) come back larger, and the query answered "store unavailable, retry" forever.
+_UNLIMITED_MESSAGES = (("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1))
+
+
+class _DataClient(BigtableDataClient):  # type: ignore[misc]
+    def _build_grpc_channel(self, *args: Any, **kwargs: Any) -> Any:
+        if self._emulator_host is None:
+            return super()._build_grpc_channel(*args, **kwargs)
+        return SwappableChannel(partial(grpc.insecure_channel, self._emulator_host, options=_UNLIMITED_MESSAGES))
+
+
 class BigtableDataGateway:
     """``BigtableGateway`` over the Bigtable data client."""
 
     def __init__(self, project: str, instance_id: str, settings: Settings) -> None:
         with _emulator_warning_silenced():
-            self._client = BigtableDataClient(project=project)
+            self._client = _DataClient(project=project)
         self._instance_id = instance_id
         self._project = project
         self._settings = settings
