@@ -21,8 +21,9 @@ Undecodable rows count as absent (the period is simply done again).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from hedera_history.books.codec import BookState
 from hedera_history.errors import CorruptFileError, RowDecodeError
@@ -73,6 +74,9 @@ def row_key_for_book_checkpoint(consensus_ns: int) -> bytes:
     return BOOK_PREFIX + hex16(consensus_ns)
 
 
+_Timed = TypeVar("_Timed", "PeriodDone", "BookCheckpoint")
+
+
 class ProgressStore:
     def __init__(self, gateway: BigtableGateway, writer: BlockWriter) -> None:
         self.gateway = gateway
@@ -80,26 +84,27 @@ class ProgressStore:
 
     def done_periods(self, first_ns: int, last_ns: int) -> dict[int, PeriodDone]:
         """Periods in ``[first_ns, last_ns]`` marked done, by consensus time."""
-        found: dict[int, PeriodDone] = {}
-        for row in self._scan(PERIOD_PREFIX, first_ns, last_ns):
-            try:
-                done = _decode_done(row)
-            except RowDecodeError as e:
-                event(logger, "unreadable backfill progress row, period done again", logging.WARNING, error=str(e))
-                continue
-            found[done.consensus_ns] = done
-        return found
+        unreadable = "unreadable backfill progress row, period done again"
+        return self._decoded(PERIOD_PREFIX, first_ns, last_ns, _decode_done, unreadable)
 
     def checkpoints(self, first_ns: int, last_ns: int) -> dict[int, BookCheckpoint]:
         """Address-book checkpoints of the periods in ``[first_ns, last_ns]``, by consensus time."""
-        found: dict[int, BookCheckpoint] = {}
-        for row in self._scan(BOOK_PREFIX, first_ns, last_ns):
+        unreadable = "backfill book checkpoint unreadable, ignored"
+        return self._decoded(BOOK_PREFIX, first_ns, last_ns, _decode_checkpoint, unreadable)
+
+    def _decoded(
+        self, prefix: bytes, first_ns: int, last_ns: int, decode: Callable[[StoredRow], _Timed], unreadable: str
+    ) -> dict[int, _Timed]:
+        """The rows under ``prefix`` in the range, decoded, by consensus time; an unreadable row is
+        logged as ``unreadable`` and left out (its period is simply done again)."""
+        found: dict[int, _Timed] = {}
+        for row in self._scan(prefix, first_ns, last_ns):
             try:
-                checkpoint = _decode_checkpoint(row)
+                decoded = decode(row)
             except RowDecodeError as e:
-                event(logger, "backfill book checkpoint unreadable, ignored", logging.WARNING, error=str(e))
+                event(logger, unreadable, logging.WARNING, error=str(e))
                 continue
-            found[checkpoint.consensus_ns] = checkpoint
+            found[decoded.consensus_ns] = decoded
         return found
 
     def record_done(self, periods: Iterable[PeriodDone]) -> None:
