@@ -31,8 +31,8 @@ _TRANSIENT_ERRNOS = frozenset(
 )
 
 
-class LocalSource:
-    """Stream files in a local directory (a copy of a bucket, or the generator's output)."""
+class _FilesUnderRoot:
+    """Objects as files under a root directory: what a source and a sink share."""
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -40,6 +40,10 @@ class LocalSource:
     @property
     def url(self) -> str:
         return str(self.root)
+
+
+class LocalSource(_FilesUnderRoot):
+    """Stream files in a local directory (a copy of a bucket, or the generator's output)."""
 
     def list(
         self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
@@ -129,15 +133,8 @@ class LocalSource:
         return str(self.root / name)
 
 
-class LocalSink:
+class LocalSink(_FilesUnderRoot):
     """Writes objects as files under a root directory; each write replaces the file atomically."""
-
-    def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
-
-    @property
-    def url(self) -> str:
-        return str(self.root)
 
     def write(self, name: str, data: bytes) -> None:
         path = self.root / _relative(name)
