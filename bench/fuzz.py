@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
-from hedera_history.books.model import AddressBook, node_entry
+from hedera_history.books.address_book import AddressBook, node_entry
 from hedera_history.books.parse import parse_address_book
 from hedera_history.derived.snapshot import parse_snapshot
 from hedera_history.errata.codec import parse_errata_file

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hedera_history.books.model import AddressBook, node_entry
+from hedera_history.books.address_book import AddressBook, node_entry
 from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.verify_cmd import verify
 from hedera_history.errors import BadSignatureError, NoConsensusError

@@ -9,7 +9,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from hedera_history.api import handle
 from hedera_history.api.render import timestamp
-from hedera_history.books.model import address_book_from_keys
+from hedera_history.books.address_book import address_book_from_keys
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.parsed_files import SidecarType

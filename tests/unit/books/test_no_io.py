@@ -8,7 +8,7 @@ import sys
 
 FORBIDDEN = ("hedera_history.store", "hedera_history.sources", "google.cloud.", "boto3", "botocore", "pyspark")
 """``google.cloud.``: any client; the bare ``google.cloud`` namespace comes with protobuf's path setup."""
-MODULES = ("bootstrap", "codec", "model", "packed", "parse", "stakes", "updates")
+MODULES = ("address_book", "bootstrap", "codec", "packed", "parse", "stakes", "updates")
 SCRIPT = (
     "import importlib, json, sys\n"
     f"for name in {MODULES!r}:\n"

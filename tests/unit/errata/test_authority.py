@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from hedera_history.books.model import AddressBook, node_entry
+from hedera_history.books.address_book import AddressBook, node_entry
 from hedera_history.config import Settings
 from hedera_history.errata.authority import (
     CouncilPolicy,

@@ -7,8 +7,8 @@ import json
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.address_book import AddressBook, address_book_from_keys
 from hedera_history.books.codec import decode_keeper_state
-from hedera_history.books.model import AddressBook, address_book_from_keys
 from hedera_history.books.stakes import NodeStakes, node_stake_update_body
 from hedera_history.formats.hashing import sha384
 from hedera_history.pipeline.address_books import AddressBookHistory, write_stakes

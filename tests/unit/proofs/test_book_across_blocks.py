@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from hedera_history.block import VerifiedBlock
-from hedera_history.books.model import address_book_from_keys
+from hedera_history.books.address_book import address_book_from_keys
 from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ProofBookError

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from hedera_history.block import VerifiedBlock
-from hedera_history.books.model import AddressBook, address_book_from_keys
+from hedera_history.books.address_book import AddressBook, address_book_from_keys
 from hedera_history.books.parse import address_book_to_bytes
 from hedera_history.books.stakes import node_stake_update_body
 from hedera_history.config import Settings

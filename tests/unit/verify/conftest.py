@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from hedera_history.books.model import AddressBook, address_book_from_keys
+from hedera_history.books.address_book import AddressBook, address_book_from_keys
 
 
 @pytest.fixture(scope="session")

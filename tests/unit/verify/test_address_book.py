@@ -6,7 +6,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from hedera_history import hapi
-from hedera_history.books.model import AddressBook, address_book_from_keys, node_entry
+from hedera_history.books.address_book import AddressBook, address_book_from_keys, node_entry
 from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.errors import AddressBookError
 from hedera_history.formats.stream_paths import NodeIdentity

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 from hedera_history import hapi
-from hedera_history.books.model import AddressBook, address_book_from_keys
+from hedera_history.books.address_book import AddressBook, address_book_from_keys
 from hedera_history.books.parse import address_book_to_bytes
 from hedera_history.books.updates import AddressBookTracker
 from hedera_history.errors import CorruptFileError

@@ -3,7 +3,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hedera_history.books.model import AddressBook, node_entry
+from hedera_history.books.address_book import AddressBook, node_entry
 from hedera_history.errors import ConfigError, ConsensusForkError, CorruptFileError, NoConsensusError
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.parsed_files import SignatureFile

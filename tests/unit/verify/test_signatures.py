@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hedera_history.books.model import AddressBook, NodeEntry
+from hedera_history.books.address_book import AddressBook, NodeEntry
 from hedera_history.errors import BadSignatureError
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.parsed_files import SignatureFile

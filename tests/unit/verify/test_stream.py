@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from hedera_history.books.model import address_book_from_keys
+from hedera_history.books.address_book import address_book_from_keys
 from hedera_history.books.parse import address_book_to_bytes
 from hedera_history.books.stakes import NodeStakes, node_stake_update_body
 from hedera_history.errors import BrokenChainError, NoConsensusError

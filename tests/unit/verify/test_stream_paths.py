@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errors import FileNameError
 from hedera_history.formats.names import parse_stream_file_name
 from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity, object_path, parse_object_path

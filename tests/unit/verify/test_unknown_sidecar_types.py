@@ -16,7 +16,7 @@ from hedera_history import hapi
 from hedera_history.api import handle
 from hedera_history.api.render import timestamp
 from hedera_history.block import VerifiedBlock
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.config import Settings
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.parsed_files import SidecarType

@@ -18,7 +18,7 @@ from hedera_history.api.parse import MAX_I64
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit, single
 from hedera_history.api.render import timestamp
 from hedera_history.api.transaction_filters import account_reference
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.parse import parse_address_book
 from hedera_history.books.stakes import NodeStakes
 from hedera_history.errors import AddressBookError, CorruptFileError, RowDecodeError

@@ -24,8 +24,8 @@ from hedera_history.backfill.report import BackfillReport, block_span, combine
 from hedera_history.backfill.resume_rows import ProgressStore
 from hedera_history.backfill.task import run_partition
 from hedera_history.backfill.waves import partitions_to_rerun
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.codec import BookState
-from hedera_history.books.model import AddressBook
 from hedera_history.books.parse import parse_address_book
 from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.errors import BackfillError

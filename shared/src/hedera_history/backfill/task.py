@@ -34,8 +34,8 @@ from hedera_history.backfill.partition_messages import (
 )
 from hedera_history.backfill.resume_rows import BookCheckpoint, PeriodDone, ProgressStore
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.codec import BookState
-from hedera_history.books.model import AddressBook
 from hedera_history.books.stakes import NodeStakes
 from hedera_history.books.updates import AddressBookTracker
 from hedera_history.errors import (

@@ -1,6 +1,6 @@
 """Address books and node stakes: the one home the stream, the backfill, the proofs and the API share.
 
-- :mod:`~hedera_history.books.model`: the book in memory (``AddressBook``, ``NodeEntry``).
+- :mod:`~hedera_history.books.address_book`: the book in memory (``AddressBook``, ``NodeEntry``).
 - :mod:`~hedera_history.books.parse`: ``NodeAddressBook`` bytes <-> model (``AddressBookError`` on bad bytes).
 - :mod:`~hedera_history.books.stakes`: ``NodeStakeUpdate`` tables and the consensus weight of each node.
 - :mod:`~hedera_history.books.updates`: 0.0.101 / 0.0.102 updates and appends from the stream, and

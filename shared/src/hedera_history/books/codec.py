@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.books.stakes import NodeStakes, decode_stakes_or_none
 from hedera_history.books.updates import AddressBookTracker, BlockChanges, FileChange

@@ -1,4 +1,4 @@
-"""``NodeAddressBook`` protobuf bytes <-> :class:`~hedera_history.books.model.AddressBook`.
+"""``NodeAddressBook`` protobuf bytes <-> :class:`~hedera_history.books.address_book.AddressBook`.
 
 A book is a ``NodeAddressBook`` (the contents of file 0.0.102, or of 0.0.101). Per entry:
 the account from ``nodeAccountId``, else from ``memo``; the node id from ``nodeId``, else
@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
-from hedera_history.books.model import ACCOUNT_PATTERN, AddressBook, NodeEntry, account_num, load_rsa_key
+from hedera_history.books.address_book import ACCOUNT_PATTERN, AddressBook, NodeEntry, account_num, load_rsa_key
 from hedera_history.errors import AddressBookError
 
 

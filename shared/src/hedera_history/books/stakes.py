@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from hedera_history import hapi
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errors import AddressBookError, CorruptFileError
 
 _ENTRY = struct.Struct(">qq")

@@ -32,7 +32,7 @@ from typing import NamedTuple
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.parse import parse_or_none
 from hedera_history.books.stakes import NodeStakes, stake_update, weigh
 from hedera_history.errors import CorruptFileError

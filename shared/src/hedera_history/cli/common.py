@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.bootstrap import bootstrap_location
-from hedera_history.books.model import AddressBook
 from hedera_history.config import Settings
 from hedera_history.networks import NAMES, network_named
 from hedera_history.networks.block_numbers import BlockPin

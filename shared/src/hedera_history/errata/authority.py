@@ -20,7 +20,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.config import Settings
 from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.errata_file import ErrataFile

@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass
 from enum import Enum
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.config import Settings
 from hedera_history.errata.apply import apply_plan, record_ratification
 from hedera_history.errata.authority import CouncilPolicy, Verdict, judge_errata

@@ -6,7 +6,7 @@ Two layouts, each after any prefix (a bucket folder, a local directory):
 - ``NODE_ID``: ``<network>/<shard>/<nodeId>/record/<file>``, sidecars under ``sidecar/``.
 
 A path names a node either by account or by node id; the address book in force maps one to the
-other (see :class:`NodeDirectory`, which ``books.model.AddressBook`` satisfies).
+other (see :class:`NodeDirectory`, which ``books.address_book.AddressBook`` satisfies).
 """
 
 from __future__ import annotations

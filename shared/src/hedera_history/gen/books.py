@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from hedera_history.books.model import AddressBook, node_entry
+from hedera_history.books.address_book import AddressBook, node_entry
 from hedera_history.books.parse import address_book_to_bytes
 from hedera_history.gen.config_and_output import NodeInfo
 from hedera_history.gen.keys import public_der

@@ -29,6 +29,7 @@ the backfill applies them while it verifies: the two cannot disagree on a book.
 from __future__ import annotations
 
 from hedera_history.block import VerifiedBlock
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.codec import (
     BookState,
     decode_keeper_state,
@@ -37,7 +38,6 @@ from hedera_history.books.codec import (
     encode_keeper_state,
     encode_recorded_changes,
 )
-from hedera_history.books.model import AddressBook
 from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.books.stakes import NodeStakes, weigh
 from hedera_history.books.updates import AddressBookTracker

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Protocol
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.config import Settings
 from hedera_history.errors import FileNameError, ObjectNotFoundError

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 
 from hedera_history.block import NodeSignature
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errors import FormatError, VerificationError
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name, parse_timestamp

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errors import HistoryError, VerificationError
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name, parse_timestamp
 from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity, ObjectPath

@@ -15,7 +15,7 @@ import logging
 import time
 
 from hedera_history.block import VerifiedBlock
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errors import (
     BlockNumberNotKnownError,
     ConsensusForkError,

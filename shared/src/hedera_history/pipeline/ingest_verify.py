@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass
 from typing import NoReturn
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errors import BlockPinMismatchError, HistoryError, WatermarkRootError
 from hedera_history.logs import event
 from hedera_history.networks.block_numbers import BlockPin, pin_problem

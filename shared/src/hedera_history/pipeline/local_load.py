@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Protocol
 
 from hedera_history.block import VerifiedBlock
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.config import Settings
 from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.errors import BrokenChainError

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from hedera_history import hapi
 from hedera_history.block import NodeSignature
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.packed import pack_book
 from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import HashMismatchError, ProofBookError, ProofFormatError

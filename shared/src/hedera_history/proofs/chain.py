@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.parse import parse_address_book
 from hedera_history.books.stakes import NodeStakes, stake_update, weigh
 from hedera_history.books.updates import NODE_DETAILS_FILE

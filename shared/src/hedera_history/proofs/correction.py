@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errata.authority import check_nodes
 from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.errata_file import ErrataFile

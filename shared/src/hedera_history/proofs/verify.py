@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import padding
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.packed import unpack_book
 from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import (

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errata.authority import OK, CouncilPolicy, check_council, check_nodes
 from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.errata_file import EntryKind, ErrataFile

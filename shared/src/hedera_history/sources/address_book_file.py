@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError, SourceError

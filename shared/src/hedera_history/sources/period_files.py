@@ -12,7 +12,7 @@ import concurrent.futures
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errors import ObjectNotFoundError
 from hedera_history.formats.names import StreamFileKind, StreamFileName, parse_timestamp
 from hedera_history.formats.stream_paths import BucketLayout, NodeDirectory, NodeIdentity, ObjectPath, object_path

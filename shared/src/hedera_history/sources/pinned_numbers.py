@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.errors import BlockPinMismatchError, SourceError
 from hedera_history.formats.parsed_files import RecordFile
 from hedera_history.formats.stream_paths import NodeIdentity

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from hedera_history.block import ConsensusSummary, NodeSignature
-from hedera_history.books.model import AddressBook, NodeEntry
+from hedera_history.books.address_book import AddressBook, NodeEntry
 from hedera_history.errors import BadSignatureError, ConfigError, ConsensusForkError, HistoryError, NoConsensusError
 from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity

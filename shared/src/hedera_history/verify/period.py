@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Protocol
 
 from hedera_history.block import VerifiedBlock
-from hedera_history.books.model import AddressBook, NodeEntry
+from hedera_history.books.address_book import AddressBook, NodeEntry
 from hedera_history.errors import (
     BlockNumberNotKnownError,
     FileNameMismatchError,

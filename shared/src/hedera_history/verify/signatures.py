@@ -7,7 +7,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 
-from hedera_history.books.model import NodeEntry
+from hedera_history.books.address_book import NodeEntry
 from hedera_history.errors import BadSignatureError
 from hedera_history.formats.parsed_files import SignatureFile
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from hedera_history.block import VerifiedBlock
-from hedera_history.books.model import AddressBook
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.stakes import NodeStakes
 from hedera_history.books.updates import AddressBookTracker
 from hedera_history.errors import BrokenChainError, CorruptFileError, HistoryError
