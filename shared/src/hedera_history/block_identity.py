@@ -9,7 +9,7 @@ the parent of block N+1 is the identity of block N. Hedera has finality, so weig
 from __future__ import annotations
 
 from hedera_history.block import VerifiedBlock
-from hedera_history.cardinal.model import BlockHeader
+from hedera_history.cardinal.chain_blocks import BlockHeader
 
 IDENTITY_SIZE = 32
 

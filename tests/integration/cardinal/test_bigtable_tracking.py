@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hedera_history.cardinal.chain_blocks import Block
 from hedera_history.cardinal.conflicts import ConflictPolicy
 from hedera_history.cardinal.messages import WireMessage
-from hedera_history.cardinal.model import Block
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.tracking import Disposition, StatelessTracker, TrackingOutcome
 from hedera_history.config import Settings

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 from google.cloud import pubsub_v1
+from hedera_history.cardinal.chain_blocks import Block
 from hedera_history.cardinal.conflicts import ConflictPolicy
 from hedera_history.cardinal.messages import WireMessage
-from hedera_history.cardinal.model import Block
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.routing import Delivery, PrefixRoute, Routing
 from hedera_history.cardinal.tracking import Disposition, StatelessTracker, TrackingOutcome

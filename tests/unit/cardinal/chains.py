@@ -8,10 +8,10 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from hedera_history.cardinal.chain_blocks import Block, BlockHeader, ChainUpdate
 from hedera_history.cardinal.conflicts import ConflictPolicy
 from hedera_history.cardinal.consumer import InMemoryConsumer
 from hedera_history.cardinal.messages import WireMessage
-from hedera_history.cardinal.model import Block, BlockHeader, ChainUpdate
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.routing import Delivery, PrefixRoute, Routing
 from hedera_history.cardinal.subscription import EVERYTHING, Subscription

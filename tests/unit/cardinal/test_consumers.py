@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 
 import pytest
+from hedera_history.cardinal.chain_blocks import Block
 from hedera_history.cardinal.conflicts import ConflictPolicy
 from hedera_history.cardinal.consumer import InMemoryConsumer
 from hedera_history.cardinal.identity import sub_batch_id
@@ -20,7 +21,6 @@ from hedera_history.cardinal.messages import (
     SubBatchRef,
     WireMessage,
 )
-from hedera_history.cardinal.model import Block
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.routing import Routing
 from hedera_history.cardinal.subscription import Subscription

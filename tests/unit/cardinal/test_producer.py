@@ -6,6 +6,7 @@ import hashlib
 import random
 
 import pytest
+from hedera_history.cardinal.chain_blocks import Block
 from hedera_history.cardinal.chunking import pack_chunks
 from hedera_history.cardinal.consumer import InMemoryConsumer
 from hedera_history.cardinal.identity import sub_batch_id
@@ -24,7 +25,6 @@ from hedera_history.cardinal.messages import (
     decode_message,
     encode_sub_batch_value,
 )
-from hedera_history.cardinal.model import Block
 from hedera_history.cardinal.producer import DEFAULT_CHUNK_BYTES, BatchProducer
 from hedera_history.cardinal.routing import Delivery, PrefixRoute, Routing
 from hedera_history.cardinal.subscription import Subscription

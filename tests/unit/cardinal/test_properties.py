@@ -12,10 +12,10 @@ import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from hedera_history.cardinal.chain_blocks import Block, BlockHeader
 from hedera_history.cardinal.conflicts import ConflictPolicy
 from hedera_history.cardinal.consumer import InMemoryConsumer
 from hedera_history.cardinal.messages import MessageType, WireMessage
-from hedera_history.cardinal.model import Block, BlockHeader
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.routing import Delivery, PrefixRoute, Routing
 from hedera_history.cardinal.subscription import EVERYTHING, Subscription

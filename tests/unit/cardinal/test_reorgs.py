@@ -17,9 +17,9 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from hedera_history.cardinal.chain_blocks import Block, BlockHeader, BlockRef, ChainUpdate
 from hedera_history.cardinal.consumer import InMemoryConsumer
 from hedera_history.cardinal.messages import WireMessage
-from hedera_history.cardinal.model import Block, BlockHeader, BlockRef, ChainUpdate
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.tracking import StatelessTracker
 

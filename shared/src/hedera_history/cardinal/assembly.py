@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hedera_history.cardinal.chain_blocks import Block
 from hedera_history.cardinal.conflicts import conflict
 from hedera_history.cardinal.identity import sub_batch_id
 from hedera_history.cardinal.messages import (
@@ -18,7 +19,6 @@ from hedera_history.cardinal.messages import (
     SubBatchMsg,
     SubBatchRef,
 )
-from hedera_history.cardinal.model import Block
 from hedera_history.cardinal.subscription import Subscription
 
 

@@ -12,6 +12,7 @@ from collections import OrderedDict, defaultdict
 from typing import TypeVar
 
 from hedera_history.cardinal.assembly import PendingBatch
+from hedera_history.cardinal.chain_blocks import BlockHeader, ChainUpdate
 from hedera_history.cardinal.conflicts import ConflictPolicy, conflict
 from hedera_history.cardinal.messages import (
     Batch,
@@ -21,7 +22,6 @@ from hedera_history.cardinal.messages import (
     WireMessage,
     decode_message,
 )
-from hedera_history.cardinal.model import BlockHeader, ChainUpdate
 from hedera_history.cardinal.ordering import ChainOrderer
 from hedera_history.cardinal.subscription import EVERYTHING, Subscription
 from hedera_history.errors import ConflictingProducersError

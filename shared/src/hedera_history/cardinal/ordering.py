@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from hedera_history.cardinal.chain_blocks import Block, BlockHeader, BlockRef, ChainUpdate
 from hedera_history.cardinal.messages import HASH_SIZE
-from hedera_history.cardinal.model import Block, BlockHeader, BlockRef, ChainUpdate
 from hedera_history.errors import ConfigError
 
 _UNKNOWN_PARENT = bytes(HASH_SIZE)

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from hedera_history.cardinal.chain_blocks import Block, BlockHeader
 from hedera_history.cardinal.chunking import pack_chunks
 from hedera_history.cardinal.identity import sub_batch_id
 from hedera_history.cardinal.messages import (
@@ -36,7 +37,6 @@ from hedera_history.cardinal.messages import (
     encode_sub_batch_value,
     sub_batch_msg_key,
 )
-from hedera_history.cardinal.model import Block, BlockHeader
 from hedera_history.cardinal.routing import Delivery, PrefixRoute, Routing, require_prefix_free
 from hedera_history.errors import ConfigError, MessageFormatError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from hedera_history.cardinal.model import Block
+from hedera_history.cardinal.chain_blocks import Block
 
 
 @dataclass(frozen=True, slots=True)

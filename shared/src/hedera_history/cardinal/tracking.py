@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from hedera_history.cardinal import avro_schemas as avro
+from hedera_history.cardinal.chain_blocks import BlockHeader
 from hedera_history.cardinal.conflicts import ConflictPolicy, conflict
 from hedera_history.cardinal.identity import sub_batch_id
 from hedera_history.cardinal.messages import (
@@ -47,7 +48,6 @@ from hedera_history.cardinal.messages import (
     weight_from_bytes,
     weight_to_bytes,
 )
-from hedera_history.cardinal.model import BlockHeader
 from hedera_history.cardinal.subscription import EVERYTHING, Subscription
 from hedera_history.errors import MessageFormatError
 

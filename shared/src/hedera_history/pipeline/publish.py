@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.block_identity import block_header
-from hedera_history.cardinal.model import Block
+from hedera_history.cardinal.chain_blocks import Block
 from hedera_history.cardinal.routing import PrefixRoute, Routing
 from hedera_history.store import schema as s
 from hedera_history.store.model import BlockRows, Row

@@ -18,8 +18,8 @@ import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from hedera_history.cardinal.chain_blocks import BlockHeader
 from hedera_history.cardinal.messages import WireMessage
-from hedera_history.cardinal.model import BlockHeader
 from hedera_history.cardinal.tracking import Disposition, StatelessTracker, TrackingOutcome
 from hedera_history.derived.lease import ExclusiveBalanceApplier
 from hedera_history.errata.network_pass import NETWORK_ERRATA_BLOCKS_PER_RUN, NetworkErrataPass, run_network_errata
