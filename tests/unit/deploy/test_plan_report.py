@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from hedera_history.cli.main import cli
-from hedera_history.deploy.plan import Action, summarize_plan
+from hedera_history.deploy.terraform_plan import Action, summarize_plan
 from hedera_history.errors import TerraformError
 
 from tests.unit.deploy.infra import REPO

@@ -21,8 +21,8 @@ from hedera_history.deploy import contracts, layout, schema_snapshot
 from hedera_history.deploy.bootstrap import bootstrap, plan_bootstrap, require_credentials
 from hedera_history.deploy.build import build_function_sources, build_wheel, require_plan_inputs
 from hedera_history.deploy.lock import TARGETS, all_lock_problems, generate_lock
-from hedera_history.deploy.plan import Action, PlanSummary, summarize_plan
 from hedera_history.deploy.terraform import Terraform
+from hedera_history.deploy.terraform_plan import Action, PlanSummary, summarize_plan
 from hedera_history.deploy.validate import format_report, validate_directory
 from hedera_history.errors import BuildError, DeployError, InfraInvalidError, ProviderSchemaError, StaleContractError
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import tftest
 
-from hedera_history.deploy.plan import PlanSummary, summarize_plan
+from hedera_history.deploy.terraform_plan import PlanSummary, summarize_plan
 from hedera_history.errors import (
     BackendUnavailableError,
     ProviderDownloadError,
