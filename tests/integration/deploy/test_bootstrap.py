@@ -10,7 +10,7 @@ import pytest
 import requests
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import storage
-from hedera_history.deploy import layout
+from hedera_history.deploy import repo_paths
 from hedera_history.deploy.bootstrap import (
     ALWAYS_ENABLED,
     BootstrapPlan,
@@ -28,14 +28,14 @@ from tests.unit.deploy.infra import REPO
 
 
 def test_the_plan_names_every_api_infra_enables_and_the_environments_state_bucket():
-    plan = plan_bootstrap(REPO, layout.environment(REPO, "dev"))
+    plan = plan_bootstrap(REPO, repo_paths.environment(REPO, "dev"))
     assert plan.project == "hedera-history-dev"
     assert plan.state_bucket == "hedera-history-dev-tfstate"
     assert plan.location == "us-central1"
     assert plan.apis[: len(ALWAYS_ENABLED)] == ALWAYS_ENABLED
     assert set(infra_apis(REPO)) <= set(plan.apis)
     assert {"bigtable.googleapis.com", "cloudfunctions.googleapis.com"} <= set(plan.apis)
-    assert plan_bootstrap(REPO, layout.environment(REPO, "dev"), "other").project == "other"
+    assert plan_bootstrap(REPO, repo_paths.environment(REPO, "dev"), "other").project == "other"
 
 
 def service_usage(pending_polls: int) -> tuple[RecordingServer, list[list[str]]]:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from hedera_history.cli.main import cli
 from hedera_history.deploy.build import FIXED_TIME, build_wheel
 from hedera_history.deploy.catalogue import FUNCTIONS
-from hedera_history.deploy.layout import FUNCTIONS_BUILD_DIR, WHEEL_DIR
+from hedera_history.deploy.repo_paths import FUNCTIONS_BUILD_DIR, WHEEL_DIR
 
 from tests.unit.deploy.infra import INFRA, REPO
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from hedera_history.cli.main import cli
-from hedera_history.deploy import contracts, layout
+from hedera_history.deploy import contracts, repo_paths
 from hedera_history.deploy.terraform import PACKAGED_TERRAFORM, Terraform, terraform_binary
 
 from tests.unit.deploy.infra import INFRA, REPO
@@ -25,7 +25,7 @@ def repository(tmp_path: Path) -> Path:
     """A copy of what deploy reads: pyproject.toml, infra/, and built function archives."""
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
     shutil.copytree(INFRA, tmp_path / "infra", ignore=shutil.ignore_patterns(".terraform*", "*.tfstate*"))
-    archives = tmp_path / layout.FUNCTIONS_BUILD_DIR
+    archives = tmp_path / repo_paths.FUNCTIONS_BUILD_DIR
     archives.mkdir(parents=True)
     for function in contracts.functions_contract()["functions"].values():
         (archives / function["archive"]).write_bytes(b"PK\x05\x06" + bytes(18))
@@ -82,14 +82,14 @@ def test_plan_without_credentials_says_what_is_missing_with_exit_code_3(reposito
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(repository / "no-such-key.json"))
     result = deploy(repository, "plan", "--env", "prod")
     assert_clean_failure(result, 3, "no application default credentials: run `gcloud auth application-default login`")
-    assert not (repository / layout.PLANS_DIR / "prod.tfplan").exists()
+    assert not (repository / repo_paths.PLANS_DIR / "prod.tfplan").exists()
 
 
 def test_plan_refuses_stale_contracts_and_unbuilt_sources(repository):
     (repository / "infra" / "generated" / "schema.json").write_text("{}\n")
     assert_clean_failure(deploy(repository, "plan", "--env", "dev"), 1, "1 contract file(s) stale")
     contracts.write_contracts(repository)
-    (repository / layout.FUNCTIONS_BUILD_DIR / "query.zip").unlink()
+    (repository / repo_paths.FUNCTIONS_BUILD_DIR / "query.zip").unlink()
     assert_clean_failure(deploy(repository, "plan", "--env", "dev"), 1, "function sources not built (query.zip)")
 
 

@@ -7,7 +7,7 @@ from dataclasses import fields
 
 import pytest
 from hedera_history.config import Settings, env_name
-from hedera_history.deploy.layout import environment, environment_names
+from hedera_history.deploy.repo_paths import environment, environment_names
 
 from tests.unit.deploy.infra import REPO, expr, load_module, load_tfvars
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from hedera_history.deploy.catalogue import FUNCTIONS, Trigger
-from hedera_history.deploy.layout import FUNCTIONS_BUILD_DIR
+from hedera_history.deploy.repo_paths import FUNCTIONS_BUILD_DIR
 
 from tests.unit.deploy.infra import CONTRACT_MODULE, block, dynamic, expr, load_module
 

@@ -17,7 +17,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from hedera_history.deploy import contracts, layout, schema_snapshot
+from hedera_history.deploy import contracts, repo_paths, schema_snapshot
 from hedera_history.deploy.bootstrap import bootstrap, plan_bootstrap, require_credentials
 from hedera_history.deploy.build import build_function_sources, build_wheel, require_plan_inputs
 from hedera_history.deploy.lock import TARGETS, all_lock_problems, generate_lock
@@ -60,7 +60,7 @@ def _exits_on_deploy_errors(command: F) -> F:
 @click.pass_context
 def deploy(ctx: click.Context, root: Path | None) -> None:
     """Generate the Terraform contracts, build function sources, and plan or apply infra/."""
-    ctx.obj = layout.repository_root(root)
+    ctx.obj = repo_paths.repository_root(root)
 
 
 def _root() -> Path:
@@ -109,9 +109,9 @@ def build() -> None:
     if problems:
         raise BuildError("; ".join(problems))
     with _step(console, "build the project wheel"):
-        wheel = build_wheel(root, root / layout.WHEEL_DIR)
+        wheel = build_wheel(root, root / repo_paths.WHEEL_DIR)
     with _step(console, "build the function sources"):
-        built = build_function_sources(root, root / layout.FUNCTIONS_BUILD_DIR)
+        built = build_function_sources(root, root / repo_paths.FUNCTIONS_BUILD_DIR)
     table = Table(title="function sources")
     for column in ("source", "functions", "archive", "sha256"):
         table.add_column(column)
@@ -160,7 +160,7 @@ def fmt(check: bool) -> None:
 def validate() -> None:
     """Check infra/ against the pinned google provider schema (offline; no Terraform)."""
     root = _root()
-    report = validate_directory(root / layout.INFRA_DIR, root=root)
+    report = validate_directory(root / repo_paths.INFRA_DIR, root=root)
     for line in format_report(report):
         click.echo(line)
     if report.findings:
@@ -208,7 +208,7 @@ _ENV = click.option("--env", "env_name", required=True, help="Environment: infra
 def bootstrap_command(env_name: str, project: str | None, dry_run: bool) -> None:
     """Prepare an empty project for Terraform: enable the APIs, create the versioned state bucket."""
     root = _root()
-    planned = plan_bootstrap(root, layout.environment(root, env_name), project)
+    planned = plan_bootstrap(root, repo_paths.environment(root, env_name), project)
     click.echo(f"project {planned.project}: state bucket gs://{planned.state_bucket} ({planned.location})")
     click.echo(f"APIs: {', '.join(planned.apis)}")
     if dry_run:
@@ -235,7 +235,7 @@ def bootstrap_command(env_name: str, project: str | None, dry_run: bool) -> None
 @_exits_on_deploy_errors
 def init(env_name: str, no_backend: bool) -> None:
     """terraform init with the environment's state backend."""
-    environment = layout.environment(_root(), env_name)
+    environment = repo_paths.environment(_root(), env_name)
     with _step(_console(), f"terraform init ({environment.name})"):
         _terraform().init(backend_config=environment.backend_config, backend=not no_backend)
 
@@ -246,7 +246,7 @@ def init(env_name: str, no_backend: bool) -> None:
 @_exits_on_deploy_errors
 def plan(env_name: str, as_json: bool) -> None:
     """Plan the environment into build/plans/<env>.tfplan and report what would change."""
-    summary = _plan(layout.environment(_root(), env_name))
+    summary = _plan(repo_paths.environment(_root(), env_name))
     _report(summary, as_json=as_json)
 
 
@@ -263,7 +263,7 @@ def plan(env_name: str, as_json: bool) -> None:
 def apply(env_name: str, plan_file: Path | None) -> None:
     """Apply the environment's saved plan (or plan now, then apply) and report what changed."""
     root, console = _root(), _console()
-    environment = layout.environment(root, env_name)
+    environment = repo_paths.environment(root, env_name)
     terraform = _terraform()
     plan_file = plan_file or _plan_file(root, environment.name)
     if plan_file.is_file():
@@ -298,14 +298,14 @@ def show(plan_path: Path, as_json: bool) -> None:
 
 
 def _terraform() -> Terraform:
-    return Terraform(_root() / layout.INFRA_DIR)
+    return Terraform(_root() / repo_paths.INFRA_DIR)
 
 
 def _plan_file(root: Path, env_name: str) -> Path:
-    return root / layout.PLANS_DIR / f"{env_name}.tfplan"
+    return root / repo_paths.PLANS_DIR / f"{env_name}.tfplan"
 
 
-def _plan(environment: layout.Environment) -> PlanSummary:
+def _plan(environment: repo_paths.Environment) -> PlanSummary:
     root, console = _root(), _console()
     require_plan_inputs(root)
     require_credentials()  # before init, whose own failure would only say the backend is unreachable

@@ -27,7 +27,7 @@ from typing import Any
 import hcl2
 from lark.exceptions import LarkError
 
-from hedera_history.deploy.layout import INFRA_DIR, Environment
+from hedera_history.deploy.repo_paths import INFRA_DIR, Environment
 from hedera_history.errors import BootstrapError
 
 SERVICE_USAGE = "https://serviceusage.googleapis.com/v1"

@@ -26,8 +26,8 @@ from hedera_history.deploy import contracts
 from hedera_history.deploy.catalogue import FUNCTIONS, FunctionSpec
 from hedera_history.deploy.contracts import source_archive_name
 from hedera_history.deploy.layers import TOOLING
-from hedera_history.deploy.layout import FUNCTIONS_BUILD_DIR
 from hedera_history.deploy.lock import requirements_for
+from hedera_history.deploy.repo_paths import FUNCTIONS_BUILD_DIR
 from hedera_history.errors import BuildError, StaleContractError
 
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)

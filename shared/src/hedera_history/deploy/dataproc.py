@@ -32,7 +32,7 @@ from hedera_history import __version__
 from hedera_history.backfill import runtime
 from hedera_history.config import Settings
 from hedera_history.deploy.build import build_wheel as build_project_wheel
-from hedera_history.deploy.layout import repository_root
+from hedera_history.deploy.repo_paths import repository_root
 from hedera_history.errors import BackfillError, BackfillImageError, ConfigError
 from hedera_history.sources.base import open_sink, parse_url
 
