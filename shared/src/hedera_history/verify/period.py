@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol
+from typing import Protocol, TypedDict, Unpack
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.address_book import AddressBook, NodeEntry
@@ -80,27 +80,20 @@ class PeriodReport:
         return self.error is None
 
 
-def verify_period(
-    files: PeriodFiles,
-    book: AddressBook,
-    *,
-    ratio: Fraction = DEFAULT_RATIO,
-    block_number: int | None = None,
-    sidecars: bool = True,
-    max_decompressed: int | None = None,
-) -> VerifiedBlock:
-    """The period's verified block, or the first HistoryError that stopped it.
+class CheckOptions(TypedDict, total=False):
+    """:func:`check_period`'s keyword options, for :func:`verify_period` to pass on."""
 
-    ``block_number`` is used for files before V6, which do not carry one.
-    """
-    report = check_period(
-        files,
-        book,
-        ratio=ratio,
-        block_number=block_number,
-        sidecars=sidecars,
-        max_decompressed=max_decompressed,
-    )
+    ratio: Fraction
+    block_number: int | None
+    sidecars: bool
+    max_decompressed: int | None
+
+
+def verify_period(files: PeriodFiles, book: AddressBook, **options: Unpack[CheckOptions]) -> VerifiedBlock:
+    """The period's verified block, or the first HistoryError that stopped it (options as
+    :func:`check_period` takes them; ``block_number`` is used for files before V6, which do not
+    carry one)."""
+    report = check_period(files, book, **options)
     if report.error is not None:
         raise report.error
     assert report.block is not None
