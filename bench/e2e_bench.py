@@ -77,6 +77,7 @@ class BenchShape:
 class Figures:
     latencies: list[float]
     upload_seconds: list[float]
+    get_block: str
     e2e_seconds: float
     e2e_transactions: int
     writer_seconds: float
@@ -116,6 +117,25 @@ def block_queryable(query: str, number: int) -> bool:
     if "error" in answer:
         raise RuntimeError(f"getBlocks {number}: {answer['error']}")
     return number in (answer.get("result") or ())
+
+
+def time_get_block(query: str, number: int) -> str:
+    """How long ``getBlock`` takes to answer a whole block (every transaction rendered), or why not."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "getBlock", "params": [number]}
+    started = time.monotonic()
+    try:
+        response = requests.post(query, json=body, timeout=120)
+    except requests.RequestException as e:
+        return f"no answer after {time.monotonic() - started:.1f} s: {e!r}"
+    seconds = time.monotonic() - started
+    try:
+        answer = response.json()
+    except ValueError:
+        return f"HTTP {response.status_code} after {seconds:.1f} s, not JSON: {response.text[:200]!r}"
+    if answer.get("result") is None:
+        return f"no block after {seconds:.1f} s: {str(answer.get('error'))[:300]}"
+    count = len(answer["result"].get("transactions", ()))
+    return f"{count} transactions, {len(response.content) / 1e6:.1f} MB in {seconds:.1f} s"
 
 
 def bucket_sinks(state: StackState, count: int) -> list[GcsSink]:
@@ -227,7 +247,10 @@ def run(shape: BenchShape) -> Figures:
             writer_seconds, writer_transactions = measure_writer(
                 stack, stream_dir, book_bytes, {b["number"] for b in rest}
             )
-    return Figures(latencies, upload_seconds, e2e_seconds, e2e_transactions, writer_seconds, writer_transactions)
+            get_block = time_get_block(stack.url("query"), int(blocks[0]["number"]))
+    return Figures(
+        latencies, upload_seconds, get_block, e2e_seconds, e2e_transactions, writer_seconds, writer_transactions
+    )
 
 
 def verdict_line(name: str, ok: bool, detail: str) -> str:
@@ -254,6 +277,7 @@ def report(shape: BenchShape, figures: Figures) -> None:
         f"  of which uploading the period's {shape.nodes} nodes' files: "
         f"p50 {statistics.median(figures.upload_seconds) * 1000:,.0f} ms"
     )
+    print(f"getBlock of the first block: {figures.get_block}")
     print(f"verdict at {shape.transactions} tx x {shape.nodes} nodes:")
     print(verdict_line("p50 < 2 s", p50 < GOAL_P50_SECONDS, f"{p50:.2f} s"))
     print(verdict_line("p99 < 4 s", p99 < GOAL_P99_SECONDS, f"{p99:.2f} s"))
