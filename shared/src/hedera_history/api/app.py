@@ -12,6 +12,7 @@ from hedera_history.api.errors import (
     MethodNotAllowedError,
     NotFoundError,
     PayloadTooLargeError,
+    log_store_fault,
 )
 from hedera_history.api.openapi import openapi_document
 from hedera_history.api.proof_routes import proof_route
@@ -51,9 +52,11 @@ def handle(
         return _rest(reader, method, path, query, proofs=proofs, accept=accept)
     except ApiError as e:
         return _api_error(e, rpc)
-    except StoreUnavailableError:
+    except StoreUnavailableError as e:
+        log_store_fault(e)
         return ApiResponse(503, _rest_error("history store unavailable, retry"))
-    except StoreError:
+    except StoreError as e:
+        log_store_fault(e)
         return ApiResponse(500, _rest_error("stored history could not be read"))
 
 

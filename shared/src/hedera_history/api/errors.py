@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
-from hedera_history.errors import HistoryError
+import logging
+
+from hedera_history.errors import HistoryError, StoreError, StoreUnavailableError
+from hedera_history.logs import event
+
+logger = logging.getLogger("hedera_history.api")
+
+
+def log_store_fault(error: StoreError) -> None:
+    """Say why a store failure happened: the caller only gets a short, safe answer (503 or 500),
+    so without this line the cause (a channel limit, a missing table, an unreadable cell) is lost."""
+    unavailable = isinstance(error, StoreUnavailableError)
+    event(
+        logger,
+        "history store unavailable" if unavailable else "stored history unreadable",
+        logging.WARNING if unavailable else logging.ERROR,
+        reason=str(error),
+        error_type=type(error).__name__,
+    )
 
 
 class ApiError(HistoryError):

@@ -16,6 +16,7 @@ from hedera_history.api.errors import (
     MethodNotFoundError,
     NotFoundError,
     ParseError,
+    log_store_fault,
 )
 from hedera_history.api.parse import (
     is_hash,
@@ -260,9 +261,11 @@ def _one(reader: Callable[[], HistoryReader], proofs: ProofConfig, message: Any)
             result = function(reader, _bind(message.get("params"), names, required))
     except ApiError as e:
         return None if notification else _error(request_id, e)
-    except StoreUnavailableError:
+    except StoreUnavailableError as e:
+        log_store_fault(e)
         return None if notification else _fault(request_id, STORE_UNAVAILABLE, "history store unavailable, retry")
-    except StoreError:
+    except StoreError as e:
+        log_store_fault(e)
         return None if notification else _fault(request_id, INTERNAL_ERROR, "stored history could not be read")
     return None if notification else {"jsonrpc": "2.0", "id": request_id, "result": result}
 
