@@ -20,17 +20,22 @@ SCRIPT = (
 )
 
 
-@pytest.mark.parametrize("function", ["ingest", "store", "query", "follow"])
-def test_importing_a_function_loads_no_cloud_client(function: str) -> None:
+def import_main_and_print(function: str, script: str) -> object:
+    """What ``script`` prints as JSON (last line) after importing the function's ``main`` fresh."""
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
+        [sys.executable, "-c", script],
         cwd=FUNCTIONS / function,
         capture_output=True,
         text=True,
         check=True,
         timeout=300,
     )
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("function", ["ingest", "store", "query", "follow"])
+def test_importing_a_function_loads_no_cloud_client(function: str) -> None:
+    assert import_main_and_print(function, SCRIPT) == []
 
 
 # What a function never needs, so its cold start never loads it (the packages import no modules in
@@ -47,12 +52,4 @@ NOT_NEEDED = {
 def test_importing_a_function_loads_nothing_it_never_needs(function: str) -> None:
     loaded = f"sorted(m for m in {NOT_NEEDED[function]!r} if m in sys.modules)"
     script = f"import json, sys\nimport main\nprint(json.dumps({loaded}))\n"
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=FUNCTIONS / function,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-    )
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+    assert import_main_and_print(function, script) == []
