@@ -18,9 +18,9 @@ original, found through the log when the errata removed the entry.
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
+from hedera_history.books.codec import decode_recorded_changes
 from hedera_history.books.updates import NODE_DETAILS_FILE
 from hedera_history.errata.log import (
     Q_FILE,
@@ -37,7 +37,6 @@ from hedera_history.errors import (
     HistoryError,
     ObjectNotFoundError,
     ProofBookError,
-    RowDecodeError,
 )
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.formats.hashing import sha384
@@ -268,11 +267,8 @@ class StoreProver:
             cell = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_CHANGES)
             if cell is None:
                 continue
-            try:
-                changes = json.loads(cell.value)["changes"]
-            except (ValueError, KeyError, TypeError) as e:
-                raise RowDecodeError(f"address book change row {row.key!r} unreadable: {e}") from e
-            mine = [bool(is_append) for file_num, _, is_append in changes if int(file_num) == NODE_DETAILS_FILE]
+            changes = decode_recorded_changes(cell.value).changes.files
+            mine = [change.is_append for change in changes if change.file_num == NODE_DETAILS_FILE]
             if mine:
                 touching.append((decode_hex16(row.key[len(CHANGE) :]), not all(mine)))
         if not touching:
