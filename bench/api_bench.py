@@ -112,14 +112,14 @@ def cases(api: Api, reader: HistoryReader, truth: dict[str, Any], rng: random.Ra
 
     def history(account: str) -> object:
         page = reader.account_history(account, limit=PAGE)
-        return reader.transactions([e.consensus_ns for e in page.entries])
+        return reader.transactions(page.entries)
 
     def sidecar(ns: int, kind: SidecarType) -> object:
         return [decode_sidecar_message(r) for r in reader.sidecar_records(ns, [kind])]
 
     def by_id(tx: dict[str, Any]) -> object:
         results = reader.transactions_by_id(tx["payer"], tx["transaction_id"]["valid_start_ns"])
-        return reader.transactions([r.consensus_ns for r in results])
+        return reader.transactions(results)
 
     def block_with_transactions(n: int) -> object:
         return reader.get_block(n), reader.block_transactions(n)

@@ -59,7 +59,7 @@ def find_transaction(reader: HistoryReader, key: str, nonce: int = 0) -> StoredT
         payer, valid_start = parse_transaction_id(key, "transactionIdOrHash")
         results = [r for r in reader.transactions_by_id(payer, valid_start) if r.nonce == nonce]
         if results:
-            found = reader.transaction(results[0].consensus_ns)
+            found = reader.transaction(results[0])
     if found is None:
         raise NotFoundError(f"transaction {key[:100]} not found")
     return found
@@ -194,7 +194,7 @@ def contract_results(get_reader: Reader, contract_text: str, query: Query, skipp
     for _ in range(MAX_HISTORY_PAGES):
         page = reader.account_history(contract, before=before, until=until, limit=100)
         skipped(page.errors)
-        stored, errors = reader.transactions([e.consensus_ns for e in page.entries])
+        stored, errors = reader.transactions(page.entries)
         skipped(errors)
         for transaction in stored:
             rendered = None

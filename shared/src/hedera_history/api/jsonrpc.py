@@ -98,7 +98,7 @@ def get_transaction(get_reader: Reader, params: Params) -> Any:
     primary = next((r for r in results if r.nonce == 0 and not r.scheduled), results[0] if results else None)
     if primary is None:
         return None
-    stored = reader.transaction(primary.consensus_ns)
+    stored = reader.transaction(primary)
     return None if stored is None else render_transaction(stored)
 
 
@@ -140,7 +140,7 @@ def get_transactions_for_account(get_reader: Reader, params: Params) -> Any:
         limit = parse_int(options["limit"], "limit", minimum=1, maximum=MAX_HISTORY_LIMIT)
     reader = get_reader()
     page = reader.account_history(account, before=before, until=until, limit=limit)
-    stored, errors = reader.transactions([e.consensus_ns for e in page.entries])
+    stored, errors = reader.transactions(page.entries)
     rendered, skipped = render_transactions(stored)
     log_skipped_rows([*errors, *skipped])
     return {

@@ -55,7 +55,7 @@ def get_transactions(get_reader: Callable[[], HistoryReader], key: str, query: Q
             results = [r for r in results if r.nonce == nonce]
         if scheduled is not None:
             results = [r for r in results if r.scheduled == (scheduled == "true")]
-        found, errors = reader.transactions([r.consensus_ns for r in results])
+        found, errors = reader.transactions(results)
         log_skipped_rows(errors)
     if not found:
         raise NotFoundError(f"transaction {key[:100]} not found")
@@ -87,7 +87,7 @@ def account_transactions(get_reader: Callable[[], HistoryReader], account_text: 
             raise InvalidParamsError("timestamp supports lt, lte, gt and gte")
     reader = get_reader()
     page = reader.account_history(account, before=before, until=until, limit=limit)
-    transactions, errors = reader.transactions([e.consensus_ns for e in page.entries])
+    transactions, errors = reader.transactions(page.entries)
     rendered, skipped = render_transactions(transactions)
     log_skipped_rows([*errors, *skipped])
     next_link = None

@@ -154,7 +154,7 @@ def _account_candidates(
     while True:
         page = reader.account_history(filters.account, before=before, until=until, limit=100)
         skipped(page.errors)
-        stored, errors = reader.transactions([e.consensus_ns for e in page.entries])
+        stored, errors = reader.transactions(page.entries)
         skipped(errors)
         yield from _rendered(stored, skipped)
         read += len(page.entries)

@@ -19,11 +19,10 @@ windows that grow from the page size, with a bounded look-back per call.
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
@@ -74,11 +73,6 @@ FILE_CACHE_SIZE = 8
 """Blocks whose items (parsed from the whole items row) a reader keeps, for pointers naming no cell."""
 CELL_CACHE_SIZE = 256
 """Items cells (parsed) a reader keeps, for the pointers of layout 2 (about 64 KiB each)."""
-LOCATED_CACHE_SIZE = 10_000
-"""Index entries (layout 2) remembered between finding a transaction and reading it."""
-LOCATED_SECONDS = 2.0
-"""How long such an entry is trusted: an errata applied later marks the entry apart, and a reader
-that kept the old entry longer would miss it."""
 LATEST_SCAN_WINDOW = 256
 """``latest_block`` ends with one key-only scan of at most this many block numbers."""
 DESC_LOOKBACK = 100_000
@@ -122,10 +116,6 @@ class HistoryReader:
         """(block, part) -> its items, most recently used last."""
         self._cells: OrderedDict[tuple[int, int, int], tuple[int, tuple[ItemBytes, ...]]] = OrderedDict()
         """(block, part, cell) -> (index of its first item, its items), most recently used last."""
-        self._located: OrderedDict[int, tuple[EntryPointer, float]] = OrderedDict()
-        """Consensus time -> where an index entry just read says the transaction is (not apart):
-        the next read of that transaction goes to the items row without its ``transactions`` row.
-        Taken out when used, and trusted for LOCATED_SECONDS."""
 
     # ---- completion ------------------------------------------------------------------------------
 
@@ -394,9 +384,11 @@ class HistoryReader:
 
     # ---- transactions ----------------------------------------------------------------------------
 
-    def transaction(self, consensus_ns: int) -> StoredTransaction | None:
-        """The transaction at ``consensus_ns``, if its block is complete."""
-        transaction = self._located_transaction(consensus_ns)
+    def transaction(self, at: int | IndexEntry) -> StoredTransaction | None:
+        """The transaction at a consensus time, if its block is complete. Given the index entry
+        that found it, the entry's pointer goes straight to the items row (no ``transactions`` read)."""
+        consensus_ns = _consensus_of(at)
+        transaction = _from_pointer(at)
         if transaction is None:
             row = self._one(s.TRANSACTIONS, row_key_for_transaction(consensus_ns))
             if row is None:
@@ -409,15 +401,17 @@ class HistoryReader:
             raise errors[0]
         return self._indexed(filled)[0]
 
-    def transactions(self, consensus_times: Sequence[int]) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
-        """The transactions at these consensus times whose blocks are complete, in the order asked,
+    def transactions(self, wanted: Sequence[int | IndexEntry]) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
+        """The transactions at these consensus times (or found by these index entries, whose
+        pointers skip the ``transactions`` rows) whose blocks are complete, in the order asked,
         read in one request per chunk."""
+        consensus_times = [_consensus_of(at) for at in wanted]
         found: dict[int, StoredTransaction] = {}
         errors: list[RowDecodeError] = []
-        for ns in set(consensus_times):
-            located = self._located_transaction(ns)
-            if located is not None:
-                found[ns] = located
+        for at in wanted:
+            pointed = _from_pointer(at)
+            if pointed is not None:
+                found[pointed.consensus_ns] = pointed
         for chunk in _chunks(sorted(set(consensus_times) - set(found)), KEY_CHUNK):
             keys = tuple(row_key_for_transaction(ns) for ns in chunk)
             rows = self.gateway.read_rows(s.TRANSACTIONS, RowQuery(keys=keys))
@@ -425,37 +419,9 @@ class HistoryReader:
             errors.extend(row_errors)
             found.update((t.consensus_ns, t) for t in decoded)
         complete = self.complete_blocks(t.block_number for t in found.values())
-        wanted = [found[ns] for ns in consensus_times if ns in found and found[ns].block_number in complete]
-        filled, fill_errors = self._filled(wanted)
+        kept = [found[ns] for ns in consensus_times if ns in found and found[ns].block_number in complete]
+        filled, fill_errors = self._filled(kept)
         return self._indexed(filled), errors + fill_errors
-
-    def _note_located(self, consensus_ns: int, located: EntryPointer | None) -> None:
-        if located is None or located.apart or located.cell is None:
-            return
-        self._located[consensus_ns] = (located, time.monotonic())
-        self._located.move_to_end(consensus_ns)
-        while len(self._located) > LOCATED_CACHE_SIZE:
-            self._located.popitem(last=False)
-
-    def _located_transaction(self, consensus_ns: int) -> StoredTransaction | None:
-        """The pointer an index entry gave for ``consensus_ns`` (taken out), bytes still to fill."""
-        found = self._located.pop(consensus_ns, None)
-        if found is None or time.monotonic() - found[1] > LOCATED_SECONDS:
-            return None
-        located = found[0]
-        if located.cell is None:
-            return None
-        return StoredTransaction(
-            consensus_ns,
-            located.block_number,
-            0,  # the cell's first index plus the offset, once the cell is read
-            b"",
-            b"",
-            part=located.part,
-            in_items=True,
-            cell=located.cell,
-            offset=located.offset,
-        )
 
     def _filled(self, transactions: list[StoredTransaction]) -> tuple[list[StoredTransaction], list[RowDecodeError]]:
         """``transactions`` with the bytes of pointer rows (``in_items``) taken from their blocks'
@@ -587,8 +553,7 @@ class HistoryReader:
             complete = self.complete_blocks(r.block_number for r in results)
             for result in results:
                 if result.block_number in complete:
-                    self._note_located(result.consensus_ns, result.located)
-                    found = self.transaction(result.consensus_ns)
+                    found = self.transaction(result)
                     if found is not None and found.record().transactionHash.startswith(hash_prefix):
                         return found
         return None
@@ -601,10 +566,7 @@ class HistoryReader:
             return []
         results = guarded(s.TX_BY_ID, row, decode_tx_id_row)
         complete = self.complete_blocks(r.block_number for r in results)
-        found = [r for r in results if r.block_number in complete]
-        for result in found:
-            self._note_located(result.consensus_ns, result.located)
-        return found
+        return [r for r in results if r.block_number in complete]
 
     def transaction_statuses(self, hashes: Sequence[bytes]) -> TransactionStatuses:
         """The status of many transaction hashes at once."""
@@ -667,7 +629,6 @@ class HistoryReader:
             for entry in decoded:
                 if entry.block_number in complete:
                     entries.append(entry)
-                    self._note_located(entry.consensus_ns, entry.located)
             if len(rows) < want:
                 break
             start = rows[-1].key + b"\x00"
@@ -731,6 +692,40 @@ def _decode_all(
         if value is not None:
             values.append(value)
     return values, errors
+
+
+class IndexEntry(Protocol):
+    """An index entry (tx_by_id, tx_by_hash, account_history): a transaction's consensus time and
+    where its bytes are (layout 2), when the entry says so."""
+
+    @property
+    def consensus_ns(self) -> int: ...
+
+    @property
+    def located(self) -> EntryPointer | None: ...
+
+
+def _consensus_of(at: int | IndexEntry) -> int:
+    return at if isinstance(at, int) else at.consensus_ns
+
+
+def _from_pointer(at: int | IndexEntry) -> StoredTransaction | None:
+    """A pointer row made from an index entry naming its items cell (bytes still to fill), or
+    None: a bare time, an entry of layout 1, or one an errata marked apart (its row is read)."""
+    if isinstance(at, int) or at.located is None or at.located.apart or at.located.cell is None:
+        return None
+    located = at.located
+    return StoredTransaction(
+        at.consensus_ns,
+        located.block_number,
+        0,  # the cell's first index plus the offset, once the cell is read
+        b"",
+        b"",
+        part=located.part,
+        in_items=True,
+        cell=located.cell,
+        offset=located.offset,
+    )
 
 
 def _chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
