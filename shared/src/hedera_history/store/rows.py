@@ -44,9 +44,11 @@ from hedera_history.store.keys import (
     MAX_U64,
     account_prefix,
     entity_id,
-    hex16,
+    qualifier_for_consensus,
     row_key_for_block,
     row_key_for_block_hash,
+    row_key_for_sidecar,
+    row_key_for_transaction,
     row_key_for_tx_hash,
 )
 from hedera_history.store.model import BlockRows, Cell, Row
@@ -114,11 +116,6 @@ _RAW_HEADER = bytes([RAW])
 def _value(payload: bytes) -> bytes:
     """``encode_value(payload)``, skipping the call for payloads too small to be compressed."""
     return _RAW_HEADER + payload if len(payload) < COMPRESS_MIN_SIZE else encode_value(payload)
-
-
-def _hex16(value: int) -> bytes:
-    """``keys.hex16`` inline for the values that fit (the others raise there as before)."""
-    return b"%016x" % value if 0 <= value <= MAX_U64 else hex16(value)
 
 
 class _RowSet:
@@ -310,8 +307,7 @@ class _Place(NamedTuple):
 def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: RecordItem, place: _Place) -> None:
     consensus = item.consensus_ns
     block_number = block.block_number
-    tx_key = _hex16(consensus)
-    cells = rows.cells(s.TRANSACTIONS, tx_key)
+    cells = rows.cells(s.TRANSACTIONS, row_key_for_transaction(consensus))
     cells[_TX_POSITION] = _RAW_HEADER + pack_position(block_number, index) + place.suffix
     if block.part == 1:
         cells[_TX_PART] = _PART_MARK
@@ -326,7 +322,7 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
     except CorruptFileError:
         body = None
     status = int(record.receipt.status)
-    qualifier = tx_key  # a consensus-time qualifier is the transaction's row key
+    qualifier = qualifier_for_consensus(consensus)
     flags = block.flags
 
     transaction_hash = record.transactionHash
@@ -368,7 +364,7 @@ def _add_sidecars(rows: _RowSet, block: VerifiedBlock, constants: _BlockConstant
     block_value = constants.block_value
     for sidecar in sorted(block.sidecars, key=lambda f: f.id):
         for index, record in enumerate(sidecar.records):
-            cells = rows.cells(s.SIDECARS, _hex16(record.consensus_ns))
+            cells = rows.cells(s.SIDECARS, row_key_for_sidecar(record.consensus_ns))
             family_qualifier = (s.SIDECAR_RECORD_FAMILY, sidecar_qualifier(int(record.type), sidecar.id, index))
             # In its original bytes: Bigtable compresses each SSTable block of similar records
             # better than zlib does one record alone (bench/amplification_bench.py).
