@@ -130,7 +130,7 @@ def test_undecodable_records_are_counted_and_logged(caplog: pytest.LogCaptureFix
         rows = block_to_rows(replace(block, record=record), SETTINGS)
     assert rows.undecodable_records == 2
     (logged,) = [r for r in caplog.records if r.name == "hedera_history.store.rows"]
-    assert logged.__dict__["fields"] == {"block": 42, "records": 2}
+    assert logged.__dict__["fields"] == {"block": 42, "first_index": 0, "records": 2}
     assert block_to_rows(block, SETTINGS).undecodable_records == 0
 
 

@@ -15,7 +15,9 @@ points there (block, index). Only an errata writes a transaction's bytes into it
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from google.protobuf.message import DecodeError
@@ -74,37 +76,146 @@ from hedera_history.store.values import (
 logger = logging.getLogger(__name__)
 
 
+RANGE_ITEMS = 2000
+"""At most this many items in one :class:`ItemRange`: a 20,000-transaction period is ten ranges,
+each built and written by its own store call, while a small block stays one range."""
+RANGE_BYTES = 4 * 1024 * 1024
+"""An :class:`ItemRange` is closed before its items' bytes pass this (a message stays well under
+the transport's limit whatever the transactions weigh)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRange:
+    """Consecutive items of one block and what their rows need of the block: the rows of the
+    items (``transactions``, ``tx_by_hash``, ``tx_by_id``, ``account_history``) built from it
+    (:func:`range_rows`) are those :func:`block_to_rows` builds for the same items."""
+
+    block_number: int
+    part: int | None
+    """Which file of a duplicate block (``store.duplicates``), None for an ordinary block."""
+    timestamp_micros: int
+    """The block's cell timestamp (``chaintime.cell_timestamp_micros``)."""
+    cell_starts: tuple[int, ...]
+    """The index of the first item of each cell of the block's items row, by cell number; empty
+    when the items were not cut (each item then stands in cell 0 at its own index)."""
+    first_index: int
+    """The index of ``items[0]`` in the block."""
+    items: tuple[RecordItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SplitBlock:
+    """A block's rows in parts: the block-level rows (header, signatures, items row, sidecars)
+    with the completion row, and the item ranges whose rows complete them."""
+
+    block_rows: BlockRows
+    ranges: tuple[ItemRange, ...]
+
+
+class _BlockLevel(NamedTuple):
+    rows: _RowSet
+    constants: _BlockConstants
+    cell_starts: tuple[int, ...]
+    completion: Row
+    time_ns: int
+
+
 def block_to_rows(block: VerifiedBlock, settings: Settings) -> BlockRows:
     """Every history row of ``block`` and, apart, its completion row."""
+    level = _block_level(block, settings)
+    _add_range(level.rows, level.constants, level.cell_starts, 0, block.record.items)
+    return BlockRows(block.block_number, level.time_ns, level.rows.build(), level.completion, level.rows.undecodable)
+
+
+def split_block(
+    block: VerifiedBlock, settings: Settings, *, max_items: int = RANGE_ITEMS, max_bytes: int = RANGE_BYTES
+) -> SplitBlock:
+    """The rows of ``block`` without its items' rows, and its items cut into ranges of at most
+    ``max_items`` items and ``max_bytes`` bytes (an item heavier than that has a range of its
+    own); the block-level rows and every range's :func:`range_rows` together are
+    :func:`block_to_rows`, cell for cell."""
+    level = _block_level(block, settings)
+    items = block.record.items
+    ranges = tuple(
+        ItemRange(
+            block.block_number, level.constants.part, level.rows.timestamp, level.cell_starts, first, items[first:end]
+        )
+        for first, end in _range_bounds(items, max_items, max_bytes)
+    )
+    block_rows = BlockRows(block.block_number, level.time_ns, level.rows.build(), level.completion)
+    return SplitBlock(block_rows, ranges)
+
+
+def range_rows(item_range: ItemRange) -> tuple[Row, ...]:
+    """The rows of the items of ``item_range``: exactly the cells :func:`block_to_rows` gives them."""
+    rows = _RowSet(item_range.timestamp_micros)
+    constants = _BlockConstants(item_range.block_number, item_range.part)
+    _add_range(rows, constants, item_range.cell_starts, item_range.first_index, item_range.items)
+    return rows.build()
+
+
+def _block_level(block: VerifiedBlock, settings: Settings) -> _BlockLevel:
+    """Header, signatures, items row and sidecars of ``block`` in a row set, and its completion row."""
     record = block.record
     time_ns = block_time_ns(record)
     block_key = row_key_for_block(block.block_number)
     part = duplicate_part(record, block.block_number, parse_duplicate_blocks(settings.duplicate_blocks))
     constants = _BlockConstants(block.block_number, part)
     rows = _RowSet(cell_timestamp_micros(time_ns))
-
     _add_header(rows, block, block_key, part)
-    placed = _add_items(rows, block, block_key, part)
-    suffixes = [cell_suffix(cell) for cell in range(max((c for c, _ in placed), default=0) + 1)]
-    for index, item in enumerate(record.items):
-        # Bytes not cut at item boundaries stay whole in cell 0 (block_items.items_cells).
-        cell, offset = placed[index] if placed else (0, index)
-        _add_transaction(rows, constants, index, item, _Place(cell, offset, suffixes[cell]))
-    sidecar_records = 0
-    if settings.sidecars_enabled:
-        sidecar_records = _add_sidecars(rows, block, constants)
+    cell_starts = _add_items(rows, block, block_key, part)
+    sidecar_records = _add_sidecars(rows, block, constants) if settings.sidecars_enabled else 0
+    completion = CompletionValue(item_count=len(record.items), sidecar_record_count=sidecar_records)
+    completion_row = Row(s.BLOCKS, block_key, (completion_cell(part, completion, rows.timestamp),))
+    return _BlockLevel(rows, constants, cell_starts, completion_row, time_ns)
 
-    if rows.undecodable:
+
+def _range_bounds(items: Sequence[RecordItem], max_items: int, max_bytes: int) -> list[tuple[int, int]]:
+    """``(first, end)`` of each range, in order; none for a block without items."""
+    bounds: list[tuple[int, int]] = []
+    first = size = 0
+    for index, item in enumerate(items):
+        weight = len(item.transaction_bytes) + len(item.record_bytes)
+        if index > first and (index - first >= max_items or size + weight > max_bytes):
+            bounds.append((first, index))
+            first, size = index, 0
+        size += weight
+    if items:
+        bounds.append((first, len(items)))
+    return bounds
+
+
+def _add_range(
+    rows: _RowSet,
+    constants: _BlockConstants,
+    cell_starts: tuple[int, ...],
+    first_index: int,
+    items: Sequence[RecordItem],
+) -> None:
+    """The rows of ``items``, the block's items from ``first_index`` on."""
+    undecodable_before = rows.undecodable
+    # Bytes not cut at item boundaries stay whole in cell 0 (block_items.items_cells).
+    starts = cell_starts or (0,)
+    cell = bisect_right(starts, first_index) - 1
+    next_start = starts[cell + 1] if cell + 1 < len(starts) else None
+    suffix = cell_suffix(cell)
+    for index, item in enumerate(items, first_index):
+        while next_start is not None and index >= next_start:
+            cell += 1
+            next_start = starts[cell + 1] if cell + 1 < len(starts) else None
+            suffix = cell_suffix(cell)
+        offset = index - starts[cell] if cell_starts else index
+        _add_transaction(rows, constants, index, item, _Place(cell, offset, suffix))
+    undecodable = rows.undecodable - undecodable_before
+    if undecodable:
         event(
             logger,
             "records that do not decode: their index rows are left out",
             logging.WARNING,
-            block=block.block_number,
-            records=rows.undecodable,
+            block=constants.block_number,
+            first_index=first_index,
+            records=undecodable,
         )
-    completion = CompletionValue(item_count=len(record.items), sidecar_record_count=sidecar_records)
-    completion_row = Row(s.BLOCKS, block_key, (completion_cell(part, completion, rows.timestamp),))
-    return BlockRows(block.block_number, time_ns, rows.build(), completion_row, rows.undecodable)
 
 
 _Cells = dict[tuple[str, bytes], bytes]
@@ -270,8 +381,9 @@ def _signature_payload(signature: NodeSignature) -> bytes:
     return encode_signature(SignatureValue(signature.node_id, signature.file_signature, signature.metadata_signature))
 
 
-def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None) -> tuple[tuple[int, int], ...]:
-    """The items cells of the block; returns each item's (cell, place in the cell)."""
+def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None) -> tuple[int, ...]:
+    """The items cells of the block; returns the index of each cell's first item (none when the
+    items were not cut, see :attr:`ItemRange.cell_starts`)."""
     original = signed_file_bytes(block.record)
     kind, data = (s.ITEMS_FILE_KIND, original) if original is not None else (s.ITEMS_LIST_KIND, None)
     if data is None:
@@ -283,7 +395,7 @@ def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None
         qualifier = part_qualifier(part, cell_qualifier(kind, cell.number, cell.first_index))
         value = encode_value(cell.data) if cell.number == 0 else encode_value_with_dictionary(cell.data, dictionary)
         row[(s.ITEMS_FAMILY, qualifier)] = value
-    return placed
+    return tuple(cell.first_index for cell in cells) if placed else ()
 
 
 _TX_RECORD = (s.TRANSACTION_FAMILY, s.Q_RECORD)
