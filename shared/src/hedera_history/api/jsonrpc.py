@@ -18,14 +18,7 @@ from hedera_history.api.errors import (
     ParseError,
     log_store_fault,
 )
-from hedera_history.api.parse import (
-    is_hash,
-    parse_account,
-    parse_hash,
-    parse_int,
-    parse_timestamp,
-    parse_transaction_id,
-)
+from hedera_history.api.parse import parse_account, parse_hash, parse_int, parse_timestamp, parse_transaction_key
 from hedera_history.api.proofs import ProofConfig, block_proof, no_proofs, transaction_proof
 from hedera_history.api.render import render_block, render_status, render_transaction, render_transactions, timestamp
 from hedera_history.api.rest import log_skipped_rows
@@ -88,11 +81,11 @@ def get_block_time(get_reader: Reader, params: Params) -> Any:
 
 def get_transaction(get_reader: Reader, params: Params) -> Any:
     key = params["key"]
-    if isinstance(key, str) and is_hash(key):
-        transaction_hash = parse_hash(key)
-        stored = get_reader().transaction_by_hash(transaction_hash)
+    transaction_key = parse_transaction_key(key, "transaction (hash or id)")
+    if isinstance(transaction_key, bytes):
+        stored = get_reader().transaction_by_hash(transaction_key)
         return None if stored is None else render_transaction(stored)
-    payer, valid_start = parse_transaction_id(key, "transaction (hash or id)")
+    payer, valid_start = transaction_key
     reader = get_reader()
     results = reader.transactions_by_id(payer, valid_start)
     primary = next((r for r in results if r.nonce == 0 and not r.scheduled), results[0] if results else None)

@@ -73,3 +73,10 @@ def parse_transaction_id(value: Any, name: str = "transaction id") -> tuple[str,
         return parse_id(value)
     except ConfigError as e:
         raise InvalidParamsError(f"{name} must look like 0.0.1001-1657701968-041986003") from e
+
+
+def parse_transaction_key(value: Any, name: str) -> bytes | tuple[str, int]:
+    """A transaction named by its hash (the 48 bytes) or by its id ((payer, valid start ns))."""
+    if isinstance(value, str) and is_hash(value):
+        return parse_hash(value)
+    return parse_transaction_id(value, name)

@@ -15,14 +15,7 @@ from hedera_history.api.contracts import contract_actions, contract_sidecars, co
 from hedera_history.api.errata import rest_errata
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.network_nodes import network_nodes
-from hedera_history.api.parse import (
-    is_hash,
-    parse_account,
-    parse_hash,
-    parse_int,
-    parse_timestamp,
-    parse_transaction_id,
-)
+from hedera_history.api.parse import parse_account, parse_int, parse_timestamp, parse_transaction_key
 from hedera_history.api.query import Query, only, operator, page_limit, single
 from hedera_history.api.reference_routes import not_served_reason
 from hedera_history.api.render import render_transactions, timestamp
@@ -41,11 +34,12 @@ def get_transactions(get_reader: Callable[[], HistoryReader], key: str, query: Q
     only(query, {"nonce", "scheduled"})
     found: list[StoredTransaction] = []
     nonce_text, scheduled = last_value(query, "nonce"), last_value(query, "scheduled")
-    if is_hash(key):
-        stored = get_reader().transaction_by_hash(parse_hash(key))
+    transaction_key = parse_transaction_key(key, "transaction id")
+    if isinstance(transaction_key, bytes):
+        stored = get_reader().transaction_by_hash(transaction_key)
         found = [stored] if stored is not None else []
     else:
-        payer, valid_start = parse_transaction_id(key, "transaction id")
+        payer, valid_start = transaction_key
         nonce = None if nonce_text is None else parse_int(nonce_text, "nonce", maximum=2**31 - 1)
         if scheduled not in (None, "true", "false"):
             raise InvalidParamsError("scheduled must be true or false")

@@ -21,18 +21,8 @@ from google.cloud import storage
 from google.cloud.storage import exceptions as storage_exceptions
 from google.cloud.storage.retry import DEFAULT_RETRY
 
-from hedera_history.errors import (
-    ObjectNotFoundError,
-    ObjectTooLargeError,
-    SourceError,
-    SourceUnavailableError,
-)
-from hedera_history.sources.base import (
-    DEFAULT_MAX_OBJECT_BYTES,
-    RETRYABLE_HTTP_STATUS,
-    ObjectInfo,
-    normalize_prefix,
-)
+from hedera_history.errors import ObjectNotFoundError, ObjectTooLargeError, SourceError, SourceUnavailableError
+from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, RETRYABLE_HTTP_STATUS, ObjectInfo, normalize_prefix
 
 if TYPE_CHECKING:
     from hedera_history.config import Settings

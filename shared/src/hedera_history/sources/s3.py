@@ -23,18 +23,8 @@ from botocore.exceptions import (
 )
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from hedera_history.errors import (
-    ObjectNotFoundError,
-    ObjectTooLargeError,
-    SourceError,
-    SourceUnavailableError,
-)
-from hedera_history.sources.base import (
-    DEFAULT_MAX_OBJECT_BYTES,
-    RETRYABLE_HTTP_STATUS,
-    ObjectInfo,
-    normalize_prefix,
-)
+from hedera_history.errors import ObjectNotFoundError, ObjectTooLargeError, SourceError, SourceUnavailableError
+from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, RETRYABLE_HTTP_STATUS, ObjectInfo, normalize_prefix
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
