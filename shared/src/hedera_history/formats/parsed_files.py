@@ -101,16 +101,27 @@ class RecordFile:
     @property
     def previous_hash(self) -> bytes:
         """What the predecessor must have ended with."""
-        value = self.start_running_hash if self.version >= 5 else self.previous_file_hash
-        assert value is not None
-        return value
+        return previous_link(self.version, self.start_running_hash, self.previous_file_hash)
 
     @property
     def hash(self) -> bytes:
         """What the successor must name as its ``previous_hash``."""
-        value = self.end_running_hash if self.version >= 5 else self.file_hash
-        assert value is not None
-        return value
+        return own_link(self.version, self.end_running_hash, self.file_hash)
+
+
+def previous_link(version: int, start_running_hash: bytes | None, previous_file_hash: bytes | None) -> bytes:
+    """What a record file names as its predecessor's end: the start running hash from V5 on, the
+    previous file hash before."""
+    value = start_running_hash if version >= 5 else previous_file_hash
+    assert value is not None
+    return value
+
+
+def own_link(version: int, end_running_hash: bytes | None, file_hash: bytes) -> bytes:
+    """What a record file's successor must name: its end running hash from V5 on, its file hash before."""
+    value = end_running_hash if version >= 5 else file_hash
+    assert value is not None
+    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errors import ConfigError, GeneratorError
 from hedera_history.formats.names import StreamFileName
+from hedera_history.formats.parsed_files import own_link, previous_link
 from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity, object_path
 
 NS_PER_SECOND = 1_000_000_000
@@ -265,14 +266,12 @@ class GeneratedPeriod:
     @property
     def previous_hash(self) -> bytes:
         """What this file says its predecessor ended with."""
-        value = self.start_running_hash if self.version >= 5 else self.previous_file_hash
-        assert value is not None
-        return value
+        return previous_link(self.version, self.start_running_hash, self.previous_file_hash)
 
     @property
     def hash(self) -> bytes:
         """What the next file must name: the end running hash (V5, V6) or the file hash (V1, V2)."""
-        return self.end_running_hash if self.end_running_hash is not None else self.file_hash
+        return own_link(self.version, self.end_running_hash, self.file_hash)
 
 
 @dataclass(frozen=True)
