@@ -1,14 +1,18 @@
-"""Where one period's time goes through ingest and the store's decoding, in one process.
+"""Where one period's time goes through ingest and the store calls, in one process, and its critical
+path now that the work is spread over store calls by item range.
 
 A generated period (``--transactions`` items, ``--nodes`` nodes, sidecars) is written to a temporary
 folder and taken through the steps the ingest function runs on it, each timed in CPU seconds of
 this thread (the machine may be busy): reading the files (the stand-in for the bucket download),
 verifying the period (gunzip, parsing, every node's RSA signature, the file and running hashes),
-building the rows, encoding them as the batch's row messages, splitting the batch into Cardinal
-messages; then what the store function does before writing: decoding each message's sub-batch and
-its rows. Bigtable writes and Pub/Sub are not here: ``bench.e2e_bench`` prints the writer's rate
-into the emulator beside the end-to-end one. ``--profile`` adds cProfile's top functions of the
-verification by own time.
+building the block-level rows and cutting the items into ranges (``store.rows.split_block``),
+encoding the batch's messages, splitting the batch into Cardinal messages. Then what each store
+call does before writing, one message at a time: decoding a sub-batch's rows, or decoding an item
+range and building its rows (``store.rows.range_rows``). The critical path is ingest's part plus
+the largest store call's (the store calls run at once on as many instances); beside it, the same
+work done in one call. Bigtable writes and Pub/Sub are not here: ``bench.e2e_bench`` prints the
+writer's rate into the emulator beside the end-to-end one. ``--profile`` adds cProfile's top
+functions of the verification by own time.
 """
 
 from __future__ import annotations
@@ -19,18 +23,21 @@ import pstats
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from hedera_history.books.parse import parse_address_book
 from hedera_history.cardinal import avro_schemas
+from hedera_history.cardinal.messages import BatchMsg, WireMessage, decode_message
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.pipeline.publish import block_for_stream, pipeline_routing
 from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.store.range_codec import decode_item_range, is_range_key
 from hedera_history.store.row_codec import decode_row_message
-from hedera_history.store.rows import block_to_rows
+from hedera_history.store.rows import range_rows, split_block
 from hedera_history.verify.period import check_period
 
 T = TypeVar("T")
@@ -76,36 +83,66 @@ def main(argv: Sequence[str] | None = None) -> None:
         report = step("verify: gunzip, parse, signatures, hashes", verify, steps)
         block = report.block  # type: ignore[attr-defined]
         assert block is not None, report.error  # type: ignore[attr-defined]
-        rows = step("build rows (block_to_rows)", lambda: block_to_rows(block, settings), steps)
-        published = step("encode row messages (block_for_stream)", lambda: block_for_stream(block, rows), steps)
+        split = step("block-level rows, items in ranges (split_block)", lambda: split_block(block, settings), steps)
+        published = step("encode messages (block_for_stream)", lambda: block_for_stream(block, split), steps)
         producer = BatchProducer(pipeline_routing())
         by_topic = step("split into Cardinal messages (produce)", lambda: producer.produce(published.batch), steps)
         messages = [m for topic in by_topic.values() for m in topic]
-
-        def decode() -> int:
-            count = 0
-            for message in messages:
-                if message.key[:1] != b"\x02":
-                    continue
-                record = avro_schemas.decode_sub_batch_record(message.value)
-                for key, value in record["updates"].items():
-                    decode_row_message(key, value)
-                    count += 1
-            return count
-
-        decoded = step("store: decode sub-batches and rows", decode, steps)
+        calls = [store_call(message) for message in messages]
 
     items = len(block.record.items)
+    ranges = [call for call in calls if call.ranges]
     print(f"one period: {items} items, {args.nodes} nodes, {size / 1e6:.1f} MB of stream files for the period")
-    print(f"  {len(rows.rows)} rows, {len(messages)} messages, {sum(len(m.value) for m in messages) / 1e6:.1f} MB")
-    print(f"  store decoded {decoded} row messages")
-    total = sum(seconds for _, seconds in steps)
+    print(
+        f"  {len(split.block_rows.rows)} block-level rows and {len(split.ranges)} item ranges; "
+        f"{len(messages)} messages, {sum(len(m.value) for m in messages) / 1e6:.1f} MB"
+    )
+    print(f"  the store calls build or decode {sum(call.rows for call in calls)} rows")
+    ingest = sum(seconds for _, seconds in steps)
+    print("ingest, one call:")
     for name, seconds in steps:
-        print(f"  {name:<48} {seconds:6.2f} s CPU ({seconds / total:4.0%})")
-    print(f"  {'total':<48} {total:6.2f} s CPU")
+        print(f"  {name:<48} {seconds:6.2f} s CPU ({seconds / ingest:4.0%})")
+    print(f"  {'total':<48} {ingest:6.2f} s CPU")
+    store = sum(call.seconds for call in calls)
+    largest = max(calls, key=lambda call: call.seconds)
+    print(f"store, {len(calls)} calls (one per message):")
+    print(f"  {'decode rows of the block-level sub-batches':<48} {store - sum(c.seconds for c in ranges):6.2f} s CPU")
+    print(
+        f"  {'decode item ranges and build their rows':<48} {sum(c.seconds for c in ranges):6.2f} s CPU "
+        f"({len(ranges)} calls, the largest {max((c.seconds for c in ranges), default=0):.2f} s)"
+    )
+    path = ingest + largest.seconds
+    whole = ingest + store
+    label = f"critical path: ingest + the largest store call ({largest.rows} rows)"
+    print(f"{label:<58} {path:6.2f} s CPU")
+    print(f"{'the same work in one call':<58} {whole:6.2f} s CPU (path / one call: {path / whole:.2f})")
     if profiler is not None:
         print("verification, top functions by own time:")
         pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
+
+
+@dataclass(frozen=True)
+class StoreCall:
+    seconds: float
+    """CPU seconds of the call before its writes."""
+    rows: int
+    ranges: int
+
+
+def store_call(message: WireMessage) -> StoreCall:
+    """What a store call does with ``message`` before writing: its rows decoded or built."""
+    started = time.thread_time()
+    rows = ranges = 0
+    decoded = decode_message(message)
+    if isinstance(decoded, BatchMsg) and is_range_key(decoded.key):
+        rows += len(range_rows(decode_item_range(decoded.key, decoded.value)))
+        ranges += 1
+    elif message.key[:1] == b"\x02":
+        record = avro_schemas.decode_sub_batch_record(message.value)
+        for key, value in record["updates"].items():
+            decode_row_message(key, value)
+            rows += 1
+    return StoreCall(time.thread_time() - started, rows, ranges)
 
 
 if __name__ == "__main__":

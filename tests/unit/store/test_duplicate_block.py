@@ -20,7 +20,7 @@ from hedera_history.pipeline.store import BigtableBlockSink
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.duplicates import DuplicateBlock, parse_duplicate_blocks
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.rows import block_to_rows, signature_row
+from hedera_history.store.rows import block_to_rows, signature_row, split_block
 from hedera_history.store.schema import HISTORY_TABLES
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.stream import verify_stream
@@ -135,7 +135,7 @@ def test_stream_sink_backfill_and_single_process_write_identical_cells(
     writer = BlockWriter(streamed, settings)
     sink = BigtableBlockSink(writer)
     for block in reversed(blocks):
-        published = block_for_stream(block, block_to_rows(block, settings))
+        published = block_for_stream(block, split_block(block, settings))
         writer.write_rows(published.signature_rows)
         sink.write(published.batch.hash, published.batch.updates, ())
         sink.finish(block_header(block))

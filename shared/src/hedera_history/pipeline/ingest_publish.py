@@ -12,7 +12,7 @@ from hedera_history.pipeline.publish import block_for_stream
 from hedera_history.pipeline.state_cells import Published
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.chaintime import block_time_ns
-from hedera_history.store.rows import block_to_rows
+from hedera_history.store.rows import split_block
 from hedera_history.transport.message import OutgoingMessage
 
 
@@ -46,7 +46,7 @@ def publish_verified(ctx: IngestContext, progress: PeriodProgress, block: Verifi
 def publish_batch(ctx: IngestContext, block: VerifiedBlock) -> int:
     """Write the block's signature cells and publish its Cardinal batch (the same bytes every time:
     publishing again is harmless). Returns the number of messages."""
-    stream = block_for_stream(block, block_to_rows(block, ctx.settings))
+    stream = block_for_stream(block, split_block(block, ctx.settings))
     write_block_cells(ctx, list(stream.signature_rows))
     messages = [
         OutgoingMessage(topic, message.key, message.value)

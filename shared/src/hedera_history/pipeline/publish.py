@@ -6,10 +6,14 @@ its sidecars determine. Which nodes' signatures an instance has seen depends on 
 the signature cells travel apart: the ingest function writes them straight into the block row,
 one cell per node (a set that only grows, and converges with what a backfill writes).
 
-Keys are ``<table>/<row key>`` (see ``store.row_codec``); every table is its own prefix and
-travels as one sub-batch; the sidecar table has a topic of its own. The completion row travels as
-``completion/<block row key>``: the store function stages it and writes it into the block row
-only when the whole batch has arrived (``pipeline.store_sink``).
+The block-level rows (header, items row, sidecars: ``store.rows.split_block``) travel as rows,
+keys ``<table>/<row key>`` (see ``store.row_codec``); every table is its own prefix and travels as
+one sub-batch; the sidecar table has a topic of its own. The items travel as ranges
+(``range/<block row key>/<first index>``, see ``store.range_codec``), one message each, so that
+each store call builds and writes the rows of one range and a period's work spreads over as many
+calls as it has ranges. The completion row travels as ``completion/<block row key>``: the store
+function stages it and writes it into the block row only when the whole batch has arrived
+(``pipeline.store``).
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from dataclasses import dataclass
 from hedera_history.block import VerifiedBlock
 from hedera_history.block_identity import block_header
 from hedera_history.cardinal.chain_blocks import Block
-from hedera_history.cardinal.routing import PrefixRoute, Routing
+from hedera_history.cardinal.routing import Delivery, PrefixRoute, Routing
 from hedera_history.store import schema as s
-from hedera_history.store.model import BlockRows, Row
+from hedera_history.store.model import Row
+from hedera_history.store.range_codec import RANGE_PREFIX, encode_item_range, range_key
 from hedera_history.store.row_codec import SEPARATOR, encode_row_value, message_key
+from hedera_history.store.rows import SplitBlock
 from hedera_history.transport import topics
 
 COMPLETION_PREFIX = "completion"
@@ -30,11 +36,13 @@ COMPLETION_PREFIX = "completion"
 
 
 def pipeline_routing() -> Routing:
-    """History tables on the history topic, sidecars on their own; one sub-batch per table."""
+    """History tables on the history topic, sidecars on their own; one sub-batch per table, one
+    message per item range."""
     routes = [
         PrefixRoute(table + SEPARATOR, topics.SIDECARS if table == s.SIDECARS else topics.HISTORY)
         for table in s.HISTORY_TABLES
     ]
+    routes.append(PrefixRoute(RANGE_PREFIX + SEPARATOR, topics.HISTORY, Delivery.PER_KEY))
     routes.append(PrefixRoute(COMPLETION_PREFIX + SEPARATOR, topics.HISTORY))
     return Routing(topics.HISTORY, tuple(routes))
 
@@ -47,7 +55,8 @@ class PublishedBlock:
     """The signature cells this producer verified (written directly, not published)."""
 
 
-def block_for_stream(block: VerifiedBlock, rows: BlockRows) -> PublishedBlock:
+def block_for_stream(block: VerifiedBlock, split: SplitBlock) -> PublishedBlock:
+    rows = split.block_rows
     updates: dict[str, bytes] = {}
     signature_rows: list[Row] = []
     for row in rows.rows:
@@ -58,6 +67,8 @@ def block_for_stream(block: VerifiedBlock, rows: BlockRows) -> PublishedBlock:
                 signature_rows.append(Row(row.table, row.key, signatures))
             published = Row(row.table, row.key, tuple(c for c in row.cells if c.family != s.BLOCK_SIGNATURE_FAMILY))
         updates[message_key(published)] = encode_row_value(published)
+    for item_range in split.ranges:
+        updates[range_key(item_range)] = encode_item_range(item_range)
     staged = Row(COMPLETION_PREFIX, rows.completion.key, rows.completion.cells)
     updates[message_key(staged)] = encode_row_value(staged)
     header = block_header(block)

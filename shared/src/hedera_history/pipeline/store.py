@@ -1,8 +1,9 @@
 """What the store function does with one delivered message: the stateless Cardinal consumer over
 Bigtable, writing the rows a batch carries and, once the whole batch is in, the completion cell.
 
-The sink writes every row as it arrives (idempotent: same cells, same timestamps). The staged
-completion row (``completion/<block row key>``, see ``pipeline.publish``) is parked in the
+A message carries rows, or an item range whose rows the sink builds (``store.rows.range_rows``):
+the range messages of one period go to as many calls. The sink writes every row as it arrives
+(idempotent: same cells, same timestamps). The staged completion row (``completion/<block row key>``, see ``pipeline.publish``) is parked in the
 tracking table under ``completion/<block hash hex>`` and copied into the block row by ``finish``,
 which the tracker calls exactly when every message of the batch has been recorded — so a block
 becomes visible only after all of its rows have landed, whatever order the messages came in.
@@ -30,7 +31,9 @@ from hedera_history.pipeline.publish import COMPLETION_PREFIX
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import RowQuery, StoredRow
 from hedera_history.store.model import Cell, Row
+from hedera_history.store.range_codec import decode_item_range, is_range_key
 from hedera_history.store.row_codec import decode_row_message
+from hedera_history.store.rows import range_rows
 from hedera_history.store.writer import BlockWriter
 from hedera_history.transport.message import REPLAYS_ATTRIBUTE, ReceivedMessage
 
@@ -50,6 +53,9 @@ class BigtableBlockSink:
     def write(self, block_hash: bytes, updates: Mapping[str, bytes], deletes: Collection[str]) -> None:
         rows: list[Row] = []
         for key, value in updates.items():
+            if is_range_key(key):
+                rows.extend(range_rows(decode_item_range(key, value)))
+                continue
             row = decode_row_message(key, value)
             if row.table == COMPLETION_PREFIX:
                 rows.append(_staged_row(block_hash, key, value))
