@@ -80,3 +80,34 @@ def local_stream(directory: Path, settings: Settings) -> LocalStream:
         max_decompressed=settings.max_decompressed_bytes,
     )
     return LocalStream(periods, book, numbering)
+
+
+def local_stream_arguments(command: Callable[..., Any]) -> Callable[..., Any]:
+    """DIR and ``--address-book``, for commands that read a stream from a folder."""
+    command = click.option(
+        "--address-book",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="NodeAddressBook file (0.0.102) in force at the first period [HEDERA_HISTORY_ADDRESS_BOOK].",
+    )(command)
+    return click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))(command)
+
+
+def local_stream_settings(
+    address_book: Path | None,
+    start_block: int | None,
+    sidecars: bool | None,
+    network: str | None,
+    block_pin: str | None,
+    **more: Any,
+) -> Settings:
+    """The settings for reading a folder's stream: the environment's, then the flags given
+    (``more``: other settings' flags, by setting name)."""
+    return Settings.from_env(
+        address_book=str(address_book) if address_book else None,
+        start_block=start_block,
+        sidecars_enabled=sidecars,
+        network=network,
+        block_pin=block_pin,
+        **more,
+    )

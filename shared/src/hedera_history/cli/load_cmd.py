@@ -9,21 +9,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
-from hedera_history.cli.common import local_stream, network_options
-from hedera_history.config import Settings
+from hedera_history.cli.common import local_stream, local_stream_arguments, local_stream_settings, network_options
 from hedera_history.pipeline.local_load import LoadReport, load_periods
 from hedera_history.store.bigtable_client import open_admin_instance, open_gateway
 from hedera_history.store.schema import ensure_tables
 
 
 @click.command("load")
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--address-book",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="NodeAddressBook file (0.0.102) in force at the first period [HEDERA_HISTORY_ADDRESS_BOOK].",
-)
+@local_stream_arguments
 @click.option("--project", default=None, help="Google Cloud project [GOOGLE_CLOUD_PROJECT].")
 @click.option("--instance", default=None, help="Bigtable instance id [HEDERA_HISTORY_BIGTABLE_INSTANCE].")
 @click.option("--table-prefix", default=None, help="Prefix of every table id [HEDERA_HISTORY_TABLE_PREFIX].")
@@ -69,15 +62,15 @@ def load(
     broken (reported under "chain problems"). Exits 0 only when every period verified and every
     verified block was written completely. Writing again is safe: it rewrites identical cells.
     """
-    settings = Settings.from_env(
-        address_book=str(address_book) if address_book else None,
+    settings = local_stream_settings(
+        address_book,
+        start_block,
+        sidecars,
+        network,
+        block_pin,
         project=project,
         bigtable_instance=instance,
         table_prefix=table_prefix,
-        start_block=start_block,
-        sidecars_enabled=sidecars,
-        network=network,
-        block_pin=block_pin,
     )
     ratio = consensus_ratio_of(consensus_ratio, settings)
     stream = local_stream(directory, settings)

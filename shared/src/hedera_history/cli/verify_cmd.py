@@ -9,21 +9,14 @@ from typing import Any
 import click
 
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
-from hedera_history.cli.common import local_stream, network_options
-from hedera_history.config import Settings
+from hedera_history.cli.common import local_stream, local_stream_arguments, local_stream_settings, network_options
 from hedera_history.formats.hashing import hex_or_none
 from hedera_history.pipeline.local_load import verify_numbered
 from hedera_history.verify.stream import PeriodResult
 
 
 @click.command("verify")
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option(
-    "--address-book",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="NodeAddressBook file (0.0.102) in force at the first period [HEDERA_HISTORY_ADDRESS_BOOK].",
-)
+@local_stream_arguments
 @click.option(
     "--consensus-ratio",
     default=None,
@@ -59,13 +52,7 @@ def verify(
 
     Exits 0 only when every period verified.
     """
-    settings = Settings.from_env(
-        address_book=str(address_book) if address_book else None,
-        start_block=start_block,
-        sidecars_enabled=sidecars,
-        network=network,
-        block_pin=block_pin,
-    )
+    settings = local_stream_settings(address_book, start_block, sidecars, network, block_pin)
     ratio = consensus_ratio_of(consensus_ratio, settings)
     stream = local_stream(directory, settings)
     periods, book, numbering = stream.periods, stream.book, stream.numbering
