@@ -8,7 +8,9 @@ prints exactly which cells would change, ``apply`` writes them. See docs/errata.
 
 from __future__ import annotations
 
+import functools
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +146,47 @@ _verify_options = [
 ]
 
 
-def _with_verify_options(function: Any) -> Any:
+@dataclass(frozen=True)
+class _Submission:
+    """An errata file put to judgement: the file, its node signatures and who may ratify it."""
+
+    file: Path
+    address_book: Path | None
+    signatures: tuple[str, ...]
+    council_keys: str | None
+    council_threshold: int | None
+
+    def settings(self) -> Settings:
+        return Settings.from_env(
+            address_book=str(self.address_book) if self.address_book else None,
+            errata_council_keys=self.council_keys,
+            errata_council_threshold=self.council_threshold,
+        )
+
+    def judge(self, settings: Settings) -> Verdict:
+        book = load_address_book(settings.address_book)
+        data = self.file.read_bytes()
+        signatures = _explicit_signatures(self.signatures) if self.signatures else _signatures_beside(self.file)
+        return judge_errata(data, self.file.name, signatures, book, CouncilPolicy.from_settings(settings))
+
+
+def _with_verify_options(command: Any) -> Any:
+    """The verify options, handed to ``command`` as one ``submission``."""
+
+    @functools.wraps(command)
+    def with_submission(
+        *args: Any,
+        file: Path,
+        address_book: Path | None,
+        signatures: tuple[str, ...],
+        council_keys: str | None,
+        council_threshold: int | None,
+        **kwargs: Any,
+    ) -> Any:
+        submission = _Submission(file, address_book, signatures, council_keys, council_threshold)
+        return command(*args, submission=submission, **kwargs)
+
+    function: Any = with_submission
     for option in reversed(_verify_options):
         function = option(function)
     return function
@@ -153,18 +195,9 @@ def _with_verify_options(function: Any) -> Any:
 @errata.command("verify")
 @_with_verify_options
 @click.pass_context
-def verify(
-    ctx: click.Context,
-    *,
-    file: Path,
-    address_book: Path | None,
-    signatures: tuple[str, ...],
-    council_keys: str | None,
-    council_threshold: int | None,
-) -> None:
+def verify(ctx: click.Context, *, submission: _Submission) -> None:
     """Judge FILE: council super-majority and node stake; exit 1 when it would be refused."""
-    settings = _settings(address_book, council_keys, council_threshold)
-    verdict = _judge(file, settings, signatures)
+    verdict = submission.judge(submission.settings())
     console = Console()
     _print_verdict(console, verdict)
     if not verdict.accepted:
@@ -181,11 +214,7 @@ def verify(
 def apply(
     ctx: click.Context,
     *,
-    file: Path,
-    address_book: Path | None,
-    signatures: tuple[str, ...],
-    council_keys: str | None,
-    council_threshold: int | None,
+    submission: _Submission,
     dry_run: bool,
     project: str | None,
     instance: str | None,
@@ -196,7 +225,7 @@ def apply(
     from hedera_history.errata.cell_changes import plan_errata  # noqa: PLC0415
     from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
 
-    settings = _settings(address_book, council_keys, council_threshold).with_(
+    settings = submission.settings().with_(
         **{
             k: v
             for k, v in {"project": project, "bigtable_instance": instance, "table_prefix": table_prefix}.items()
@@ -204,7 +233,7 @@ def apply(
         }
     )
     console = Console()
-    verdict = _judge(file, settings, signatures)
+    verdict = submission.judge(settings)
     _print_verdict(console, verdict)
     if not verdict.accepted or verdict.errata is None:
         ctx.exit(1)
@@ -300,21 +329,6 @@ def _block_range(text: str) -> tuple[int, int]:
     if not (first.isdigit() and (not sep or last.isdigit())):
         raise click.UsageError(f"--blocks takes FIRST-LAST, got {text!r}")
     return int(first), int(last or first)
-
-
-def _settings(address_book: Path | None, council_keys: str | None, council_threshold: int | None) -> Settings:
-    return Settings.from_env(
-        address_book=str(address_book) if address_book else None,
-        errata_council_keys=council_keys,
-        errata_council_threshold=council_threshold,
-    )
-
-
-def _judge(file: Path, settings: Settings, signature_options: tuple[str, ...]) -> Verdict:
-    book = load_address_book(settings.address_book)
-    data = file.read_bytes()
-    signatures = _explicit_signatures(signature_options) if signature_options else _signatures_beside(file)
-    return judge_errata(data, file.name, signatures, book, CouncilPolicy.from_settings(settings))
 
 
 def _explicit_signatures(options: tuple[str, ...]) -> dict[NodeIdentity, SignatureFile | HistoryError]:
