@@ -4,7 +4,10 @@
   functions' entry points) never imports tooling, so the function sources are built without it;
 - ``formats`` and ``verify`` (``deploy.layers.PURE``) reach nothing that does I/O, through any
   chain of imports;
-- the subpackages import each other one way only: no cycle.
+- the subpackages import each other one way only: no cycle;
+- the deployed entry points (the Dataproc job, ``functions/*/main.py``) reach, through any chain of
+  imports, no tooling module and neither of the command line's libraries (click, rich): the backfill
+  image and the function sources are built without them.
 
 Lazy imports inside functions count as much as those at the top of a module.
 """
@@ -72,9 +75,15 @@ IO_MODULES = (
     "py4j",
 )
 """Standard and third-party modules that reach the outside world or the environment."""
+COMMAND_LINE_LIBRARIES = ("click", "rich")
+"""Third-party libraries only the command line imports (left out of the backfill image and the functions)."""
+DATAPROC_JOB = PACKAGE_DIR + "/backfill/dataproc_job.py"
 
 SOURCES = working_tree_sources()
 LIBRARY = {module_of(source.path): source for source in SOURCES if source.path.startswith(PACKAGE_DIR)}
+DEPLOYED_ENTRY_POINTS = [
+    source for source in SOURCES if source.path == DATAPROC_JOB or package_of(source.path) == "functions"
+]
 
 
 def _node(module: str) -> str:
@@ -161,3 +170,42 @@ def test_packages_import_each_other_one_way() -> None:
     except graphlib.CycleError as e:
         cycle = e.args[1]
         pytest.fail("packages import each other in a cycle: " + " -> ".join(cycle))
+
+
+def import_closure(entry: SourceFile) -> tuple[dict[str, str], dict[str, str]]:
+    """What ``entry`` reaches through any chain of imports: the project modules and the outside
+    modules (standard and third-party), each mapped to the module that imported it first."""
+    reached: dict[str, str] = {}
+    outside: dict[str, str] = {}
+    todo = [entry]
+    while todo:
+        source = todo.pop()
+        importer = source.path
+        for name in imported_modules(source):
+            target = _project_module(name)
+            if target is None:
+                outside.setdefault(name, importer)
+                continue
+            for module in _with_parents(target):
+                if module not in reached:
+                    reached[module] = importer
+                    todo.append(LIBRARY[module])
+    return reached, outside
+
+
+def test_the_deployed_entry_points_are_read() -> None:
+    paths = {source.path for source in DEPLOYED_ENTRY_POINTS}
+    assert DATAPROC_JOB in paths
+    assert {"functions/follow/main.py", "functions/ingest/main.py", "functions/query/main.py"} <= paths
+
+
+@pytest.mark.parametrize("entry", DEPLOYED_ENTRY_POINTS, ids=lambda source: source.path)
+def test_deployed_entry_points_reach_no_tooling_and_no_command_line_library(entry: SourceFile) -> None:
+    reached, outside = import_closure(entry)
+    assert len(reached) > 5  # the closure is followed, not just the entry's own imports
+    tooling = sorted(f"{module} (imported by {by})" for module, by in reached.items() if _node(module) in TOOLING)
+    libraries = sorted(
+        f"{name} (imported by {by})" for name, by in outside.items() if name.split(".")[0] in COMMAND_LINE_LIBRARIES
+    )
+    assert not tooling, f"{entry.path} reaches tooling: {tooling}"
+    assert not libraries, f"{entry.path} reaches the command line's libraries: {libraries}"

@@ -255,6 +255,15 @@ class BlockNumberNotKnownError(ConfigError, Transient):
     """
 
 
+class JobArgumentError(ConfigError):
+    """A backfill job's arguments are missing, malformed or contradict each other: a usage error,
+    named by the ``option`` at fault when there is one."""
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
+
+
 class BackfillError(HistoryError):
     """A backfill run could not finish: a Spark job failed, or the plan cannot be carried out."""
 

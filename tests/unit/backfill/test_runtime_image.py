@@ -52,6 +52,40 @@ def test_the_image_lock_is_resolved_for_the_runtimes_python_and_fits_pyproject()
     assert {"hiero-sdk-python", "protobuf"} <= set(pins)
     # The runtime mounts Spark: neither it nor its gateway may come with the image.
     assert not {"pyspark", "py4j"} & set(pins)
+    # The job runs no command line and serves no function: their libraries stay out.
+    assert not {"click", "rich", "functions-framework", "flask", "google-cloud-pubsub"} & set(pins)
+
+
+IMPORTED_AS = {
+    "hiero-sdk-python": "hiero_sdk_python",
+    "protobuf": "google.protobuf",
+    "cryptography": "cryptography",
+    "google-cloud-bigtable": "google.cloud.bigtable",
+    "google-cloud-pubsub": "google.cloud.pubsub_v1",
+    "google-cloud-storage": "google.cloud.storage",
+    "functions-framework": "functions_framework",
+    "cloudevents": "cloudevents",
+    "fastavro": "fastavro",
+    "click": "click",
+    "rich": "rich",
+    "boto3": "boto3",
+}
+"""Each direct dependency of pyproject.toml by the module the project imports it as."""
+
+
+def test_the_image_installs_exactly_the_dependencies_the_job_imports():
+    from tests.unit.test_layers import DATAPROC_JOB, SOURCES, import_closure  # noqa: PLC0415
+
+    dependencies = {canonicalize_name(Requirement(text).name) for text in _pyproject()["project"]["dependencies"]}
+    assert set(IMPORTED_AS) == dependencies
+    (job,) = [source for source in SOURCES if source.path == DATAPROC_JOB]
+    _, outside = import_closure(job)
+    imported = {
+        name
+        for name, module in IMPORTED_AS.items()
+        if any(found == module or found.startswith(module + ".") for found in outside)
+    }
+    assert dependencies - lock.NOT_IN_THE_BACKFILL_IMAGE == imported
 
 
 def test_the_image_lock_is_stale_when_the_runtimes_python_changes(tmp_path, monkeypatch):
@@ -126,7 +160,7 @@ def test_batches_may_pull_the_image_and_the_template_names_it():
 
 
 def test_the_job_file_ships_in_the_package():
-    from hedera_history.cli import main  # noqa: PLC0415
+    from hedera_history.backfill import job_spec  # noqa: PLC0415
     from hedera_history.deploy import dataproc  # noqa: PLC0415
 
-    assert dataproc.JOB_FILE.is_file() and dataproc.JOB_FILE.parent == Path(main.__file__).parent
+    assert dataproc.JOB_FILE.is_file() and dataproc.JOB_FILE.parent == Path(job_spec.__file__).parent

@@ -1,6 +1,6 @@
-"""What the wheel leaves out (``deploy.build.NOT_IN_THE_WHEEL``) the Dataproc job never imports:
-``hedera-history backfill run`` parses its arguments in an interpreter where importing that
-tooling fails."""
+"""The Dataproc job runs on what the image holds: the wheel (no tooling, ``deploy.build.NOT_IN_THE_WHEEL``)
+and the image's requirements (no click, no rich). It reads its arguments in an interpreter where
+importing any of those fails."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 from hedera_history.deploy.build import NOT_IN_THE_WHEEL
+from hedera_history.deploy.layers import TOOLING
 
 from tests.unit.deploy.infra import REPO
 
@@ -17,26 +18,24 @@ _WITHOUT_TOOLING = textwrap.dedent(
     import importlib.abc
     import sys
 
-    LEFT_OUT = tuple("hedera_history." + name for name in sys.argv[1].split(","))
+    LEFT_OUT = (*("hedera_history." + name for name in sys.argv[1].split(",")), "click", "rich")
 
     class LeftOut(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path=None, target=None):
             if name in LEFT_OUT or name.startswith(tuple(package + "." for package in LEFT_OUT)):
-                raise ModuleNotFoundError(f"{name} is not in the wheel")
+                raise ModuleNotFoundError(f"{name} is not in the image")
             return None
 
     sys.meta_path.insert(0, LeftOut())
-    sys.argv = ["hedera-history", "backfill", "run", "--help"]
-    import hedera_history.cli.dataproc_job
-    from hedera_history.cli.main import main
+    from hedera_history.backfill.dataproc_job import run
 
-    main()
+    sys.exit(run(["--help"]))
     """
 )
 
 
 def test_the_dataproc_job_runs_without_the_tooling_the_wheel_leaves_out() -> None:
-    assert set(NOT_IN_THE_WHEEL) == {"deploy", "gen", "localstack"}
+    assert set(NOT_IN_THE_WHEEL) == set(TOOLING) == {"cli", "deploy", "gen", "localstack"}
     result = subprocess.run(
         [sys.executable, "-c", _WITHOUT_TOOLING, ",".join(NOT_IN_THE_WHEEL)],
         cwd=REPO,

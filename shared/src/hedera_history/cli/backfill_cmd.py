@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,46 +20,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from hedera_history import logs
+from hedera_history.backfill import job_spec
+from hedera_history.backfill.job_spec import LAYOUTS, JobArguments
 from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.backfill.runtime import RUNTIME_VERSION as DATAPROC_RUNTIME
-from hedera_history.cli.common import bootstrap_book_location, network_options
-from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
-from hedera_history.config import Settings
-from hedera_history.errors import ConfigError
-from hedera_history.formats.stream_paths import BucketLayout
-from hedera_history.networks import network_named
-from hedera_history.sources.period_files import StreamLocation
-from hedera_history.times import parse_time
-
-LAYOUTS = {"account": BucketLayout.ACCOUNT, "node-id": BucketLayout.NODE_ID}
-
-# (parameter name, flag) of every ``run`` option that ``submit`` passes on to the job.
-_FORWARDED_FLAGS = (
-    ("address_book", "--address-book"),
-    ("start", "--start"),
-    ("end", "--end"),
-    ("first_block", "--first-block"),
-    ("last_block", "--last-block"),
-    ("layout", "--layout"),
-    ("network", "--network"),
-    ("network_folder", "--network-folder"),
-    ("block_pin", "--block-pin"),
-    ("shard", "--shard"),
-    ("partitions", "--partitions"),
-    ("periods_per_partition", "--periods-per-partition"),
-    ("project", "--project"),
-    ("instance", "--instance"),
-    ("table_prefix", "--table-prefix"),
-    ("consensus_ratio", "--consensus-ratio"),
-    ("start_block", "--start-block"),
-    ("requester_pays_project", "--requester-pays-project"),
-)
-_FORWARDED_SWITCHES = (
-    ("reprocess", "--reprocess", None),
-    ("sidecars", "--sidecars", "--no-sidecars"),
-    ("s3_requester_pays", "--s3-requester-pays", "--no-s3-requester-pays"),
-    ("create_tables", "--create-tables", "--no-create-tables"),
-)
+from hedera_history.cli.common import network_options
+from hedera_history.errors import JobArgumentError
 
 
 def _job_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -170,38 +137,20 @@ def run(ctx: click.Context, /, **params: Any) -> None:
     Periods already complete are skipped unless --reprocess; a run that stopped goes on where it
     stopped. Exits 0 only when every period verified and was written and every link checked out.
     """
-    from hedera_history.backfill.driver import run_backfill  # noqa: PLC0415 (Spark loads only here)
-    from hedera_history.backfill.spark import spark_executor, spark_session  # noqa: PLC0415
-    from hedera_history.sources.base import open_source  # noqa: PLC0415
-    from hedera_history.store.bigtable_client import open_admin_instance, open_gateway  # noqa: PLC0415
-    from hedera_history.store.schema import ensure_tables  # noqa: PLC0415
+    from hedera_history.backfill.launch import launch_backfill  # noqa: PLC0415 (Spark loads only here)
 
     job = _job(params)
-    settings = job.settings
     if params["local"] is None:
         # On a cluster nobody watches a progress bar: the driver logs JSON lines instead.
-        logs.configure("backfill", settings.log_level)
-    if params["create_tables"]:
-        ensure_tables(open_admin_instance(settings), settings)
+        logs.configure("backfill", job.settings.log_level)
     console = Console(stderr=True)
-    from pyspark.sql import SparkSession  # noqa: PLC0415
-
-    existing = SparkSession.getActiveSession()
-    spark = spark_session(params["local"])
-    gateway = open_gateway(settings)
-    try:
-        with Progress(*_columns(), console=console, transient=True) as progress:
-            report = run_backfill(
-                job,
-                spark_executor(spark, job),
-                gateway=gateway,
-                source=open_source(job.source_url, settings),
-                listener=_ProgressListener(progress),
-            )
-    finally:
-        gateway.close()
-        if existing is None and params["local"] is not None:
-            spark.stop()
+    with Progress(*_columns(), console=console, transient=True) as progress:
+        report = launch_backfill(
+            job,
+            local_cores=params["local"],
+            create_tables=params["create_tables"],
+            listener=_ProgressListener(progress),
+        )
     data = report.to_json()
     if params["report_path"] is not None:
         params["report_path"].write_text(json.dumps(data, indent=1) + "\n")
@@ -267,20 +216,23 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
     """
     from hedera_history.deploy import dataproc  # noqa: PLC0415
 
-    _apply_env(params["env"])
-    settings = _settings(params)
-    staging = params["staging_url"] or settings.dataproc_staging_url
-    if not staging:
-        raise click.UsageError("a staging location is needed: --staging-url gs://bucket/prefix")
-    start = _parse_time(params["start"], "--start")
-    _parse_time(params["end"], "--end")
-    _source_url(params, settings)
-    book = params["address_book"] or bootstrap_book_location(settings, start)
+    args = JobArguments.from_params(params)
+    with _usage_errors():
+        job_spec.apply_env(args)
+        settings = job_spec.job_settings(args)
+        staging = params["staging_url"] or settings.dataproc_staging_url
+        if not staging:
+            raise click.UsageError("a staging location is needed: --staging-url gs://bucket/prefix")
+        start = job_spec.job_time(args.start, "--start")
+        job_spec.job_time(args.end, "--end")
+        job_spec.source_url(args, settings)
+        properties = job_spec.key_values(params["properties"], "--property")
+    book = job_spec.book_location(args, settings, start)
     local_book = Path(book) if book and "://" not in book else None
     if local_book is not None and not local_book.is_file():
         raise click.UsageError(f"no address book at {local_book}")
-    job_args = [*_forwarded_args(params), *dataproc.forwarded_environment(os.environ)]
-    if book and not params["address_book"]:
+    job_args = [*job_spec.forwarded_args(args), *dataproc.forwarded_environment(os.environ)]
+    if book and not args.address_book:
         job_args += ["--address-book", book]
     cluster = params["cluster"]
     image = ""
@@ -310,7 +262,7 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
             batch_id=params["batch_id"] or dataproc.new_batch_id(),
             wheel=wheel,
             address_book=local_book,
-            properties=_key_values(params["properties"], "--property"),
+            properties=properties,
         )
         if dry_run:
             if wheel is not None:
@@ -328,102 +280,24 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
 
 
 def _job(params: dict[str, Any]) -> BackfillJob:
-    _apply_env(params["env"])
-    settings = _settings(params)
-    preset = network_named(settings.network)
-    layout = LAYOUTS[params["layout"]] if params["layout"] else preset.layout if preset else BucketLayout.ACCOUNT
-    folder = params["network_folder"] or (preset.node_id_folder if preset else "")
-    if layout is BucketLayout.NODE_ID and not folder:
-        raise click.UsageError("the node-id layout needs --network-folder (the first folder) or a --network preset")
-    start, end = _parse_time(params["start"], "--start"), _parse_time(params["end"], "--end")
-    if end <= start:
-        raise click.UsageError("--end must be after --start")
-    return BackfillJob(
-        source_url=_source_url(params, settings),
-        location=StreamLocation(layout, "", folder, params["shard"]),
-        settings=settings,
-        book=_read_address_book(params["address_book"] or bootstrap_book_location(settings, start), settings),
-        start_ns=start,
-        end_ns=end,
-        ratio=consensus_ratio_of(params["consensus_ratio"], settings),
-        first_block=params["first_block"],
-        last_block=params["last_block"],
-        reprocess=params["reprocess"],
-        partitions=params["partitions"],
-        fail_after_blocks=params.get("fail_after_blocks"),
-    )
-
-
-def _settings(params: dict[str, Any]) -> Settings:
-    return Settings.from_env(
-        project=params["project"],
-        bigtable_instance=params["instance"],
-        table_prefix=params["table_prefix"],
-        start_block=params["start_block"],
-        sidecars_enabled=params["sidecars"],
-        requester_pays_project=params["requester_pays_project"],
-        s3_requester_pays=params["s3_requester_pays"],
-        backfill_periods_per_partition=params["periods_per_partition"],
-        network=params["network"],
-        block_pin=params["block_pin"],
-    )
-
-
-def _source_url(params: dict[str, Any], settings: Settings) -> str:
-    """SOURCE, or the network preset's bucket on GCS."""
-    if params["source"]:
-        return str(params["source"])
-    if network_named(settings.network) is None:
-        raise click.UsageError("SOURCE is needed (gs://, s3:// or a directory) unless --network names a preset")
-    prefix = settings.stream_prefix.strip("/")
-    return f"gs://{settings.stream_bucket}" + (f"/{prefix}" if prefix else "")
-
-
-def _apply_env(pairs: tuple[str, ...]) -> None:
-    os.environ.update(_key_values(pairs, "--env"))
-
-
-def _key_values(pairs: tuple[str, ...], option: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise click.UsageError(f"{option} takes KEY=VALUE, got {pair!r}")
-        out[key] = value
-    return out
+    with _usage_errors():
+        return job_spec.build_job(JobArguments.from_params(params))
 
 
 def _parse_time(text: str, option: str) -> int:
+    with _usage_errors():
+        return job_spec.job_time(text, option)
+
+
+@contextmanager
+def _usage_errors() -> Iterator[None]:
+    """The library's complaints about a job's arguments, shown as click's usage errors (exit 2)."""
     try:
-        return parse_time(text)
-    except ConfigError as e:
-        raise click.BadParameter(str(e), param_hint=option) from e
-
-
-def _read_address_book(location: str, settings: Settings) -> bytes:
-    """The bootstrap book's bytes from a path or a gs:// / s3:// URL (checked to parse)."""
-    from hedera_history.books.parse import parse_address_book  # noqa: PLC0415
-    from hedera_history.sources.address_book_file import read_address_book_bytes  # noqa: PLC0415
-
-    if not location:
-        raise click.UsageError("an address book is needed: --address-book FILE|URL or HEDERA_HISTORY_ADDRESS_BOOK")
-    data = read_address_book_bytes(location, settings)
-    parse_address_book(data, location)
-    return data
-
-
-def _forwarded_args(params: dict[str, Any]) -> list[str]:
-    args = [params["source"]] if params["source"] else []
-    for name, flag in _FORWARDED_FLAGS:
-        if params.get(name) not in (None, ""):
-            args += [flag, str(params[name])]
-    for name, on, off in _FORWARDED_SWITCHES:
-        value = params.get(name)
-        if value is True:
-            args.append(on)
-        elif value is False and off is not None:
-            args.append(off)
-    return args
+        yield
+    except JobArgumentError as e:
+        if e.option is not None:
+            raise click.BadParameter(e.reason, param_hint=e.option) from e
+        raise click.UsageError(e.reason) from e
 
 
 class _ProgressListener:

@@ -11,11 +11,10 @@ from typing import Any
 import click
 
 from hedera_history.books.address_book import AddressBook
-from hedera_history.books.bootstrap import bootstrap_location
 from hedera_history.config import Settings
-from hedera_history.networks import NAMES, network_named
+from hedera_history.networks import NAMES
 from hedera_history.networks.block_numbers import BlockPin
-from hedera_history.sources.address_book_file import read_address_book
+from hedera_history.sources.address_book_file import bootstrap_book_location, read_address_book
 from hedera_history.sources.local_periods import LocalPeriod, find_local_periods
 from hedera_history.verify.block_pin import Numbering, numbering_for
 from hedera_history.verify.consensus import parse_consensus_ratio
@@ -49,13 +48,6 @@ def network_options(command: Callable[..., Any]) -> Callable[..., Any]:
         help="Network preset: bucket, layout, requester pays, bootstrap book and block pin, each unless "
         "given explicitly; custom presets nothing [HEDERA_HISTORY_NETWORK].",
     )(command)
-
-
-def bootstrap_book_location(settings: Settings, at_ns: int | None) -> str:
-    """The configured book; when it is the network preset's own, the preset's book for a start at
-    ``at_ns`` (the mirror node switches to a newer packaged book from its time on)."""
-    preset = network_named(settings.network)
-    return bootstrap_location(settings.address_book, preset.books if preset is not None else None, at_ns)
 
 
 @dataclass(frozen=True)

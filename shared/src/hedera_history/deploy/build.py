@@ -38,9 +38,9 @@ PACKAGE = Path("shared/src/hedera_history")
 NOT_SHIPPED_TO_FUNCTIONS = (*TOOLING, "backfill")
 """Subpackages no function imports: the tooling (no runtime module imports it) and the backfill
 (``tests/integration/deploy`` imports every function without them)."""
-NOT_IN_THE_WHEEL = tuple(name for name in TOOLING if name != "cli")
-"""Tooling the wheel leaves out: Dataproc runs ``hedera-history backfill run`` (``cli/dataproc_job.py``),
-so the command line ships and nothing else of the tooling does (``tests/unit/deploy/test_wheel_job.py``)."""
+NOT_IN_THE_WHEEL = TOOLING
+"""The wheel is the runtime only: Dataproc runs ``backfill/dataproc_job.py``, which imports no tooling
+(``tests/unit/test_layers.py``, ``tests/unit/deploy/test_wheel_job.py``)."""
 STREAM_SETTING = "stream_bucket"
 """A function reading this setting reads the stream bucket, which may be on S3."""
 
@@ -71,7 +71,7 @@ def sources_of(functions: Iterable[FunctionSpec] = FUNCTIONS) -> dict[str, tuple
 
 def build_wheel(root: Path, out_dir: Path) -> Path:
     """Build the project wheel (no dependencies) into ``out_dir`` from a staged copy of its inputs,
-    the runtime and the command line (not :data:`NOT_IN_THE_WHEEL`): what the backfill runs on Dataproc."""
+    the runtime alone (not :data:`NOT_IN_THE_WHEEL`): what the backfill runs on Dataproc."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="hedera-history-wheel-") as staging_name:
         staging = Path(staging_name)

@@ -2,9 +2,9 @@
 
 What is submitted:
 
-- ``hedera_history/cli/dataproc_job.py`` (from the installed package: no checkout needed) as the
-  main Python file: it runs ``hedera-history backfill run`` with the job's arguments, against the
-  master Dataproc configured;
+- ``hedera_history/backfill/dataproc_job.py`` (from the installed package: no checkout needed) as
+  the main Python file: it runs the job its arguments describe (the flags of ``hedera-history backfill
+  run``, :mod:`hedera_history.backfill.job_spec`) against the master Dataproc configured;
 - for a Serverless batch, the custom container image that holds the project and its pinned
   dependencies (dataproc-image/, built by Cloud Build): Dataproc's own images lack
   ``hiero-sdk-python`` and protobuf 7, so a batch without it is refused (:class:`BackfillImageError`);
@@ -36,7 +36,7 @@ from hedera_history.deploy.repo_paths import repository_root
 from hedera_history.errors import BackfillError, BackfillImageError, ConfigError
 from hedera_history.sources.base import open_sink, parse_url
 
-JOB_FILE = Path(__file__).resolve().parent.parent / "cli" / "dataproc_job.py"
+JOB_FILE = Path(__file__).resolve().parent.parent / "backfill" / "dataproc_job.py"
 """The main Python file, as installed with the package (named by path: it is uploaded, never imported
 here, and the command line imports this module)."""
 WHEEL_NAME = f"hedera_history-{__version__}-py3-none-any.whl"
@@ -141,7 +141,7 @@ def plan_submission(
     address_book: Path | None = None,
     properties: Mapping[str, str] | None = None,
 ) -> SubmitPlan:
-    """Everything one submission does; ``job_args`` are ``backfill run`` flags (no ``--local``).
+    """Everything one submission does; ``job_args`` are the job's flags (``job_spec.forwarded_args``).
 
     A Serverless batch needs the target's ``container_image`` (:class:`BackfillImageError`
     without it); a cluster needs the ``wheel``, which a batch takes only to run other code than its

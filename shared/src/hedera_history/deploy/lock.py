@@ -6,8 +6,9 @@ x86-64, each pinned with the hashes of all its distributions and annotated with 
 
 - ``functions/requirements.lock`` for the functions' runtime (Python 3.11);
 - ``dataproc-image/requirements.lock`` for the backfill's container image, resolved for the Python
-  of the pinned Dataproc runtime (:mod:`hedera_history.backfill.runtime`); pyspark is not in it, as
-  the runtime mounts Spark into the container.
+  of the pinned Dataproc runtime (:mod:`hedera_history.backfill.runtime`) from the dependencies the
+  Dataproc job imports (:data:`NOT_IN_THE_BACKFILL_IMAGE` left out: the command line's, the
+  functions' and the broker's); pyspark is not in it, as the runtime mounts Spark into the container.
 
 Each lock's header records a digest of the dependency list and of the Python it was resolved for,
 so a changed ``pyproject.toml`` (or runtime) with a stale lock fails ``make test`` offline
@@ -28,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -50,6 +52,15 @@ class LockTarget:
     title: str
     """``hedera-history <title> lock`` in the header."""
     pinned_for: str
+    left_out: frozenset[str] = frozenset()
+    """Canonical names of ``pyproject.toml`` dependencies this target does not install."""
+
+
+NOT_IN_THE_BACKFILL_IMAGE = frozenset(
+    {"click", "rich", "functions-framework", "cloudevents", "google-cloud-pubsub", "fastavro"}
+)
+"""Direct dependencies the Dataproc job never imports (``tests/unit/backfill/test_runtime_image.py``
+reads its imports): the command line's, the functions' framework and the broker's."""
 
 
 FUNCTIONS = LockTarget(
@@ -63,6 +74,7 @@ BACKFILL_IMAGE = LockTarget(
     runtime.PYTHON_VERSION,
     "backfill image",
     f"the backfill's container image (Dataproc Serverless runtime {runtime.RUNTIME_VERSION})",
+    NOT_IN_THE_BACKFILL_IMAGE,
 )
 TARGETS = (FUNCTIONS, BACKFILL_IMAGE)
 LOCK_FILE = FUNCTIONS.file
@@ -114,6 +126,18 @@ class Lock:
 def project_dependencies(root: Path) -> list[str]:
     with (root / "pyproject.toml").open("rb") as file:
         return list(tomllib.load(file)["project"]["dependencies"])
+
+
+def target_dependencies(root: Path, target: LockTarget) -> list[str]:
+    """The ``pyproject.toml`` dependencies ``target`` installs, as written."""
+    return [text for text in project_dependencies(root) if _requirement_name(text) not in target.left_out]
+
+
+def _requirement_name(text: str) -> str:
+    try:
+        return canonicalize_name(Requirement(text).name)
+    except InvalidRequirement:
+        return text  # lock_problems reports it
 
 
 def dependencies_digest(dependencies: Iterable[str], target: LockTarget = FUNCTIONS) -> str:
@@ -175,7 +199,7 @@ def read_lock(root: Path, target: LockTarget = FUNCTIONS) -> Lock:
 def lock_problems(root: Path, target: LockTarget = FUNCTIONS) -> list[str]:
     """What makes ``target``'s lock unfit for the current ``pyproject.toml`` (empty: it fits)."""
     lock = read_lock(root, target)
-    dependencies = project_dependencies(root)
+    dependencies = target_dependencies(root, target)
     problems = []
     if lock.digest != dependencies_digest(dependencies, target):
         problems.append(
@@ -220,13 +244,38 @@ def all_lock_problems(root: Path) -> list[str]:
 
 
 def generate_lock(root: Path, target: LockTarget = FUNCTIONS) -> Path:
-    """Resolve ``pyproject.toml``'s dependencies for ``target``'s Python into its lock file."""
-    uv = _uv()
+    """Resolve ``pyproject.toml``'s dependencies (those ``target`` installs) for its Python into its lock file."""
+    dependencies = target_dependencies(root, target)
+    with tempfile.TemporaryDirectory(prefix="hedera-history-lock-") as scratch:
+        source = "pyproject.toml"
+        if target.left_out:
+            source = str(Path(scratch) / "requirements.in")
+            Path(source).write_text("\n".join(dependencies) + "\n")
+        # Annotated as pyproject.toml's own, not by the throw-away input's path.
+        result = _compile(root, source, target).replace(f"-r {source}", f"{PROJECT} (pyproject.toml)")
+    digest = dependencies_digest(dependencies, target)
+    via = "pyproject.toml [project] dependencies" + (
+        f" less {', '.join(sorted(target.left_out))}" if target.left_out else ""
+    )
+    header = (
+        f"# hedera-history {target.title} lock: pinned, hashed requirements of {target.pinned_for} "
+        "(`hedera-history deploy lock`).\n"
+        f"# Resolved for Python {target.python_version} on {PLATFORM} from {via}.\n"
+        f"# dependencies sha256={digest}\n"
+    )
+    path = root / target.file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(header + result)
+    return path
+
+
+def _compile(root: Path, source: str, target: LockTarget) -> str:
+    """``uv pip compile`` of ``source`` (a requirements file or pyproject.toml) for ``target``'s Python."""
     command = [
-        uv,
+        _uv(),
         "pip",
         "compile",
-        "pyproject.toml",
+        source,
         "--generate-hashes",
         "--no-header",
         "--annotation-style",
@@ -239,17 +288,7 @@ def generate_lock(root: Path, target: LockTarget = FUNCTIONS) -> Path:
     result = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise BuildError(f"uv pip compile failed ({result.returncode}): {result.stderr.strip()[-2000:]}")
-    digest = dependencies_digest(project_dependencies(root), target)
-    header = (
-        f"# hedera-history {target.title} lock: pinned, hashed requirements of {target.pinned_for} "
-        "(`hedera-history deploy lock`).\n"
-        f"# Resolved for Python {target.python_version} on {PLATFORM} from pyproject.toml [project] dependencies.\n"
-        f"# dependencies sha256={digest}\n"
-    )
-    path = root / target.file
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(header + result.stdout)
-    return path
+    return result.stdout
 
 
 def _uv() -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from hedera_history.books.address_book import AddressBook
+from hedera_history.books.bootstrap import bootstrap_location
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError, SourceError
+from hedera_history.networks import network_named
 from hedera_history.sources.base import open_source
 
 
@@ -34,3 +36,10 @@ def read_address_book_bytes(location: str, settings: Settings) -> bytes:
     except OSError as e:
         raise ConfigError(f"cannot read the address book: {e}", file=location) from e
     return data
+
+
+def bootstrap_book_location(settings: Settings, at_ns: int | None) -> str:
+    """The configured book; when it is the network preset's own, the preset's book for a start at
+    ``at_ns`` (the mirror node switches to a newer packaged book from its time on)."""
+    preset = network_named(settings.network)
+    return bootstrap_location(settings.address_book, preset.books if preset is not None else None, at_ns)

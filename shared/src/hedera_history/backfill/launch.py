@@ -1,0 +1,46 @@
+"""Run a backfill job on Spark: the tables first, a session, the driver, everything closed after.
+
+``hedera-history backfill run`` and the Dataproc job both come here with a built
+:class:`~hedera_history.backfill.partition_messages.BackfillJob`; only what they show differs.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import SparkSession
+
+from hedera_history.backfill.driver import BackfillListener, run_backfill
+from hedera_history.backfill.partition_messages import BackfillJob
+from hedera_history.backfill.report import BackfillReport
+from hedera_history.backfill.spark import spark_executor, spark_session
+from hedera_history.sources.base import open_source
+from hedera_history.store.bigtable_client import open_admin_instance, open_gateway
+from hedera_history.store.schema import ensure_tables
+
+
+def launch_backfill(
+    job: BackfillJob,
+    *,
+    local_cores: str | None = None,
+    create_tables: bool = True,
+    listener: BackfillListener | None = None,
+) -> BackfillReport:
+    """Run ``job``: in Spark local mode with ``local_cores`` (``"*"``: every core), else on the master
+    ``spark-submit`` configured. A local session this call started is stopped at the end."""
+    settings = job.settings
+    if create_tables:
+        ensure_tables(open_admin_instance(settings), settings)
+    existing = SparkSession.getActiveSession()
+    spark = spark_session(local_cores)
+    gateway = open_gateway(settings)
+    try:
+        return run_backfill(
+            job,
+            spark_executor(spark, job),
+            gateway=gateway,
+            source=open_source(job.source_url, settings),
+            listener=listener,
+        )
+    finally:
+        gateway.close()
+        if existing is None and local_cores is not None:
+            spark.stop()
