@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
-from hedera_history.gen.config_and_output import LAYOUT_NAMES
+from hedera_history.gen.config_and_output import LAYOUT_NAMES, StreamShape
 from hedera_history.gen.live_schedule import LiveConfig
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
 
@@ -154,6 +154,15 @@ def generate(
     settings = Settings.from_env(start_block=start_block, sidecars_enabled=sidecars)
     if settings.start_block < 0:
         raise ConfigError(f"start block must not be negative, got {settings.start_block}")
+    shape = StreamShape(
+        nodes=nodes,
+        transactions=transactions,
+        sidecars=settings.sidecars_enabled,
+        seed=seed,
+        layout=LAYOUT_NAMES[layout],
+        network=network,
+        start_block=settings.start_block,
+    )
     if live:
         if eras or duplicate_block is not None or stake_updates or signers:
             raise ConfigError(
@@ -162,13 +171,7 @@ def generate(
         from hedera_history.cli import generate_live  # noqa: PLC0415
 
         live_config = LiveConfig(
-            nodes=nodes,
-            transactions=transactions,
-            sidecars=settings.sidecars_enabled,
-            seed=seed,
-            layout=LAYOUT_NAMES[layout],
-            network=network,
-            start_block=settings.start_block,
+            **shape.shape(),
             period_seconds=period_seconds,
             periods=periods,
             rotate_key=rotate_key,
@@ -186,14 +189,8 @@ def generate(
     if periods is None:
         periods = sum(count for _, count in era_list) if era_list is not None else 10
     config = GeneratorConfig(
-        nodes=nodes,
+        **shape.shape(),
         periods=periods,
-        transactions=transactions,
-        sidecars=settings.sidecars_enabled,
-        seed=seed,
-        layout=LAYOUT_NAMES[layout],
-        network=network,
-        start_block=settings.start_block,
         rotate_key=rotate_key,
         eras=era_list,
         duplicate_block_at=duplicate_block,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
@@ -32,11 +32,10 @@ def _period_table(value: PeriodTable | Mapping[int, tuple[int, ...]]) -> PeriodT
 
 
 @dataclass(frozen=True)
-class GeneratorConfig:
-    """Everything that decides a generated stream; equal configs give byte-identical streams."""
+class StreamShape:
+    """What a generated stream and a live network playing one share: nodes, items and names."""
 
     nodes: int = 4
-    periods: int = 10
     transactions: int = 20
     """Record stream items per period (child records and duplicates included)."""
     sidecars: bool = True
@@ -45,6 +44,17 @@ class GeneratorConfig:
     network: str = "demo"
     """First folder of the node-id layout."""
     start_block: int = 0
+
+    def shape(self) -> dict[str, Any]:
+        """These fields by name, to build another config of the same stream."""
+        return {f.name: getattr(self, f.name) for f in fields(StreamShape)}
+
+
+@dataclass(frozen=True)
+class GeneratorConfig(StreamShape):
+    """Everything that decides a generated stream; equal configs give byte-identical streams."""
+
+    periods: int = 10
     hapi_version: tuple[int, int, int] = (0, 56, 0)
     period_seconds: float = 2
     """Period length; a fraction of a second is allowed (live playback in tests)."""

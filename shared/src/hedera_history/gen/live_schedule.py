@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from hedera_history.errors import ConfigError
-from hedera_history.formats.stream_paths import BucketLayout
-from hedera_history.gen.config_and_output import FIRST_NODE_ACCOUNT, MAX_NODES, GeneratorConfig
+from hedera_history.gen.config_and_output import FIRST_NODE_ACCOUNT, MAX_NODES, GeneratorConfig, StreamShape
 
 _DERIVATION = "hedera-history/gen/live/v1"
 UNBOUNDED_PERIODS = 1_000_000_000
@@ -40,16 +39,9 @@ class UploadKind(Enum):
 
 
 @dataclass(frozen=True)
-class LiveConfig:
+class LiveConfig(StreamShape):
     """A network to play live: the generated stream's shape and how its nodes upload."""
 
-    nodes: int = 4
-    transactions: int = 20
-    sidecars: bool = True
-    seed: int = 0
-    layout: BucketLayout = BucketLayout.ACCOUNT
-    network: str = "demo"
-    start_block: int = 0
     period_seconds: float = 2.0
     periods: int | None = None
     """Periods to play; None: until stopped."""
@@ -114,14 +106,8 @@ class LiveConfig:
     def generator_config(self, start_time_ns: int) -> GeneratorConfig:
         """The generated stream: its first period starts at ``start_time_ns``."""
         return GeneratorConfig(
-            nodes=self.nodes,
+            **self.shape(),
             periods=self.periods if self.periods is not None else UNBOUNDED_PERIODS,
-            transactions=self.transactions,
-            sidecars=self.sidecars,
-            seed=self.seed,
-            layout=self.layout,
-            network=self.network,
-            start_block=self.start_block,
             period_seconds=self.period_seconds,
             start_time_ns=start_time_ns,
             rotate_key=self.rotate_key and self.periods is not None,
