@@ -18,10 +18,12 @@ The tracker also keeps the node stakes in force (``NodeStakeUpdate`` transaction
 :mod:`hedera_history.books.stakes`): they take effect after their block the same way, and
 :attr:`AddressBookTracker.consensus_book` is the book in force weighted by them.
 
-Every keeper of books goes through :meth:`AddressBookTracker.apply`: the stream verifier
+Every keeper of books goes through :class:`AddressBookTracker`: the stream verifier
 (``verify.stream``, also inside each backfill task) with a block's changes read from its items,
 the stream's keeper (``pipeline.address_books``) with the same changes read back from its
-``change/`` rows. Their states persist in one encoding (:class:`hedera_history.books.codec.BookState`).
+``change/`` rows, and a proof's trust chain (``proofs.chain``) with the changes of each proven step,
+strictly (an append must follow an update the chain showed). The keepers' states persist in one
+encoding (:class:`hedera_history.books.codec.BookState`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from hedera_history import hapi
 from hedera_history.books.address_book import AddressBook
 from hedera_history.books.parse import parse_or_none
 from hedera_history.books.stakes import NodeStakes, stake_update, weigh
-from hedera_history.errors import CorruptFileError
+from hedera_history.errors import AddressBookError, CorruptFileError
 from hedera_history.formats.parsed_files import RecordFile, RecordItem
 from hedera_history.formats.transactions import transaction_body
 
@@ -127,13 +129,20 @@ class AddressBookTracker:
         self.stakes = stakes
         return stakes
 
-    def apply_changes(self, changes: Iterable[FileChange], name: str) -> AddressBook | None:
-        """Apply one block's file changes (from :meth:`file_changes`); the new book in force, if it changed."""
+    def apply_changes(self, changes: Iterable[FileChange], name: str, *, strict: bool = False) -> AddressBook | None:
+        """Apply one block's file changes (from :meth:`file_changes`); the new book in force, if it changed.
+
+        An append to contents never seen cannot give a whole book: it is skipped (the stream may
+        start in the middle of an update and its appends), or with ``strict`` refused
+        (:class:`~hedera_history.errors.AddressBookError`; a proof's chain must show the update).
+        """
         touched: set[int] = set()
         for change in changes:
             if change.is_append:
                 if change.file_num not in self.contents:
-                    continue  # an append to contents we never saw cannot give a whole book
+                    if strict:
+                        raise AddressBookError(f"appends to 0.0.{change.file_num} before any update of it", file=name)
+                    continue
                 self.contents[change.file_num] += change.contents
             else:
                 self.contents[change.file_num] = change.contents

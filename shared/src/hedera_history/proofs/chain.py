@@ -1,10 +1,13 @@
 """The book and stakes in force as a proof's trust chain advances, step by step.
 
 A step is a proven block whose items change file 0.0.102 (a successful FileUpdate replaces its
-contents, a FileAppend appends to them) or the node stakes (a successful NodeStakeUpdate). After
-each step the contents of 0.0.102 are parsed; when they make a usable book other than the one in
-force, it is in force for what follows (as ``books.updates`` does block by block).
-The verifier runs this; the builders run it too, to pick the signatures the verifier will weigh.
+contents, a FileAppend appends to them) or the node stakes (a successful NodeStakeUpdate). The
+rules of those changes are ``books.updates``'s, the tracker every keeper of books shares: which item
+changes 0.0.102 (:func:`~hedera_history.books.updates.book_file_change`), and how a block's changes
+put a book and stakes in force (:class:`~hedera_history.books.updates.AddressBookTracker`). The chain
+applies them strictly, on top: an append needs an update the chain showed, and a step must change
+the book's contents or the stakes in force. The verifier runs this; the builders run it too, to
+pick the signatures the verifier will weigh.
 """
 
 from __future__ import annotations
@@ -16,9 +19,8 @@ from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.books.address_book import AddressBook
-from hedera_history.books.parse import parse_address_book
-from hedera_history.books.stakes import NodeStakes, stake_update, weigh
-from hedera_history.books.updates import NODE_DETAILS_FILE
+from hedera_history.books.stakes import NodeStakes, stake_update
+from hedera_history.books.updates import NODE_DETAILS_FILE, AddressBookTracker, FileChange, book_file_change
 from hedera_history.errors import AddressBookError, CorruptFileError, ProofBookError, ProofFormatError
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.formats.transactions import transaction_body
@@ -46,35 +48,44 @@ def chain_change(item: RecordItem, name: str = "") -> ChainChange | None:
         raise ProofFormatError(f"a chain item's record does not decode: {e}") from e
     if record.receipt.status != _SUCCESS:
         return None
-    kind = body.WhichOneof("data")
-    if kind in ("fileUpdate", "fileAppend"):
-        operation = body.fileUpdate if kind == "fileUpdate" else body.fileAppend
-        file_id = operation.fileID
-        if (file_id.shardNum, file_id.realmNum, file_id.fileNum) != (0, 0, NODE_DETAILS_FILE):
-            return None
-        if kind == "fileUpdate" and not operation.contents:
-            return None  # expiry, keys or memo only
-        return ChainChange(contents=bytes(operation.contents), is_append=kind == "fileAppend")
+    change = book_file_change(body)
+    if change is not None:
+        # 0.0.101 changes no key a proof weighs.
+        return ChainChange(contents=change.contents, is_append=change.is_append) if _is_node_details(change) else None
     stakes = stake_update(body)
     return None if stakes is None else ChainChange(stakes=stakes)
 
 
+def _is_node_details(change: FileChange) -> bool:
+    return change.file_num == NODE_DETAILS_FILE
+
+
 class BookChain:
-    """The verifier's state: the book, the 0.0.102 contents and the stakes in force."""
+    """The verifier's state: the book, the 0.0.102 contents and the stakes in force (a tracker's)."""
 
     def __init__(self, book: AddressBook) -> None:
-        self.book = book
-        self.stakes: NodeStakes | None = None
-        self.contents: bytes | None = None
+        self.tracker = AddressBookTracker(book)
         self.last_consensus_ns = 0
         self.last_block_number: int | None = None
         self.book_updates = 0
         self.stake_updates = 0
 
     @property
+    def book(self) -> AddressBook:
+        return self.tracker.book
+
+    @property
+    def stakes(self) -> NodeStakes | None:
+        return self.tracker.stakes
+
+    @property
+    def contents(self) -> bytes | None:
+        return self.tracker.contents.get(NODE_DETAILS_FILE)
+
+    @property
     def consensus_book(self) -> AddressBook:
         """The book in force weighted by the stakes in force (``books.stakes.weigh``)."""
-        return weigh(self.book, self.stakes)
+        return self.tracker.consensus_book
 
     def check_after(self, items: Sequence[RecordItem], block_number: int | None, what: str) -> None:
         """``items`` (proven) come after everything the chain has applied."""
@@ -91,7 +102,7 @@ class BookChain:
     def apply_step(self, items: Sequence[RecordItem], block_number: int | None, what: str) -> None:
         """Apply one proven step; ProofBookError when it changes nothing or cannot apply."""
         self.check_after(items, block_number, what)
-        changed = False
+        files: list[FileChange] = []
         stakes: NodeStakes | None = None
         for item in items:
             change = chain_change(item, what)
@@ -99,27 +110,18 @@ class BookChain:
                 continue
             if change.stakes is not None:
                 stakes = change.stakes
-            elif change.is_append:
-                if self.contents is None:
-                    raise ProofBookError(f"{what}: appends to 0.0.102 before any update of it in the chain")
-                self.contents += change.contents or b""
-                changed = True
             else:
-                self.contents = change.contents
-                changed = True
-        if stakes is not None and stakes != self.stakes:
-            self.stakes = stakes
+                files.append(FileChange(NODE_DETAILS_FILE, change.contents or b"", change.is_append))
+        if self.tracker.apply_stakes(stakes) is not None:
             self.stake_updates += 1
-        elif not changed:
+        elif not files:
             raise ProofBookError(f"{what}: changes neither the book nor the stakes in force")
-        if changed and self.contents is not None:
-            try:
-                book = parse_address_book(self.contents, f"0.0.{NODE_DETAILS_FILE} after {what}")
-            except AddressBookError:
-                book = None  # not whole yet: an append to come completes it
-            if book is not None and book != self.book:
-                self.book = book
-                self.book_updates += 1
+        try:
+            changed = self.tracker.apply_changes(files, what, strict=True)
+        except AddressBookError as e:
+            raise ProofBookError(f"{what}: {e.reason} in the chain") from e
+        if changed is not None:
+            self.book_updates += 1
         self.last_consensus_ns = max(item.consensus_ns for item in items)
         if block_number is not None:
             self.last_block_number = block_number
