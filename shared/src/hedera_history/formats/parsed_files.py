@@ -54,8 +54,34 @@ class SidecarMetadata:
     hash: bytes
 
 
+class ChainLinked:
+    """A record file's two links in the chain of files, from its version and hashes: from V5 on
+    the start and end running hashes, before that the previous file hash and its own hash."""
+
+    __slots__ = ()
+    version: int
+    file_hash: bytes
+    start_running_hash: bytes | None
+    end_running_hash: bytes | None
+    previous_file_hash: bytes | None
+
+    @property
+    def previous_hash(self) -> bytes:
+        """What the predecessor must have ended with."""
+        value = self.start_running_hash if self.version >= 5 else self.previous_file_hash
+        assert value is not None
+        return value
+
+    @property
+    def hash(self) -> bytes:
+        """What the successor must name as its ``previous_hash``."""
+        value = self.end_running_hash if self.version >= 5 else self.file_hash
+        assert value is not None
+        return value
+
+
 @dataclass(frozen=True, slots=True)
-class RecordFile:
+class RecordFile(ChainLinked):
     """A parsed record file of any version (1, 2, 5 or 6).
 
     Chain links: ``previous_hash`` is what this file says its predecessor ended with and
@@ -97,31 +123,6 @@ class RecordFile:
     @property
     def consensus_end(self) -> int:
         return self.items[-1].consensus_ns if self.items else 0
-
-    @property
-    def previous_hash(self) -> bytes:
-        """What the predecessor must have ended with."""
-        return previous_link(self.version, self.start_running_hash, self.previous_file_hash)
-
-    @property
-    def hash(self) -> bytes:
-        """What the successor must name as its ``previous_hash``."""
-        return own_link(self.version, self.end_running_hash, self.file_hash)
-
-
-def previous_link(version: int, start_running_hash: bytes | None, previous_file_hash: bytes | None) -> bytes:
-    """What a record file names as its predecessor's end: the start running hash from V5 on, the
-    previous file hash before."""
-    value = start_running_hash if version >= 5 else previous_file_hash
-    assert value is not None
-    return value
-
-
-def own_link(version: int, end_running_hash: bytes | None, file_hash: bytes) -> bytes:
-    """What a record file's successor must name: its end running hash from V5 on, its file hash before."""
-    value = end_running_hash if version >= 5 else file_hash
-    assert value is not None
-    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errors import ConfigError, GeneratorError
 from hedera_history.formats.names import StreamFileName
-from hedera_history.formats.parsed_files import own_link, previous_link
+from hedera_history.formats.parsed_files import ChainLinked
 from hedera_history.formats.stream_paths import BucketLayout, NodeIdentity, object_path
 
 NS_PER_SECOND = 1_000_000_000
@@ -250,7 +250,7 @@ class GeneratedSidecar:
 
 
 @dataclass(frozen=True, slots=True)
-class GeneratedPeriod:
+class GeneratedPeriod(ChainLinked):
     """One period (block) as every honest node wrote it."""
 
     index: int
@@ -272,16 +272,6 @@ class GeneratedPeriod:
     version: int = 6
     previous_file_hash: bytes | None = None
     """V1 and V2 only: the hash of the file before, as this file names it."""
-
-    @property
-    def previous_hash(self) -> bytes:
-        """What this file says its predecessor ended with."""
-        return previous_link(self.version, self.start_running_hash, self.previous_file_hash)
-
-    @property
-    def hash(self) -> bytes:
-        """What the next file must name: the end running hash (V5, V6) or the file hash (V1, V2)."""
-        return own_link(self.version, self.end_running_hash, self.file_hash)
 
 
 @dataclass(frozen=True)
