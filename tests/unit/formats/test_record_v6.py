@@ -137,7 +137,7 @@ def test_items_field_with_another_wire_type_is_an_unknown_field() -> None:
 
 
 @pytest.mark.parametrize("encoding", ["canonical", "record first", "unknown fields", "non-minimal length"])
-def test_raw_view_and_wire_walk_agree(monkeypatch: pytest.MonkeyPatch, encoding: str) -> None:
+def test_compiled_walk_raw_view_and_wire_walk_agree(monkeypatch: pytest.MonkeyPatch, encoding: str) -> None:
     item = ITEMS[1]
     length = len(item.transaction)
     encoded = {
@@ -151,9 +151,11 @@ def test_raw_view_and_wire_walk_agree(monkeypatch: pytest.MonkeyPatch, encoding:
     }[encoding]
     content = write_v6_content(ITEMS[:2], start=START, item_bytes=[v6_item_bytes(ITEMS[0]), encoded])
     either = _parse(content)
+    monkeypatch.setattr(v6_items, "compiled_item_lists", None)
+    raw = _parse(content)
     monkeypatch.setattr(v6_items, "raw_item_bytes", lambda content, name: None)
     walked = _parse(content)
-    assert walked == either
+    assert walked == raw == either
     assert walked.computed_end_running_hash == walked.end_running_hash
 
 

@@ -1,8 +1,8 @@
 """Record file V6: int32 6, then a ``RecordStreamFile`` protobuf (already decompressed here).
 
 upb parses the whole message once (which also checks every nested message); the items' exact
-bytes and consensus times come from ``v6_items`` and the running hash is recomputed over those
-bytes.
+bytes and consensus times come from ``v6_items`` (compiled or Python) and the running hash is
+recomputed over those bytes.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, TruncatedFileError
 from hedera_history.formats.hashing import HASH_SIZE, running_hash_over, v6_metadata_hash
 from hedera_history.formats.parsed_files import ItemBytes, RecordFile, SidecarMetadata
-from hedera_history.formats.v6_items import consensus_times, item_bytes, record_items
+from hedera_history.formats.v6_items import item_columns, record_items
 from hedera_history.formats.wire import length_delimited, varint, varint_field
 
 VERSION = 6
@@ -45,13 +45,7 @@ def parse_record_v6(content: bytes, name: str, *, size: int | None = None) -> Re
     end = _hash_of(message, "end_object_running_hash", name)
     block_number: int = message.block_number
 
-    parsed_items = message.record_stream_items
-    transactions, records = item_bytes(content, name)
-    if len(transactions) != len(parsed_items):
-        raise CorruptFileError(
-            f"field record_stream_items: expected {len(parsed_items)} items but got {len(transactions)}", file=name
-        )
-    times = consensus_times(parsed_items, transactions, records, name)
+    transactions, records, times = item_columns(content, message.record_stream_items, name)
 
     return RecordFile(
         name=name,

@@ -8,6 +8,10 @@ running hash (``hashing.running_hash_over``) is the one recipe that must go item
 The raw view (``raw_view``) hands back each item's transaction and record exactly as they stand
 in the file; encodings it cannot vouch for (a field given twice, a non-minimal length) are walked
 field by field instead (``wire``).
+
+Where the compiled core is built (``hedera_history.speedups``), one C walk over the file gives the
+bytes and the times of a regularly shaped file at once; anything else still goes the Python way,
+which names the fault.
 """
 
 from __future__ import annotations
@@ -25,9 +29,13 @@ from hedera_history.errors import CorruptFileError
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.formats.raw_view import RawRecordStreamFile
 from hedera_history.formats.wire import repeated_spans, singular_spans
+from hedera_history.speedups import record_items as compiled_record_items
+from hedera_history.speedups import v6_item_lists as compiled_item_lists
 
 ItemLists = tuple[list[bytes], list[bytes]]
 """Every item's transaction bytes, and every item's record bytes, in file order."""
+ItemColumns = tuple[list[bytes], list[bytes], list[int]]
+"""Every item's transaction bytes, record bytes and consensus time (ns), in file order."""
 
 NS_PER_SECOND = 1_000_000_000
 _ITEMS_FIELD = 3
@@ -37,6 +45,31 @@ _record_of = attrgetter("record")
 _timestamp_of = attrgetter("record.consensusTimestamp")
 _seconds_of = attrgetter("seconds")
 _nanos_of = attrgetter("nanos")
+
+
+def item_columns(content: bytes, parsed_items: Sequence[Any], name: str) -> ItemColumns:
+    """Transactions, records and consensus times of every item of decompressed V6 ``content``
+    (version included), whose upb parse ``parsed_items`` is: the compiled walk when it vouches for
+    the file, else ``python_item_columns``."""
+    walked = None if compiled_item_lists is None else compiled_item_lists(content)
+    if walked is None:
+        return python_item_columns(content, parsed_items, name)
+    _check_count(parsed_items, walked[0], name)
+    return walked
+
+
+def python_item_columns(content: bytes, parsed_items: Sequence[Any], name: str) -> ItemColumns:
+    """``item_columns`` without the compiled core: any valid encoding, and the first fault named."""
+    transactions, records = item_bytes(content, name)
+    _check_count(parsed_items, transactions, name)
+    return transactions, records, consensus_times(parsed_items, transactions, records, name)
+
+
+def _check_count(parsed_items: Sequence[Any], transactions: list[bytes], name: str) -> None:
+    if len(transactions) != len(parsed_items):
+        raise CorruptFileError(
+            f"field record_stream_items: expected {len(parsed_items)} items but got {len(transactions)}", file=name
+        )
 
 
 def item_bytes(content: bytes, name: str) -> ItemLists:
@@ -99,15 +132,17 @@ def _refuse_first_incomplete(
 
 
 def _items_maker() -> Callable[[list[bytes], list[bytes], list[int]], tuple[RecordItem, ...]]:
-    """Builds :class:`RecordItem` values in four C passes: bare instances, then each slot filled
-    through its descriptor (what the frozen dataclass ``__init__`` does by name, one item at a
-    time). Used only while the class has exactly these three slot fields and no
-    ``__post_init__``; otherwise the ordinary constructor."""
+    """Builds :class:`RecordItem` values without running ``__init__`` per item: through the
+    compiled core (which leaves them out of the cyclic garbage collector), else in four C passes:
+    bare instances, then each slot filled through its descriptor (what the frozen dataclass
+    ``__init__`` does by name, one item at a time). Used only while the class has exactly these
+    three slot fields and no ``__post_init__``; otherwise the ordinary constructor."""
     names = [f.name for f in fields(RecordItem)]
     if names != ["transaction_bytes", "record_bytes", "consensus_ns"] or hasattr(RecordItem, "__post_init__"):
         return lambda transactions, records, times: tuple(map(RecordItem, transactions, records, times))
     slots = vars(RecordItem)
-    setters = [slots[name].__set__ for name in names]
+    descriptors = (slots[names[0]], slots[names[1]], slots[names[2]])
+    setters = [descriptor.__set__ for descriptor in descriptors]
     new = object.__new__
 
     def make(transactions: list[bytes], records: list[bytes], times: list[int]) -> tuple[RecordItem, ...]:
@@ -117,7 +152,17 @@ def _items_maker() -> Callable[[list[bytes], list[bytes], list[int]], tuple[Reco
             deque(map(setter, items, values), maxlen=0)
         return items
 
-    return make
+    if compiled_record_items is None:
+        return make
+
+    def make_compiled(transactions: list[bytes], records: list[bytes], times: list[int]) -> tuple[RecordItem, ...]:
+        assert compiled_record_items is not None
+        try:
+            return compiled_record_items(RecordItem, descriptors, transactions, records, times)
+        except TypeError:  # columns of other types (a walk over a bytearray): the Python passes take them
+            return make(transactions, records, times)
+
+    return make_compiled
 
 
 record_items = _items_maker()

@@ -1,0 +1,424 @@
+/* The compiled core of two hot loops; hedera_history.native picks it, or the pure-Python code
+ * when it is missing, and both give the same values byte for byte (tests run them against each
+ * other).
+ *
+ * v6_item_lists: the items of a decompressed V6 record file, walked over the wire format in one
+ * pass: each item's exact transaction and record bytes and its record's consensus time. It
+ * answers only for the regular shape (each item holds its transaction and record once, non-empty,
+ * the record a consensus time that fits in 64 bits of nanoseconds); for anything else it answers
+ * None and the Python readers, which name every fault, take over.
+ *
+ * mutation_entries: rows (store.model.Row) as the ``entries`` fields of a MutateRowsRequest,
+ * exactly as store.mutation_wire writes them. None when a row or cell holds a value of another
+ * type than the model's (the Python encoder then decides what happens).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <string.h>
+
+#define WIRE_VARINT 0
+#define WIRE_FIXED64 1
+#define WIRE_LEN 2
+#define WIRE_FIXED32 5
+
+/* ---- wire-format reading --------------------------------------------------------------------- */
+
+/* Reads a varint at *pos (< end); 0 when it runs past end or past 10 bytes. Bits past 64 are
+ * dropped, as protobuf parsers drop them. */
+static int read_varint(const unsigned char **pos, const unsigned char *end, uint64_t *out) {
+    uint64_t value = 0;
+    const unsigned char *p = *pos;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (p >= end) return 0;
+        unsigned char byte = *p++;
+        value |= (uint64_t)(byte & 0x7F) << shift;
+        if (byte < 0x80) {
+            *pos = p;
+            *out = value;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The next field at *pos: its number, wire type, and its value (a VARINT's in *number_value, a
+ * LEN field's payload in *start, *stop); 0 when malformed, a group, or running past end. */
+typedef struct {
+    uint64_t number, varint;
+    unsigned wire_type;
+    const unsigned char *start, *stop;
+} Field;
+
+static int next_field(const unsigned char **pos, const unsigned char *end, Field *f) {
+    uint64_t tag, n;
+    if (!read_varint(pos, end, &tag) || (tag >> 3) == 0) return 0;
+    f->number = tag >> 3;
+    f->wire_type = (unsigned)(tag & 7);
+    switch (f->wire_type) {
+    case WIRE_VARINT:
+        return read_varint(pos, end, &f->varint);
+    case WIRE_FIXED64:
+        if (end - *pos < 8) return 0;
+        *pos += 8;
+        return 1;
+    case WIRE_FIXED32:
+        if (end - *pos < 4) return 0;
+        *pos += 4;
+        return 1;
+    case WIRE_LEN:
+        if (!read_varint(pos, end, &n) || n > (uint64_t)(end - *pos)) return 0;
+        f->start = *pos;
+        *pos += n;
+        f->stop = *pos;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Merges one Timestamp message into *seconds and *nanos (later fields win, as in a parse; a
+ * field of another wire type is an unknown field). */
+static int merge_timestamp(const unsigned char *p, const unsigned char *end, int64_t *seconds, int32_t *nanos) {
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) return 0;
+        if (f.wire_type != WIRE_VARINT) continue;
+        if (f.number == 1) *seconds = (int64_t)f.varint;
+        if (f.number == 2) *nanos = (int32_t)(uint32_t)f.varint;
+    }
+    return 1;
+}
+
+/* The consensus time (field 3) of a TransactionRecord; 0 when absent, malformed or too large. */
+static int consensus_ns(const unsigned char *p, const unsigned char *end, long long *out) {
+    int64_t seconds = 0;
+    int32_t nanos = 0;
+    int present = 0;
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) return 0;
+        if (f.number == 3 && f.wire_type == WIRE_LEN) {
+            present = 1;
+            if (!merge_timestamp(f.start, f.stop, &seconds, &nanos)) return 0;
+        }
+    }
+    /* |seconds| < 9e9 keeps seconds * 1e9 + nanos inside a signed 64-bit value. */
+    if (!present || seconds > 9000000000LL || seconds < -9000000000LL) return 0;
+    *out = (long long)seconds * 1000000000LL + nanos;
+    return 1;
+}
+
+/* ---- v6_item_lists --------------------------------------------------------------------------- */
+
+static int append_new(PyObject *list, PyObject *value) {
+    if (value == NULL) return -1;
+    int failed = PyList_Append(list, value);
+    Py_DECREF(value);
+    return failed;
+}
+
+static PyObject *v6_item_lists(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *transactions = PyList_New(0), *records = PyList_New(0), *times = PyList_New(0);
+    PyObject *result = NULL;
+    int regular = 1;
+    if (transactions == NULL || records == NULL || times == NULL) goto done;
+    if (view.len < 4) {
+        regular = 0;
+        goto answer;
+    }
+    const unsigned char *p = (const unsigned char *)view.buf + 4;
+    const unsigned char *end = (const unsigned char *)view.buf + view.len;
+    while (p < end) {
+        Field f;
+        if (!next_field(&p, end, &f)) {
+            regular = 0;
+            break;
+        }
+        if (f.number != 3 || f.wire_type != WIRE_LEN) continue;
+        const unsigned char *item = f.start, *item_end = f.stop;
+        const unsigned char *payload[3][2] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}}; /* [1] transaction, [2] record */
+        while (item < item_end && regular) {
+            if (!next_field(&item, item_end, &f)) {
+                regular = 0;
+            } else if (f.wire_type == WIRE_LEN && (f.number == 1 || f.number == 2)) {
+                if (payload[f.number][0] != NULL) regular = 0; /* given twice: the Python reader names it */
+                payload[f.number][0] = f.start;
+                payload[f.number][1] = f.stop;
+            }
+        }
+        const unsigned char *tx = payload[1][0], *tx_end = payload[1][1];
+        const unsigned char *rec = payload[2][0], *rec_end = payload[2][1];
+        long long ns;
+        if (!regular || tx == tx_end || rec == rec_end || !consensus_ns(rec, rec_end, &ns)) {
+            regular = 0;
+            break;
+        }
+        if (append_new(transactions, PyBytes_FromStringAndSize((const char *)tx, tx_end - tx)) < 0 ||
+            append_new(records, PyBytes_FromStringAndSize((const char *)rec, rec_end - rec)) < 0 ||
+            append_new(times, PyLong_FromLongLong(ns)) < 0)
+            goto done;
+    }
+answer:
+    if (regular) {
+        result = PyTuple_Pack(3, transactions, records, times);
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+done:
+    Py_XDECREF(transactions);
+    Py_XDECREF(records);
+    Py_XDECREF(times);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* ---- record_items ---------------------------------------------------------------------------- */
+
+/* The offset of a slot in instances of cls, from its member descriptor; -1 (with TypeError) for
+ * anything but an object slot of cls itself. */
+static Py_ssize_t slot_offset(PyTypeObject *cls, PyObject *descriptor) {
+    if (!Py_IS_TYPE(descriptor, &PyMemberDescr_Type) || PyDescr_TYPE(descriptor) != cls ||
+        ((PyMemberDescrObject *)descriptor)->d_member->type != T_OBJECT_EX) {
+        PyErr_SetString(PyExc_TypeError, "record_items: expected the object slots of the class");
+        return -1;
+    }
+    return ((PyMemberDescrObject *)descriptor)->d_member->offset;
+}
+
+/* Instances of a slots class whose three slots take one value of each column. They hold bytes
+ * and ints only, which cannot take part in a reference cycle, so they are left out of the cyclic
+ * garbage collector (as CPython leaves out tuples of such values): thousands of items per file
+ * would otherwise each be traversed by every collection while they live. */
+static PyObject *record_items(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5 || !PyType_Check(args[0]) || !PyTuple_CheckExact(args[1]) || PyTuple_GET_SIZE(args[1]) != 3) {
+        PyErr_SetString(PyExc_TypeError, "record_items(cls, (slot descriptors), column, column, column)");
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)args[0];
+    Py_ssize_t offsets[3];
+    PyObject *columns[3];
+    Py_ssize_t count = -1;
+    for (int c = 0; c < 3; c++) {
+        offsets[c] = slot_offset(cls, PyTuple_GET_ITEM(args[1], c));
+        if (offsets[c] < 0) return NULL;
+        columns[c] = args[2 + c];
+        if (!PyList_CheckExact(columns[c]) || (count >= 0 && PyList_GET_SIZE(columns[c]) != count)) {
+            PyErr_SetString(PyExc_TypeError, "record_items: expected three lists of one length");
+            return NULL;
+        }
+        count = PyList_GET_SIZE(columns[c]);
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (!PyBytes_CheckExact(PyList_GET_ITEM(columns[0], i)) || !PyBytes_CheckExact(PyList_GET_ITEM(columns[1], i)) ||
+            !PyLong_CheckExact(PyList_GET_ITEM(columns[2], i))) {
+            PyErr_SetString(PyExc_TypeError, "record_items: expected bytes, bytes and int");
+            return NULL;
+        }
+    }
+    PyObject *items = PyTuple_New(count);
+    if (items == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = cls->tp_alloc(cls, 0);
+        if (item == NULL) {
+            Py_DECREF(items);
+            return NULL;
+        }
+        for (int c = 0; c < 3; c++) {
+            PyObject *value = PyList_GET_ITEM(columns[c], i);
+            *(PyObject **)((char *)item + offsets[c]) = Py_NewRef(value);
+        }
+        if (PyObject_IS_GC(item)) PyObject_GC_UnTrack(item);
+        PyTuple_SET_ITEM(items, i, item);
+    }
+    return items;
+}
+
+/* ---- mutation_entries ------------------------------------------------------------------------ */
+
+static PyObject *str_key, *str_cells, *str_family, *str_qualifier, *str_value, *str_timestamp_micros;
+
+static size_t varint_size(uint64_t value) {
+    size_t size = 1;
+    while (value > 0x7F) {
+        value >>= 7;
+        size++;
+    }
+    return size;
+}
+
+static char *put_varint(char *out, uint64_t value) {
+    while (value > 0x7F) {
+        *out++ = (char)((value & 0x7F) | 0x80);
+        value >>= 7;
+    }
+    *out++ = (char)value;
+    return out;
+}
+
+/* A length-delimited field of `size` payload bytes: tag, length, payload. */
+static size_t field_size(size_t size) { return 1 + varint_size(size) + size; }
+
+typedef struct {
+    const char *family, *qualifier, *value;
+    Py_ssize_t family_size, qualifier_size, value_size;
+    uint64_t timestamp;
+    size_t set_cell_size, mutation_size;
+} CellParts;
+
+/* A cell's parts, borrowed from its attributes (held in *owned until the row is written); 0 when
+ * a value is not of the model's type (str, bytes, bytes, int) or an error was raised. */
+static int cell_parts(PyObject *cell, CellParts *parts, PyObject **owned) {
+    owned[0] = PyObject_GetAttr(cell, str_family);
+    owned[1] = PyObject_GetAttr(cell, str_qualifier);
+    owned[2] = PyObject_GetAttr(cell, str_value);
+    owned[3] = PyObject_GetAttr(cell, str_timestamp_micros);
+    if (!owned[0] || !owned[1] || !owned[2] || !owned[3]) return 0;
+    if (!PyUnicode_CheckExact(owned[0]) || !PyBytes_CheckExact(owned[1]) || !PyBytes_CheckExact(owned[2]) ||
+        !PyLong_CheckExact(owned[3]))
+        return 0;
+    parts->family = PyUnicode_AsUTF8AndSize(owned[0], &parts->family_size);
+    if (parts->family == NULL) return 0;
+    parts->qualifier = PyBytes_AS_STRING(owned[1]);
+    parts->qualifier_size = PyBytes_GET_SIZE(owned[1]);
+    parts->value = PyBytes_AS_STRING(owned[2]);
+    parts->value_size = PyBytes_GET_SIZE(owned[2]);
+    /* Negative numbers as their 64-bit two's complement, as protobuf writes an int64. */
+    int overflow = 0;
+    long long timestamp = PyLong_AsLongLongAndOverflow(owned[3], &overflow);
+    if (overflow || (timestamp == -1 && PyErr_Occurred())) return 0;
+    parts->timestamp = (uint64_t)timestamp;
+    size_t size = 0;
+    if (parts->family_size) size += field_size((size_t)parts->family_size);
+    if (parts->qualifier_size) size += field_size((size_t)parts->qualifier_size);
+    if (parts->timestamp) size += 1 + varint_size(parts->timestamp);
+    if (parts->value_size) size += field_size((size_t)parts->value_size);
+    parts->set_cell_size = size;
+    parts->mutation_size = field_size(size);
+    return 1;
+}
+
+static char *put_field(char *out, char tag, const char *data, size_t size) {
+    *out++ = tag;
+    out = put_varint(out, size);
+    memcpy(out, data, size);
+    return out + size;
+}
+
+static char *put_cell(char *out, const CellParts *c) {
+    *out++ = 0x12; /* Entry.mutations = 2 */
+    out = put_varint(out, c->mutation_size);
+    *out++ = 0x0a; /* Mutation.set_cell = 1 */
+    out = put_varint(out, c->set_cell_size);
+    if (c->family_size) out = put_field(out, 0x0a, c->family, (size_t)c->family_size);
+    if (c->qualifier_size) out = put_field(out, 0x12, c->qualifier, (size_t)c->qualifier_size);
+    if (c->timestamp) {
+        *out++ = 0x18; /* SetCell.timestamp_micros = 3 */
+        out = put_varint(out, c->timestamp);
+    }
+    if (c->value_size) out = put_field(out, 0x22, c->value, (size_t)c->value_size);
+    return out;
+}
+
+/* One row's entries field, or Py_None when a value is of another type; NULL on error. */
+static PyObject *row_entry(PyObject *row) {
+    PyObject *key = PyObject_GetAttr(row, str_key);
+    PyObject *cells = key ? PyObject_GetAttr(row, str_cells) : NULL;
+    PyObject *entry = NULL;
+    CellParts one_part;
+    PyObject *one_owned[4] = {NULL, NULL, NULL, NULL};
+    CellParts *parts = &one_part;
+    PyObject **owned = one_owned;
+    Py_ssize_t count = 0, taken = 0;
+    if (cells == NULL) goto done;
+    if (!PyBytes_CheckExact(key) || !PyTuple_CheckExact(cells)) {
+        entry = Py_NewRef(Py_None);
+        goto done;
+    }
+    count = PyTuple_GET_SIZE(cells);
+    if (count > 1) {
+        parts = PyMem_Malloc(sizeof(CellParts) * (size_t)count);
+        owned = PyMem_Calloc((size_t)count * 4, sizeof(PyObject *));
+        if (parts == NULL || owned == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    Py_ssize_t key_size = PyBytes_GET_SIZE(key);
+    size_t size = key_size ? field_size((size_t)key_size) : 0;
+    for (; taken < count; taken++) {
+        if (!cell_parts(PyTuple_GET_ITEM(cells, taken), &parts[taken], &owned[4 * taken])) {
+            taken++; /* its attributes are released below */
+            if (!PyErr_Occurred()) entry = Py_NewRef(Py_None);
+            goto done;
+        }
+        size += field_size(parts[taken].mutation_size);
+    }
+    entry = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)field_size(size));
+    if (entry == NULL) goto done;
+    char *out = PyBytes_AS_STRING(entry);
+    *out++ = 0x12; /* MutateRowsRequest.entries = 2 */
+    out = put_varint(out, size);
+    if (key_size) out = put_field(out, 0x0a, PyBytes_AS_STRING(key), (size_t)key_size);
+    for (Py_ssize_t i = 0; i < count; i++) out = put_cell(out, &parts[i]);
+done:
+    if (owned != NULL) {
+        for (Py_ssize_t i = 0; i < 4 * taken; i++) Py_XDECREF(owned[i]);
+    }
+    if (parts != &one_part) PyMem_Free(parts);
+    if (owned != one_owned) PyMem_Free(owned);
+    Py_XDECREF(key);
+    Py_XDECREF(cells);
+    return entry;
+}
+
+static PyObject *mutation_entries(PyObject *module, PyObject *rows) {
+    PyObject *sequence = PySequence_Fast(rows, "rows must be a sequence");
+    if (sequence == NULL) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
+    PyObject *out = PyList_New(count);
+    if (out == NULL) goto failed;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *entry = row_entry(PySequence_Fast_GET_ITEM(sequence, i));
+        if (entry == NULL) goto failed;
+        if (entry == Py_None) {
+            Py_DECREF(out);
+            Py_DECREF(sequence);
+            return entry;
+        }
+        PyList_SET_ITEM(out, i, entry);
+    }
+    Py_DECREF(sequence);
+    return out;
+failed:
+    Py_XDECREF(out);
+    Py_DECREF(sequence);
+    return NULL;
+}
+
+/* ---- module ---------------------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"v6_item_lists", v6_item_lists, METH_O,
+     "Transactions, records and consensus times (ns) of decompressed V6 content, or None."},
+    {"record_items", (PyCFunction)(void (*)(void))record_items, METH_FASTCALL,
+     "Instances of a slots class from three columns (bytes, bytes, int), left out of the cyclic GC."},
+    {"mutation_entries", mutation_entries, METH_O, "The MutateRows entries field of each row, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__speedups(void) {
+    str_key = PyUnicode_InternFromString("key");
+    str_cells = PyUnicode_InternFromString("cells");
+    str_family = PyUnicode_InternFromString("family");
+    str_qualifier = PyUnicode_InternFromString("qualifier");
+    str_value = PyUnicode_InternFromString("value");
+    str_timestamp_micros = PyUnicode_InternFromString("timestamp_micros");
+    if (!str_key || !str_cells || !str_family || !str_qualifier || !str_value || !str_timestamp_micros) return NULL;
+    return PyModule_Create(&module_def);
+}

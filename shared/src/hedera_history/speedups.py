@@ -1,0 +1,52 @@
+"""The compiled core (``_speedups``, built from ``_speedups.c``) when this platform has it.
+
+The one place that chooses: the format readers and the store writer take its functions and run their
+pure-Python code when they are None (a platform the wheel was not built for). Both give the same bytes
+(tests run them against each other); the compiled one is faster. ``make test`` sets
+``REQUIRE_ENV`` so that a test fails when the module did not build there.
+
+The fallback is logged once, at WARNING, through the standard ``logging`` call that
+``logs.event`` makes: the pure packages that import this module may not import ``logs``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+REQUIRE_ENV = "HEDERA_HISTORY_REQUIRE_SPEEDUPS"
+"""Set to 1 where the compiled core must be present (``make test``)."""
+
+ItemLists = Callable[[bytes], tuple[list[bytes], list[bytes], list[int]] | None]
+"""Decompressed V6 content to its items' transactions, records and consensus times (ns), or None
+where the Python reader must decide (anything but the regular shape)."""
+RecordItems = Callable[[type[Any], tuple[Any, Any, Any], list[bytes], list[bytes], list[int]], tuple[Any, ...]]
+"""Instances of a slots class (``RecordItem``) from its three slot descriptors and three columns,
+left out of the cyclic garbage collector (they hold bytes and ints only); TypeError for anything
+else."""
+MutationEntries = Callable[[Sequence[Any]], list[bytes] | None]
+"""Rows (``store.model.Row``) to their MutateRows ``entries`` fields, or None for a value of
+another type than the model's."""
+
+logger = logging.getLogger(__name__)
+
+
+try:
+    from hedera_history import _speedups
+
+    _compiled: tuple[ItemLists, RecordItems, MutationEntries] | None = (
+        _speedups.v6_item_lists,
+        _speedups.record_items,
+        _speedups.mutation_entries,
+    )
+except ImportError as e:
+    logger.warning(
+        "compiled core missing on this platform: the pure-Python code runs instead",
+        extra={"fields": {"module": "hedera_history._speedups", "error": str(e)}},
+    )
+    _compiled = None
+available = _compiled is not None
+v6_item_lists: ItemLists | None = None if _compiled is None else _compiled[0]
+record_items: RecordItems | None = None if _compiled is None else _compiled[1]
+mutation_entries: MutationEntries | None = None if _compiled is None else _compiled[2]
