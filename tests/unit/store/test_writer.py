@@ -8,6 +8,7 @@ from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.store import schema as s
 from hedera_history.store.chaintime import NS_PER_DAY
 from hedera_history.store.gateway import UNAVAILABLE, MutationFailure
+from hedera_history.store.keys import row_key_for_transaction
 from hedera_history.store.model import Row
 from hedera_history.store.mutation_wire import MutationEncoder
 from hedera_history.store.rows import block_to_rows
@@ -70,7 +71,7 @@ def test_batches_are_bounded_in_cells_and_bytes() -> None:
 
 def test_only_failed_entries_are_retried_with_backoff() -> None:
     gateway = MemoryGateway()
-    flaky = {b"%016x" % (BASE_NS + 10 * NS + 2)}
+    flaky = {row_key_for_transaction(BASE_NS + 10 * NS + 2)}
     attempts: dict[bytes, int] = {}
 
     def fail(table: str, row: Row, call: int) -> MutationFailure | None:
@@ -104,7 +105,7 @@ def test_retries_are_bounded_and_the_block_stays_incomplete() -> None:
 
 def test_a_permanent_failure_is_not_retried_and_only_its_block_fails() -> None:
     gateway = MemoryGateway()
-    bad = b"%016x" % (BASE_NS + 20 * NS)
+    bad = row_key_for_transaction(BASE_NS + 20 * NS)
 
     def fail(table: str, row: Row, call: int) -> MutationFailure | None:
         return MutationFailure(0, 3, "invalid argument") if row.key == bad else None

@@ -30,9 +30,8 @@ from hedera_history.errata.read import (
 from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
 from hedera_history.store.decode import StoredTransaction, guarded
-from hedera_history.store.gateway import RowQuery
-from hedera_history.store.keys import consensus_from_key, row_key_for_transaction
-from hedera_history.store.reader import KEY_CHUNK, HistoryReader
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.time_rows import read_at
 
 ERRATA_PATH = "/api/v1/errata"
 
@@ -49,23 +48,19 @@ def markers_at(
 ) -> tuple[dict[int, ErrataMarker], dict[int, RowDecodeError]]:
     """The errata markers of the entries at these times (only the corrected ones appear), and the
     times whose marker does not decode."""
-    times = sorted(set(consensus_times))
     found: dict[int, ErrataMarker] = {}
     broken: dict[int, RowDecodeError] = {}
-    for i in range(0, len(times), KEY_CHUNK):
-        query = RowQuery(
-            keys=tuple(row_key_for_transaction(ns) for ns in times[i : i + KEY_CHUNK]),
-            families=(s.TRANSACTION_FAMILY,),
-            qualifier_regex=b"^errata$",
-        )
-        for row in reader.gateway.read_rows(s.TRANSACTIONS, query):
-            try:
-                marker = guarded(s.TRANSACTIONS, row, marker_in_row)
-            except RowDecodeError as e:
-                broken[consensus_from_key(row.key)] = e
-                continue
-            if marker is not None:
-                found[consensus_from_key(row.key)] = marker
+    rows = read_at(
+        reader.gateway, s.TRANSACTIONS, consensus_times, families=(s.TRANSACTION_FAMILY,), qualifier_regex=b"^errata$"
+    )
+    for consensus_ns, row in rows.items():
+        try:
+            marker = guarded(s.TRANSACTIONS, row, marker_in_row)
+        except RowDecodeError as e:
+            broken[consensus_ns] = e
+            continue
+        if marker is not None:
+            found[consensus_ns] = marker
     return found, broken
 
 

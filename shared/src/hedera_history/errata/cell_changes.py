@@ -54,10 +54,11 @@ from hedera_history.store import schema as s
 from hedera_history.store.accounts import entity_text
 from hedera_history.store.chaintime import cell_timestamp_micros
 from hedera_history.store.encoding import decode_value, encode_value
-from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow
+from hedera_history.store.gateway import BigtableGateway, RowQuery, StoredRow
 from hedera_history.store.keys import row_key_for_transaction
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.rows import block_to_rows, transaction_content_cells
+from hedera_history.store.time_rows import read_between, read_one
 from hedera_history.store.values import Position, decode_position, encode_position, encode_u64, marked_apart
 
 Address = tuple[str, bytes, str, bytes]
@@ -66,6 +67,10 @@ Address = tuple[str, bytes, str, bytes]
 ITEM_TABLES = (s.TRANSACTIONS, s.TX_BY_HASH, s.TX_BY_ID, s.ACCOUNT_HISTORY)
 """The history tables an entry's own cells live in (besides its sidecar records)."""
 _PLACEMENT_LOOKAHEAD = 16
+_PLACEMENT_FIRST_WINDOW_NS = 1_000_000_000
+_PLACEMENT_WINDOW_GROWTH = 16
+_PLACEMENT_LAST_WINDOW_NS = 16**5 * _PLACEMENT_FIRST_WINDOW_NS
+"""About 12 days: the last window an inserted entry's successor is looked for in."""
 MICROS_PER_MS = 1000
 _NO_HASH = bytes(48)
 """Placeholder hashes of the one-item block ``item_cells`` builds (only its item rows are used)."""
@@ -141,6 +146,7 @@ def plan_errata(errata: ErrataFile, gateway: BigtableGateway, settings: Settings
             touched.update(item_cells(body.correct_item, original.block_number, original.index, settings))
     tombstone = tombstone_value(in_force_id)
     wanted: dict[Address, bytes] = {address: desired.get(address, tombstone) for address in touched | set(desired)}
+    wanted = in_entry_row(wanted, time_of_error, _stored_row_key(original))
     history = _diff(gateway, wanted, stamp)
 
     log_wanted: dict[Address, tuple[bytes, int]] = {
@@ -219,12 +225,12 @@ def capture_original(gateway: BigtableGateway, consensus_ns: int, settings: Sett
     """The entry the stream put at ``consensus_ns`` (its history cells as the block wrote them), or
     an absent entry placed in the block that holds that time."""
     reader = HistoryReader(gateway)
-    row = _one_row(gateway, s.TRANSACTIONS, row_key_for_transaction(consensus_ns))
+    row = read_one(gateway, s.TRANSACTIONS, consensus_ns)
     cells = _stamped_values_of(row) if row is not None else {}
     needed = (s.Q_RECORD, s.Q_TRANSACTION, s.Q_POSITION)
     # Layout 2: a row with only its position points into the block's items row.
     pointer = s.Q_POSITION in cells and not is_tombstone(cells[s.Q_POSITION][0]) and s.Q_RECORD not in cells
-    if pointer or all(q in cells and not is_tombstone(cells[q][0]) for q in needed):
+    if row is not None and (pointer or all(q in cells and not is_tombstone(cells[q][0]) for q in needed)):
         position = decode_position(decode_value(cells[s.Q_POSITION][0]))
         if not reader.complete_blocks([position.block_number]):
             raise ErrataPlacementError(f"block {position.block_number} holding {consensus_ns} is not complete yet")
@@ -236,11 +242,11 @@ def capture_original(gateway: BigtableGateway, consensus_ns: int, settings: Sett
         )
         image = [
             ImageCell(table, key, family, qualifier, value, stamp)
-            for (table, key, family, qualifier), value in item_cells(
-                item, position.block_number, position.index, settings
+            for (table, key, family, qualifier), value in in_entry_row(
+                item_cells(item, position.block_number, position.index, settings), consensus_ns, row.key
             ).items()
         ]
-        sidecars = _one_row(gateway, s.SIDECARS, row_key_for_transaction(consensus_ns))
+        sidecars = read_one(gateway, s.SIDECARS, consensus_ns)
         if sidecars is not None:
             image.extend(
                 ImageCell(s.SIDECARS, sidecars.key, c.family, c.qualifier, c.value, c.timestamp_micros)
@@ -258,17 +264,29 @@ def _pointed_item(reader: HistoryReader, consensus_ns: int) -> RecordItem:
     return RecordItem(stored.transaction_bytes, stored.record_bytes, consensus_ns)
 
 
+def in_entry_row(cells: Mapping[Address, bytes], consensus_ns: int, key: bytes | None) -> dict[Address, bytes]:
+    """``cells`` with those of the entry's ``transactions`` row moved to ``key``, the row the entry
+    is stored in (a row of layout 2 is keyed by the time alone): a correction goes where the
+    entry is, so readers, which take that row first, see it. ``key`` None: the layout-3 key."""
+    wanted = row_key_for_transaction(consensus_ns)
+    if key is None or key == wanted:
+        return dict(cells)
+    return {
+        (table, key if table == s.TRANSACTIONS and row_key == wanted else row_key, family, qualifier): value
+        for (table, row_key, family, qualifier), value in cells.items()
+    }
+
+
+def _stored_row_key(original: OriginalEntry) -> bytes | None:
+    """The key of the ``transactions`` row the original entry was found in (None: there was none)."""
+    return next((c.key for c in original.cells if c.table == s.TRANSACTIONS), None)
+
+
 def place(reader: HistoryReader, gateway: BigtableGateway, consensus_ns: int) -> tuple[int, int]:
     """``(block, index)`` for an entry inserted at ``consensus_ns``: the block whose items span
     that time (or the block before the next one, when the time falls between blocks) and the
     index of the first later item (the earlier block's item count)."""
-    query = RowQuery(
-        ranges=(KeyRange(row_key_for_transaction(consensus_ns + 1), None),),
-        families=(s.TRANSACTION_FAMILY,),
-        qualifier_regex=b"^position$",
-        limit=_PLACEMENT_LOOKAHEAD,
-    )
-    for row in gateway.read_rows(s.TRANSACTIONS, query):
+    for row in _rows_after(gateway, consensus_ns)[:_PLACEMENT_LOOKAHEAD]:
         cell = row.cell(s.TRANSACTION_FAMILY, s.Q_POSITION)
         if cell is None or is_tombstone(cell.value):
             continue
@@ -289,6 +307,26 @@ def place(reader: HistoryReader, gateway: BigtableGateway, consensus_ns: int) ->
         f"no complete block is known to hold consensus time {consensus_ns} yet (the block, or the one after it, "
         "is not stored)"
     )
+
+
+def _rows_after(gateway: BigtableGateway, consensus_ns: int) -> list[StoredRow]:
+    """The ``transactions`` rows (positions only) just after ``consensus_ns``, in time order: rows
+    are spread over 16 buckets, so the first later ones are looked for in windows of time that
+    grow until one holds any (each window one ReadRows)."""
+    low, window = consensus_ns + 1, _PLACEMENT_FIRST_WINDOW_NS
+    while window <= _PLACEMENT_LAST_WINDOW_NS:
+        rows = read_between(
+            gateway,
+            s.TRANSACTIONS,
+            low,
+            low + window,
+            families=(s.TRANSACTION_FAMILY,),
+            qualifier_regex=b"^position$",
+        )
+        if rows:
+            return rows
+        window *= _PLACEMENT_WINDOW_GROWTH
+    return []
 
 
 def item_cells(item: RecordItem, block_number: int, index: int, settings: Settings) -> dict[Address, bytes]:

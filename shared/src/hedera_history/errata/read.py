@@ -25,7 +25,8 @@ from hedera_history.errata.log import (
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow
-from hedera_history.store.keys import decode_hex16, row_key_for_transaction
+from hedera_history.store.keys import decode_hex16
+from hedera_history.store.time_rows import read_one
 
 __all__ = [
     "ErrataHistory",
@@ -49,12 +50,8 @@ def marker_in_row(row: StoredRow) -> ErrataMarker | None:
 
 def errata_marker(gateway: BigtableGateway, consensus_ns: int) -> ErrataMarker | None:
     """The marker of the entry at ``consensus_ns`` (one cell read)."""
-    query = RowQuery(
-        keys=(row_key_for_transaction(consensus_ns),), families=(s.TRANSACTION_FAMILY,), qualifier_regex=b"^errata$"
-    )
-    for row in gateway.read_rows(s.TRANSACTIONS, query):
-        return marker_in_row(row)
-    return None
+    row = read_one(gateway, s.TRANSACTIONS, consensus_ns, families=(s.TRANSACTION_FAMILY,), qualifier_regex=b"^errata$")
+    return None if row is None else marker_in_row(row)
 
 
 def mirror_errata_field(marker: ErrataMarker | None) -> str | None:

@@ -52,9 +52,10 @@ from hedera_history.store import schema as s
 from hedera_history.store.decode import BlockFile, StoredBlock, decode_sidecar_row, guarded
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import KeyRange, RowQuery
-from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end, row_key_for_sidecar
+from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
 from hedera_history.store.originals import decode_item_list
 from hedera_history.store.reader import HistoryReader
+from hedera_history.store.time_rows import read_between
 from hedera_history.verify.consensus import DEFAULT_RATIO
 
 CHANGE_WINDOW = 1000
@@ -202,10 +203,8 @@ class StoreProver:
     def _sidecar_files(self, record: RecordFile) -> tuple[SidecarFile, ...]:
         """The block's sidecar files laid out again from the stored records, each checked against
         the hash the record file names."""
-        end = hex16(record.consensus_end + 1)
-        query = RowQuery(ranges=(KeyRange(row_key_for_sidecar(record.consensus_start), end),))
         by_file: dict[int, list[tuple[int, SidecarRecord]]] = {}
-        for row in self.reader.gateway.read_rows(s.SIDECARS, query):
+        for row in read_between(self.reader.gateway, s.SIDECARS, record.consensus_start, record.consensus_end + 1):
             decoded = guarded(s.SIDECARS, row, decode_sidecar_row)
             if decoded is None:
                 continue

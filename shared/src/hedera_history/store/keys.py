@@ -53,16 +53,56 @@ def row_key_for_block_hash(block_hash: bytes) -> bytes:
     return BLOCK_HASH_PREFIX + block_hash.hex().encode()
 
 
+TIME_BUCKETS = 16
+"""``transactions`` and ``sidecars`` keys start with one of this many buckets (one hex digit), so a
+minute of writes lands on 16 key ranges instead of the end of one (docs/schema.md, "Scale")."""
+BUCKET_SEPARATOR = b"/"
+_FIBONACCI_MULTIPLIER = 0x9E3779B97F4A7C15
+"""2^64 / golden ratio: multiplying by it mixes every bit of the time into the top four."""
+_BUCKETED_KEY_SIZE = 2 + 16
+
+
+def time_bucket(consensus_ns: int) -> int:
+    """The bucket of a consensus time: the top 4 bits of a multiplicative (Fibonacci) hash of it.
+    Stable across processes and versions (not Python's ``hash``); neighbouring times spread."""
+    if not 0 <= consensus_ns <= MAX_U64:
+        raise RowLayoutError(f"{consensus_ns} does not fit in 64 bits")
+    return ((consensus_ns * _FIBONACCI_MULTIPLIER) & MAX_U64) >> 60
+
+
+def bucket_prefix(bucket: int) -> bytes:
+    """``<bucket as one hex digit>/``: every key of the bucket starts with it."""
+    return b"%x" % bucket + BUCKET_SEPARATOR
+
+
 def row_key_for_transaction(consensus_ns: int) -> bytes:
-    """``transactions`` and ``sidecars``: the consensus time in nanoseconds."""
-    return hex16(consensus_ns)
+    """``transactions`` and ``sidecars`` (layout 3): ``<bucket>/<consensus ns as hex16>``, e.g.
+    ``1657701971304284003`` -> ``b/17015728f70e7f63``; the bucket is derived from the time, so a
+    lookup by time is still one key."""
+    return bucket_prefix(time_bucket(consensus_ns)) + hex16(consensus_ns)
 
 
 row_key_for_sidecar = row_key_for_transaction
 
 
+def plain_row_key_for_transaction(consensus_ns: int) -> bytes:
+    """The key layouts 1 and 2 wrote ``transactions`` and ``sidecars`` rows under: the time alone."""
+    return hex16(consensus_ns)
+
+
+def is_plain_time_key(key: bytes) -> bool:
+    """Whether ``key`` is a time-keyed row of layout 1 or 2 (no bucket)."""
+    return len(key) == 16
+
+
 def consensus_from_key(key: bytes) -> int:
-    return decode_hex16(key)
+    """The consensus time of a ``transactions`` or ``sidecars`` key, bucketed or plain."""
+    if len(key) != _BUCKETED_KEY_SIZE:
+        return decode_hex16(key)
+    consensus_ns = decode_hex16(key[2:])
+    if key[:2] != bucket_prefix(time_bucket(consensus_ns)):
+        raise RowLayoutError(f"not a time key: {key!r} (bucket does not match the time)")
+    return consensus_ns
 
 
 def qualifier_for_consensus(consensus_ns: int) -> bytes:

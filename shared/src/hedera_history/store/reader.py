@@ -54,12 +54,11 @@ from hedera_history.store.keys import (
     hex16,
     row_key_for_block,
     row_key_for_block_hash,
-    row_key_for_sidecar,
-    row_key_for_transaction,
     row_key_for_tx_id,
     tx_hash_key_range,
     tx_hash_row_matches,
 )
+from hedera_history.store.time_rows import read_at, read_between, read_one
 from hedera_history.store.values import EntryPointer, decode_u64
 
 MAX_BLOCK_RANGE = 10_000
@@ -196,9 +195,7 @@ class HistoryReader:
         found: dict[int, StoredTransaction] = {}
         errors: list[RowDecodeError] = []
         if block.item_count:
-            end = hex16(block.consensus_end + 1) if block.consensus_end < MAX_U64 else None
-            query = RowQuery(ranges=(KeyRange(row_key_for_transaction(block.consensus_start), end),))
-            rows = self.gateway.read_rows(s.TRANSACTIONS, query)
+            rows = read_between(self.gateway, s.TRANSACTIONS, block.consensus_start, block.consensus_end + 1)
             transactions, errors = _decode_all(s.TRANSACTIONS, rows, decode_transaction_row)
             found.update((t.consensus_ns, t) for t in transactions)
         outside = sorted({ns for ns in also if ns not in found})
@@ -390,7 +387,7 @@ class HistoryReader:
         consensus_ns = _consensus_of(at)
         transaction = _from_pointer(at)
         if transaction is None:
-            row = self._one(s.TRANSACTIONS, row_key_for_transaction(consensus_ns))
+            row = read_one(self.gateway, s.TRANSACTIONS, consensus_ns)
             if row is None:
                 return None
             transaction = guarded(s.TRANSACTIONS, row, decode_transaction_row)
@@ -412,12 +409,10 @@ class HistoryReader:
             pointed = _from_pointer(at)
             if pointed is not None:
                 found[pointed.consensus_ns] = pointed
-        for chunk in _chunks(sorted(set(consensus_times) - set(found)), KEY_CHUNK):
-            keys = tuple(row_key_for_transaction(ns) for ns in chunk)
-            rows = self.gateway.read_rows(s.TRANSACTIONS, RowQuery(keys=keys))
-            decoded, row_errors = _decode_all(s.TRANSACTIONS, rows, decode_transaction_row)
-            errors.extend(row_errors)
-            found.update((t.consensus_ns, t) for t in decoded)
+        rows = read_at(self.gateway, s.TRANSACTIONS, set(consensus_times) - set(found)).values()
+        decoded, row_errors = _decode_all(s.TRANSACTIONS, rows, decode_transaction_row)
+        errors.extend(row_errors)
+        found.update((t.consensus_ns, t) for t in decoded)
         complete = self.complete_blocks(t.block_number for t in found.values())
         kept = [found[ns] for ns in consensus_times if ns in found and found[ns].block_number in complete]
         filled, fill_errors = self._filled(kept)
@@ -646,7 +641,7 @@ class HistoryReader:
             # Only the wanted records travel (bytecode can be large), and the block cell.
             kinds = b"|".join(b"%d" % t for t in wanted)
             regex = b"^(?:" + s.Q_BLOCK + b"|(?:" + kinds + b")/.*)$"
-        row = self._one(s.SIDECARS, row_key_for_sidecar(consensus_ns), regex)
+        row = read_one(self.gateway, s.SIDECARS, consensus_ns, qualifier_regex=regex)
         if row is None:
             return []
         decoded = guarded(s.SIDECARS, row, decode_sidecar_row)

@@ -31,11 +31,12 @@ FLAG_SCHEDULED = 0x04
 """``tx_by_id`` only: the transaction id's ``scheduled`` flag."""
 _ENTRY_FLAGS = FLAG_APART | FLAG_PART_1
 _COMPLETION = struct.Struct(">BII")
-COMPLETION_LAYOUT = 2
+COMPLETION_LAYOUT = 3
 """Written in every completion cell, so a block says which layout its rows have: 1, transactions
 rows hold the record and transaction bytes; 2, they point into the items row (block, index) and
-``tx_by_hash`` keys are 16 bytes of the hash. Readers take both."""
-KNOWN_COMPLETION_LAYOUTS = (1, 2)
+``tx_by_hash`` keys are 16 bytes of the hash; 3, as 2 with ``transactions`` and ``sidecars`` keys
+behind a time bucket (``keys.row_key_for_transaction``). Readers take all three."""
+KNOWN_COMPLETION_LAYOUTS = (1, 2, 3)
 
 
 def encode_u64(value: int) -> bytes:
