@@ -26,28 +26,10 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from hedera_history.cardinal import avro_schemas as avro
+from hedera_history.cardinal import messages as msg
 from hedera_history.cardinal.chain_blocks import BlockHeader
 from hedera_history.cardinal.conflicts import ConflictPolicy, conflict
 from hedera_history.cardinal.identity import sub_batch_id
-from hedera_history.cardinal.messages import (
-    HASH_SIZE,
-    Batch,
-    BatchDeleteMsg,
-    BatchMsg,
-    CardinalMessage,
-    InlineDelete,
-    InlineValue,
-    PrefixCount,
-    Reorg,
-    ReorgComplete,
-    SubBatchHeader,
-    SubBatchMsg,
-    SubBatchRef,
-    WireMessage,
-    decode_message,
-    weight_from_bytes,
-    weight_to_bytes,
-)
 from hedera_history.cardinal.subscription import EVERYTHING, Subscription
 from hedera_history.errors import MessageFormatError
 
@@ -198,10 +180,10 @@ class StatelessTracker:
 
     # ---- receiving -------------------------------------------------------------------------------
 
-    def receive(self, message: WireMessage) -> TrackingOutcome:
+    def receive(self, message: msg.WireMessage) -> TrackingOutcome:
         """Record one message and judge its block. Safe to call again with the same message."""
-        decoded = decode_message(message)
-        if isinstance(decoded, Reorg | ReorgComplete):
+        decoded = msg.decode_message(message)
+        if isinstance(decoded, msg.Reorg | msg.ReorgComplete):
             return TrackingOutcome(Disposition.IGNORED, decoded.block_hash)
         block_hash = decoded.block_hash
         row_key = self.block_row(block_hash)
@@ -230,22 +212,24 @@ class StatelessTracker:
             return self._conflict(block_hash, f"two different messages recorded as {column[:80]!r}")
         return self._judge(block_hash, row, disposition)
 
-    def _deliver(self, message: CardinalMessage) -> None:
+    def _deliver(self, message: msg.CardinalMessage) -> None:
         tracks = self._subscription.tracks_key
         match message:
-            case Batch():
-                updates = {k: e.value for k, e in message.entries.items() if isinstance(e, InlineValue) and tracks(k)}
-                deletes = [k for k, e in message.entries.items() if isinstance(e, InlineDelete) and tracks(k)]
+            case msg.Batch():
+                updates = {
+                    k: e.value for k, e in message.entries.items() if isinstance(e, msg.InlineValue) and tracks(k)
+                }
+                deletes = [k for k, e in message.entries.items() if isinstance(e, msg.InlineDelete) and tracks(k)]
                 if updates or deletes:
                     self._sink.write(message.block_hash, updates, deletes)
-            case SubBatchMsg():
+            case msg.SubBatchMsg():
                 updates = self._subscription.filter_updates(message.updates)
                 deletes = [key for key in message.deletes if tracks(key)]
                 if updates or deletes:
                     self._sink.write(message.block_hash, updates, deletes)
-            case BatchMsg(block_hash, key, value) if tracks(key):
+            case msg.BatchMsg(block_hash, key, value) if tracks(key):
                 self._sink.write(block_hash, {key: value}, ())
-            case BatchDeleteMsg(block_hash, key) if tracks(key):
+            case msg.BatchDeleteMsg(block_hash, key) if tracks(key):
                 self._sink.write(block_hash, {}, (key,))
 
     def _judge(self, block_hash: bytes, row: Mapping[bytes, bytes], disposition: Disposition) -> TrackingOutcome:
@@ -269,7 +253,7 @@ class StatelessTracker:
         return TrackingOutcome(Disposition.ALREADY_COMPLETE, block_hash, watermark=watermark)
 
     def _evaluate(self, block_hash: bytes, row: Mapping[bytes, bytes]) -> RowStatus:
-        summary = Batch.decode_value(block_hash, row[COL_BATCH][_DIGEST_SIZE:])
+        summary = msg.Batch.decode_value(block_hash, row[COL_BATCH][_DIGEST_SIZE:])
         return evaluate_row(summary, row, self._subscription, verify_sub_batch_ids=self._verify_ids)
 
     def _conflict(self, block_hash: bytes, reason: str) -> TrackingOutcome:
@@ -330,7 +314,7 @@ class StatelessTracker:
 
 
 def evaluate_row(
-    summary: Batch,
+    summary: msg.Batch,
     row: Mapping[bytes, bytes],
     subscription: Subscription,
     *,
@@ -347,12 +331,12 @@ def evaluate_row(
 class _RowReading:
     """A tracking row tallied against its Batch; each step answers the first conflict it finds."""
 
-    def __init__(self, summary: Batch, subscription: Subscription) -> None:
+    def __init__(self, summary: msg.Batch, subscription: Subscription) -> None:
         self.summary = summary
         self.subscription = subscription
         entries = summary.entries.items()
-        self.counts = {name: entry.count for name, entry in entries if isinstance(entry, PrefixCount)}
-        self.prefixes = {e.batch_id.hex(): name for name, e in entries if isinstance(e, SubBatchRef)}
+        self.counts = {name: entry.count for name, entry in entries if isinstance(entry, msg.PrefixCount)}
+        self.prefixes = {e.batch_id.hex(): name for name, e in entries if isinstance(e, msg.SubBatchRef)}
         self.item_counts: dict[str, int] = {}
         self.digests: dict[str, dict[int, bytes]] = {sub_id: {} for sub_id in self.prefixes}
         self.received = dict.fromkeys(self.counts, 0)
@@ -407,36 +391,36 @@ class _RowReading:
         )
 
 
-def _cell_for(message: CardinalMessage, value: bytes) -> tuple[bytes, bytes]:
+def _cell_for(message: msg.CardinalMessage, value: bytes) -> tuple[bytes, bytes]:
     """The column that records ``message`` and the value it holds there."""
     digest = hashlib.sha256(value).digest()
     match message:
-        case Batch():
-            summary = {k: e for k, e in message.entries.items() if isinstance(e, PrefixCount | SubBatchRef)}
-            stripped = Batch(message.block_hash, message.number, message.weight, message.parent, summary)
+        case msg.Batch():
+            summary = {k: e for k, e in message.entries.items() if isinstance(e, msg.PrefixCount | msg.SubBatchRef)}
+            stripped = msg.Batch(message.block_hash, message.number, message.weight, message.parent, summary)
             return COL_BATCH, digest + stripped.encode_value()
-        case SubBatchHeader(_, batch_id, item_count):
+        case msg.SubBatchHeader(_, batch_id, item_count):
             return HEADER_COLUMN + batch_id.hex().encode(), avro.encode_int(item_count)
-        case SubBatchMsg(_, batch_id, index):
+        case msg.SubBatchMsg(_, batch_id, index):
             return SUB_COLUMN + f"{batch_id.hex()}/{index}".encode(), digest
-        case BatchMsg(_, key):
+        case msg.BatchMsg(_, key):
             return KEY_COLUMN + key.encode(), b"u" + digest
-        case BatchDeleteMsg(_, key):
+        case msg.BatchDeleteMsg(_, key):
             return KEY_COLUMN + key.encode(), b"d"
     raise MessageFormatError(f"{type(message).__name__} is not recorded in a tracking row")
 
 
 def _batch_header(block_hash: bytes, batch_cell: bytes) -> BlockHeader:
-    summary = Batch.decode_value(block_hash, batch_cell[_DIGEST_SIZE:])
+    summary = msg.Batch.decode_value(block_hash, batch_cell[_DIGEST_SIZE:])
     return BlockHeader(block_hash, summary.number, summary.parent, summary.weight)
 
 
 def _encode_header(block: BlockHeader) -> bytes:
-    return block.number.to_bytes(8, "big") + block.hash + block.parent + weight_to_bytes(block.weight)
+    return block.number.to_bytes(8, "big") + block.hash + block.parent + msg.weight_to_bytes(block.weight)
 
 
 def _decode_header(cell: bytes) -> BlockHeader:
-    hash_end = 8 + HASH_SIZE
-    parent_end = hash_end + HASH_SIZE
+    hash_end = 8 + msg.HASH_SIZE
+    parent_end = hash_end + msg.HASH_SIZE
     number = int.from_bytes(cell[:8], "big")
-    return BlockHeader(cell[8:hash_end], number, cell[hash_end:parent_end], weight_from_bytes(cell[parent_end:]))
+    return BlockHeader(cell[8:hash_end], number, cell[hash_end:parent_end], msg.weight_from_bytes(cell[parent_end:]))
