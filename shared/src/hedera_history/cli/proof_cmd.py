@@ -169,39 +169,23 @@ def _prover(
     start_block: int | None,
     ship_book: bool,
 ) -> _Prover:
-    from hedera_history.sources.address_book_file import read_address_book_bytes  # noqa: PLC0415
-
     if url is not None:
         from hedera_history.proofs.from_api import ApiProver  # noqa: PLC0415
 
         return ApiProver(url, token=token)
     settings = Settings.from_env(address_book=address_book, start_block=start_block)
-    ratio = parse_consensus_ratio(settings.consensus_ratio)
     if directory is not None:
-        from hedera_history.proofs.from_files import DirectoryProver  # noqa: PLC0415
+        from hedera_history.proofs.open import directory_prover  # noqa: PLC0415
 
-        book = read_address_book_bytes(settings.address_book, settings)
-        return DirectoryProver(
-            directory, book, start_block=settings.start_block, ratio=ratio, ship_checkpoint=ship_book
-        )
-    from hedera_history.proofs.from_store import StoreProver  # noqa: PLC0415
-    from hedera_history.store.reader import HistoryReader  # noqa: PLC0415
-
+        return directory_prover(directory, settings, ship_checkpoint=ship_book)
     if stack:
-        from hedera_history.localstack.stack_progress import open_gateway_for  # noqa: PLC0415
-        from hedera_history.localstack.stack_state import require_state  # noqa: PLC0415
+        from hedera_history.localstack.stack_proofs import stack_prover  # noqa: PLC0415
 
-        state = require_state((state_dir or Path(settings.stack_state_dir)).resolve())
-        book = read_address_book_bytes(address_book or state.address_book, settings)
-        reader = HistoryReader(open_gateway_for(state))
-        first_block = state.settings().first_block
-    else:
-        from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
+        folder = (state_dir or Path(settings.stack_state_dir)).resolve()
+        return stack_prover(folder, settings, address_book=address_book or "", ship_checkpoint=ship_book)
+    from hedera_history.proofs.open import deployment_prover  # noqa: PLC0415
 
-        book = read_address_book_bytes(settings.address_book, settings)
-        reader = HistoryReader(open_gateway(settings))
-        first_block = settings.first_block
-    return StoreProver(reader, book, first_block=first_block, ratio=ratio, ship_checkpoint=ship_book)
+    return deployment_prover(settings, ship_checkpoint=ship_book)
 
 
 @proof.command("verify")
