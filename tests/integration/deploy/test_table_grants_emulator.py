@@ -9,7 +9,7 @@ import json
 import random
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pytest
 from hedera_history.api.app import handle
@@ -24,7 +24,7 @@ from hedera_history.pipeline.runtime import build_ingest_context, build_store_co
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway
-from hedera_history.store.gateway import MutationFailure, RowQuery, StoredRow
+from hedera_history.store.gateway import CellSwap, MutationFailure, RowQuery, StoredRow
 from hedera_history.store.model import Row
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import TableAccess
@@ -60,9 +60,9 @@ class GrantedGateway:
         self._allow(table, write=False)
         return self.inner.read_rows(table, query)
 
-    def check_and_set(self, table: str, key: bytes, **cell: Any) -> bool:
+    def check_and_set(self, table: str, key: bytes, swap: CellSwap) -> bool:
         self._allow(table, write=True)
-        return self.inner.check_and_set(table, key, **cell)
+        return self.inner.check_and_set(table, key, swap)
 
     def close(self) -> None:
         pass

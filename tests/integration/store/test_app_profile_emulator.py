@@ -10,7 +10,7 @@ import pytest
 from hedera_history.config import Settings
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway, gateway_for_instance
-from hedera_history.store.gateway import RowQuery
+from hedera_history.store.gateway import CellSwap, RowQuery
 from hedera_history.store.model import Cell, Row
 from hedera_history.store.schema import ensure_tables
 
@@ -31,7 +31,7 @@ def test_every_data_call_names_the_profile(bigtable_instance: Any) -> None:
         row = Row(s.INGEST_PROGRESS, b"k", (Cell(s.INGEST_PROGRESS_FAMILY, b"q", b"v", 1_000),))
         assert store.mutate_rows(s.INGEST_PROGRESS, [row]) == []
         assert store.check_and_set(
-            s.INGEST_PROGRESS, b"lease", family=s.INGEST_PROGRESS_FAMILY, qualifier=b"q", expected=None, value=b"1"
+            s.INGEST_PROGRESS, b"lease", CellSwap(s.INGEST_PROGRESS_FAMILY, b"q", expected=None, value=b"1")
         )
         (read,) = store.read_rows(s.INGEST_PROGRESS, RowQuery(keys=(b"k",)))
         assert read.cells[0].value == b"v"

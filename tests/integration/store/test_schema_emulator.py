@@ -4,7 +4,7 @@ from typing import Any
 
 from hedera_history.config import Settings
 from hedera_history.store.bigtable_client import gateway_for_instance, read_gc_policies
-from hedera_history.store.gateway import RowQuery
+from hedera_history.store.gateway import CellSwap, RowQuery
 from hedera_history.store.schema import (
     CARDINAL_TRACKING,
     CARDINAL_TRACKING_FAMILY,
@@ -43,12 +43,7 @@ def test_check_and_set_is_atomic_per_cell(bigtable_instance: Any) -> None:
 
         def swap(expected: bytes | None, value: bytes) -> bool:
             return gateway.check_and_set(
-                CARDINAL_TRACKING,
-                row,
-                family=CARDINAL_TRACKING_FAMILY,
-                qualifier=b"tip",
-                expected=expected,
-                value=value,
+                CARDINAL_TRACKING, row, CellSwap(CARDINAL_TRACKING_FAMILY, b"tip", expected=expected, value=value)
             )
 
         assert swap(None, b"a")

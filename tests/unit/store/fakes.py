@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from hedera_history.errors import StoreError
-from hedera_history.store.gateway import MutationFailure, RowQuery, StoredCell, StoredRow
+from hedera_history.store.gateway import CellSwap, MutationFailure, RowQuery, StoredCell, StoredRow
 from hedera_history.store.model import Row
 
 Cells = dict[tuple[str, bytes], tuple[int, bytes]]
@@ -75,20 +75,11 @@ class MemoryGateway:
 class ConditionalMemoryGateway(MemoryGateway):
     """A :class:`MemoryGateway` that also compares and sets one cell, as CheckAndMutateRow does."""
 
-    def check_and_set(
-        self,
-        table: str,
-        key: bytes,
-        *,
-        family: str,
-        qualifier: bytes,
-        expected: bytes | None,
-        value: bytes,
-        timestamp_micros: int | None = None,
-    ) -> bool:
+    def check_and_set(self, table: str, key: bytes, swap: CellSwap) -> bool:
         cells = self.tables.setdefault(table, {}).setdefault(key, {})
-        current = cells.get((family, qualifier))
-        if (current[1] if current else None) != expected:
+        column = (swap.family, swap.qualifier)
+        current = cells.get(column)
+        if (current[1] if current else None) != swap.expected:
             return False
-        cells[(family, qualifier)] = (timestamp_micros or 0, value)
+        cells[column] = (swap.timestamp_micros or 0, swap.value)
         return True

@@ -42,7 +42,14 @@ from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.books.stakes import NodeStakes, weigh
 from hedera_history.books.updates import AddressBookTracker
 from hedera_history.store import schema as s
-from hedera_history.store.gateway import BigtableGateway, ConditionalGateway, KeyRange, RowQuery, write_or_raise
+from hedera_history.store.gateway import (
+    BigtableGateway,
+    CellSwap,
+    ConditionalGateway,
+    KeyRange,
+    RowQuery,
+    write_or_raise,
+)
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
 from hedera_history.store.model import Cell, Row
 
@@ -159,12 +166,7 @@ class AddressBookHistory:
                 new_books.append(recorded.effective_ns)
         new_state = encode_keeper_state(last, BookState.of_tracker(tracker))
         self._gateway.check_and_set(
-            s.ADDRESS_BOOKS,
-            KEEPER,
-            family=s.ADDRESS_BOOKS_FAMILY,
-            qualifier=Q_STATE,
-            expected=raw_state,
-            value=new_state,
+            s.ADDRESS_BOOKS, KEEPER, CellSwap(s.ADDRESS_BOOKS_FAMILY, Q_STATE, expected=raw_state, value=new_state)
         )
         return new_books
 

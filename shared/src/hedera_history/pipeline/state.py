@@ -42,7 +42,7 @@ from hedera_history.pipeline.state_cells import (
 )
 from hedera_history.store import schema as s
 from hedera_history.store.chain_links import broken_link_row, read_broken_links
-from hedera_history.store.gateway import ConditionalGateway, KeyRange, RowQuery, write_or_raise
+from hedera_history.store.gateway import CellSwap, ConditionalGateway, KeyRange, RowQuery, write_or_raise
 from hedera_history.store.keys import decode_hex16, hex16, prefix_end
 from hedera_history.store.model import Cell, Row
 
@@ -108,7 +108,7 @@ class IngestState:
     def set_claim(self, key: bytes, expected: bytes | None, value: bytes) -> bool:
         """Compare and set the ``claim`` cell of an ``ingest_progress`` row."""
         return self._gateway.check_and_set(
-            s.INGEST_PROGRESS, key, family=s.INGEST_PROGRESS_FAMILY, qualifier=Q_CLAIM, expected=expected, value=value
+            s.INGEST_PROGRESS, key, CellSwap(s.INGEST_PROGRESS_FAMILY, Q_CLAIM, expected=expected, value=value)
         )
 
     def is_pending(self, consensus_ns: int) -> bool:

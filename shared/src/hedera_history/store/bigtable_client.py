@@ -45,6 +45,7 @@ from hedera_history.errors import StoreError, StoreUnavailableError
 from hedera_history.store.gateway import (
     DEADLINE_EXCEEDED,
     UNAVAILABLE,
+    CellSwap,
     MutationFailure,
     RowQuery,
     StoredCell,
@@ -223,25 +224,16 @@ class BigtableDataGateway:
         except RetryExceptionGroup as e:
             raise translate(e, what) from e
 
-    def check_and_set(
-        self,
-        table: str,
-        key: bytes,
-        *,
-        family: str,
-        qualifier: bytes,
-        expected: bytes | None,
-        value: bytes,
-        timestamp_micros: int | None = None,
-    ) -> bool:
-        """Atomically set one cell if its latest value is ``expected`` (None: if it is absent).
+    def check_and_set(self, table: str, key: bytes, swap: CellSwap) -> bool:
+        """Atomically set one cell if its latest value is ``swap.expected`` (None: if it is absent).
 
         For state tables (e.g. Cardinal tracking, watermarks). True when the cell was set.
-        ``timestamp_micros`` None stamps the cell with the client's clock.
+        ``swap.timestamp_micros`` None stamps the cell with the client's clock.
         """
-        column = row_filters.ColumnRangeFilter(family, qualifier, qualifier)
-        mutation = SetCell(family, qualifier, value, timestamp_micros=timestamp_micros)
+        column = row_filters.ColumnRangeFilter(swap.family, swap.qualifier, swap.qualifier)
+        mutation = SetCell(swap.family, swap.qualifier, swap.value, timestamp_micros=swap.timestamp_micros)
         what = f"CheckAndMutateRow on {table}"
+        expected = swap.expected
         try:
             if expected is None:
                 matched = self._table(table).check_and_mutate_row(

@@ -30,6 +30,18 @@ class StoredCell:
 
 
 @dataclass(frozen=True, slots=True)
+class CellSwap:
+    """A compare-and-set of one cell: ``value`` is set if the cell's latest value is ``expected``
+    (None: if the cell is absent). ``timestamp_micros`` None stamps it with the writer's clock."""
+
+    family: str
+    qualifier: bytes
+    expected: bytes | None
+    value: bytes
+    timestamp_micros: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class StoredRow:
     key: bytes
     cells: tuple[StoredCell, ...]
@@ -109,16 +121,6 @@ def write_or_raise(gateway: BigtableGateway, table: str, rows: Sequence[Row], wh
 class ConditionalGateway(BigtableGateway, Protocol):
     """A gateway that can also compare-and-set one cell (state tables: tracking, keepers, leases)."""
 
-    def check_and_set(
-        self,
-        table: str,
-        key: bytes,
-        *,
-        family: str,
-        qualifier: bytes,
-        expected: bytes | None,
-        value: bytes,
-        timestamp_micros: int | None = None,
-    ) -> bool:
-        """Set the cell to ``value`` if its latest value is ``expected`` (None: if it is absent)."""
+    def check_and_set(self, table: str, key: bytes, swap: CellSwap) -> bool:
+        """Apply ``swap`` to its cell in row ``key`` atomically; True when the cell was set."""
         ...

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from hedera_history.errors import RowDecodeError, StoreError
 from hedera_history.logs import event
 from hedera_history.store.encoding import decode_value, encode_value
-from hedera_history.store.gateway import ConditionalGateway, RowQuery
+from hedera_history.store.gateway import CellSwap, ConditionalGateway, RowQuery
 
 logger = logging.getLogger(__name__)
 
@@ -129,13 +129,7 @@ class CellLease:
     def _check_and_set(self, expected: bytes | None, value: bytes) -> bool:
         cell = self.cell
         return self.gateway.check_and_set(
-            cell.table,
-            cell.key,
-            family=cell.family,
-            qualifier=cell.qualifier,
-            expected=expected,
-            value=value,
-            timestamp_micros=cell.timestamp_micros,
+            cell.table, cell.key, CellSwap(cell.family, cell.qualifier, expected, value, cell.timestamp_micros)
         )
 
     def _read(self) -> bytes | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from hedera_history.store.gateway import ConditionalGateway, RowQuery
+from hedera_history.store.gateway import CellSwap, ConditionalGateway, RowQuery
 from hedera_history.store.schema import CARDINAL_TRACKING, CARDINAL_TRACKING_FAMILY
 
 SERVER_TIME: Final = -1
@@ -55,11 +55,5 @@ class BigtableTrackingStore:
     def check_and_set(self, row: bytes, column: bytes, expected: bytes | None, value: bytes) -> bool:
         """Set the cell to ``value`` if its latest value is ``expected`` (None: if it is absent)."""
         return self._gateway.check_and_set(
-            self._table,
-            row,
-            family=self._family,
-            qualifier=column,
-            expected=expected,
-            value=value,
-            timestamp_micros=SERVER_TIME,
+            self._table, row, CellSwap(self._family, column, expected, value, timestamp_micros=SERVER_TIME)
         )
