@@ -140,13 +140,14 @@ def plan_errata(errata: ErrataFile, gateway: BigtableGateway, settings: Settings
 
     kind = _entry_kind(in_force, original)
     desired = _desired_history(in_force, original, kind, settings, in_force_id=in_force_id, in_force_ns=in_force_ns)
+    desired = in_entry_row(desired, time_of_error, _stored_row_key(original))
     touched = {c.address for c in original.cells if c.table != s.SIDECARS or kind is EntryKind.DELETE}
     for body in bodies.values():
         if body.correct_item is not None:
-            touched.update(item_cells(body.correct_item, original.block_number, original.index, settings))
+            corrected = item_cells(body.correct_item, original.block_number, original.index, settings)
+            touched.update(in_entry_row(corrected, time_of_error, _stored_row_key(original)))
     tombstone = tombstone_value(in_force_id)
     wanted: dict[Address, bytes] = {address: desired.get(address, tombstone) for address in touched | set(desired)}
-    wanted = in_entry_row(wanted, time_of_error, _stored_row_key(original))
     history = _diff(gateway, wanted, stamp)
 
     log_wanted: dict[Address, tuple[bytes, int]] = {
