@@ -28,21 +28,21 @@ def _param(name: str, where: str, description: str, *, required: bool = False, a
     }
 
 
+def _ref(schema: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{schema}"}
+
+
+def _errors(*statuses: str) -> dict[str, Any]:
+    return dict.fromkeys(statuses, _REST_ERROR)
+
+
 def _get(summary: str, params: list[dict[str, Any]], schema: str) -> dict[str, Any]:
+    ok = {"description": "OK", "content": {"application/json": {"schema": _ref(schema)}}}
     return {
         "get": {
             "summary": summary,
             "parameters": params,
-            "responses": {
-                "200": {
-                    "description": "OK",
-                    "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}},
-                },
-                "400": _REST_ERROR,
-                "404": _REST_ERROR,
-                "501": _REST_ERROR,
-                "503": _REST_ERROR,
-            },
+            "responses": {"200": ok, **_errors("400", "404", "501", "503")},
         }
     }
 
@@ -51,13 +51,23 @@ ERRATA_KINDS = ["INSERT", "UPDATE", "DELETE"]
 CALL_OPERATION_TYPES = ["CALL", "CALLCODE", "CREATE", "CREATE2", "DELEGATECALL", "STATICCALL", "UNKNOWN"]
 
 
-def _object(properties: Mapping[str, str | tuple[str, list[str]]]) -> dict[str, Any]:
-    """An object schema; a property is a type name, or (type name, allowed values)."""
+def _object(properties: Mapping[str, str | tuple[str, list[str]]], **schemas: dict[str, Any]) -> dict[str, Any]:
+    """An object schema; a property is a type name, or (type name, allowed values); ``schemas``:
+    properties given as whole schemas."""
     shaped: dict[str, Any] = {}
     for name, spec in properties.items():
         kind, allowed = (spec, None) if isinstance(spec, str) else spec
         shaped[name] = {"type": kind} if allowed is None else {"type": kind, "enum": allowed}
-    return {"type": "object", "properties": shaped}
+    return {"type": "object", "properties": shaped | schemas}
+
+
+def _page(field: str, items: dict[str, Any], *, links: bool = True, **schemas: dict[str, Any]) -> dict[str, Any]:
+    """An answer holding a list of ``items`` under ``field`` (with ``links.next`` when ``links``),
+    beside the properties ``schemas``."""
+    properties: dict[str, Any] = {**schemas, field: {"type": "array", "items": items}}
+    if links:
+        properties["links"] = {"type": "object"}
+    return {"type": "object", "properties": properties}
 
 
 RPC_METHODS: dict[str, str] = {
@@ -98,15 +108,11 @@ def _proof(summary: str, params: list[dict[str, Any]]) -> dict[str, Any]:
                 "200": {
                     "description": "The proof bundle",
                     "content": {
-                        "application/json": {"schema": {"$ref": "#/components/schemas/ProofBundle"}},
+                        "application/json": {"schema": _ref("ProofBundle")},
                         "application/x-protobuf": {"schema": {"type": "string", "format": "binary"}},
                     },
                 },
-                "400": _REST_ERROR,
-                "404": _REST_ERROR,
-                "500": _REST_ERROR,
-                "501": _REST_ERROR,
-                "503": _REST_ERROR,
+                **_errors("400", "404", "500", "501", "503"),
             },
         }
     }
@@ -122,7 +128,7 @@ def openapi_document() -> dict[str, Any]:
                 "description": "Methods:\n" + "\n".join(f"- `{k}`: {v}" for k, v in RPC_METHODS.items()),
                 "requestBody": {
                     "required": True,
-                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RpcRequest"}}},
+                    "content": {"application/json": {"schema": _ref("RpcRequest")}},
                 },
                 "responses": {
                     "200": {"description": "JSON-RPC response(s); errors -32700, -32600, -32601, -32602, -32000"},
@@ -301,71 +307,49 @@ def openapi_document() -> dict[str, Any]:
                 "params": {"oneOf": [{"type": "array"}, obj]},
             },
         },
-        "Block": {
-            "type": "object",
-            "properties": {
-                k: {"type": t}
-                for k, t in [
-                    ("count", "integer"),
-                    ("hapi_version", "string"),
-                    ("hash", "string"),
-                    ("name", "string"),
-                    ("number", "integer"),
-                    ("previous_hash", "string"),
-                    ("timestamp", "object"),
-                    ("record_file_version", "integer"),
-                    ("end_running_hash", "string"),
-                    ("signatures", "integer"),
-                ]
-            },
-        },
-        "Blocks": {
-            "type": "object",
-            "properties": {"blocks": {"type": "array", "items": {"$ref": "#/components/schemas/Block"}}, "links": obj},
-        },
-        "Transaction": {
-            "type": "object",
-            "properties": {
-                k: {"type": t}
-                for k, t in [
-                    ("consensus_timestamp", "string"),
-                    ("transaction_id", "string"),
-                    ("transaction_hash", "string"),
-                    ("result", "string"),
-                    ("name", "string"),
-                    ("charged_tx_fee", "integer"),
-                    ("nonce", "integer"),
-                    ("scheduled", "boolean"),
-                    ("transfers", "array"),
-                    ("token_transfers", "array"),
-                    ("nft_transfers", "array"),
-                    ("block_number", "integer"),
-                ]
+        "Block": _object(
+            {
+                "count": "integer",
+                "hapi_version": "string",
+                "hash": "string",
+                "name": "string",
+                "number": "integer",
+                "previous_hash": "string",
+                "timestamp": "object",
+                "record_file_version": "integer",
+                "end_running_hash": "string",
+                "signatures": "integer",
             }
-            | {
-                "errata": {
-                    "type": "string",
-                    "enum": ERRATA_KINDS,
-                    "nullable": True,
-                    "description": "Set when a HIP-639 errata corrected this entry (null: as the stream delivered it)",
-                }
+        ),
+        "Blocks": _page("blocks", _ref("Block")),
+        "Transaction": _object(
+            {
+                "consensus_timestamp": "string",
+                "transaction_id": "string",
+                "transaction_hash": "string",
+                "result": "string",
+                "name": "string",
+                "charged_tx_fee": "integer",
+                "nonce": "integer",
+                "scheduled": "boolean",
+                "transfers": "array",
+                "token_transfers": "array",
+                "nft_transfers": "array",
+                "block_number": "integer",
             },
-        },
-        "Transactions": {
-            "type": "object",
-            "properties": {
-                "transactions": {"type": "array", "items": {"$ref": "#/components/schemas/Transaction"}},
-                "links": obj,
+            errata={
+                "type": "string",
+                "enum": ERRATA_KINDS,
+                "nullable": True,
+                "description": "Set when a HIP-639 errata corrected this entry (null: as the stream delivered it)",
             },
-        },
-        "Balances": {
-            "type": "object",
-            "properties": {
-                "timestamp": {"type": "string", "nullable": True},
-                "balances": {"type": "array", "items": _object({"account": "string", "balance": "integer"})},
-                "links": obj,
-            },
-        },
+        ),
+        "Transactions": _page("transactions", _ref("Transaction")),
+        "Balances": _page(
+            "balances",
+            _object({"account": "string", "balance": "integer"}),
+            timestamp={"type": "string", "nullable": True},
+        ),
         "Status": {
             "type": "object",
             "properties": {
@@ -392,7 +376,7 @@ def openapi_document() -> dict[str, Any]:
                 "index": {"type": "integer", "nullable": True},
                 "errata": {"type": "string", "enum": ERRATA_KINDS, "nullable": True},
                 "original": {
-                    "allOf": [{"$ref": "#/components/schemas/Transaction"}],
+                    "allOf": [_ref("Transaction")],
                     "nullable": True,
                     "description": "The entry as the stream had it; null when the errata inserted it",
                 },
@@ -431,22 +415,11 @@ def openapi_document() -> dict[str, Any]:
                 "value": "integer",
             }
         ),
-        "ContractActions": {
-            "type": "object",
-            "properties": {
-                "actions": {"type": "array", "items": {"$ref": "#/components/schemas/ContractAction"}},
-                "links": obj,
-            },
-        },
+        "ContractActions": _page("actions", _ref("ContractAction")),
         "ContractStateChange": _object(
             {k: "string" for k in ("address", "contract_id", "slot", "value_read", "value_written")}
         ),
-        "ContractStateChanges": {
-            "type": "object",
-            "properties": {
-                "state_changes": {"type": "array", "items": {"$ref": "#/components/schemas/ContractStateChange"}},
-            },
-        },
+        "ContractStateChanges": _page("state_changes", _ref("ContractStateChange"), links=False),
         "SidecarRecord": _object(
             {
                 "field": "integer",
@@ -466,18 +439,9 @@ def openapi_document() -> dict[str, Any]:
         },
         "Account": {"type": "object", "description": "As the reference mirror node's AccountBalanceTransactions"},
         "ContractResult": {"type": "object", "description": "As the reference mirror node's ContractResultDetails"},
-        "ContractResults": {
-            "type": "object",
-            "properties": {"results": {"type": "array", "items": obj}, "links": obj},
-        },
-        "NetworkNodes": {
-            "type": "object",
-            "properties": {"nodes": {"type": "array", "items": obj}, "links": obj},
-        },
-        "SidecarRecords": {
-            "type": "object",
-            "properties": {"sidecars": {"type": "array", "items": {"$ref": "#/components/schemas/SidecarRecord"}}},
-        },
+        "ContractResults": _page("results", obj),
+        "NetworkNodes": _page("nodes", obj),
+        "SidecarRecords": _page("sidecars", _ref("SidecarRecord"), links=False),
     }
     return {
         "openapi": "3.0.3",
