@@ -11,6 +11,8 @@ so a caller pays only for the services it starts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hedera_history.localstack.ports import accepts_connections
 
 PROBE_TIMEOUT_SECONDS = 2.0
@@ -29,15 +31,13 @@ def bigtable_answers(host: str, port: int) -> bool:
     )
 
     channel = grpc.insecure_channel(f"{host}:{port}")
-    try:
+
+    def list_tables() -> object:
         client = BigtableTableAdminClient(transport=BigtableTableAdminGrpcTransport(channel=channel))
         parent = f"projects/{PROBE_PROJECT}/instances/{PROBE_PROJECT}"
-        list(client.list_tables(parent=parent, retry=None, timeout=PROBE_TIMEOUT_SECONDS))
-    except GoogleAPIError:
-        return False
-    finally:
-        channel.close()
-    return True
+        return list(client.list_tables(parent=parent, retry=None, timeout=PROBE_TIMEOUT_SECONDS))
+
+    return _answers(list_tables, (GoogleAPIError,), channel.close)
 
 
 def pubsub_answers(host: str, port: int) -> bool:
@@ -50,15 +50,13 @@ def pubsub_answers(host: str, port: int) -> bool:
     from google.pubsub_v1.services.publisher.transports import PublisherGrpcTransport
 
     channel = grpc.insecure_channel(f"{host}:{port}")
-    try:
+
+    def list_topics() -> object:
         client = PublisherClient(transport=PublisherGrpcTransport(channel=channel))
         project = f"projects/{PROBE_PROJECT}"
-        list(client.list_topics(project=project, retry=None, timeout=PROBE_TIMEOUT_SECONDS))
-    except GoogleAPIError:
-        return False
-    finally:
-        channel.close()
-    return True
+        return list(client.list_topics(project=project, retry=None, timeout=PROBE_TIMEOUT_SECONDS))
+
+    return _answers(list_topics, (GoogleAPIError,), channel.close)
 
 
 def gcs_answers(endpoint: str, host: str, port: int) -> bool:
@@ -75,13 +73,11 @@ def gcs_answers(endpoint: str, host: str, port: int) -> bool:
         credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
         client_options={"api_endpoint": endpoint},
     )
-    try:
-        list(client.list_buckets(retry=None, timeout=PROBE_TIMEOUT_SECONDS))
-    except (GoogleAPIError, RequestException):
-        return False
-    finally:
-        client.close()
-    return True
+    return _answers(
+        lambda: list(client.list_buckets(retry=None, timeout=PROBE_TIMEOUT_SECONDS)),
+        (GoogleAPIError, RequestException),
+        client.close,
+    )
 
 
 def s3_answers(endpoint_url: str, host: str, port: int) -> bool:
@@ -104,10 +100,16 @@ def s3_answers(endpoint_url: str, host: str, port: int) -> bool:
             read_timeout=PROBE_TIMEOUT_SECONDS,
         ),
     )
+    return _answers(client.list_buckets, (BotoCoreError, ClientError), client.close)
+
+
+def _answers(call: Callable[[], object], failures: tuple[type[Exception], ...], close: Callable[[], None]) -> bool:
+    """True when ``call`` returns, False when it fails with one of ``failures`` (the service does
+    not answer yet); ``close`` runs either way."""
     try:
-        client.list_buckets()
-    except (BotoCoreError, ClientError):
+        call()
+    except failures:
         return False
     finally:
-        client.close()
+        close()
     return True
