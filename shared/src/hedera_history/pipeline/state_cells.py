@@ -29,7 +29,9 @@ Row keys (all in the ``ingest_progress`` table unless said otherwise):
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from hedera_history.errors import RowDecodeError
 from hedera_history.formats.stream_paths import BucketLayout
@@ -57,6 +59,8 @@ Q_COPY = b"copy"
 Q_CLAIM = b"claim"
 FILE_LINK = b"file/"
 
+_Decoded = TypeVar("_Decoded")
+
 
 @dataclass(frozen=True, slots=True)
 class Link:
@@ -77,21 +81,19 @@ class Published:
     """The consensus time the block's cells are stamped with (a late signature cell needs it)."""
 
     def to_json(self) -> bytes:
-        return json.dumps(
+        return _json_cell(
             {
                 "block": self.block_number,
                 "block_time_ns": self.block_time_ns,
                 "file_hash": self.file_hash.hex(),
                 "hash": self.hash.hex(),
                 "previous_hash": self.previous_hash.hex(),
-            },
-            sort_keys=True,
-        ).encode()
+            }
+        )
 
     @classmethod
     def from_json(cls, raw: bytes) -> Published:
-        try:
-            data = json.loads(raw)
+        def build(data: Any) -> Published:
             return cls(
                 int(data["block"]),
                 bytes.fromhex(data["file_hash"]),
@@ -99,8 +101,8 @@ class Published:
                 bytes.fromhex(data["previous_hash"]),
                 int(data["block_time_ns"]),
             )
-        except (ValueError, KeyError, TypeError) as e:
-            raise RowDecodeError(f"ingest progress: unreadable published cell: {e}") from e
+
+        return _from_json_cell(raw, "published", build)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,23 +127,21 @@ class Unconfirmed:
     """When it was last (re)published (the cell's time)."""
 
     def to_json(self) -> bytes:
-        return json.dumps(
+        return _json_cell(
             {
                 "period": self.period_key,
                 "location": json.loads(location_to_json(self.location)),
                 "republished": self.republished,
-            },
-            sort_keys=True,
-        ).encode()
+            }
+        )
 
     @classmethod
     def from_json(cls, consensus_ns: int, raw: bytes, since_micros: int) -> Unconfirmed:
-        try:
-            data = json.loads(raw)
+        def build(data: Any) -> Unconfirmed:
             location = location_from_json(json.dumps(data["location"]).encode())
             return cls(consensus_ns, str(data["period"]), location, int(data["republished"]), since_micros)
-        except (ValueError, KeyError, TypeError) as e:
-            raise RowDecodeError(f"ingest progress: unreadable unconfirmed cell: {e}") from e
+
+        return _from_json_cell(raw, "unconfirmed", build)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,23 +151,33 @@ class PendingPeriod:
 
 
 def location_to_json(location: StreamLocation) -> bytes:
-    return json.dumps(
+    return _json_cell(
         {
             "layout": location.layout.value,
             "prefix": location.prefix,
             "network": location.network,
             "shard": location.shard,
-        },
-        sort_keys=True,
-    ).encode()
+        }
+    )
 
 
 def location_from_json(raw: bytes) -> StreamLocation:
-    try:
-        data = json.loads(raw)
+    def build(data: Any) -> StreamLocation:
         return StreamLocation(BucketLayout(data["layout"]), data["prefix"], data["network"], int(data["shard"]))
+
+    return _from_json_cell(raw, "location", build)
+
+
+def _json_cell(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, sort_keys=True).encode()
+
+
+def _from_json_cell(raw: bytes, what: str, build: Callable[[Any], _Decoded]) -> _Decoded:
+    """``build`` applied to the cell's JSON; any missing or malformed part is a RowDecodeError."""
+    try:
+        return build(json.loads(raw))
     except (ValueError, KeyError, TypeError) as e:
-        raise RowDecodeError(f"ingest progress: unreadable location cell: {e}") from e
+        raise RowDecodeError(f"ingest progress: unreadable {what} cell: {e}") from e
 
 
 def period_state_from_row(consensus_ns: int, row: StoredRow) -> PeriodState:
