@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError
-from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
+from hedera_history.gen import GeneratorConfig, generate_into
 from hedera_history.gen.config_and_output import LAYOUT_NAMES, StreamShape
 from hedera_history.gen.live_schedule import LiveConfig
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
@@ -207,15 +207,13 @@ def generate(
         console=console,
     ) as progress:
         task = progress.add_task("node keys and periods", total=periods)
-        stream = generate_stream(config, on_period=lambda _period: progress.advance(task))
-        progress.update(task, description="writing files")
-        write_stream(stream, Path(out))
+        stream, files = generate_into(config, Path(out), on_period=lambda _period: progress.advance(task))
         progress.update(task, description="done")
     counts = stream.truth["counts"]
     click.echo(
         f"{out}: blocks {config.start_block}-{config.end_block} from {nodes} nodes, "
         f"{counts['transactions']} transactions, {counts['sidecar_files']} sidecar files, "
-        f"{len(stream.objects)} stream files; truth in {Path(out) / GROUND_TRUTH_FILE} "
+        f"{files} stream files; truth in {Path(out) / GROUND_TRUTH_FILE} "
         f"({time.monotonic() - started:.1f} s)"
     )
 

@@ -8,7 +8,7 @@ See docs/generator.md.
 from hedera_history.gen.config_and_output import GeneratedPeriod, GeneratedStream, GeneratorConfig, NodeInfo
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.tamper import TamperTarget, drop_signatures, only_nodes, tamper
-from hedera_history.gen.writer import write_stream
+from hedera_history.gen.writer import generate_into, write_stream
 
 __all__ = [
     "GeneratedPeriod",
@@ -17,6 +17,7 @@ __all__ = [
     "NodeInfo",
     "TamperTarget",
     "drop_signatures",
+    "generate_into",
     "generate_stream",
     "only_nodes",
     "tamper",

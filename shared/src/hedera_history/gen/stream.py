@@ -14,7 +14,7 @@ its running hash from that V2 file's hash.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from hedera_history.errors import GeneratorError
@@ -45,7 +45,7 @@ from hedera_history.gen.ledger import Ledger, genesis_state
 from hedera_history.gen.period_mix import COVERAGE, TxKind, group_size, plan_period
 from hedera_history.gen.signing import signed_signature_file
 from hedera_history.gen.transactions import TransactionFactory
-from hedera_history.gen.truth import TruthCollector
+from hedera_history.gen.truth import Section, TruthCollector, TruthSpill
 
 _DERIVATION = "hedera-history/gen/v1"
 _SIDECAR_ID = 1
@@ -95,8 +95,12 @@ class StreamBuilder:
     a stream generated whole, and a builder run to ``config.periods`` gives that stream.
     """
 
-    def __init__(self, config: GeneratorConfig) -> None:
-        self._generator = _Generator(config)
+    def __init__(self, config: GeneratorConfig, *, retain: bool = True, spill: TruthSpill | None = None) -> None:
+        """``retain=False``: the builder keeps no period and no uploaded file once ``next_period``
+        has returned them, and ``stream()`` holds neither; with ``spill`` the parts of the truth
+        that grow with the stream go to its files, left empty in ``stream().truth`` and given by
+        ``spilled_truth()``, so memory stays flat however long the stream."""
+        self._generator = _Generator(config, retain=retain, spill=spill)
 
     @property
     def config(self) -> GeneratorConfig:
@@ -119,7 +123,11 @@ class StreamBuilder:
     @property
     def generated(self) -> int:
         """Periods generated so far."""
-        return len(self._generator.periods)
+        return self._generator.generated
+
+    def spilled_truth(self) -> dict[Section, Iterator[str]]:
+        """The parts of the truth the spill holds, as compact JSON text (``TruthCollector.spilled_sections``)."""
+        return self._generator.truth.spilled_sections()
 
     def next_period(self) -> tuple[GeneratedPeriod, dict[str, bytes]]:
         return self._generator.step()
@@ -129,8 +137,10 @@ class StreamBuilder:
 
 
 class _Generator:
-    def __init__(self, config: GeneratorConfig) -> None:
+    def __init__(self, config: GeneratorConfig, *, retain: bool = True, spill: TruthSpill | None = None) -> None:
         self.config = config
+        self.retain = retain
+        self.spill = spill
         self.rng = random.Random(f"{_DERIVATION}/{config.seed}")
         self.nodes = tuple(
             NodeInfo(
@@ -190,9 +200,16 @@ class _Generator:
 
     def _begin(self) -> None:
         config = self.config
-        self.truth = TruthCollector(config, self.nodes, self.genesis, start_running_hash(config.seed))
+        self.truth = TruthCollector(
+            config,
+            self.nodes,
+            self.genesis,
+            start_running_hash(config.seed),
+            spill=self.spill,
+        )
         self.objects: dict[str, bytes] = {}
         self.periods: list[GeneratedPeriod] = []
+        self.generated = 0
         self.books: list[tuple[int, tuple[int, ...], bytes, int | None]] = [
             (config.start_block, tuple(self.generations), self.bootstrap_book, None)
         ]
@@ -202,7 +219,7 @@ class _Generator:
     def step(self, edit_items: ItemEditor | None = None) -> tuple[GeneratedPeriod, dict[str, bytes]]:
         """The next period and the objects every node uploads for it."""
         config = self.config
-        index = len(self.periods)
+        index = self.generated
         if index >= config.periods:
             raise GeneratorError(f"the stream holds {config.periods} periods, all generated")
         block_number = config.block_number_of(index)
@@ -215,9 +232,11 @@ class _Generator:
         period = self._assemble(index, block_number, self.chain, items)
         uploaded: dict[str, bytes] = {}
         self._upload(period, uploaded)
-        self.objects.update(uploaded)
         self.truth.add_block(period, items, len(self.books) - 1, self.ledger.take_changed())
-        self.periods.append(period)
+        if self.retain:
+            self.objects.update(uploaded)
+            self.periods.append(period)
+        self.generated += 1
         self.chain = period.hash
         if rotating and self.rotation is not None:
             self.generations[self.rotation.node_id] = 1
@@ -226,9 +245,9 @@ class _Generator:
 
     def result(self) -> GeneratedStream:
         """The stream of the periods generated so far (its config says that many periods)."""
-        if not self.periods:
+        if not self.generated:
             raise GeneratorError("no period generated yet")
-        config = _truncated(self.config, len(self.periods))
+        config = _truncated(self.config, self.generated)
         books = [book for book in self.books if book[0] <= config.end_block]
         epochs = tuple(
             BookEpoch(
@@ -240,7 +259,7 @@ class _Generator:
             )
             for i, (first, generations, book, updated) in enumerate(books)
         )
-        rotated = self.rotation is not None and self.rotation.period < len(self.periods)
+        rotated = self.rotation is not None and self.rotation.period < self.generated
         document = replace(self.truth, config=config).document(
             self.ledger,
             epochs,

@@ -63,7 +63,7 @@ class TransactionFactory:
         self.nft_token = nft_token
         self.sidecars = sidecars
         self.writer = ItemWriter(seed, ledger)
-        self._used_ids: set[tuple[int, int]] = set()
+        self._used_ids = _IssuedIds()
         self._builders: dict[TxKind, Callable[[Sequence[int]], list[GeneratedItem]]] = {
             TxKind.HBAR_TRANSFER: self._hbar_transfer,
             TxKind.TOKEN_TRANSFER: self._token_transfer,
@@ -97,10 +97,7 @@ class TransactionFactory:
     def node_stake_update(self, consensus_ns: int, stakes: Sequence[int]) -> GeneratedItem:
         """The network's end-of-day ``NodeStakeUpdate``: paid by 0.0.2, submitted by no node, no
         fee; ``stakes`` by node id. The staking period it closes is the UTC day before."""
-        valid_start = consensus_ns - 1
-        while (TREASURY, valid_start) in self._used_ids:
-            valid_start -= 1
-        self._used_ids.add((TREASURY, valid_start))
+        valid_start = self._used_ids.claim(TREASURY, consensus_ns - 1, consensus_ns)
         body = hapi.TransactionBody(memo=STAKE_UPDATE_MEMO)
         set_transaction_id(body.transactionID, TREASURY, valid_start)
         update = body.node_stake_update
@@ -378,10 +375,9 @@ class TransactionFactory:
     def _new_draft(self, consensus_ns: int, *, payer: int) -> Draft:
         """A body with a fresh transaction id for ``payer`` and a random submitting node."""
         node = self.rng.choice(self.node_accounts)
-        valid_start = consensus_ns - self.rng.randrange(2 * NS_PER_SECOND, 60 * NS_PER_SECOND)
-        while (payer, valid_start) in self._used_ids:
-            valid_start -= 1
-        self._used_ids.add((payer, valid_start))
+        valid_start = self._used_ids.claim(
+            payer, consensus_ns - self.rng.randrange(2 * NS_PER_SECOND, _MAX_VALID_START_AGE_NS), consensus_ns
+        )
         body = hapi.TransactionBody()
         set_transaction_id(body.transactionID, payer, valid_start)
         body.nodeAccountID.accountNum = node
@@ -426,3 +422,33 @@ class TransactionFactory:
     def _require_fee(self, payer: int, needed: int) -> None:
         if self.ledger.balance(payer) < needed:
             raise GeneratorError(f"0.0.{payer} cannot pay {needed} tinybar")
+
+
+_MAX_VALID_START_AGE_NS = 60 * NS_PER_SECOND
+"""A fresh transaction id's valid start is at most this long before its consensus time."""
+
+
+class _IssuedIds:
+    """The transaction ids given out, as (payer, valid start), so that none is given twice.
+
+    Only ids that a new one could still meet are kept: a new valid start lies at most
+    ``_MAX_VALID_START_AGE_NS`` before its consensus time and consensus times only grow, so older
+    ones (with ``_MARGIN_NS`` to spare) are dropped every ``_MARGIN_NS`` of consensus time, which
+    keeps memory flat over a long stream without changing a single id."""
+
+    _MARGIN_NS = 10 * NS_PER_SECOND
+
+    def __init__(self) -> None:
+        self._ids: set[tuple[int, int]] = set()
+        self._pruned_at = 0
+
+    def claim(self, payer: int, valid_start: int, consensus_ns: int) -> int:
+        """``valid_start``, or the nearest free one before it."""
+        if consensus_ns - self._pruned_at > self._MARGIN_NS:
+            horizon = consensus_ns - _MAX_VALID_START_AGE_NS - self._MARGIN_NS
+            self._ids = {issued for issued in self._ids if issued[1] >= horizon}
+            self._pruned_at = consensus_ns
+        while (payer, valid_start) in self._ids:
+            valid_start -= 1
+        self._ids.add((payer, valid_start))
+        return valid_start

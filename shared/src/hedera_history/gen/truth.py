@@ -6,9 +6,13 @@ hex, times integer nanoseconds since the epoch, amounts integer tinybar (or toke
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+import tempfile
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
@@ -27,6 +31,8 @@ from hedera_history.gen.keys import ed25519_public_bytes
 from hedera_history.gen.ledger import FUNGIBLE_DECIMALS, Genesis, Ledger
 
 TRUTH_FORMAT = 1
+COMPACT = (",", ":")
+"""The separators of a compact truth file (one written for reading is indented)."""
 
 
 def account(num: int) -> str:
@@ -121,6 +127,49 @@ def _by_account(balances: Mapping[int, int]) -> dict[str, int]:
     return {account(a): amount for a, amount in sorted(balances.items())}
 
 
+class JsonLines:
+    """Compact JSON texts in a file, one a line: written in order, read back in order."""
+
+    def __init__(self, file: IO[str]) -> None:
+        self._file = file
+
+    def write(self, text: str) -> None:
+        self._file.write(text)
+        self._file.write("\n")
+
+    def texts(self) -> Iterator[str]:
+        self._file.flush()
+        self._file.seek(0)
+        for line in self._file:
+            yield line.rstrip("\n")
+        self._file.seek(0, 2)
+
+
+class TruthSpill:
+    """Temporary files for the parts of the truth that grow with the stream (its transactions and
+    each block's balances), so that a stream written straight to disk keeps none of them in memory;
+    each account's consensus times stay in memory at 8 bytes a time."""
+
+    def __init__(self) -> None:
+        self._files = ExitStack()
+        self.transactions = JsonLines(self._files.enter_context(_temporary_file()))
+        self.balances = JsonLines(self._files.enter_context(_temporary_file()))
+
+    def __enter__(self) -> TruthSpill:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._files.close()
+
+
+def _temporary_file() -> IO[str]:
+    return tempfile.TemporaryFile("w+", encoding="utf-8", prefix="hedera-history-truth-")
+
+
+Section = tuple[str, ...]
+"""Where in the truth document a spilled part goes: its keys from the top."""
+
+
 @dataclass
 class TruthCollector:
     """Gathers blocks and transactions as periods are generated, then writes the document."""
@@ -129,12 +178,18 @@ class TruthCollector:
     nodes: Sequence[NodeInfo]
     genesis: Genesis
     start_running_hash: bytes
+    spill: TruthSpill | None = None
+    """Where transactions and block balances go instead of memory (``spilled_sections`` gives them)."""
     blocks: list[dict[str, Any]] = field(default_factory=list)
     transactions: list[dict[str, Any]] = field(default_factory=list)
+    transaction_count: int = 0
     balances_by_block: dict[str, dict[str, int]] = field(default_factory=dict)
     stake_updates: list[dict[str, Any]] = field(default_factory=list)
-    _history: dict[int, list[int]] = field(default_factory=dict)
+    _history: dict[int, array[int]] = field(default_factory=dict)
+    """Each account's consensus times, 8 bytes each (a list of ints costs five times that)."""
     _items_in_block: dict[int, int] = field(default_factory=dict)
+    _open_balances: tuple[str, dict[str, int]] | None = None
+    """Spilling: the last block's balances, open while a second file of the same number may follow."""
 
     def add_block(
         self,
@@ -153,10 +208,15 @@ class TruthCollector:
         for index, item in enumerate(items, start=first_index):
             facts = item.facts
             touched = facts.accounts_touched()
-            self.transactions.append(transaction_truth(facts, period.block_number, index, touched))
+            truth = transaction_truth(facts, period.block_number, index, touched)
+            self.transaction_count += 1
+            if self.spill is None:
+                self.transactions.append(truth)
+            else:
+                self.spill.transactions.write(json.dumps(truth, separators=COMPACT))
             for num in touched:
-                self._history.setdefault(num, []).append(facts.consensus_ns)
-        self.balances_by_block.setdefault(str(period.block_number), {}).update(_by_account(changed))
+                self._history.setdefault(num, array("q")).append(facts.consensus_ns)
+        self._add_balances(str(period.block_number), _by_account(changed))
         stakes = self.config.stake_update_at(period.index)
         if stakes is not None:
             self.stake_updates.append(
@@ -167,6 +227,37 @@ class TruthCollector:
                     "stakes": {node.account: stakes[node.node_id] for node in self.nodes},
                 }
             )
+
+    def _add_balances(self, block: str, balances: dict[str, int]) -> None:
+        if self.spill is None:
+            self.balances_by_block.setdefault(block, {}).update(balances)
+        elif self._open_balances is not None and self._open_balances[0] == block:
+            self._open_balances[1].update(balances)
+        else:
+            self._close_balances()
+            self._open_balances = (block, balances)
+
+    def _close_balances(self) -> None:
+        if self.spill is not None and self._open_balances is not None:
+            block, balances = self._open_balances
+            self.spill.balances.write(f"{json.dumps(block)}:{json.dumps(balances, separators=COMPACT)}")
+            self._open_balances = None
+
+    def spilled_sections(self) -> dict[Section, Iterator[str]]:
+        """The parts ``document`` leaves empty when spilling, each as the pieces of its compact JSON
+        text; none when nothing is spilled."""
+        if self.spill is None:
+            return {}
+        self._close_balances()
+        accounts = (
+            f"{json.dumps(account(a))}:{json.dumps(list(reversed(times)), separators=COMPACT)}"
+            for a, times in sorted(self._history.items())
+        )
+        return {
+            ("transactions",): _joined("[", self.spill.transactions.texts(), "]"),
+            ("accounts",): _joined("{", accounts, "}"),
+            ("balances", "by_block"): _joined("{", self.spill.balances.texts(), "}"),
+        }
 
     def document(
         self,
@@ -217,8 +308,11 @@ class TruthCollector:
             "blocks": self.blocks,
             "duplicate_blocks": self._duplicate_blocks(),
             "stake_updates": self.stake_updates,
+            # Spilled parts stay empty here: the truth file's writer streams them in (gen.writer).
             "transactions": self.transactions,
-            "accounts": {account(a): list(reversed(times)) for a, times in sorted(self._history.items())},
+            "accounts": {}
+            if self.spill is not None
+            else {account(a): list(reversed(times)) for a, times in sorted(self._history.items())},
             "balances": {
                 "genesis": _by_account(genesis.hbar),
                 "final": _by_account(ledger.hbar),
@@ -240,7 +334,7 @@ class TruthCollector:
             "contracts": [account(c) for c in ledger.contracts],
             "counts": {
                 "blocks": len({b["number"] for b in self.blocks}),
-                "transactions": len(self.transactions),
+                "transactions": self.transaction_count,
                 "sidecar_files": sum(len(b["sidecars"]) for b in self.blocks),
             },
         }
@@ -251,3 +345,12 @@ class TruthCollector:
         for block in self.blocks:
             files.setdefault(block["number"], []).append(block["name"])
         return [{"number": n, "files": names} for n, names in files.items() if len(names) > 1]
+
+
+def _joined(opening: str, pieces: Iterator[str], closing: str) -> Iterator[str]:
+    yield opening
+    for index, piece in enumerate(pieces):
+        if index:
+            yield ","
+        yield piece
+    yield closing

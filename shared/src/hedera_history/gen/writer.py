@@ -19,15 +19,24 @@ Existing files are overwritten; nothing else in OUT is removed.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errors import GeneratorError
-from hedera_history.gen.config_and_output import GeneratedStream, NodeInfo, StreamKeys, address_book_file
+from hedera_history.gen.config_and_output import (
+    GeneratedPeriod,
+    GeneratedStream,
+    GeneratorConfig,
+    NodeInfo,
+    StreamKeys,
+    address_book_file,
+)
 from hedera_history.gen.keys import private_pem, public_pem
+from hedera_history.gen.stream import StreamBuilder
+from hedera_history.gen.truth import COMPACT, Section, TruthSpill
 
 GROUND_TRUTH_FILE = "ground-truth.json"
 GENESIS_BALANCES_FILE = "genesis-balances.json"
@@ -47,19 +56,79 @@ def write_stream(stream: GeneratedStream, out_dir: Path | str) -> None:
     write_stream_support(stream, out)
 
 
-def write_stream_support(stream: GeneratedStream, out_dir: Path | str) -> None:
-    """Everything ``write_stream`` writes but the nodes' files: books, keys, truth, genesis balances."""
+def generate_into(
+    config: GeneratorConfig, out_dir: Path | str, on_period: Callable[[GeneratedPeriod], None] | None = None
+) -> tuple[GeneratedStream, int]:
+    """Generate the stream ``config`` describes straight into ``out_dir``, byte for byte what
+    ``write_stream(generate_stream(config), out_dir)`` writes, in memory flat in the stream's length:
+    each period's files are written as it is generated and dropped, and the truth's transactions
+    and block balances wait in temporary files. Returns the stream, which holds no period and no
+    file, its truth none of the spilled parts (its ``counts`` are whole), and how many node files
+    were written."""
+    out = Path(out_dir)
+    with TruthSpill() as spill:
+        builder = StreamBuilder(config, retain=False, spill=spill)
+        files = 0
+        try:
+            for _ in range(config.periods):
+                period, uploaded = builder.next_period()
+                for relative, data in uploaded.items():
+                    _write(out / relative, data)
+                files += len(uploaded)
+                if on_period is not None:
+                    on_period(period)
+        except OSError as e:
+            raise GeneratorError(f"cannot write the generated stream: {e}", file=str(out)) from e
+        stream = builder.stream()
+        write_stream_support(stream, out, builder.spilled_truth())
+    return stream, files
+
+
+def write_stream_support(
+    stream: GeneratedStream, out_dir: Path | str, spilled: Mapping[Section, Iterator[str]] | None = None
+) -> None:
+    """Everything ``write_stream`` writes but the nodes' files: books, keys, truth, genesis balances.
+    ``spilled``: the parts of the truth that were spilled out of ``stream.truth``."""
     out = Path(out_dir)
     try:
         write_book_and_keys(stream.address_book, stream.nodes, stream.keys, out)
         for epoch in stream.address_books:
             _write(out / address_book_file(epoch), epoch.book)
-        pretty = len(stream.truth.get("transactions", ())) <= _PRETTY_LIMIT
-        text = json.dumps(stream.truth, indent=1 if pretty else None, separators=None if pretty else (",", ":"))
-        _write(out / GROUND_TRUTH_FILE, text.encode() + b"\n")
+        _write_truth(stream.truth, spilled or {}, out / GROUND_TRUTH_FILE)
         _write(out / GENESIS_BALANCES_FILE, json.dumps(genesis_snapshot(stream), indent=1).encode() + b"\n")
     except OSError as e:
         raise GeneratorError(f"cannot write the generated stream: {e}", file=str(out)) from e
+
+
+def _write_truth(truth: dict[str, Any], spilled: Mapping[Section, Iterator[str]], path: Path) -> None:
+    """The truth document, indented up to ``_PRETTY_LIMIT`` transactions (spilled parts read back:
+    they are small then), compact above, with the spilled parts streamed into their places."""
+    if truth["counts"]["transactions"] <= _PRETTY_LIMIT:
+        whole = _with_sections(truth, {where: json.loads("".join(pieces)) for where, pieces in spilled.items()})
+        _write(path, json.dumps(whole, indent=1).encode() + b"\n")
+        return
+    marks = {where: f"\u0000{index}\u0000" for index, where in enumerate(spilled)}
+    text = json.dumps(_with_sections(truth, marks), separators=COMPACT)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        for where, mark in sorted(marks.items(), key=lambda entry: text.index(json.dumps(entry[1]))):
+            before, text = text.split(json.dumps(mark), 1)
+            out.write(before)
+            out.writelines(spilled[where])
+        out.write(text)
+        out.write("\n")
+
+
+def _with_sections(truth: dict[str, Any], values: Mapping[Section, Any]) -> dict[str, Any]:
+    """``truth`` with the value at each section's keys replaced (copying only the dicts on the way)."""
+    whole = dict(truth)
+    for where, value in values.items():
+        parent = whole
+        for key in where[:-1]:
+            parent[key] = dict(parent[key])
+            parent = parent[key]
+        parent[where[-1]] = value
+    return whole
 
 
 def write_book_and_keys(
