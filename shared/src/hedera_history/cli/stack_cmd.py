@@ -12,7 +12,6 @@ import signal
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -22,10 +21,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hedera_history.config import Settings, env_name
-from hedera_history.errors import PrerequisiteError, StackError
+from hedera_history.config import Settings
+from hedera_history.errors import PrerequisiteError
 from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_running_state
-from hedera_history.networks import NAMES, network_named
+from hedera_history.networks import NAMES
 
 PREREQUISITE_EXIT_CODE = 2
 
@@ -187,7 +186,8 @@ def up(
     foreground: bool,
 ) -> None:
     """Start the emulators, create buckets, tables and topics, start the functions and the bridges."""
-    from hedera_history.localstack.stack import LocalStack, StackConfig, StackPorts  # noqa: PLC0415
+    from hedera_history.localstack.stack import LocalStack  # noqa: PLC0415
+    from hedera_history.localstack.stack_options import stack_config_for  # noqa: PLC0415
 
     console = Console(stderr=True)
     settings = Settings.from_env(
@@ -198,23 +198,21 @@ def up(
         stack_sweep_interval_seconds=sweep_interval,
         address_book=str(address_book) if address_book else None,
     )
-    configured = StackPorts.parse(settings.stack_ports)
     named = _pairs(ports, "--port")
     if not all(port.strip().isdigit() for port in named.values()):
         raise click.BadParameter("a port is a number, e.g. --port query=8080", param_hint="--port")
-    given = {name: int(port) for name, port in named.items()}
     if follow_start and not follow_source:
         raise click.UsageError("--follow-start needs --follow SOURCE")
-    config = StackConfig.from_settings(
+    config = stack_config_for(
         settings,
         state_dir=_state_dir(state_dir),
-        ports=StackPorts.parse({**_nonzero(asdict(configured)), **given}),
-        extra_env={**({env_name("network"): network} if network else {}), **_pairs(extra_env, "--env")},
-        repo_root=repo,
-        detached=not foreground,
+        ports={name: int(port) for name, port in named.items()},
+        extra_env=_pairs(extra_env, "--env"),
+        network=network,
         follow_source=follow_source or "",
         follow_start=follow_start or "",
-        address_book=_book_of(address_book or settings.address_book, network, following=bool(follow_source)),
+        repo_root=repo,
+        detached=not foreground,
     )
     with _prerequisites_exit(ctx), console.status("starting the local stack") as status:
         local = LocalStack(config, on_step=lambda step: status.update(f"local stack: {step}"))
@@ -235,18 +233,6 @@ def up(
     _run_until_interrupted(console)
     console.print("stopping the local stack ...")
     local.stop()
-
-
-def _book_of(given: Path | str | None, network: str | None, *, following: bool) -> Path | None:
-    """The stack's bootstrap book: the one given, else, when following a preset's network, the preset's."""
-    if given:
-        return Path(given)
-    preset = network_named(network) if (following and network) else None
-    return Path(preset.bootstrap_book()) if preset is not None else None
-
-
-def _nonzero(ports: dict[str, int]) -> dict[str, int]:
-    return {name: port for name, port in ports.items() if port}
 
 
 def _run_until_interrupted(console: Console) -> None:
@@ -296,30 +282,23 @@ def upload(*, directory: Path, state_dir: Path | None, shuffle: bool, duplicates
     DIR's genesis-balances.json (written by `generate`) seeds derived balances when they have not
     begun yet."""
     from hedera_history.gen.writer import GENESIS_BALANCES_FILE  # noqa: PLC0415
-    from hedera_history.localstack.balances import SnapshotLoad, load_directory_snapshot  # noqa: PLC0415
-    from hedera_history.localstack.upload import (  # noqa: PLC0415
-        BookInstall,
-        find_stream_files,
-        install_address_book,
-        plan_uploads,
-        upload_files,
-    )
+    from hedera_history.localstack.balances import SnapshotLoad  # noqa: PLC0415
+    from hedera_history.localstack.directory_upload import ready_directory  # noqa: PLC0415
+    from hedera_history.localstack.upload import BookInstall, plan_uploads, upload_files  # noqa: PLC0415
 
     console = Console(stderr=True)
     state = require_running_state(_state_dir(state_dir))
-    files = find_stream_files(directory)
-    if not files:
-        raise StackError(f"no record, signature or sidecar files under {directory}")
-    book = install_address_book(state, directory)
-    if book is BookInstall.INSTALLED:
+    ready = ready_directory(state, directory)
+    if ready.book is BookInstall.INSTALLED:
         console.print(f"address book: installed {directory}/address-book.bin as the stack's bootstrap book")
-    elif book is BookInstall.KEPT_OTHER:
+    elif ready.book is BookInstall.KEPT_OTHER:
         console.print(
             f"[yellow]address book: the stack keeps its own ({state.address_book}); "
             f"{directory}/address-book.bin differs[/]"
         )
-    if load_directory_snapshot(state, directory) is SnapshotLoad.LOADED:
+    if ready.balances is SnapshotLoad.LOADED:
         console.print(f"balances: {directory}/{GENESIS_BALANCES_FILE} loaded as the starting balances")
+    files = ready.files
     plan = plan_uploads(files, shuffle=shuffle, duplicates=duplicates, seed=seed)
     with Progress(
         TextColumn("uploading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console

@@ -8,7 +8,8 @@ writes them); ``shuffle`` mixes them, and ``duplicates`` uploads that many files
 Anything else in DIR (``address-book.bin``, ``keys/``, ``ground-truth.json``) is not uploaded.
 
 The stack verifies with one bootstrap address book (``state.address_book``). When the stack has
-none yet, the upload puts DIR's ``address-book.bin`` in place before the first file is written.
+none yet, the upload puts DIR's ``address-book.bin`` in place before the first file is written
+(:func:`hedera_history.localstack.directory_upload.ready_directory`).
 """
 
 from __future__ import annotations
