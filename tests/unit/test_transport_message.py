@@ -23,6 +23,7 @@ from hedera_history.transport.message import (
 )
 from hedera_history.transport.push_format import (
     MESSAGE_PUBLISHED,
+    PublishedMessage,
     cloud_event_request,
     decode_cloud_event,
     decode_push_envelope,
@@ -87,10 +88,7 @@ def test_a_message_without_a_key_is_poison() -> None:
 
 def _envelope(**changes: Any) -> dict[str, Any]:
     envelope = push_envelope(
-        data=VALUE,
-        attributes=pubsub_attributes(KEY, READABLE),
-        message_id="123",
-        publish_time=PUBLISHED,
+        PublishedMessage(VALUE, pubsub_attributes(KEY, READABLE), "123", PUBLISHED),
         subscription=SUBSCRIPTION,
         delivery_attempt=3,
     )
@@ -162,10 +160,7 @@ def test_malformed_push_delivery_is_a_format_error(body: Any) -> None:
 
 def test_cloud_event_request_decodes_as_functions_framework_would_see_it() -> None:
     headers, body = cloud_event_request(
-        data=VALUE,
-        attributes=pubsub_attributes(KEY, READABLE),
-        message_id="99",
-        publish_time=PUBLISHED,
+        PublishedMessage(VALUE, pubsub_attributes(KEY, READABLE), "99", PUBLISHED),
         subscription=SUBSCRIPTION,
         topic=TOPIC,
     )

@@ -25,7 +25,7 @@ from hedera_history.logs import event
 from hedera_history.transport._clients import subscriber_client
 from hedera_history.transport._errors import CLIENT_ERRORS, transport_error
 from hedera_history.transport.http_sessions import ThreadSessions
-from hedera_history.transport.push_format import cloud_event_request, push_envelope
+from hedera_history.transport.push_format import PublishedMessage, cloud_event_request, push_envelope
 
 logger = logging.getLogger(__name__)
 
@@ -211,25 +211,14 @@ class PushBridge:
         message.drop()
 
     def _request(self, message: Any) -> tuple[dict[str, str], bytes]:
-        data = bytes(message.data)
-        attributes = dict(message.attributes)
-        if self.mode is PushMode.CLOUD_EVENT:
-            return cloud_event_request(
-                data=data,
-                attributes=attributes,
-                message_id=str(message.message_id),
-                publish_time=message.publish_time,
-                subscription=self.subscription,
-                topic=self._topic,
-                ordering_key=message.ordering_key or "",
-            )
-        envelope = push_envelope(
-            data=data,
-            attributes=attributes,
-            message_id=str(message.message_id),
-            publish_time=message.publish_time,
-            subscription=self.subscription,
-            delivery_attempt=message.delivery_attempt,
-            ordering_key=message.ordering_key or "",
+        published = PublishedMessage(
+            bytes(message.data),
+            dict(message.attributes),
+            str(message.message_id),
+            message.publish_time,
+            message.ordering_key or "",
         )
+        if self.mode is PushMode.CLOUD_EVENT:
+            return cloud_event_request(published, subscription=self.subscription, topic=self._topic)
+        envelope = push_envelope(published, subscription=self.subscription, delivery_attempt=message.delivery_attempt)
         return {"Content-Type": "application/json"}, json.dumps(envelope, separators=(",", ":")).encode()

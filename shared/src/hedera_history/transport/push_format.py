@@ -15,6 +15,7 @@ import base64
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -65,51 +66,53 @@ def decode_http_delivery(headers: Mapping[str, str], body: bytes) -> ReceivedMes
     return decode_push_envelope(body)
 
 
-def push_envelope(
-    *,
-    data: bytes,
-    attributes: Mapping[str, str],
-    message_id: str,
-    publish_time: datetime,
-    subscription: str,
-    delivery_attempt: int | None,
-    ordering_key: str = "",
-) -> dict[str, Any]:
-    """The JSON body a push subscription sends (with both spellings of the ids, as Pub/Sub does)."""
-    envelope: dict[str, Any] = {
-        "message": _wire_message(data, attributes, message_id, publish_time, ordering_key),
-        "subscription": subscription,
-    }
+@dataclass(frozen=True, slots=True)
+class PublishedMessage:
+    """A message as Pub/Sub delivers it, in either shape."""
+
+    data: bytes
+    attributes: Mapping[str, str]
+    message_id: str
+    publish_time: datetime
+    ordering_key: str = ""
+
+    def wire(self) -> dict[str, Any]:
+        """The ``message`` object of both shapes (with both spellings of the ids, as Pub/Sub writes them)."""
+        published = format_time(self.publish_time)
+        message: dict[str, Any] = {
+            "data": base64.b64encode(self.data).decode("ascii"),
+            "attributes": dict(self.attributes),
+            "messageId": self.message_id,
+            "message_id": self.message_id,
+            "publishTime": published,
+            "publish_time": published,
+        }
+        if self.ordering_key:
+            message["orderingKey"] = self.ordering_key
+        return message
+
+
+def push_envelope(message: PublishedMessage, *, subscription: str, delivery_attempt: int | None) -> dict[str, Any]:
+    """The JSON body a push subscription sends."""
+    envelope: dict[str, Any] = {"message": message.wire(), "subscription": subscription}
     if delivery_attempt is not None:
         envelope["deliveryAttempt"] = delivery_attempt
     return envelope
 
 
-def cloud_event_request(
-    *,
-    data: bytes,
-    attributes: Mapping[str, str],
-    message_id: str,
-    publish_time: datetime,
-    subscription: str,
-    topic: str,
-    ordering_key: str = "",
-) -> tuple[dict[str, str], bytes]:
+def cloud_event_request(message: PublishedMessage, *, subscription: str, topic: str) -> tuple[dict[str, str], bytes]:
     """Headers and body of the binary-mode HTTP request Eventarc sends for a published message.
 
     ``topic`` and ``subscription`` are full paths (``projects/<p>/topics/<t>``)."""
     headers = {
-        "ce-id": message_id,
+        "ce-id": message.message_id,
         "ce-source": f"//pubsub.googleapis.com/{topic}",
         "ce-specversion": CLOUD_EVENT_SPEC_VERSION,
         "ce-type": MESSAGE_PUBLISHED,
-        "ce-time": format_time(publish_time),
+        "ce-time": format_time(message.publish_time),
         "Content-Type": "application/json; charset=utf-8",
     }
-    body = {
-        "message": _wire_message(data, attributes, message_id, publish_time, ordering_key),
-        "subscription": subscription,
-    }
+    body = {"message": message.wire(), "subscription": subscription}
     return headers, json.dumps(body, separators=(",", ":")).encode()
 
 
@@ -129,23 +132,6 @@ def parse_time(text: str) -> datetime:
         return datetime.fromisoformat(f"{seconds}.{micros}{'+00:00' if zone == 'Z' else zone}")
     except ValueError as e:
         raise MessageFormatError(f"publishTime is not a valid time: {text[:40]!r}") from e
-
-
-def _wire_message(
-    data: bytes, attributes: Mapping[str, str], message_id: str, publish_time: datetime, ordering_key: str
-) -> dict[str, Any]:
-    published = format_time(publish_time)
-    message: dict[str, Any] = {
-        "data": base64.b64encode(data).decode("ascii"),
-        "attributes": dict(attributes),
-        "messageId": message_id,
-        "message_id": message_id,
-        "publishTime": published,
-        "publish_time": published,
-    }
-    if ordering_key:
-        message["orderingKey"] = ordering_key
-    return message
 
 
 def _decode_wrapped_message(wrapper: Mapping[str, Any], delivery_attempt: int | None) -> ReceivedMessage:
