@@ -2,6 +2,9 @@
 
 Numbers are 16 lowercase hex digits, so byte order is numeric order. Account history inverts the
 consensus time (one's complement) so an ascending scan of one account's rows is newest first.
+``transactions`` and ``sidecars`` keys put a time bucket before the time (layout 3), so writes in
+time order spread over 16 ranges; ``store.time_rows`` reads them, and the plain keys of layouts 1
+and 2, by time.
 """
 
 from __future__ import annotations
