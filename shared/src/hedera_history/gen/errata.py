@@ -154,47 +154,21 @@ def generate_errata_scenario(config: GeneratorConfig | None = None, *, supersede
     true_moves = list(missing.facts.hbar_transfers)
     errata: list[GeneratedErrata] = []
     compensations: list[tuple[int, list[tuple[int, int]]]] = []
+
+    def add(role: str, at: int, time_of_error: int, item: RecordItem | None, moves: list[tuple[int, int]]) -> None:
+        errata.append(
+            _errata(stream, role, consensus_ns=at, time_of_error=time_of_error, correct_item=item, moves=moves)
+        )
+        compensations.append((at, moves))
+
     wrong_moves: list[tuple[int, int]] = []
     wrong_time = next(times)
     if supersede:
         wrong_item, wrong_moves = _wrong_record(missing_item)
-        errata.append(
-            _errata(
-                stream,
-                "missing-wrong",
-                consensus_ns=wrong_time,
-                time_of_error=missing_item.consensus_ns,
-                correct_item=wrong_item,
-                moves=wrong_moves,
-            )
-        )
-        compensations.append((wrong_time, wrong_moves))
-    fix_time = next(times)
-    fix_moves = _minus(true_moves, wrong_moves)
-    errata.append(
-        _errata(
-            stream,
-            "missing",
-            consensus_ns=fix_time,
-            time_of_error=missing_item.consensus_ns,
-            correct_item=missing_item,
-            moves=fix_moves,
-        )
-    )
-    compensations.append((fix_time, fix_moves))
-    remove_time = next(times)
+        add("missing-wrong", wrong_time, missing_item.consensus_ns, wrong_item, wrong_moves)
+    add("missing", next(times), missing_item.consensus_ns, missing_item, _minus(true_moves, wrong_moves))
     reverse = [(a, -amount) for a, amount in phantom.facts.hbar_transfers]
-    errata.append(
-        _errata(
-            stream,
-            "inconsistent",
-            consensus_ns=remove_time,
-            time_of_error=phantom.facts.consensus_ns,
-            correct_item=None,
-            moves=reverse,
-        )
-    )
-    compensations.append((remove_time, reverse))
+    add("inconsistent", next(times), phantom.facts.consensus_ns, None, reverse)
 
     corrected = _corrected_truth(stream, missing_truth, phantom_truth, compensations)
     snapshot = {"consensus_ns": config.start_time_ns - 1, "balances": stream.truth["balances"]["genesis"]}
