@@ -57,6 +57,12 @@ def time_ranges(low: int, high: int | None) -> tuple[KeyRange, ...]:
 def merged_by_time(rows: Iterable[StoredRow], low: int = 0, high: int | None = None) -> list[StoredRow]:
     """One row per time (the plain one when both exist) with ``low <= time < high``, in time
     order. A row whose key is no time key is kept (last) for its decoder to report."""
+    found, unreadable = _one_per_time(rows)
+    return [found[ns] for ns in sorted(found) if ns >= low and (high is None or ns < high)] + unreadable
+
+
+def _one_per_time(rows: Iterable[StoredRow]) -> tuple[dict[int, StoredRow], list[StoredRow]]:
+    """The row of each time (the plain one when both exist), and the rows whose key is no time key."""
     found: dict[int, StoredRow] = {}
     unreadable: list[StoredRow] = []
     for row in rows:
@@ -65,11 +71,9 @@ def merged_by_time(rows: Iterable[StoredRow], low: int = 0, high: int | None = N
         except RowLayoutError:
             unreadable.append(row)
             continue
-        if consensus_ns < low or (high is not None and consensus_ns >= high):
-            continue
         if consensus_ns not in found or is_plain_time_key(row.key):
             found[consensus_ns] = row
-    return [found[ns] for ns in sorted(found)] + unreadable
+    return found, unreadable
 
 
 def read_between(
@@ -102,11 +106,8 @@ def read_at(
     for chunk in _chunks(sorted(set(times)), TIMES_PER_REQUEST):
         keys = tuple(key for ns in chunk for key in keys_at(ns))
         query = RowQuery(keys=tuple(sorted(keys)), families=families, qualifier_regex=qualifier_regex)
-        for row in merged_by_time(gateway.read_rows(table, query)):
-            try:
-                found[consensus_from_key(row.key)] = row
-            except RowLayoutError:
-                continue  # the store never answers a key it was not asked for
+        rows, _ = _one_per_time(gateway.read_rows(table, query))  # only keys asked for come back
+        found.update(rows)
     return found
 
 
