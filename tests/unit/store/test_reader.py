@@ -10,6 +10,7 @@ from hedera_history.formats.parsed_files import RecordItem, SidecarType
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value, encode_value
 from hedera_history.store.keys import (
+    plain_row_key_for_transaction,
     row_key_for_account_history,
     row_key_for_block,
     row_key_for_transaction,
@@ -225,11 +226,15 @@ def test_a_pointer_past_the_blocks_items_is_reported() -> None:
 
 
 def test_rows_of_layout_1_are_still_read() -> None:
-    """Before layout 2, transactions rows held their bytes and tx_by_hash keys the whole hash."""
+    """Before layout 2, transactions rows held their bytes and tx_by_hash keys the whole hash (and
+    before layout 3, transactions rows were keyed by the time alone)."""
     block, txs = block_with(1, 3)
     gateway, _ = store([block])
     for item in block.record.items:
-        cells = gateway.tables[s.TRANSACTIONS][row_key_for_transaction(item.consensus_ns)]
+        rows = gateway.tables[s.TRANSACTIONS]
+        cells = rows[plain_row_key_for_transaction(item.consensus_ns)] = rows.pop(
+            row_key_for_transaction(item.consensus_ns)
+        )
         cells[(s.TRANSACTION_FAMILY, s.Q_RECORD)] = (0, encode_value(item.record_bytes))
         cells[(s.TRANSACTION_FAMILY, s.Q_TRANSACTION)] = (0, encode_value(item.transaction_bytes))
     hashes = gateway.tables[s.TX_BY_HASH]
@@ -255,6 +260,8 @@ def test_rows_of_layout_1_are_still_read() -> None:
     reader = HistoryReader(gateway)
     block_read = reader.get_block(1)
     assert block_read is not None and block_read.completion == old
+    listed, errors = reader.block_transactions(1)
+    assert not errors and [t.record_bytes for t in listed] == [t.record_bytes for t in txs]
     found = reader.transaction(txs[1].consensus_ns)
     assert found is not None and found.record_bytes == txs[1].record_bytes
     by_hash = reader.transaction_by_hash(txs[2].record.transactionHash)
