@@ -15,6 +15,9 @@ split in two:
   writing the same blocks' rows into the same emulator in the same run (``BlockWriter``, the
   single-process path).
 
+The store function runs ``--store-processes`` worker processes (the local stack's default: two),
+so the item ranges of one period are built and written on both cores.
+
 Last, a verdict against the goals: p50 < 2 s, p99 < 4 s, end to end at least 0.7 of the writer.
 The verdict is printed, nothing is asserted (a 2-core machine runs every node, emulator and
 function of the network at once).
@@ -39,7 +42,7 @@ from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.writer import ADDRESS_BOOK_FILE
-from hedera_history.localstack.stack import LocalStack, StackConfig
+from hedera_history.localstack.stack import DEFAULT_STORE_PROCESSES, LocalStack, StackConfig
 from hedera_history.localstack.stack_progress import first_blocks_target, open_gateway_for, wait_for_blocks
 from hedera_history.localstack.stack_state import StackState
 from hedera_history.localstack.upload import Upload, find_stream_files, plan_uploads
@@ -67,6 +70,7 @@ class BenchShape:
     upload_workers: int = 8
     latency_wait_seconds: float = 120.0
     throughput_wait_seconds: float = 600.0
+    store_processes: int = DEFAULT_STORE_PROCESSES
 
     @property
     def throughput_periods(self) -> int:
@@ -99,6 +103,7 @@ def parse_shape(argv: Sequence[str] | None = None) -> BenchShape:
         "--upload-workers": "upload_workers",
         "--latency-wait": "latency_wait_seconds",
         "--throughput-wait": "throughput_wait_seconds",
+        "--store-processes": "store_processes",
     }
     for flag, name in options.items():
         default = getattr(defaults, name)
@@ -238,6 +243,7 @@ def run(shape: BenchShape) -> Figures:
             first_block=int(blocks[0]["number"]),
             sweep_interval_seconds=2.0,
             poll_interval_seconds=0.05,
+            store_processes=shape.store_processes,
         )
         with LocalStack(config) as stack:
             os.environ.update(stack.client_env())
@@ -278,7 +284,7 @@ def report(shape: BenchShape, figures: Figures) -> None:
         f"p50 {statistics.median(figures.upload_seconds) * 1000:,.0f} ms"
     )
     print(f"getBlock of the first block: {figures.get_block}")
-    print(f"verdict at {shape.transactions} tx x {shape.nodes} nodes:")
+    print(f"verdict at {shape.transactions} tx x {shape.nodes} nodes, {shape.store_processes} store processes:")
     print(verdict_line("p50 < 2 s", p50 < GOAL_P50_SECONDS, f"{p50:.2f} s"))
     print(verdict_line("p99 < 4 s", p99 < GOAL_P99_SECONDS, f"{p99:.2f} s"))
     print(verdict_line("end to end >= 0.7 of the writer", figures.ratio >= GOAL_RATIO, f"{figures.ratio:.2f}"))

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,28 @@ def _rpc(url: str, method: str, params: list[Any]) -> Any:
     return answer.json()["result"]
 
 
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is ``parent`` (Linux: /proc/<pid>/stat's fourth field)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == parent:
+            children.append(int(stat.parent.name))
+    return children
+
+
+def _wait(condition: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 def _ingest_events(server: RecordingServer) -> list[Recorded]:
     return [r for r in server.requests if r.path == "/ingest"]
 
@@ -65,6 +88,10 @@ def test_every_function_answers_and_an_upload_makes_exactly_one_cloud_event(
             stack.url("store"), data=b"{}", headers={"Content-Type": "application/json"}, timeout=30
         )
         assert refused.status_code == 400  # the store function itself answered: no message in the body
+        arbiter = stack.function("store").record().pid  # gunicorn's, whose children are the workers
+        workers = stack.config.store_processes
+        assert workers > 1
+        assert _wait(lambda: len(_children(arbiter)) == workers, 60), _children(arbiter)
 
         sink = GcsSink(state.bucket, project=state.project, emulator_host=state.storage_endpoint)
         sink.write(OBJECT, b"first")

@@ -20,7 +20,7 @@ from hedera_history.errors import PrerequisiteError, StackError
 from hedera_history.formats.names import StreamFileKind
 from hedera_history.localstack import stack as stack_module
 from hedera_history.localstack.function_process import function_command, function_environment, signature_type
-from hedera_history.localstack.stack import StackConfig, StackPorts, claim_state_dir
+from hedera_history.localstack.stack import StackConfig, StackPorts, claim_state_dir, process_env
 from hedera_history.localstack.stack_progress import (
     BlockTarget,
     directory_target,
@@ -144,6 +144,12 @@ def test_function_command_and_environment(tmp_path: Path) -> None:
     assert env["A"] == "1"
     assert env["THREADS"] == str(STORE.concurrency)
     assert env["K_SERVICE"] == "store"
+
+
+def test_the_store_runs_several_worker_processes() -> None:
+    assert StackConfig().store_processes == 2
+    assert process_env(STORE, {"A": "1"}, 3) == {"A": "1", "WORKERS": "3"}
+    assert all("WORKERS" not in process_env(spec, {"A": "1"}, 3) for spec in (INGEST, SWEEP, QUERY))
 
 
 # ---- the state file ------------------------------------------------------------------------------

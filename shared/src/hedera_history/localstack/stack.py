@@ -37,7 +37,7 @@ from typing import Self
 
 import hedera_history
 from hedera_history.config import Settings, env_name
-from hedera_history.deploy.catalogue import FOLLOW, FUNCTIONS, INGEST, SWEEP, FunctionSpec
+from hedera_history.deploy.catalogue import FOLLOW, FUNCTIONS, INGEST, STORE, SWEEP, FunctionSpec
 from hedera_history.errors import EmulatorError, StackError
 from hedera_history.localstack.bridges import StackBridges
 from hedera_history.localstack.emulators import (
@@ -68,6 +68,9 @@ EMULATOR_NAMES = ("bigtable", "pubsub", "gcs")
 FUNCTION_NAMES = tuple(spec.name for spec in FUNCTIONS)
 SERVICE_NAMES = (*EMULATOR_NAMES, *FUNCTION_NAMES)
 QUARANTINE_SUFFIX = "-quarantine"
+DEFAULT_STORE_PROCESSES = 2
+WORKERS_VARIABLE = "WORKERS"
+"""functions-framework's gunicorn worker processes (each serves ``THREADS`` requests at once)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +162,10 @@ class StackConfig:
     detached: bool = False
     """Services outlive this process and the bridges run in a process of their own (``stack up``)."""
     startup_timeout_seconds: float = DEFAULT_STARTUP_TIMEOUT_SECONDS
+    store_processes: int = DEFAULT_STORE_PROCESSES
+    """Worker processes of the store function, each with the catalogue's request threads: the
+    item ranges of one period are decoded, built and written on several cores at once, as
+    Cloud Functions runs them on several instances (one process would hold one interpreter lock)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **changes: object) -> StackConfig:
@@ -443,7 +450,7 @@ class LocalStack:
             function = FunctionProcess(
                 spec,
                 self._source_of(spec),
-                env,
+                process_env(spec, env, self.config.store_processes),
                 port=self.config.ports.of(spec.name),
                 log_dir=self.log_dir,
                 stop_with_parent=not self.config.detached,
@@ -493,6 +500,11 @@ class LocalStack:
         self._bridge_process = None
         self._owns_state_file = False
         return state
+
+
+def process_env(spec: FunctionSpec, env: Mapping[str, str], store_processes: int) -> Mapping[str, str]:
+    """``env`` for the process of ``spec``; the store's runs ``store_processes`` workers."""
+    return {**env, WORKERS_VARIABLE: str(store_processes)} if spec.name == STORE.name else env
 
 
 def claim_state_dir(state_dir: Path) -> StackState | None:
