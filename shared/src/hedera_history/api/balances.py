@@ -15,7 +15,7 @@ from typing import Any
 
 from hedera_history.api.balances_list import ACCOUNT_KEYS, BalanceBounds, list_balances
 from hedera_history.api.errors import InvalidParamsError, NotServedError
-from hedera_history.api.parse import parse_account, parse_int, parse_timestamp
+from hedera_history.api.parse import parse_account, parse_int, parse_options, parse_timestamp
 from hedera_history.api.query import Query, only, operator, order, page_limit, single
 from hedera_history.api.transaction_filters import account_reference
 from hedera_history.derived.query import rest_balances_body, rpc_get_balance_result
@@ -90,13 +90,6 @@ def _balance_bounds(query: Query) -> BalanceBounds:
 def rpc_get_balance(get_reader: Reader, params: dict[str, Any]) -> Any:
     """``[account, {"timestamp": "<seconds.nanos>" | ns}?]``."""
     account = parse_account(params["account"])
-    options = params.get("options")
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise InvalidParamsError("options must be an object {timestamp}")
-    unknown = set(options) - {"timestamp"}
-    if unknown:
-        raise InvalidParamsError(f"unknown options: {', '.join(sorted(str(u) for u in unknown))[:200]}")
+    options = parse_options(params.get("options"), ("timestamp",))
     at_ns = parse_timestamp(options["timestamp"], "timestamp") if options.get("timestamp") is not None else None
     return rpc_get_balance_result(get_reader().gateway, account, at_ns)

@@ -18,7 +18,14 @@ from hedera_history.api.errors import (
     ParseError,
     log_store_fault,
 )
-from hedera_history.api.parse import parse_account, parse_hash, parse_int, parse_timestamp, parse_transaction_key
+from hedera_history.api.parse import (
+    parse_account,
+    parse_hash,
+    parse_int,
+    parse_options,
+    parse_timestamp,
+    parse_transaction_key,
+)
 from hedera_history.api.proofs import ProofConfig, block_proof, no_proofs, transaction_proof
 from hedera_history.api.render import render_block, render_status, render_transaction, render_transactions, timestamp
 from hedera_history.api.rest import log_skipped_rows
@@ -118,14 +125,7 @@ def get_transaction_statuses(get_reader: Reader, params: Params) -> Any:
 
 def get_transactions_for_account(get_reader: Reader, params: Params) -> Any:
     account = parse_account(params["account"])
-    options = params.get("options")
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise InvalidParamsError("options must be an object {before, until, limit}")
-    unknown = set(options) - {"before", "until", "limit"}
-    if unknown:
-        raise InvalidParamsError(f"unknown options: {', '.join(sorted(unknown))}")
+    options = parse_options(params.get("options"), ("before", "until", "limit"))
     before = parse_timestamp(options["before"], "before") if options.get("before") is not None else None
     until = parse_timestamp(options["until"], "until") if options.get("until") is not None else None
     limit = DEFAULT_HISTORY_LIMIT
@@ -151,12 +151,8 @@ def get_transaction_proof(get_reader: Reader, proofs: ProofConfig, params: Param
     """``{proof_base64}``: the canonical bundle of a transaction id (options nonce, scheduled,
     sidecars), or None when no complete block holds it."""
     transaction_id = params["transactionId"]
-    options = params.get("options") or {}
-    if not isinstance(options, dict):
-        raise InvalidParamsError("options must be an object {nonce, scheduled, sidecars}")
-    unknown = set(options) - {"nonce", "scheduled", "sidecars"}
-    if unknown:
-        raise InvalidParamsError(f"unknown options: {', '.join(sorted(unknown))}")
+    # Any false value (an empty list, 0) counts as no options here, as it always has.
+    options = parse_options(params.get("options") or None, ("nonce", "scheduled", "sidecars"))
     for name in ("scheduled", "sidecars"):
         if not isinstance(options.get(name, False), bool):
             raise InvalidParamsError(f"{name} must be true or false")

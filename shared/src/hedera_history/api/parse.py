@@ -75,6 +75,18 @@ def parse_transaction_id(value: Any, name: str = "transaction id") -> tuple[str,
         raise InvalidParamsError(f"{name} must look like 0.0.1001-1657701968-041986003") from e
 
 
+def parse_options(value: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """A method's optional options object (None: no options), holding no other names than ``names``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidParamsError(f"options must be an object {{{', '.join(names)}}}")
+    unknown = set(value) - set(names)
+    if unknown:
+        raise InvalidParamsError(f"unknown options: {', '.join(sorted(str(u) for u in unknown))[:200]}")
+    return value
+
+
 def parse_transaction_key(value: Any, name: str) -> bytes | tuple[str, int]:
     """A transaction named by its hash (the 48 bytes) or by its id ((payer, valid start ns))."""
     if isinstance(value, str) and is_hash(value):
