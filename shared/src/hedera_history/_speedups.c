@@ -269,14 +269,61 @@ typedef struct {
     size_t set_cell_size, mutation_size;
 } CellParts;
 
+/* Reading the fields of rows and cells: straight from their slots when the object's type is the one
+ * last seen (and unchanged since: its version tag), else through getattr. For store.model's frozen
+ * slots dataclasses this skips the attribute look-up, which would cost more than the encoding. */
+typedef struct {
+    PyTypeObject *type; /* borrowed: compared, never dereferenced once stale */
+    unsigned int version;
+    int count;
+    PyObject **names;
+    Py_ssize_t offsets[4];
+} SlotCache;
+
+static PyObject **row_names[2] = {&str_key, &str_cells};
+static PyObject **cell_names[4] = {&str_family, &str_qualifier, &str_value, &str_timestamp_micros};
+
+static int cache_valid(const SlotCache *cache, PyTypeObject *type) {
+    return cache->type == type && (type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && type->tp_version_tag == cache->version;
+}
+
+/* Fills the cache for type when each name is an object slot of it; otherwise leaves it empty. */
+static void cache_fill(SlotCache *cache, PyTypeObject *type, PyObject ***names, int count) {
+    cache->type = NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *descriptor = _PyType_Lookup(type, *names[i]); /* borrowed */
+        if (descriptor == NULL || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type) ||
+            PyDescr_TYPE(descriptor) != type || ((PyMemberDescrObject *)descriptor)->d_member->type != T_OBJECT_EX)
+            return;
+        cache->offsets[i] = ((PyMemberDescrObject *)descriptor)->d_member->offset;
+    }
+    /* _PyType_Lookup assigned the version tag it checked against. */
+    if (!(type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) return;
+    cache->version = type->tp_version_tag;
+    cache->count = count;
+    cache->type = type;
+}
+
+/* Field i of obj (a new reference), or NULL with the getattr error. */
+static PyObject *read_field(SlotCache *cache, PyObject *obj, PyObject ***names, int count, int i) {
+    PyTypeObject *type = Py_TYPE(obj);
+    if (!cache_valid(cache, type)) cache_fill(cache, type, names, count);
+    if (cache_valid(cache, type)) {
+        PyObject *value = *(PyObject **)((char *)obj + cache->offsets[i]);
+        if (value != NULL) return Py_NewRef(value);
+    }
+    return PyObject_GetAttr(obj, *names[i]);
+}
+
+static SlotCache row_cache, cell_cache;
+
 /* A cell's parts, borrowed from its attributes (held in *owned until the row is written); 0 when
  * a value is not of the model's type (str, bytes, bytes, int) or an error was raised. */
 static int cell_parts(PyObject *cell, CellParts *parts, PyObject **owned) {
-    owned[0] = PyObject_GetAttr(cell, str_family);
-    owned[1] = PyObject_GetAttr(cell, str_qualifier);
-    owned[2] = PyObject_GetAttr(cell, str_value);
-    owned[3] = PyObject_GetAttr(cell, str_timestamp_micros);
-    if (!owned[0] || !owned[1] || !owned[2] || !owned[3]) return 0;
+    for (int i = 0; i < 4; i++) {
+        owned[i] = read_field(&cell_cache, cell, cell_names, 4, i);
+        if (owned[i] == NULL) return 0;
+    }
     if (!PyUnicode_CheckExact(owned[0]) || !PyBytes_CheckExact(owned[1]) || !PyBytes_CheckExact(owned[2]) ||
         !PyLong_CheckExact(owned[3]))
         return 0;
@@ -325,8 +372,8 @@ static char *put_cell(char *out, const CellParts *c) {
 
 /* One row's entries field, or Py_None when a value is of another type; NULL on error. */
 static PyObject *row_entry(PyObject *row) {
-    PyObject *key = PyObject_GetAttr(row, str_key);
-    PyObject *cells = key ? PyObject_GetAttr(row, str_cells) : NULL;
+    PyObject *key = read_field(&row_cache, row, row_names, 2, 0);
+    PyObject *cells = key ? read_field(&row_cache, row, row_names, 2, 1) : NULL;
     PyObject *entry = NULL;
     CellParts one_part;
     PyObject *one_owned[4] = {NULL, NULL, NULL, NULL};

@@ -1,10 +1,13 @@
-"""The hand-written MutateRows encoding is byte for byte what the protobuf runtime writes."""
+"""The hand-written MutateRows encoding, compiled (``_speedups.mutation_entries``) and in Python, is
+byte for byte what the protobuf runtime writes."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+from hedera_history import speedups
 from hedera_history.store.model import Cell, Row
 from hedera_history.store.mutation_wire import EncodedRows, MutationEncoder, varint
 from hypothesis import given, settings
@@ -15,7 +18,7 @@ TABLE = "projects/p/instances/i/tables/transactions"
 
 cells = st.builds(
     Cell,
-    family=st.sampled_from(["", "t", "h", "a", "family-with-a-longer-name"]),
+    family=st.sampled_from(["", "t", "h", "a", "family-with-a-longer-name", "é" * 70]),
     qualifier=st.one_of(st.sampled_from([b"", b"record", b"block"]), st.binary(max_size=40)),
     value=st.one_of(st.binary(max_size=64), st.binary(min_size=16_380, max_size=20_000)),
     timestamp_micros=st.one_of(st.just(0), st.integers(-1, 2**63 - 1), st.sampled_from([-1, 1_700_000_000_000_000])),
@@ -45,16 +48,58 @@ def protobuf_bytes(table_name: str, batch: list[Row], app_profile: str | None) -
 @given(batch=st.lists(rows, max_size=6), app_profile=st.sampled_from([None, "", "writers"]))
 def test_requests_are_the_bytes_protobuf_writes(batch: list[Row], app_profile: str | None) -> None:
     encoder = MutationEncoder()
+    expected = protobuf_bytes(TABLE, batch, app_profile)
+    assert encoder.request(TABLE, encoder.entries(batch), app_profile) == expected
     for _ in range(2):  # the second time from the encoder's cache of cell prefixes
-        assert encoder.request(TABLE, encoder.entries(batch), app_profile) == protobuf_bytes(TABLE, batch, app_profile)
+        assert encoder.request(TABLE, encoder.python_entries(batch), app_profile) == expected
+
+
+needs_compiled = pytest.mark.skipif(speedups.mutation_entries is None, reason="the compiled core is not built here")
+
+
+@needs_compiled
+@settings(max_examples=150, deadline=None)
+@given(batch=st.lists(rows, max_size=6))
+def test_the_compiled_entries_are_the_python_ones(batch: list[Row]) -> None:
+    assert speedups.mutation_entries is not None
+    assert speedups.mutation_entries(batch) == MutationEncoder().python_entries(batch)
+    assert speedups.mutation_entries(tuple(batch)) == MutationEncoder().python_entries(batch)
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    "odd",
+    [
+        Row("t", "key", ()),  # type: ignore[arg-type]
+        Row("t", b"key", [Cell("f", b"q", b"v", 1)]),  # type: ignore[arg-type]
+        Row("t", b"key", (Cell("f", "q", b"v", 1),)),  # type: ignore[arg-type]
+        Row("t", b"key", (Cell("f", b"q", b"v", 1), Cell("f", b"q", bytearray(b"v"), 1))),  # type: ignore[arg-type]
+        Row("t", b"key", (Cell("f", b"q", b"v", 2**64),)),
+        Row("t", b"key", (Cell(b"f", b"q", b"v", 1),)),  # type: ignore[arg-type]
+    ],
+)
+def test_a_value_of_another_type_is_left_to_the_python_encoder(odd: Row) -> None:
+    assert speedups.mutation_entries is not None
+    assert speedups.mutation_entries([Row("t", b"k", ()), odd]) is None
+
+
+@needs_compiled
+def test_the_compiled_entries_raise_what_the_python_ones_raise() -> None:
+    assert speedups.mutation_entries is not None
+    with pytest.raises(AttributeError):
+        speedups.mutation_entries([object()])
+    with pytest.raises(UnicodeEncodeError):
+        speedups.mutation_entries([Row("t", b"k", (Cell("\ud800", b"q", b"v", 1),))])
+    with pytest.raises(UnicodeEncodeError):
+        MutationEncoder().python_entries([Row("t", b"k", (Cell("\ud800", b"q", b"v", 1),))])
 
 
 def test_the_caches_of_frames_start_over_when_full() -> None:
     encoder = MutationEncoder()
     batch = [Row("t", b"k%d" % i, (Cell("a", b"q%d" % i, b"v", i),)) for i in range(20_000)]
     wide = [Row("t", b"k%d" % i, (Cell("a", b"q", b"v", i), Cell("b", b"", b"", i))) for i in range(20_000)]
-    assert encoder.request(TABLE, encoder.entries(batch + wide)) == protobuf_bytes(TABLE, batch + wide, None)
-    encoder.entries(batch[:1] + wide[:1])
+    assert encoder.request(TABLE, encoder.python_entries(batch + wide)) == protobuf_bytes(TABLE, batch + wide, None)
+    encoder.python_entries(batch[:1] + wide[:1])
     assert (len(encoder._entry_frames), len(encoder._cell_frames)) == (1, 2)
 
 

@@ -7,7 +7,10 @@ mutations are all ``SetCell``; a request is the table name, the entries it carri
 profile, so a retry resends a subset of the same bytes without encoding them again.
 
 The bytes are what the protobuf runtime itself produces for the same message (fields in number
-order, default values left out); tests compare the two.
+order, default values left out); tests compare the two. Where the compiled core is built
+(``hedera_history.speedups``) it writes the entries (the same bytes, tests compare them too): the
+encoding then holds the interpreter lock for a fraction of the time, which the sender threads
+need to answer the requests in flight.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import overload
 
 from hedera_history.formats.wire import varint as _encode_varint
+from hedera_history.speedups import mutation_entries as compiled_entries
 from hedera_history.store.model import Cell, Row
 
 # Tags (field number << 3 | wire type 2 "length-delimited", 0 "varint").
@@ -101,6 +105,11 @@ class MutationEncoder:
 
     def entries(self, rows: Sequence[Row]) -> list[bytes]:
         """One ``entries`` field per row, in order."""
+        encoded = None if compiled_entries is None else compiled_entries(rows)
+        return self.python_entries(rows) if encoded is None else encoded
+
+    def python_entries(self, rows: Sequence[Row]) -> list[bytes]:
+        """``entries`` without the compiled core."""
         entry_frames = self._entry_frames
         if len(entry_frames) > _CACHE_LIMIT:
             entry_frames.clear()
