@@ -124,3 +124,13 @@ def test_the_tarball_must_match_its_pinned_integrity():
 def test_the_snapshot_bytes_do_not_depend_on_when_they_were_made():
     snapshot = {"resources": {"google_thing": {}}, "source": {"version": "1"}}
     assert schema_snapshot.snapshot_bytes(snapshot) == schema_snapshot.snapshot_bytes(dict(reversed(snapshot.items())))
+
+
+def test_the_check_passes_only_on_the_committed_bytes(tmp_path):
+    snapshot: dict[str, dict[str, dict[str, str]]] = {"resources": {"google_storage_bucket": {}}, "data_sources": {}}
+    with pytest.raises(ProviderSchemaError):
+        schema_snapshot.require_committed(snapshot, tmp_path)  # nothing committed
+    schema_snapshot.write_snapshot(snapshot, tmp_path)
+    assert schema_snapshot.require_committed(snapshot, tmp_path) == tmp_path / schema_snapshot.SNAPSHOT_NAME
+    with pytest.raises(ProviderSchemaError):
+        schema_snapshot.require_committed({**snapshot, "data_sources": {"x": {}}}, tmp_path)

@@ -19,12 +19,13 @@ from rich.table import Table
 
 from hedera_history.deploy import contracts, repo_paths, schema_snapshot
 from hedera_history.deploy.bootstrap import bootstrap, plan_bootstrap, require_credentials
-from hedera_history.deploy.build import build_function_sources, build_wheel, require_plan_inputs
+from hedera_history.deploy.build import build_function_sources, build_wheel
 from hedera_history.deploy.lock import TARGETS, all_lock_problems, generate_lock
+from hedera_history.deploy.rollout import apply_environment, plan_environment
 from hedera_history.deploy.terraform import Terraform
 from hedera_history.deploy.terraform_plan import Action, PlanSummary, summarize_plan
 from hedera_history.deploy.validate import format_report, validate_directory
-from hedera_history.errors import BuildError, DeployError, InfraInvalidError, ProviderSchemaError, StaleContractError
+from hedera_history.errors import BuildError, DeployError, InfraInvalidError, StaleContractError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -185,11 +186,8 @@ def schema_snapshot_command(tarball: Path | None, check: bool) -> None:
         with _step(_console(), f"download {schema_snapshot.TARBALL_URL}"):
             data = schema_snapshot.fetch_tarball()
     snapshot = schema_snapshot.snapshot_from_tarball(data)
-    committed = schema_snapshot.SNAPSHOT_DIR / schema_snapshot.SNAPSHOT_NAME
     if check:
-        if schema_snapshot.snapshot_bytes(snapshot) != (committed.read_bytes() if committed.is_file() else b""):
-            raise ProviderSchemaError("the committed snapshot differs; run hedera-history deploy schema-snapshot")
-        click.echo(f"{committed.name} is current")
+        click.echo(f"{schema_snapshot.require_committed(snapshot).name} is current")
         return
     path = schema_snapshot.write_snapshot(snapshot)
     click.echo(
@@ -264,20 +262,12 @@ def apply(env_name: str, plan_file: Path | None) -> None:
     """Apply the environment's saved plan (or plan now, then apply) and report what changed."""
     root, console = _root(), _console()
     environment = repo_paths.environment(root, env_name)
-    terraform = _terraform()
-    plan_file = plan_file or _plan_file(root, environment.name)
-    if plan_file.is_file():
-        with _step(console, f"terraform init ({environment.name})"):
-            terraform.init(backend_config=environment.backend_config)
-        summary = summarize_plan(terraform.show(plan_file))
-    else:
-        summary = _plan(environment)
+    summary = apply_environment(
+        root, environment, _terraform(), lambda text: _step(console, text), saved_plan=plan_file
+    )
     if summary.empty:
         console.print("Nothing to apply.")
         return
-    with _step(console, f"terraform apply ({summary.line()})"):
-        terraform.apply(plan_file)
-    plan_file.unlink(missing_ok=True)
     _report(summary, as_json=False, done=True)
 
 
@@ -301,19 +291,9 @@ def _terraform() -> Terraform:
     return Terraform(_root() / repo_paths.INFRA_DIR)
 
 
-def _plan_file(root: Path, env_name: str) -> Path:
-    return root / repo_paths.PLANS_DIR / f"{env_name}.tfplan"
-
-
 def _plan(environment: repo_paths.Environment) -> PlanSummary:
-    root, console = _root(), _console()
-    require_plan_inputs(root)
-    require_credentials()  # before init, whose own failure would only say the backend is unreachable
-    terraform = _terraform()
-    with _step(console, f"terraform init ({environment.name})"):
-        terraform.init(backend_config=environment.backend_config)
-    with _step(console, f"terraform plan ({environment.name})"):
-        return terraform.plan(var_files=[environment.var_file], out=_plan_file(root, environment.name))
+    console = _console()
+    return plan_environment(_root(), environment, _terraform(), lambda text: _step(console, text))
 
 
 def _report(summary: PlanSummary, *, as_json: bool, done: bool = False) -> None:

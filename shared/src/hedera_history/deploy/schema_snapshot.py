@@ -172,6 +172,14 @@ def write_snapshot(snapshot: Mapping[str, Any], directory: Path = SNAPSHOT_DIR) 
     return path
 
 
+def require_committed(snapshot: Mapping[str, Any], directory: Path = SNAPSHOT_DIR) -> Path:
+    """The committed snapshot, when it holds exactly ``snapshot``; else a :class:`ProviderSchemaError`."""
+    committed = directory / SNAPSHOT_NAME
+    if snapshot_bytes(snapshot) != (committed.read_bytes() if committed.is_file() else b""):
+        raise ProviderSchemaError("the committed snapshot differs; run hedera-history deploy schema-snapshot")
+    return committed
+
+
 def snapshot_bytes(snapshot: Mapping[str, Any]) -> bytes:
     text = json.dumps(snapshot, sort_keys=True, separators=(",", ":")).encode()
     return gzip.compress(text, compresslevel=9, mtime=0)
