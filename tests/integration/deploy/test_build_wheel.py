@@ -1,5 +1,6 @@
 """The project wheel (the runtime and the command line) builds from its inputs alone, twice byte for
-byte the same, and the whole function build through `hedera-history deploy build` reports every source."""
+byte the same, with the compiled core, and the whole function build through `hedera-history deploy
+build` reports every source, each holding the wheel's compiled core."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from hedera_history.cli.main import cli
-from hedera_history.deploy.build import FIXED_TIME, build_wheel
+from hedera_history.deploy.build import FIXED_TIME, build_wheel, compiled_modules
 from hedera_history.deploy.catalogue import FUNCTIONS
 from hedera_history.deploy.repo_paths import FUNCTIONS_BUILD_DIR, WHEEL_DIR
 
@@ -24,7 +25,7 @@ def snapshot(root: Path) -> Path:
     shutil.copytree(
         REPO / "shared" / "src" / "hedera_history",
         root / "shared" / "src" / "hedera_history",
-        ignore=shutil.ignore_patterns("__pycache__"),
+        ignore=shutil.ignore_patterns("__pycache__", "*.so"),
     )
     return root
 
@@ -41,6 +42,7 @@ def test_two_wheel_builds_are_byte_identical(tmp_path):
         tooling = tuple(f"hedera_history/{package}/" for package in ("cli", "deploy", "gen", "localstack"))
         assert not [name for name in names if name.startswith(tooling)]
         assert "hedera_history/py.typed" in names
+        assert [name for name in names if name.startswith("hedera_history/_speedups.") and name.endswith(".so")]
         assert not [name for name in names if "__pycache__" in name or name.startswith(("tests/", "functions/"))]
         assert {info.date_time for info in wheel.infolist()} == {FIXED_TIME}
 
@@ -56,10 +58,13 @@ def test_deploy_build_writes_the_wheel_and_every_function_archive(tmp_path):
     wheels = list((root / WHEEL_DIR).glob("*.whl"))
     assert len(wheels) == 1
     assert result.stdout.strip() == str(wheels[0].relative_to(root))
+    compiled = compiled_modules(wheels[0])
+    assert compiled
     for spec in FUNCTIONS:
         archive = root / FUNCTIONS_BUILD_DIR / f"{Path(spec.source).name}.zip"
         with zipfile.ZipFile(archive) as bundle:
             names = set(bundle.namelist())
+            assert all(bundle.read(name) == content for name, content in compiled.items())
             assert {"main.py", "requirements.txt", "hedera_history/pipeline/ingest.py"} <= names
             assert not any(name.endswith(".whl") or name.startswith("hedera_history/cli/") for name in names)
         assert spec.source in result.stderr

@@ -6,7 +6,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hedera_history.deploy.build import FIXED_TIME, PACKAGE, build_function_sources, sources_of, write_archive
+from hedera_history.deploy.build import (
+    FIXED_TIME,
+    PACKAGE,
+    build_function_sources,
+    compiled_modules,
+    sources_of,
+    write_archive,
+)
 from hedera_history.deploy.catalogue import FUNCTIONS, FunctionSpec, Trigger
 from hedera_history.deploy.lock import LOCK_FILE, dependencies_digest
 from hedera_history.errors import BuildError
@@ -78,6 +85,27 @@ def test_a_built_source_has_main_its_locked_requirements_and_the_runtime_package
     assert "blinker==1.9.0 \\\n    --hash=sha256:aa" in requirements
     assert "flask==3.1.0" in requirements and "rich" not in requirements and "boto3" not in requirements
     assert "boto3==1.44.8" in (built[0].directory / "requirements.txt").read_text()
+
+
+def test_a_built_source_takes_the_compiled_core_from_the_wheel_never_a_local_build(tmp_path):
+    fake_repository(tmp_path)
+    package = tmp_path / PACKAGE
+    (package / "_speedups.c").write_text("/* source */\n")
+    (package / "_speedups.cpython-399-local.so").write_bytes(b"built in place for this machine")
+    wheel = tmp_path / "hedera_history-0.1.0-cp311-cp311-linux_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as bundle:
+        bundle.writestr("hedera_history/__init__.py", "")
+        bundle.writestr("hedera_history/_speedups.cpython-311-x86_64-linux-gnu.so", b"from the wheel")
+        bundle.writestr("hedera_history-0.1.0.dist-info/RECORD", "")
+    assert compiled_modules(wheel) == {"hedera_history/_speedups.cpython-311-x86_64-linux-gnu.so": b"from the wheel"}
+    built = build_function_sources(tmp_path, tmp_path / "out", [spec("three", "functions/b")], wheel=wheel)
+    with zipfile.ZipFile(built[0].archive) as bundle:
+        names = bundle.namelist()
+        assert bundle.read("hedera_history/_speedups.cpython-311-x86_64-linux-gnu.so") == b"from the wheel"
+    assert not [name for name in names if name.endswith((".c", "-local.so"))]
+    without = build_function_sources(tmp_path, tmp_path / "plain", [spec("three", "functions/b")])
+    with zipfile.ZipFile(without[0].archive) as bundle:
+        assert not [name for name in bundle.namelist() if name.endswith(".so")]
 
 
 def test_a_source_with_its_own_requirements_file_is_a_build_error(tmp_path):

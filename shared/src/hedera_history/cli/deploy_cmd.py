@@ -112,7 +112,7 @@ def build() -> None:
     with _step(console, "build the project wheel"):
         wheel = build_wheel(root, root / repo_paths.WHEEL_DIR)
     with _step(console, "build the function sources"):
-        built = build_function_sources(root, root / repo_paths.FUNCTIONS_BUILD_DIR)
+        built = build_function_sources(root, root / repo_paths.FUNCTIONS_BUILD_DIR, wheel=wheel)
     table = Table(title="function sources")
     for column in ("source", "functions", "archive", "sha256"):
         table.add_column(column)

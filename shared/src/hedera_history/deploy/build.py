@@ -7,6 +7,11 @@ backfill are left out, no function imports them), and a
 that function imports (``deploy.lock``). Two builds of the same tree are byte-identical: files in
 sorted order, one fixed timestamp, fixed permissions. The wheel (``build_wheel``) is what the
 backfill ships to Spark.
+
+The compiled core (``hedera_history._speedups``) is built once, into the wheel, by the compiler of
+the machine that builds it (Cloud Build's python:3.11, the Python of the functions' runtime and of
+the backfill image); each function source takes it from that wheel. A module compiled in place for
+the local interpreter (``pip install -e``) is never shipped.
 """
 
 from __future__ import annotations
@@ -47,6 +52,10 @@ STREAM_SETTING = "stream_bucket"
 # What the wheel is built from; everything else in the repository stays out of it.
 _WHEEL_INPUTS = ("pyproject.toml", "README.md", str(PACKAGE))
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".mypy_cache", ".pytest_cache")
+COMPILED_SUFFIXES = (".so", ".pyd")
+"""Compiled modules: built for one interpreter and platform, so taken from the wheel, never from the tree."""
+_LOCAL_BUILDS = shutil.ignore_patterns(*(f"*{suffix}" for suffix in COMPILED_SUFFIXES))
+_C_SOURCES = shutil.ignore_patterns("*.c")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +87,8 @@ def build_wheel(root: Path, out_dir: Path) -> Path:
         for name in _WHEEL_INPUTS:
             origin = root / name
             if origin.is_dir():
-                shutil.copytree(origin, staging / name, ignore=_package_ignore(root / PACKAGE, NOT_IN_THE_WHEEL))
+                ignore = _package_ignore(root / PACKAGE, NOT_IN_THE_WHEEL, _LOCAL_BUILDS)
+                shutil.copytree(origin, staging / name, ignore=ignore)
             elif origin.is_file():
                 shutil.copy2(origin, staging / name)
             else:
@@ -98,18 +108,20 @@ def build_wheel(root: Path, out_dir: Path) -> Path:
 
 
 def build_function_sources(
-    root: Path, out_dir: Path, functions: Iterable[FunctionSpec] = FUNCTIONS
+    root: Path, out_dir: Path, functions: Iterable[FunctionSpec] = FUNCTIONS, *, wheel: Path | None = None
 ) -> list[BuiltSource]:
     """Build every source folder of ``functions`` into ``out_dir/<folder name>/`` and
-    ``out_dir/<folder name>.zip`` (the archive name Terraform uploads)."""
+    ``out_dir/<folder name>.zip`` (the archive name Terraform uploads), each with the compiled
+    modules of ``wheel`` (none without it: the functions then run the pure-Python code)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     functions = list(functions)
+    compiled = {} if wheel is None else compiled_modules(wheel)
     built = []
     for source, names in sources_of(functions).items():
         archive = out_dir / source_archive_name(source)
         directory = out_dir / archive.name.removesuffix(".zip")
         reads_stream = any(STREAM_SETTING in spec.settings for spec in functions if spec.source == source)
-        _stage_source(root, root / source, directory, requirements_for(root, reads_stream=reads_stream))
+        _stage_source(root, root / source, directory, requirements_for(root, reads_stream=reads_stream), compiled)
         write_archive(directory, archive)
         built.append(BuiltSource(source, names, directory, archive, _sha256(archive)))
     return built
@@ -127,7 +139,18 @@ def require_plan_inputs(root: Path) -> None:
         raise BuildError(f"function sources not built ({', '.join(missing)}); run hedera-history deploy build")
 
 
-def _stage_source(root: Path, source: Path, directory: Path, requirements: str) -> None:
+def compiled_modules(wheel: Path) -> dict[str, bytes]:
+    """The package's compiled modules in ``wheel``, by their path in it (``hedera_history/...``)."""
+    with zipfile.ZipFile(wheel) as bundle:
+        names = sorted(bundle.namelist())
+        return {
+            name: bundle.read(name)
+            for name in names
+            if name.startswith(f"{PACKAGE.name}/") and name.endswith(COMPILED_SUFFIXES)
+        }
+
+
+def _stage_source(root: Path, source: Path, directory: Path, requirements: str, compiled: dict[str, bytes]) -> None:
     if not (source / "main.py").is_file():
         raise BuildError("a function source needs a main.py", file=str(source))
     if (source / "requirements.txt").is_file():
@@ -141,18 +164,28 @@ def _stage_source(root: Path, source: Path, directory: Path, requirements: str) 
     package = root / PACKAGE
     if not package.is_dir():
         raise BuildError("the runtime package is missing", file=str(package))
-    shutil.copytree(package, directory / package.name, ignore=_package_ignore(package, NOT_SHIPPED_TO_FUNCTIONS))
+    ignore = _package_ignore(package, NOT_SHIPPED_TO_FUNCTIONS, _LOCAL_BUILDS, _C_SOURCES)
+    shutil.copytree(package, directory / package.name, ignore=ignore)
+    for name, content in compiled.items():
+        (directory / name).write_bytes(content)
     (directory / "requirements.txt").write_text(requirements)
     for path in sorted(directory.rglob("*")):
         os.utime(path, (FIXED_EPOCH, FIXED_EPOCH))
 
 
-def _package_ignore(package: Path, left_out: tuple[str, ...]) -> Callable[[str, list[str]], list[str]]:
-    """A ``copytree`` ignore: caches, and the subpackages ``left_out`` of ``package``."""
+Ignore = Callable[[str, list[str]], set[str]]
+"""What ``shutil.ignore_patterns`` returns: the names of a folder to leave out."""
+
+
+def _package_ignore(
+    package: Path, left_out: tuple[str, ...], *patterns: Ignore
+) -> Callable[[str, list[str]], list[str]]:
+    """A ``copytree`` ignore: caches, the subpackages ``left_out`` of ``package``, and what ``patterns`` match."""
     folders = {f"{package}/{name}" for name in left_out}
 
     def ignore(folder: str, names: list[str]) -> list[str]:
-        return [*_IGNORED(folder, names), *(name for name in names if f"{folder}/{name}" in folders)]
+        matched = [name for pattern in (_IGNORED, *patterns) for name in pattern(folder, names)]
+        return [*matched, *(name for name in names if f"{folder}/{name}" in folders)]
 
     return ignore
 
