@@ -25,6 +25,7 @@ from hedera_history import hapi
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.hashing import EMPTY_HASH, item_hash, next_running_hash, running_hash_over
 from hedera_history.formats.record_v6 import VERSION_PREFIX
+from hedera_history.formats.wire import length_delimited
 
 from bench.timing import p50_p99, paired_samples
 
@@ -47,19 +48,6 @@ class BenchFile:
     start_hash: bytes = EMPTY_HASH
     transactions: list[bytes] = field(default_factory=list, repr=False)
     records: list[bytes] = field(default_factory=list, repr=False)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _len_field(tag: int, payload: bytes) -> bytes:
-    return bytes((tag,)) + _varint(len(payload)) + payload
 
 
 def _transfer(rng: random.Random, consensus_ns: int) -> tuple[bytes, bytes]:
@@ -128,7 +116,8 @@ def build_v6_file(
         transaction_bytes, record_bytes = _transfer(rng, consensus_ns)
         transactions.append(transaction_bytes)
         records.append(record_bytes)
-        parts.append(_len_field(0x1A, _len_field(0x0A, transaction_bytes) + _len_field(0x12, record_bytes)))
+        item = length_delimited(1, transaction_bytes) + length_delimited(2, record_bytes)
+        parts.append(length_delimited(3, item))
         running = next_running_hash(running, item_hash(record_bytes, transaction_bytes))
     tail = hapi.RecordStreamFile(block_number=1_000 + index)
     tail.end_object_running_hash.algorithm = 1

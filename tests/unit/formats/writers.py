@@ -23,9 +23,12 @@ from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.formats.signature import write_signature_v2 as write_signature_v2  # noqa: PLC0414
 from hedera_history.formats.signature import write_signature_v5 as write_signature_v5  # noqa: PLC0414
 from hedera_history.formats.signature import write_signature_v6 as write_signature_v6  # noqa: PLC0414
+from hedera_history.formats.wire import length_delimited
+from hedera_history.formats.wire import varint as varint  # noqa: PLC0414 (re-exported)
 
 NS = 1_000_000_000
 SIGNATURE_CLASS_ID = bytes.fromhex("13dc4b399b245c69")
+len_field = length_delimited
 
 
 def i32(value: int) -> bytes:
@@ -34,19 +37,6 @@ def i32(value: int) -> bytes:
 
 def i64(value: int) -> bytes:
     return struct.pack(">q", value)
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def len_field(number: int, payload: bytes) -> bytes:
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
 @dataclass(frozen=True)

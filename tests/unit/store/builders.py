@@ -20,6 +20,7 @@ from hedera_history.formats.parsed_files import (
     SidecarType,
 )
 from hedera_history.formats.rebuild import file_hash_of, rebuild_file_bytes
+from hedera_history.formats.wire import length_delimited
 
 NS = 1_000_000_000
 BASE_NS = 1_700_000_000 * NS
@@ -165,7 +166,7 @@ def make_record_file(
 def make_sidecar(sidecar_id: int, records: Sequence[tuple[int, SidecarType, bytes]]) -> SidecarFile:
     """A sidecar file of ``(consensus ns, type, raw TransactionSidecarRecord)``."""
     parsed = tuple(SidecarRecord(ns, kind, raw) for ns, kind, raw in records)
-    content = b"".join(b"\x0a" + _varint(len(r.raw)) + r.raw for r in parsed)
+    content = b"".join(length_delimited(1, r.raw) for r in parsed)
     return SidecarFile(
         name=f"sidecar_{sidecar_id:02d}", id=sidecar_id, hash=hashlib.sha384(content).digest(), records=parsed
     )
@@ -197,13 +198,3 @@ def make_block(
         signatures=signatures,
         consensus=ConsensusSummary(record.file_hash, record.metadata_hash, len(signers), 4),
     )
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        low = value & 0x7F
-        value >>= 7
-        out.append(low | (0x80 if value else 0))
-        if not value:
-            return bytes(out)

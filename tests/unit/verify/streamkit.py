@@ -15,6 +15,7 @@ from hedera_history.formats.record_v2 import file_hash_v2, write_record_v2
 from hedera_history.formats.record_v6 import write_record_v6
 from hedera_history.formats.signature import write_signature_v2, write_signature_v6
 from hedera_history.formats.stream_paths import NodeIdentity
+from hedera_history.formats.wire import length_delimited
 from hedera_history.verify.period import FetchedFile
 from hedera_history.verify.signatures import sign_hash
 
@@ -78,7 +79,7 @@ def sidecar(
             record.bytecode.initcode = b"\x60\x00"
     raw = bytes(message.SerializeToString())
     for offset, number in enumerate(unknown_fields, start=len(types)):
-        raw += _field(1, unknown_sidecar_record(consensus_ns + offset, number))
+        raw += length_delimited(1, unknown_sidecar_record(consensus_ns + offset, number))
     return SidecarSpec(sidecar_id, gzip.compress(raw), sha384(raw), tuple(types))
 
 
@@ -86,21 +87,7 @@ def unknown_sidecar_record(consensus_ns: int, field_number: int, payload: bytes 
     """A ``TransactionSidecarRecord`` whose payload is field ``field_number`` (unknown to this HAPI)."""
     record = hapi.TransactionSidecarRecord()
     record.consensus_timestamp.seconds, record.consensus_timestamp.nanos = divmod(consensus_ns, 1_000_000_000)
-    return bytes(record.SerializeToString()) + _field(field_number, payload)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    """A length-delimited protobuf field."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+    return bytes(record.SerializeToString()) + length_delimited(field_number, payload)
 
 
 @dataclass(frozen=True)
