@@ -12,6 +12,7 @@ so a caller pays only for the services it starts.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from hedera_history.localstack.ports import accepts_connections
 
@@ -21,42 +22,40 @@ PROBE_PROJECT = "readiness-probe"
 
 def bigtable_answers(host: str, port: int) -> bool:
     """The emulator lists the tables of an (empty) instance."""
-    if not accepts_connections(host, port):
-        return False
-    import grpc
-    from google.api_core.exceptions import GoogleAPIError
     from google.cloud.bigtable_admin_v2 import BigtableTableAdminClient
     from google.cloud.bigtable_admin_v2.services.bigtable_table_admin.transports import (
         BigtableTableAdminGrpcTransport,
     )
 
-    channel = grpc.insecure_channel(f"{host}:{port}")
-
-    def list_tables() -> object:
+    def list_tables(channel: Any) -> object:
         client = BigtableTableAdminClient(transport=BigtableTableAdminGrpcTransport(channel=channel))
         parent = f"projects/{PROBE_PROJECT}/instances/{PROBE_PROJECT}"
         return list(client.list_tables(parent=parent, retry=None, timeout=PROBE_TIMEOUT_SECONDS))
 
-    return _answers(list_tables, (GoogleAPIError,), channel.close)
+    return _grpc_answers(host, port, list_tables)
 
 
 def pubsub_answers(host: str, port: int) -> bool:
     """The emulator lists the topics of a project."""
+    from google.pubsub_v1 import PublisherClient
+    from google.pubsub_v1.services.publisher.transports import PublisherGrpcTransport
+
+    def list_topics(channel: Any) -> object:
+        client = PublisherClient(transport=PublisherGrpcTransport(channel=channel))
+        return list(client.list_topics(project=f"projects/{PROBE_PROJECT}", retry=None, timeout=PROBE_TIMEOUT_SECONDS))
+
+    return _grpc_answers(host, port, list_topics)
+
+
+def _grpc_answers(host: str, port: int, call: Callable[[Any], object]) -> bool:
+    """``call`` with a channel to the emulator at ``host:port``, once it accepts connections."""
     if not accepts_connections(host, port):
         return False
     import grpc
     from google.api_core.exceptions import GoogleAPIError
-    from google.pubsub_v1 import PublisherClient
-    from google.pubsub_v1.services.publisher.transports import PublisherGrpcTransport
 
     channel = grpc.insecure_channel(f"{host}:{port}")
-
-    def list_topics() -> object:
-        client = PublisherClient(transport=PublisherGrpcTransport(channel=channel))
-        project = f"projects/{PROBE_PROJECT}"
-        return list(client.list_topics(project=project, retry=None, timeout=PROBE_TIMEOUT_SECONDS))
-
-    return _answers(list_topics, (GoogleAPIError,), channel.close)
+    return _answers(lambda: call(channel), (GoogleAPIError,), channel.close)
 
 
 def gcs_answers(endpoint: str, host: str, port: int) -> bool:
