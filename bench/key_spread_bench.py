@@ -76,6 +76,11 @@ class Spread:
     def front_rows_per_second(self) -> float:
         return self.hottest_front * self.writes / SECONDS
 
+    @property
+    def ceiling_tps(self) -> float:
+        """The transaction rate at which the hottest front takes one node's planned rate."""
+        return NODE_ROWS_PER_SECOND * TPS / self.front_rows_per_second if self.front_rows_per_second else float("inf")
+
 
 def zipf_accounts(rng: random.Random, count: int) -> list[int]:
     """Account numbers drawn with weight 1/rank (a few payers submit most transactions)."""
@@ -148,17 +153,17 @@ def report(title: str, found: Iterator[Spread]) -> None:
     print(f"-- {title}: {SECONDS} s at {TPS:,} TPS, {TABLETS} tablets cut from the rows before (ideal 1/{TABLETS})")
     print(
         f"{'table':16} {'writes':>9} {'busiest tablet':>15} {'tablets written':>16} {'hottest front':>14} "
-        f"{'its rows/s':>11}  busiest range starts"
+        f"{'its rows/s':>11} {'ceiling TPS':>12}  busiest range starts"
     )
     for item in found:
         print(
             f"{item.table:16} {item.writes:9,} {item.busiest_share:14.1%} {item.tablets_written:16} "
-            f"{item.hottest_front:13.1%} {item.front_rows_per_second:11,.1f}  "
+            f"{item.hottest_front:13.1%} {item.front_rows_per_second:11,.1f} {item.ceiling_tps:12,.0f}  "
             f"{item.busiest_range.decode('ascii', 'replace') or '(table start)'}"
         )
     print(
-        f"A front is never split: at more than {NODE_ROWS_PER_SECOND:,} rows/s (one node's planned rate) "
-        "it is the ceiling; below, Bigtable's load splits give every front a tablet (and a node) of its own."
+        f"A front is never split: at {NODE_ROWS_PER_SECOND:,} rows/s (one node's planned rate) it binds, at the "
+        "ceiling TPS; below, Bigtable's load splits give every front a tablet (and a node) of its own."
     )
 
 
