@@ -12,6 +12,7 @@ import errno
 import os
 import secrets
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
@@ -137,30 +138,31 @@ class LocalSink(_FilesUnderRoot):
     """Writes objects as files under a root directory; each write replaces the file atomically."""
 
     def write(self, name: str, data: bytes) -> None:
-        path = self.root / _relative(name)
-        partial = path.with_name(f"{_PARTIAL}{path.name}.{secrets.token_hex(4)}")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial.write_bytes(data)
+        with self._staged(name, data) as (path, partial):
             partial.replace(path)
-        except OSError as e:
-            partial.unlink(missing_ok=True)
-            raise _os_error(e, str(path)) from e
 
     def create(self, name: str, data: bytes) -> bool:
+        with self._staged(name, data) as (path, partial):
+            try:
+                os.link(partial, path)  # atomic, and fails when the name exists
+            except FileExistsError:
+                return False
+        return True
+
+    @contextmanager
+    def _staged(self, name: str, data: bytes) -> Iterator[tuple[Path, Path]]:
+        """The object's path and a partial file beside it holding ``data`` (removed afterwards);
+        an OSError on the way is the project's error."""
         path = self.root / _relative(name)
         partial = path.with_name(f"{_PARTIAL}{path.name}.{secrets.token_hex(4)}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             partial.write_bytes(data)
-            os.link(partial, path)  # atomic, and fails when the name exists
-        except FileExistsError:
-            return False
+            yield path, partial
         except OSError as e:
             raise _os_error(e, str(path)) from e
         finally:
             partial.unlink(missing_ok=True)
-        return True
 
 
 def _relative(name: str) -> PurePosixPath:
