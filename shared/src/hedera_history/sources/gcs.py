@@ -10,7 +10,7 @@ import builtins
 import http.client
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import requests
 import urllib3
@@ -129,6 +129,20 @@ class _BucketObjects:
             client=client,
         )
 
+    bills_requester: ClassVar[bool] = False
+    """Whether requests name the configured requester-pays project (reading the stream buckets)."""
+
+    @classmethod
+    def from_settings(cls, bucket: str, prefix: str, settings: Settings) -> Self:
+        return cls(
+            bucket,
+            prefix,
+            project=settings.project or None,
+            user_project=(settings.requester_pays_project or None) if cls.bills_requester else None,
+            emulator_host=settings.storage_emulator_host,
+            timeout=settings.source_timeout_seconds,
+        )
+
     @property
     def url(self) -> str:
         return self._bucket.url
@@ -137,16 +151,7 @@ class _BucketObjects:
 class GcsSource(_BucketObjects):
     """Objects under ``gs://bucket/prefix``."""
 
-    @classmethod
-    def from_settings(cls, bucket: str, prefix: str, settings: Settings) -> GcsSource:
-        return cls(
-            bucket,
-            prefix,
-            project=settings.project or None,
-            user_project=settings.requester_pays_project or None,
-            emulator_host=settings.storage_emulator_host,
-            timeout=settings.source_timeout_seconds,
-        )
+    bills_requester = True
 
     def list(
         self, prefix: str = "", *, delimiter: str | None = None, start_after: str | None = None
@@ -219,16 +224,6 @@ class GcsSource(_BucketObjects):
 
 class GcsSink(_BucketObjects):
     """Writes objects under ``gs://bucket/prefix`` (quarantine copies, stack uploads)."""
-
-    @classmethod
-    def from_settings(cls, bucket: str, prefix: str, settings: Settings) -> GcsSink:
-        return cls(
-            bucket,
-            prefix,
-            project=settings.project or None,
-            emulator_host=settings.storage_emulator_host,
-            timeout=settings.source_timeout_seconds,
-        )
 
     def write(self, name: str, data: bytes) -> None:
         b = self._bucket
