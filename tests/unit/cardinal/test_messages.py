@@ -5,23 +5,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from hedera_history.cardinal.messages import (
-    MAX_WEIGHT,
-    Batch,
-    BatchDeleteMsg,
-    BatchMsg,
-    CardinalMessage,
-    InlineDelete,
-    InlineValue,
-    PrefixCount,
-    Reorg,
-    ReorgComplete,
-    SubBatchHeader,
-    SubBatchMsg,
-    SubBatchRef,
-    WireMessage,
-    decode_message,
-)
+from hedera_history.cardinal import messages as msg
 from hedera_history.errors import MessageFormatError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,55 +21,57 @@ texts = st.text(max_size=12)
 numbers = st.integers(0, 2**63 - 1)
 counts = st.integers(0, 2**31 - 1)
 entries = st.one_of(
-    st.builds(InlineValue, st.binary(max_size=20)),
-    st.just(InlineDelete()),
-    st.builds(PrefixCount, st.integers(1, 2**31 - 1)),
-    st.builds(SubBatchRef, ids),
+    st.builds(msg.InlineValue, st.binary(max_size=20)),
+    st.just(msg.InlineDelete()),
+    st.builds(msg.PrefixCount, st.integers(1, 2**31 - 1)),
+    st.builds(msg.SubBatchRef, ids),
 )
-messages: st.SearchStrategy[CardinalMessage] = st.one_of(
+messages: st.SearchStrategy[msg.CardinalMessage] = st.one_of(
     st.builds(
-        Batch,
+        msg.Batch,
         hashes,
         numbers,
-        st.integers(0, MAX_WEIGHT),
+        st.integers(0, msg.MAX_WEIGHT),
         hashes,
         st.dictionaries(texts, entries, max_size=4),
     ),
-    st.builds(SubBatchHeader, hashes, ids, counts),
+    st.builds(msg.SubBatchHeader, hashes, ids, counts),
     st.builds(
-        SubBatchMsg,
+        msg.SubBatchMsg,
         hashes,
         ids,
         counts,
         st.lists(texts, max_size=4).map(tuple),
         st.dictionaries(texts, st.binary(max_size=20), max_size=4),
     ),
-    st.builds(BatchMsg, hashes, texts, st.binary(max_size=20)),
-    st.builds(BatchDeleteMsg, hashes, texts),
-    st.builds(Reorg, hashes, numbers),
-    st.builds(ReorgComplete, hashes, numbers),
+    st.builds(msg.BatchMsg, hashes, texts, st.binary(max_size=20)),
+    st.builds(msg.BatchDeleteMsg, hashes, texts),
+    st.builds(msg.Reorg, hashes, numbers),
+    st.builds(msg.ReorgComplete, hashes, numbers),
 )
 
 
 @FAST
 @given(messages)
-def test_every_message_type_round_trips(message: CardinalMessage) -> None:
-    assert decode_message(message.encode()) == message
+def test_every_message_type_round_trips(message: msg.CardinalMessage) -> None:
+    assert msg.decode_message(message.encode()) == message
 
 
 @FAST
 @given(st.binary(max_size=80), st.binary(max_size=80))
 def test_arbitrary_bytes_decode_or_raise_message_format_error(key: bytes, value: bytes) -> None:
     try:
-        decoded = decode_message(WireMessage(key, value))
+        decoded = msg.decode_message(msg.WireMessage(key, value))
     except MessageFormatError:
         return
-    assert decode_message(decoded.encode()) == decoded
+    assert msg.decode_message(decoded.encode()) == decoded
 
 
 @FAST
 @given(messages, st.data())
-def test_corrupted_messages_decode_or_raise_message_format_error(message: CardinalMessage, data: st.DataObject) -> None:
+def test_corrupted_messages_decode_or_raise_message_format_error(
+    message: msg.CardinalMessage, data: st.DataObject
+) -> None:
     wire = message.encode()
     key = bytearray(wire.key)
     value = bytearray(wire.value)
@@ -94,35 +80,40 @@ def test_corrupted_messages_decode_or_raise_message_format_error(message: Cardin
     target[position] ^= data.draw(st.integers(1, 255))
     cut = data.draw(st.integers(0, len(value)))
     with contextlib.suppress(MessageFormatError):
-        decode_message(WireMessage(bytes(key), bytes(value[:cut])))
+        msg.decode_message(msg.WireMessage(bytes(key), bytes(value[:cut])))
 
 
 def test_keys_and_values_have_the_spec_layout() -> None:
-    assert SubBatchHeader(H, ID, 3).encode() == WireMessage(b"\x01" + H + ID, b"\x06")
-    assert SubBatchMsg(H, ID, 1).encode().key == b"\x02" + H + ID + b"\x02"
-    assert SubBatchMsg(H, ID, 64).encode().key == b"\x02" + H + ID + b"\x80\x01"
-    assert SubBatchMsg(H, ID, 0, ("a",), {"k": b"v"}).encode().value == b"\x02\x02a\x00\x02\x02k\x02v\x00"
-    assert SubBatchMsg(H, ID, 0).encode().value == b"\x00\x00"
-    assert BatchMsg(H, "tx/é", b"value").encode() == WireMessage(b"\x03" + H + "tx/é".encode(), b"value")
-    assert BatchDeleteMsg(H, "tx/1").encode() == WireMessage(b"\x04" + H + b"tx/1", b"")
-    assert Reorg(H, 5).encode() == WireMessage(b"\x05" + H, b"\x0a")
-    assert ReorgComplete(H, 5).encode() == WireMessage(b"\x06" + H, b"\x0a")
+    assert msg.SubBatchHeader(H, ID, 3).encode() == msg.WireMessage(b"\x01" + H + ID, b"\x06")
+    assert msg.SubBatchMsg(H, ID, 1).encode().key == b"\x02" + H + ID + b"\x02"
+    assert msg.SubBatchMsg(H, ID, 64).encode().key == b"\x02" + H + ID + b"\x80\x01"
+    assert msg.SubBatchMsg(H, ID, 0, ("a",), {"k": b"v"}).encode().value == b"\x02\x02a\x00\x02\x02k\x02v\x00"
+    assert msg.SubBatchMsg(H, ID, 0).encode().value == b"\x00\x00"
+    assert msg.BatchMsg(H, "tx/é", b"value").encode() == msg.WireMessage(b"\x03" + H + "tx/é".encode(), b"value")
+    assert msg.BatchDeleteMsg(H, "tx/1").encode() == msg.WireMessage(b"\x04" + H + b"tx/1", b"")
+    assert msg.Reorg(H, 5).encode() == msg.WireMessage(b"\x05" + H, b"\x0a")
+    assert msg.ReorgComplete(H, 5).encode() == msg.WireMessage(b"\x06" + H, b"\x0a")
     # num 1, weight 0x0100 (big-endian, minimal), the parent as a fixed 32, an empty map.
-    assert Batch(H, 1, 256, P).encode() == WireMessage(b"\x00" + H, b"\x02" + b"\x04\x01\x00" + P + b"\x00")
+    assert msg.Batch(H, 1, 256, P).encode() == msg.WireMessage(b"\x00" + H, b"\x02" + b"\x04\x01\x00" + P + b"\x00")
 
 
 def test_batch_entries_use_one_field_each() -> None:
-    batch = Batch(
+    batch = msg.Batch(
         H,
         7,
         0,
         P,
-        {"zkey": InlineValue(b"v"), "zgone": InlineDelete(), "b/": PrefixCount(2), "a/": SubBatchRef(ID)},
+        {
+            "zkey": msg.InlineValue(b"v"),
+            "zgone": msg.InlineDelete(),
+            "b/": msg.PrefixCount(2),
+            "a/": msg.SubBatchRef(ID),
+        },
     )
     value = batch.encode_value()
     assert b"\x00" * 32 in value  # entries that are not sub-batches carry the all-zero id
-    assert decode_message(batch.encode()) == batch
-    assert Batch.decode_value(H, value).weight == 0
+    assert msg.decode_message(batch.encode()) == batch
+    assert msg.Batch.decode_value(H, value).weight == 0
 
 
 @pytest.mark.parametrize(
@@ -156,7 +147,7 @@ def test_batch_entries_use_one_field_each() -> None:
 )
 def test_malformed_messages_are_rejected(key: bytes, value: bytes, complaint: str) -> None:
     with pytest.raises(MessageFormatError, match=complaint):
-        decode_message(WireMessage(key, value))
+        msg.decode_message(msg.WireMessage(key, value))
 
 
 def _batch_value_with_entry(value: bytes, count: int, delete: bool, sub_batch: bytes) -> bytes:
@@ -184,35 +175,37 @@ def test_batch_entries_with_two_roles_or_a_negative_count_are_rejected(
     value: bytes, count: int, delete: bool, sub_batch: bytes
 ) -> None:
     with pytest.raises(MessageFormatError):
-        decode_message(WireMessage(b"\x00" + H, _batch_value_with_entry(value, count, delete, sub_batch)))
+        msg.decode_message(msg.WireMessage(b"\x00" + H, _batch_value_with_entry(value, count, delete, sub_batch)))
 
 
 def test_each_entry_role_decodes() -> None:
     def entry(value: bytes, count: int, delete: bool, sub_batch: bytes) -> object:
-        batch = decode_message(WireMessage(b"\x00" + H, _batch_value_with_entry(value, count, delete, sub_batch)))
-        assert isinstance(batch, Batch)
+        batch = msg.decode_message(
+            msg.WireMessage(b"\x00" + H, _batch_value_with_entry(value, count, delete, sub_batch))
+        )
+        assert isinstance(batch, msg.Batch)
         return batch.entries["k"]
 
-    assert entry(b"v", 0, False, bytes(32)) == InlineValue(b"v")
-    assert entry(b"", 0, False, bytes(32)) == InlineValue(b"")
-    assert entry(b"", 0, True, bytes(32)) == InlineDelete()
-    assert entry(b"", 3, False, bytes(32)) == PrefixCount(3)
-    assert entry(b"", 0, False, ID) == SubBatchRef(ID)
+    assert entry(b"v", 0, False, bytes(32)) == msg.InlineValue(b"v")
+    assert entry(b"", 0, False, bytes(32)) == msg.InlineValue(b"")
+    assert entry(b"", 0, True, bytes(32)) == msg.InlineDelete()
+    assert entry(b"", 3, False, bytes(32)) == msg.PrefixCount(3)
+    assert entry(b"", 0, False, ID) == msg.SubBatchRef(ID)
 
 
 @pytest.mark.parametrize(
     "build",
     [
-        lambda: Batch(H[:31], 0, 0, P),
-        lambda: Batch(H, -1, 0, P),
-        lambda: Batch(H, 2**63, 0, P),
-        lambda: Batch(H, 0, 2**256, P),
-        lambda: Batch(H, 0, -1, P),
-        lambda: SubBatchHeader(H, ID, 2**31),
-        lambda: SubBatchMsg(H, ID, -1),
-        lambda: PrefixCount(0),
-        lambda: SubBatchRef(bytes(32)),
-        lambda: Reorg(H, -1),
+        lambda: msg.Batch(H[:31], 0, 0, P),
+        lambda: msg.Batch(H, -1, 0, P),
+        lambda: msg.Batch(H, 2**63, 0, P),
+        lambda: msg.Batch(H, 0, 2**256, P),
+        lambda: msg.Batch(H, 0, -1, P),
+        lambda: msg.SubBatchHeader(H, ID, 2**31),
+        lambda: msg.SubBatchMsg(H, ID, -1),
+        lambda: msg.PrefixCount(0),
+        lambda: msg.SubBatchRef(bytes(32)),
+        lambda: msg.Reorg(H, -1),
     ],
 )
 def test_out_of_range_fields_cannot_be_built(build: object) -> None:

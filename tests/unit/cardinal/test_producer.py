@@ -6,25 +6,11 @@ import hashlib
 import random
 
 import pytest
+from hedera_history.cardinal import messages as msg
 from hedera_history.cardinal.chain_blocks import Block
 from hedera_history.cardinal.chunking import pack_chunks
 from hedera_history.cardinal.consumer import InMemoryConsumer
 from hedera_history.cardinal.identity import sub_batch_id
-from hedera_history.cardinal.messages import (
-    Batch,
-    BatchDeleteMsg,
-    BatchMsg,
-    InlineDelete,
-    InlineValue,
-    PrefixCount,
-    Reorg,
-    ReorgComplete,
-    SubBatchHeader,
-    SubBatchMsg,
-    SubBatchRef,
-    decode_message,
-    encode_sub_batch_value,
-)
 from hedera_history.cardinal.producer import DEFAULT_CHUNK_BYTES, BatchProducer
 from hedera_history.cardinal.routing import Delivery, PrefixRoute, Routing
 from hedera_history.cardinal.subscription import Subscription
@@ -91,7 +77,7 @@ def test_messages_per_topic() -> None:
     block = make_block("x", GENESIS, 1, 1)
     produced = BatchProducer(ROUTING).produce(block)
     assert list(produced) == ["batches", "core", "side"]
-    decoded = {topic: [decode_message(m) for m in messages] for topic, messages in produced.items()}
+    decoded = {topic: [msg.decode_message(m) for m in messages] for topic, messages in produced.items()}
 
     def id_of(chunk_values: list[bytes], prefix: str) -> bytes:
         return sub_batch_id(block.hash, prefix, [hashlib.sha256(v).digest() for v in chunk_values])
@@ -99,38 +85,38 @@ def test_messages_per_topic() -> None:
     a_id = id_of([produced["core"][1].value], "a/")
     c_id = id_of([produced["side"][1].value], "c/")
     [batch] = decoded["batches"]
-    assert isinstance(batch, Batch)
+    assert isinstance(batch, msg.Batch)
     assert batch.entries == {
-        "a/": SubBatchRef(a_id),
-        "b/": PrefixCount(2),
-        "c/": SubBatchRef(c_id),
-        "zx": InlineValue(b"inline"),
+        "a/": msg.SubBatchRef(a_id),
+        "b/": msg.PrefixCount(2),
+        "c/": msg.SubBatchRef(c_id),
+        "zx": msg.InlineValue(b"inline"),
     }
     assert decoded["core"] == [
-        SubBatchHeader(block.hash, a_id, 1),
-        SubBatchMsg(block.hash, a_id, 0, ("a/old-x",), {"a/x/1": b"a1-x", "a/x/2": b"a2-xa2-xa2-x"}),
-        BatchDeleteMsg(block.hash, "b/old-x"),
-        BatchMsg(block.hash, "b/x", b"b-x"),
+        msg.SubBatchHeader(block.hash, a_id, 1),
+        msg.SubBatchMsg(block.hash, a_id, 0, ("a/old-x",), {"a/x/1": b"a1-x", "a/x/2": b"a2-xa2-xa2-x"}),
+        msg.BatchDeleteMsg(block.hash, "b/old-x"),
+        msg.BatchMsg(block.hash, "b/x", b"b-x"),
     ]
     assert decoded["side"] == [
-        SubBatchHeader(block.hash, c_id, 1),
-        SubBatchMsg(block.hash, c_id, 0, (), {"c/x": b"c-x"}),
+        msg.SubBatchHeader(block.hash, c_id, 1),
+        msg.SubBatchMsg(block.hash, c_id, 0, (), {"c/x": b"c-x"}),
     ]
 
 
 def test_sub_batch_ids_follow_the_content() -> None:
     block = make_block("x", GENESIS, 1, 1)
     other = Block(block.hash, 1, GENESIS, 1, {**block.updates, "a/x/1": b"changed"}, block.deletes)
-    first, second = (decode_message(BatchProducer(ROUTING).produce(b)["batches"][0]) for b in (block, other))
-    assert isinstance(first, Batch) and isinstance(second, Batch)
+    first, second = (msg.decode_message(BatchProducer(ROUTING).produce(b)["batches"][0]) for b in (block, other))
+    assert isinstance(first, msg.Batch) and isinstance(second, msg.Batch)
     assert first.entries["a/"] != second.entries["a/"]
     assert first.entries["c/"] == second.entries["c/"]
 
 
 def test_unmatched_deletes_travel_inline() -> None:
     produced = BatchProducer(ROUTING).produce(Block(H, 1, GENESIS, 1, {}, frozenset({"q"})))
-    batch = decode_message(produced["batches"][0])
-    assert isinstance(batch, Batch) and batch.entries == {"q": InlineDelete()}
+    batch = msg.decode_message(produced["batches"][0])
+    assert isinstance(batch, msg.Batch) and batch.entries == {"q": msg.InlineDelete()}
     assert set(produced) == {"batches"}
 
 
@@ -147,7 +133,7 @@ def test_pack_chunks_respects_the_budget_and_keeps_everything() -> None:
     assert sum(len(c.deletes) for c in chunks) == 500
     assert {k: v for c in chunks for k, v in c.updates.items()} == updates
     for chunk in chunks:
-        encoded = encode_sub_batch_value(chunk.deletes, chunk.updates)
+        encoded = msg.encode_sub_batch_value(chunk.deletes, chunk.updates)
         assert len(encoded) <= chunk.size <= 4096
     total = sum(c.size for c in chunks)
     assert len(chunks) <= 2 * total // 4096 + 1
@@ -156,8 +142,8 @@ def test_pack_chunks_respects_the_budget_and_keeps_everything() -> None:
 def test_a_value_over_the_budget_gets_its_own_chunk_and_one_over_the_limit_is_refused() -> None:
     producer = BatchProducer(Routing("b", (PrefixRoute("t/", "core"),)), chunk_bytes=1000, max_message_bytes=5000)
     produced = producer.produce(Block(H, 1, GENESIS, 1, {"t/1": b"x" * 3000, "t/2": b"y", "t/3": b"z"}))
-    header = decode_message(produced["core"][0])
-    assert isinstance(header, SubBatchHeader) and header.item_count == 2
+    header = msg.decode_message(produced["core"][0])
+    assert isinstance(header, msg.SubBatchHeader) and header.item_count == 2
     with pytest.raises(MessageFormatError, match="limit"):
         producer.produce(Block(H, 1, GENESIS, 1, {"t/1": b"x" * 6000}))
     with pytest.raises(MessageFormatError, match="limit"):
@@ -203,9 +189,9 @@ def test_reorg_channel_is_reorg_then_blocks_in_order_then_reorg_complete() -> No
     fork = [make_block("f1", ancestor.hash, 2, 2), make_block("f2", block_hash("f1"), 3, 3)]
     producer = BatchProducer(ROUTING)
     channel = producer.produce_reorg(ancestor.header, fork)
-    decoded = [decode_message(m) for m in channel]
-    assert decoded[0] == Reorg(ancestor.hash, 1)
-    assert decoded[-1] == ReorgComplete(ancestor.hash, 1)
+    decoded = [msg.decode_message(m) for m in channel]
+    assert decoded[0] == msg.Reorg(ancestor.hash, 1)
+    assert decoded[-1] == msg.ReorgComplete(ancestor.hash, 1)
     assert list(channel[1:-1]) == all_messages(producer, fork[0]) + all_messages(producer, fork[1])
-    batches = [m for m in decoded if isinstance(m, Batch)]
+    batches = [m for m in decoded if isinstance(m, msg.Batch)]
     assert [b.block_hash for b in batches] == [fork[0].hash, fork[1].hash]
