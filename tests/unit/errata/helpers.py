@@ -15,8 +15,11 @@ from hedera_history.errata.codec import (
 from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errata.synthetic import synthetic_transfer_item
 from hedera_history.formats.parsed_files import RecordItem
+from hedera_history.store import schema as s
+from hedera_history.store.rows import block_to_rows
 from hedera_history.store.writer import BlockWriter
 
+from tests.helpers.layout_2 import as_layout_2
 from tests.unit.store.builders import BASE_NS, NS, Tx, make_block, transfer_tx
 
 from .fakes import VersionedGateway
@@ -38,6 +41,15 @@ def stored_history(blocks: Sequence[int] = (0, 1, 2)) -> VersionedGateway:
     gateway = VersionedGateway()
     results = BlockWriter(gateway, SETTINGS).write_blocks([BLOCKS[n] for n in blocks])
     assert all(r.complete for r in results)
+    return gateway
+
+
+def stored_as_layout_2() -> VersionedGateway:
+    """The same history as layout 2 wrote it: ``transactions`` rows keyed by the time alone."""
+    gateway = VersionedGateway()
+    built = (as_layout_2(block_to_rows(b, SETTINGS)) for b in BLOCKS)
+    assert all(r.complete for r in BlockWriter(gateway, SETTINGS).iter_write_rows(built))
+    assert all(len(key) == 16 for key in gateway.tables[s.TRANSACTIONS])
     return gateway
 
 

@@ -12,14 +12,20 @@ from hedera_history.errata.read import errata_marker, inserted_entries, original
 from hedera_history.errors import ErrataPlacementError
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value
-from hedera_history.store.keys import account_prefix, row_key_for_account_history, row_key_for_transaction
+from hedera_history.store.keys import (
+    account_prefix,
+    plain_row_key_for_transaction,
+    row_key_for_account_history,
+    row_key_for_transaction,
+)
+from hedera_history.store.reader import HistoryReader
 from hedera_history.store.values import decode_position
 from hedera_history.store.writer import BlockWriter
 
 from tests.unit.store.builders import BASE_NS, NS, transfer_tx
 
 from .fakes import VersionedGateway
-from .helpers import BLOCKS, MS, SETTINGS, B, D, errata_file, stored_history, visible
+from .helpers import BLOCKS, MS, SETTINGS, B, D, errata_file, stored_as_layout_2, stored_history, visible
 
 T_D = D.consensus_ns
 # Three errata for D's time: the first wrong (to 0.0.1005), the second right (to 0.0.1006), issued later.
@@ -99,12 +105,19 @@ def test_rewriting_the_original_block_keeps_the_correction() -> None:
     assert visible(gateway) == before
 
 
-def test_delete_removes_the_entry_everywhere() -> None:
-    gateway = stored_history()
+@pytest.mark.parametrize("layout_2", [False, True])
+def test_delete_removes_the_entry_everywhere(layout_2: bool) -> None:
+    """Also from rows of layout 2: the tombstones go where the entry is, in its plain-keyed row."""
+    gateway = stored_as_layout_2() if layout_2 else stored_history()
     plan = apply_errata(errata_file(BASE_NS + 30 * NS, B.consensus_ns, None), gateway, SETTINGS)
     assert plan.entry_kind is EntryKind.DELETE
-    row = gateway.tables[s.TRANSACTIONS][row_key_for_transaction(B.consensus_ns)]
+    key = (plain_row_key_for_transaction if layout_2 else row_key_for_transaction)(B.consensus_ns)
+    row = gateway.tables[s.TRANSACTIONS][key]
     assert all(is_tombstone(v) for (f, q), (_, v) in row.items() if q != b"errata")
+    reader = HistoryReader(gateway)
+    assert reader.transaction(B.consensus_ns) is None
+    listed, errors = reader.block_transactions(0)
+    assert not errors and [t.consensus_ns for t in listed] == [BLOCKS[0].record.items[0].consensus_ns]
     for account in ("0.0.1002", "0.0.1003", "0.0.3", "0.0.98"):
         assert row_key_for_account_history(account, B.consensus_ns) not in _history_of(gateway, account)
     marker = errata_marker(gateway, B.consensus_ns)

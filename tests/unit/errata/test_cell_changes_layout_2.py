@@ -1,36 +1,25 @@
 """Errata over entries stored by layout 2 (``transactions`` rows keyed by the time alone): the
 correction goes into the row the entry is in, so readers of layout 3 see it, also after the block
-is written again in layout 3; an inserted entry is placed among them and gets a layout-3 key."""
+is written again in layout 3; an inserted entry is placed among them and gets a layout-3 key. (A
+delete over layout-2 rows: ``test_cell_changes.test_delete_removes_the_entry_everywhere``.)"""
 
 from __future__ import annotations
 
 from hedera_history.errata.apply import apply_errata
-from hedera_history.errata.cells import is_tombstone
 from hedera_history.errata.errata_file import EntryKind
 from hedera_history.errata.read import errata_marker
 from hedera_history.store import schema as s
 from hedera_history.store.keys import plain_row_key_for_transaction, row_key_for_transaction
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.rows import block_to_rows
 from hedera_history.store.writer import BlockWriter
 
-from tests.helpers.layout_2 import as_layout_2
 from tests.unit.store.builders import BASE_NS, NS, transfer_tx
 
-from .fakes import VersionedGateway
-from .helpers import BLOCKS, MS, SETTINGS, B, D, errata_file
+from .helpers import BLOCKS, MS, SETTINGS, D, errata_file, stored_as_layout_2
 
 T_D = D.consensus_ns
 RIGHT = transfer_tx(T_D, 1003, 1006, 20, valid_start_ns=T_D - 5 * NS)
 E_RIGHT = errata_file(BASE_NS + 20 * NS, T_D, RIGHT.item, [("0.0.1004", -20), ("0.0.1006", 20)])
-
-
-def stored_as_layout_2() -> VersionedGateway:
-    gateway = VersionedGateway()
-    built = (as_layout_2(block_to_rows(b, SETTINGS)) for b in BLOCKS)
-    assert all(r.complete for r in BlockWriter(gateway, SETTINGS).iter_write_rows(built))
-    assert all(len(key) == 16 for key in gateway.tables[s.TRANSACTIONS])
-    return gateway
 
 
 def test_an_update_corrects_the_plain_row_the_entry_is_in() -> None:
@@ -43,18 +32,6 @@ def test_an_update_corrects_the_plain_row_the_entry_is_in() -> None:
     assert found is not None and found.record_bytes == RIGHT.record_bytes
     marker = errata_marker(gateway, T_D)
     assert marker is not None and marker.kind is EntryKind.UPDATE
-
-
-def test_a_delete_removes_the_plain_row_entry() -> None:
-    gateway = stored_as_layout_2()
-    plan = apply_errata(errata_file(BASE_NS + 30 * NS, B.consensus_ns, None), gateway, SETTINGS)
-    assert plan.entry_kind is EntryKind.DELETE
-    row = gateway.tables[s.TRANSACTIONS][plain_row_key_for_transaction(B.consensus_ns)]
-    assert all(is_tombstone(v) for (_, q), (_, v) in row.items() if q != b"errata")
-    reader = HistoryReader(gateway)
-    assert reader.transaction(B.consensus_ns) is None
-    listed, errors = reader.block_transactions(0)
-    assert not errors and [t.consensus_ns for t in listed] == [BLOCKS[0].record.items[0].consensus_ns]
 
 
 def test_writing_the_block_again_in_layout_3_keeps_a_correction_made_before() -> None:
