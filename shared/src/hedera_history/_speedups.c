@@ -239,7 +239,7 @@ static PyObject *record_items(PyObject *module, PyObject *const *args, Py_ssize_
 
 /* ---- mutation_entries ------------------------------------------------------------------------ */
 
-static PyObject *str_key, *str_cells, *str_family, *str_qualifier, *str_value, *str_timestamp_micros;
+static PyObject *str_table, *str_key, *str_cells, *str_family, *str_qualifier, *str_value, *str_timestamp_micros;
 
 static size_t varint_size(uint64_t value) {
     size_t size = 1;
@@ -280,7 +280,7 @@ typedef struct {
     Py_ssize_t offsets[4];
 } SlotCache;
 
-static PyObject **row_names[2] = {&str_key, &str_cells};
+static PyObject **row_names[3] = {&str_key, &str_cells, &str_table};
 static PyObject **cell_names[4] = {&str_family, &str_qualifier, &str_value, &str_timestamp_micros};
 
 static int cache_valid(const SlotCache *cache, PyTypeObject *type) {
@@ -372,8 +372,8 @@ static char *put_cell(char *out, const CellParts *c) {
 
 /* One row's entries field, or Py_None when a value is of another type; NULL on error. */
 static PyObject *row_entry(PyObject *row) {
-    PyObject *key = read_field(&row_cache, row, row_names, 2, 0);
-    PyObject *cells = key ? read_field(&row_cache, row, row_names, 2, 1) : NULL;
+    PyObject *key = read_field(&row_cache, row, row_names, 3, 0);
+    PyObject *cells = key ? read_field(&row_cache, row, row_names, 3, 1) : NULL;
     PyObject *entry = NULL;
     CellParts one_part;
     PyObject *one_owned[4] = {NULL, NULL, NULL, NULL};
@@ -446,6 +446,85 @@ failed:
     return NULL;
 }
 
+/* ---- table_runs ------------------------------------------------------------------------------ */
+
+/* Closes the run [start, stop) of table: appends (table, stop, sizes, cells) to runs. */
+static int close_run(PyObject *runs, PyObject *table, Py_ssize_t stop, PyObject *sizes, PyObject *cells) {
+    PyObject *end = PyLong_FromSsize_t(stop);
+    if (end == NULL) return -1;
+    PyObject *run = PyTuple_Pack(4, table, end, sizes, cells);
+    Py_DECREF(end);
+    return append_new(runs, run);
+}
+
+/* Runs of consecutive rows of one table: (table, stop, running byte sizes of their entries, running
+ * cell counts), the totals the batches are cut on, both starting over in each run. */
+static PyObject *table_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "table_runs(rows, entries)");
+        return NULL;
+    }
+    PyObject *rows = PySequence_Fast(args[0], "rows must be a sequence");
+    PyObject *entries = rows ? PySequence_Fast(args[1], "entries must be a sequence") : NULL;
+    PyObject *runs = entries ? PyList_New(0) : NULL;
+    PyObject *table = NULL, *sizes = NULL, *cells = NULL;
+    if (runs == NULL) goto failed;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(rows);
+    if (PySequence_Fast_GET_SIZE(entries) != count) {
+        PyErr_SetString(PyExc_ValueError, "table_runs: one entry per row");
+        goto failed;
+    }
+    long long size = 0, cell_count = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *row = PySequence_Fast_GET_ITEM(rows, i);
+        PyObject *row_table = read_field(&row_cache, row, row_names, 3, 2);
+        if (row_table == NULL) goto failed;
+        int same = table == NULL ? 0 : (row_table == table ? 1 : PyObject_RichCompareBool(row_table, table, Py_EQ));
+        if (same < 0) {
+            Py_DECREF(row_table);
+            goto failed;
+        }
+        if (!same) {
+            if (table != NULL && close_run(runs, table, i, sizes, cells) < 0) {
+                Py_DECREF(row_table);
+                goto failed;
+            }
+            Py_XSETREF(table, row_table);
+            Py_XSETREF(sizes, PyList_New(0));
+            Py_XSETREF(cells, PyList_New(0));
+            if (sizes == NULL || cells == NULL) goto failed;
+            size = cell_count = 0;
+        } else {
+            Py_DECREF(row_table);
+        }
+        PyObject *row_cells = read_field(&row_cache, row, row_names, 3, 1);
+        if (row_cells == NULL) goto failed;
+        Py_ssize_t row_cell_count = PyObject_Size(row_cells);
+        Py_DECREF(row_cells);
+        Py_ssize_t entry_size = PyObject_Size(PySequence_Fast_GET_ITEM(entries, i));
+        if (row_cell_count < 0 || entry_size < 0) goto failed;
+        size += entry_size;
+        cell_count += row_cell_count;
+        if (append_new(sizes, PyLong_FromLongLong(size)) < 0 || append_new(cells, PyLong_FromLongLong(cell_count)) < 0)
+            goto failed;
+    }
+    if (table != NULL && close_run(runs, table, count, sizes, cells) < 0) goto failed;
+    Py_XDECREF(table);
+    Py_XDECREF(sizes);
+    Py_XDECREF(cells);
+    Py_DECREF(rows);
+    Py_DECREF(entries);
+    return runs;
+failed:
+    Py_XDECREF(table);
+    Py_XDECREF(sizes);
+    Py_XDECREF(cells);
+    Py_XDECREF(runs);
+    Py_XDECREF(rows);
+    Py_XDECREF(entries);
+    return NULL;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -453,6 +532,8 @@ static PyMethodDef methods[] = {
      "Transactions, records and consensus times (ns) of decompressed V6 content, or None."},
     {"record_items", (PyCFunction)(void (*)(void))record_items, METH_FASTCALL,
      "Instances of a slots class from three columns (bytes, bytes, int), left out of the cyclic GC."},
+    {"table_runs", (PyCFunction)(void (*)(void))table_runs, METH_FASTCALL,
+     "Runs of rows of one table: (table, stop, running entry sizes, running cell counts)."},
     {"mutation_entries", mutation_entries, METH_O, "The MutateRows entries field of each row, or None."},
     {NULL, NULL, 0, NULL},
 };
@@ -460,12 +541,13 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_speedups", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__speedups(void) {
+    str_table = PyUnicode_InternFromString("table");
     str_key = PyUnicode_InternFromString("key");
     str_cells = PyUnicode_InternFromString("cells");
     str_family = PyUnicode_InternFromString("family");
     str_qualifier = PyUnicode_InternFromString("qualifier");
     str_value = PyUnicode_InternFromString("value");
     str_timestamp_micros = PyUnicode_InternFromString("timestamp_micros");
-    if (!str_key || !str_cells || !str_family || !str_qualifier || !str_value || !str_timestamp_micros) return NULL;
+    if (!str_table || !str_key || !str_cells || !str_family || !str_qualifier || !str_value || !str_timestamp_micros) return NULL;
     return PyModule_Create(&module_def);
 }

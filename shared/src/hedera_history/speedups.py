@@ -28,6 +28,9 @@ else."""
 MutationEntries = Callable[[Sequence[Any]], list[bytes] | None]
 """Rows (``store.model.Row``) to their MutateRows ``entries`` fields, or None for a value of
 another type than the model's."""
+TableRuns = Callable[[Sequence[Any], Sequence[bytes]], list[tuple[str, int, list[int], list[int]]]]
+"""Rows and their entries to the runs of rows of one table: (table, stop, running entry sizes,
+running cell counts)."""
 
 logger = logging.getLogger(__name__)
 
@@ -35,10 +38,11 @@ logger = logging.getLogger(__name__)
 try:
     from hedera_history import _speedups
 
-    _compiled: tuple[ItemLists, RecordItems, MutationEntries] | None = (
+    _compiled: tuple[ItemLists, RecordItems, MutationEntries, TableRuns] | None = (
         _speedups.v6_item_lists,
         _speedups.record_items,
         _speedups.mutation_entries,
+        _speedups.table_runs,
     )
 except ImportError as e:
     logger.warning(
@@ -50,3 +54,4 @@ available = _compiled is not None
 v6_item_lists: ItemLists | None = None if _compiled is None else _compiled[0]
 record_items: RecordItems | None = None if _compiled is None else _compiled[1]
 mutation_entries: MutationEntries | None = None if _compiled is None else _compiled[2]
+table_runs: TableRuns | None = None if _compiled is None else _compiled[3]

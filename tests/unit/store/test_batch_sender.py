@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+from hedera_history import speedups
 from hedera_history.errors import StoreError
-from hedera_history.store.batch_sender import MIN_EARLY_BYTES, Batch, BatchSender, TableBatches
+from hedera_history.store.batch_sender import (
+    MIN_EARLY_BYTES,
+    Batch,
+    BatchSender,
+    TableBatches,
+    python_table_runs,
+    run_totals,
+)
 from hedera_history.store.model import Cell, Row
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,8 +42,8 @@ def greedy(entries: list[tuple[str, int, int, int]]) -> list[tuple[str, list[int
 
 
 @settings(max_examples=300, deadline=None)
-@given(blocks=st.lists(row_shapes, max_size=4))
-def test_batches_are_the_greedy_cut(blocks: list[list[tuple[str, int, int]]]) -> None:
+@given(blocks=st.lists(row_shapes, max_size=4), compiled=st.booleans())
+def test_batches_are_the_greedy_cut(blocks: list[list[tuple[str, int, int]]], compiled: bool) -> None:
     sent: list[Batch] = []
     batches = TableBatches(MAX_BYTES, MAX_CELLS, sent.append)
     flat: list[tuple[str, int, int, int]] = []
@@ -45,13 +54,28 @@ def test_batches_are_the_greedy_cut(blocks: list[list[tuple[str, int, int]]]) ->
             rows.append(Row(table, b"%d" % number, tuple(Cell("f", b"q", b"", 0) for _ in range(cells))))
             encoded.append(bytes(size))
             flat.append((table, cells, size, owner))
-        batches.add(owner, rows, encoded)
+        batches.add(owner, rows, encoded, None if compiled else python_table_runs(rows, encoded))
     batches.flush()
     got = [(b.table, [int(r.key) for r in b.rows]) for b in sent]
     assert sorted(got) == sorted(greedy(flat))
     for batch in sent:
         assert batch.owners == [flat[int(r.key)][3] for r in batch.rows]
         assert batch.size == sum(map(len, batch.encoded)) and batch.cells == sum(len(r.cells) for r in batch.rows)
+
+
+@pytest.mark.skipif(speedups.table_runs is None, reason="the compiled core is not built here")
+@settings(max_examples=300, deadline=None)
+@given(shapes=row_shapes)
+def test_the_compiled_table_runs_are_the_python_ones(shapes: list[tuple[str, int, int]]) -> None:
+    # Tables equal but not the same object, as rows built apart carry them.
+    rows = [
+        Row("".join(table), b"k", tuple(Cell("f", b"", b"", 0) for _ in range(cells))) for table, cells, _ in shapes
+    ]
+    encoded = [bytes(size) for _, _, size in shapes]
+    assert speedups.table_runs is not None
+    runs = speedups.table_runs(rows, encoded)
+    assert runs == python_table_runs(rows, encoded)
+    assert run_totals(runs) == (sum(map(len, encoded)), sum(len(r.cells) for r in rows))
 
 
 def test_an_owner_that_failed_sends_no_more_rows() -> None:

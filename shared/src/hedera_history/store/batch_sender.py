@@ -1,8 +1,8 @@
 """MutateRows batches cut per table as encoded rows arrive, sent in order, a few at a time.
 
 Rows come in runs of one table (a block's rows are grouped by table); a run joins its table's
-open batch by slices, and the cut points come from running totals (``accumulate`` and
-``bisect``), so that batching costs no Python step per row. In the background mode the batches
+open batch by slices, and the cut points come from running totals (``table_runs``, compiled where
+the core is built, and ``bisect``), so that batching costs no Python step per row. In the background mode the batches
 go out on sender threads while the caller encodes the next rows; when a sender would otherwise
 wait, the fullest open batch goes out before it is full, so the channel stays busy from the
 first rows on and batches grow to the limits only while the senders are behind.
@@ -19,6 +19,7 @@ from itertools import accumulate, groupby, repeat
 from operator import attrgetter
 
 from hedera_history.errors import StoreError
+from hedera_history.speedups import table_runs as compiled_table_runs
 from hedera_history.store.model import Row
 
 _table_of = attrgetter("table")
@@ -44,6 +45,36 @@ class Batch:
             [self.encoded[i] for i in indexes],
             [self.owners[i] for i in indexes],
         )
+
+
+TableRun = tuple[str, int, list[int], list[int]]
+"""A run of consecutive rows of one table: the table, where the run stops (the index after its
+last row), and the running totals of its entries' sizes and of its cells, from the run's start."""
+
+
+def table_runs(rows: Sequence[Row], encoded: Sequence[bytes]) -> list[TableRun]:
+    """The runs of ``rows`` (with their ``encoded`` entries), by the compiled core where it is built."""
+    if compiled_table_runs is not None:
+        return compiled_table_runs(rows, encoded)
+    return python_table_runs(rows, encoded)
+
+
+def python_table_runs(rows: Sequence[Row], encoded: Sequence[bytes]) -> list[TableRun]:
+    """``table_runs`` without the compiled core."""
+    runs: list[TableRun] = []
+    start = 0
+    for table, run in groupby(map(_table_of, rows)):
+        stop = start + len(list(run))
+        sizes = list(accumulate(map(len, encoded[start:stop])))
+        cells = list(accumulate(map(len, map(_cells_of, rows[start:stop]))))
+        runs.append((table, stop, sizes, cells))
+        start = stop
+    return runs
+
+
+def run_totals(runs: Sequence[TableRun]) -> tuple[int, int]:
+    """Bytes and cells of every row of ``runs``."""
+    return sum(run[2][-1] for run in runs), sum(run[3][-1] for run in runs)
 
 
 SendBatch = Callable[[Batch], dict[int, StoreError]]
@@ -75,12 +106,14 @@ class TableBatches:
         self._idle = idle
         self._open: dict[str, Batch] = {}
 
-    def add(self, owner: int, rows: Sequence[Row], encoded: Sequence[bytes]) -> None:
+    def add(
+        self, owner: int, rows: Sequence[Row], encoded: Sequence[bytes], runs: Sequence[TableRun] | None = None
+    ) -> None:
+        """Add ``owner``'s rows, whose ``table_runs`` are ``runs`` (worked out here when None)."""
         start = 0
-        for table, run in groupby(map(_table_of, rows)):
-            end = start + len(list(run))
-            self._add_run(table, owner, rows[start:end], encoded[start:end])
-            start = end
+        for table, stop, sizes, cells in table_runs(rows, encoded) if runs is None else runs:
+            self._add_run(table, owner, rows[start:stop], encoded[start:stop], sizes, cells)
+            start = stop
         idle = self._idle
         while idle is not None and idle() and self._submit_fullest():
             pass
@@ -94,9 +127,9 @@ class TableBatches:
         self._open[fullest.table] = Batch(fullest.table)
         return True
 
-    def _add_run(self, table: str, owner: int, rows: Sequence[Row], encoded: Sequence[bytes]) -> None:
-        sizes = list(accumulate(map(len, encoded)))
-        cells = list(accumulate(map(len, map(_cells_of, rows))))
+    def _add_run(
+        self, table: str, owner: int, rows: Sequence[Row], encoded: Sequence[bytes], sizes: list[int], cells: list[int]
+    ) -> None:
         batch = self._open.get(table) or self._open.setdefault(table, Batch(table))
         count = len(rows)
         start = 0

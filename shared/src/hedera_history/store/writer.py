@@ -16,12 +16,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from operator import attrgetter
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError, StoreError, StoreUnavailableError
-from hedera_history.store.batch_sender import Batch, BatchSender, TableBatches
+from hedera_history.store.batch_sender import Batch, BatchSender, TableBatches, run_totals, table_runs
 from hedera_history.store.chaintime import check_history_retention, sidecars_retained
 from hedera_history.store.duplicates import complete_duplicates
 from hedera_history.store.gateway import UNAVAILABLE, BigtableGateway, MutationFailure
@@ -29,8 +28,6 @@ from hedera_history.store.model import BlockRows, Row
 from hedera_history.store.mutation_wire import EncodedRows, MutationEncoder
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.schema import SIDECARS
-
-_cells_of = attrgetter("cells")
 
 MAX_BATCH_BYTES = 4 * 1024 * 1024
 MAX_BATCH_CELLS = 20_000
@@ -110,6 +107,7 @@ class BlockWriter:
 
     def _write_groups(self, blocks: Iterable[BlockRows], sender: BatchSender) -> Iterator[BlockWriteResult]:
         group: list[BlockRows] = []
+        cells: list[int] = []  # of each block, counted as its rows are batched rather than after they landed
         batches = TableBatches(self.max_batch_bytes, self.max_batch_cells, sender.submit, sender.idle)
         skipped: set[int] = set()
         size = 0
@@ -126,16 +124,24 @@ class BlockWriter:
                 built = replace(built, rows=tuple(r for r in built.rows if r.table != SIDECARS))  # noqa: PLW2901
             group.append(built)
             encoded = self._encoder.entries(built.rows)
-            batches.add(owner, built.rows, encoded)
-            size += sum(map(len, encoded))
+            runs = table_runs(built.rows, encoded)
+            batches.add(owner, built.rows, encoded, runs)
+            block_size, block_cells = run_totals(runs)
+            size += block_size
+            cells.append(block_cells)
             if size >= self.max_group_bytes:
-                yield from self._write_group(group, batches, sender, skipped)
-                group, skipped, size = [], set(), 0
+                yield from self._write_group(group, cells, batches, sender, skipped)
+                group, cells, skipped, size = [], [], set(), 0
         if group:
-            yield from self._write_group(group, batches, sender, skipped)
+            yield from self._write_group(group, cells, batches, sender, skipped)
 
     def _write_group(
-        self, group: list[BlockRows], batches: TableBatches, sender: BatchSender, skipped: set[int]
+        self,
+        group: list[BlockRows],
+        cells: list[int],
+        batches: TableBatches,
+        sender: BatchSender,
+        skipped: set[int],
     ) -> Iterator[BlockWriteResult]:
         batches.flush()
         errors = sender.wait()
@@ -147,7 +153,7 @@ class BlockWriter:
                 block_rows.block_number,
                 complete=i not in errors,
                 rows=len(block_rows.rows),
-                cells=sum(map(len, map(_cells_of, block_rows.rows))),  # BlockRows.cell_count, in C
+                cells=cells[i],
                 sidecars_skipped=i in skipped,
                 error=errors.get(i),
             )
