@@ -86,3 +86,11 @@ def test_plan_and_apply_use_the_same_environment(build):
     assert "DEPLOY_ENV=${_ENV}" in steps["terraform-plan"]["args"]
     assert "${_ENV}" in steps["terraform-apply"]["args"]
     assert "_ENV" in build["substitutions"]
+
+
+def test_the_wheel_is_built_where_a_compiler_is(build):
+    # The functions step builds the wheel and its compiled core (hedera_history._speedups): the full
+    # python:3.11 image has gcc and the Python headers, its -slim variant neither.
+    functions = next(step for step in build["steps"] if step["id"] == "functions")
+    assert functions["name"] == "python:3.11"
+    assert "gcc" in (REPO / "infra/scripts/ci-tests.sh").read_text()  # the test image compiles it too
