@@ -20,9 +20,12 @@ from dataclasses import dataclass
 
 from hedera_history.errata.errata_file import EntryKind
 from hedera_history.errors import RowDecodeError
+from hedera_history.store import decode as stored
 from hedera_history.store.encoding import decode_value, encode_value
 
-TOMBSTONE_HEADER = 0xEE
+TOMBSTONE_HEADER = stored.TOMBSTONE_HEADER
+is_tombstone = stored.is_tombstone
+"""Whether a cell's value is a tombstone: the store's own test, which readers apply too."""
 Q_ERRATA = b"errata"
 """Qualifier of the marker cell, in the ``transactions`` family ``t``."""
 
@@ -34,10 +37,6 @@ _KINDS = {code: kind for kind, code in _KIND_CODES.items()}
 def tombstone_value(errata_id: str) -> bytes:
     """A removed cell's value: 0xEE, then the id of the errata that removed it."""
     return bytes([TOMBSTONE_HEADER]) + errata_id.encode("ascii")
-
-
-def is_tombstone(value: bytes) -> bool:
-    return value[:1] == bytes([TOMBSTONE_HEADER])
 
 
 @dataclass(frozen=True, slots=True)
