@@ -25,7 +25,6 @@ from hedera_history.config import Settings
 from hedera_history.errata.codec import parse_errata_file
 from hedera_history.errata.errata_file import ErrataFile
 from hedera_history.errors import (
-    BadSignatureError,
     ConfigError,
     CouncilApprovalError,
     ErrataError,
@@ -34,7 +33,7 @@ from hedera_history.errors import (
 )
 from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
-from hedera_history.verify.signatures import verify_node_signature
+from hedera_history.verify.signatures import signature_problem
 
 OK = "ok"
 ED25519_KEY_BYTES = 32
@@ -175,10 +174,9 @@ def check_nodes(
         if signature.metadata_hash != errata.body_hash:
             outcomes[node.account] = "signed another errata body"
             continue
-        try:
-            verify_node_signature(signature, node)
-        except BadSignatureError as e:
-            outcomes[node.account] = f"bad signature: {e.reason}"
+        problem = signature_problem(signature, node)
+        if problem is not None:
+            outcomes[node.account] = problem
             continue
         counted[node.node_id] = signature
         outcomes[node.account] = OK

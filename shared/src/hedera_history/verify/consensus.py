@@ -30,10 +30,10 @@ from fractions import Fraction
 
 from hedera_history.block import ConsensusSummary, NodeSignature
 from hedera_history.books.address_book import AddressBook, NodeEntry
-from hedera_history.errors import BadSignatureError, ConfigError, ConsensusForkError, HistoryError, NoConsensusError
+from hedera_history.errors import ConfigError, ConsensusForkError, HistoryError, NoConsensusError
 from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import NodeIdentity
-from hedera_history.verify.signatures import verify_node_signature
+from hedera_history.verify.signatures import signature_problem
 
 DEFAULT_RATIO = Fraction(1, 3)
 OK = "ok"
@@ -127,10 +127,9 @@ def count_signatures(
         if isinstance(sig, HistoryError):
             outcomes[node.account] = f"unreadable signature file: {sig.reason}"
             continue
-        try:
-            verify_node_signature(sig, node)
-        except BadSignatureError as e:
-            outcomes[node.account] = f"bad signature: {e.reason}"
+        problem = signature_problem(sig, node)
+        if problem is not None:
+            outcomes[node.account] = problem
             continue
         valid[node.node_id] = (node, sig)
 

@@ -25,6 +25,15 @@ def verify_node_signature(sig: SignatureFile, node: NodeEntry) -> None:
         _verify(node, sig.metadata_signature, sig.metadata_hash, "metadata", sig.name)
 
 
+def signature_problem(sig: SignatureFile, node: NodeEntry) -> str | None:
+    """Why ``sig`` does not count as ``node``'s signature (``bad signature: ...``), or None when it verifies."""
+    try:
+        verify_node_signature(sig, node)
+    except BadSignatureError as e:
+        return f"bad signature: {e.reason}"
+    return None
+
+
 def sign_hash(key: RSAPrivateKey, digest: bytes) -> bytes:
     """What a node writes into its signature file for ``digest`` (for the generator and tests)."""
     return key.sign(digest, padding.PKCS1v15(), hashes.SHA384())
