@@ -15,7 +15,8 @@ Sidecar records follow the entry: removed with it, left alone (or brought back) 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from hedera_history import hapi
@@ -71,7 +72,8 @@ _PLACEMENT_FIRST_WINDOW_NS = 10_000_000
 """10 ms: about 100 rows at 10k TPS."""
 _PLACEMENT_WINDOW_GROWTH = 16
 _PLACEMENT_LAST_WINDOW_NS = 16**7 * _PLACEMENT_FIRST_WINDOW_NS
-"""About 31 days: the last window an inserted entry's successor is looked for in."""
+"""About 31 days: the last window an inserted entry's successors are looked for in (the windows
+together cover about 33 days after its time)."""
 MICROS_PER_MS = 1000
 _NO_HASH = bytes(48)
 """Placeholder hashes of the one-item block ``item_cells`` builds (only its item rows are used)."""
@@ -288,7 +290,7 @@ def place(reader: HistoryReader, gateway: BigtableGateway, consensus_ns: int) ->
     """``(block, index)`` for an entry inserted at ``consensus_ns``: the block whose items span
     that time (or the block before the next one, when the time falls between blocks) and the
     index of the first later item (the earlier block's item count)."""
-    for row in _rows_after(gateway, consensus_ns)[:_PLACEMENT_LOOKAHEAD]:
+    for row in itertools.islice(_rows_after(gateway, consensus_ns), _PLACEMENT_LOOKAHEAD):
         cell = row.cell(s.TRANSACTION_FAMILY, s.Q_POSITION)
         if cell is None or is_tombstone(cell.value):
             continue
@@ -311,13 +313,14 @@ def place(reader: HistoryReader, gateway: BigtableGateway, consensus_ns: int) ->
     )
 
 
-def _rows_after(gateway: BigtableGateway, consensus_ns: int) -> list[StoredRow]:
-    """The ``transactions`` rows (positions only) just after ``consensus_ns``, in time order: rows
-    are spread over 16 buckets, so the first later ones are looked for in windows of time that
-    grow until one holds any (each window one ReadRows)."""
+def _rows_after(gateway: BigtableGateway, consensus_ns: int) -> Iterator[StoredRow]:
+    """The ``transactions`` rows (positions only) after ``consensus_ns``, in time order. Rows are
+    spread over 16 buckets, so a row limit would not give the earliest: they are read in windows
+    of time that follow each other, each sixteen times longer (one ReadRows each), as far as the
+    caller reads."""
     low, window = consensus_ns + 1, _PLACEMENT_FIRST_WINDOW_NS
     while window <= _PLACEMENT_LAST_WINDOW_NS:
-        rows = read_between(
+        yield from read_between(
             gateway,
             s.TRANSACTIONS,
             low,
@@ -325,10 +328,7 @@ def _rows_after(gateway: BigtableGateway, consensus_ns: int) -> list[StoredRow]:
             families=(s.TRANSACTION_FAMILY,),
             qualifier_regex=b"^position$",
         )
-        if rows:
-            return rows
-        window *= _PLACEMENT_WINDOW_GROWTH
-    return []
+        low, window = low + window, window * _PLACEMENT_WINDOW_GROWTH
 
 
 def item_cells(item: RecordItem, block_number: int, index: int, settings: Settings) -> dict[Address, bytes]:
