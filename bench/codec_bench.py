@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hedera_history import hapi
+from hedera_history import hapi, speedups
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.hashing import EMPTY_HASH, item_hash, next_running_hash, running_hash_over
 from hedera_history.formats.record_v6 import VERSION_PREFIX
@@ -196,6 +196,7 @@ def main() -> None:
     megabytes = sum(f.decompressed_size for f in files) / 1e6
     compressed = sum(len(f.data) for f in files) / 1e6
     print(f"{transactions} transactions, {megabytes:.1f} MB decompressed ({compressed:.1f} MB gzip)")
+    print(f"compiled core (hedera_history._speedups): {'yes' if speedups.available else 'NO, pure-Python fallback'}")
 
     rng = random.Random(5)
 

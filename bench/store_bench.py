@@ -38,7 +38,7 @@ from google.cloud.bigtable.data import (
     row_filters,
 )
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
-from hedera_history import hapi
+from hedera_history import hapi, speedups
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
@@ -196,6 +196,7 @@ def bench_writes(
 ) -> None:
     built = [block_to_rows(b, settings) for b in blocks]
     rows = sum(len(b.rows) + 1 for b in built)
+    print(f"compiled core (hedera_history._speedups): {'yes' if speedups.available else 'NO, pure-Python fallback'}")
     writer = BlockWriter(gateway, settings)
     data, completions = prebuilt_requests(settings, built)
     rng = random.Random(3)
