@@ -1,6 +1,7 @@
 """Each built function source installs in a fresh virtual environment the way Cloud Functions'
 Python build installs it (``pip install -r requirements.txt`` in the source folder), and there
-each entry point imports and answers a test event suited to its trigger, with no cloud access.
+each entry point imports (with the compiled core the source took from the wheel) and answers a test
+event suited to its trigger, with no cloud access.
 
 Each folder's requirements are pinned and hashed (pip runs in hash-checking mode); one fresh venv
 serves them all (each folder's install runs in it, the largest first), and each function is checked
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hedera_history.deploy.build import NOT_SHIPPED_TO_FUNCTIONS, BuiltSource, build_function_sources
+from hedera_history.deploy.build import NOT_SHIPPED_TO_FUNCTIONS, BuiltSource, build_function_sources, build_wheel
 from hedera_history.deploy.catalogue import FUNCTIONS, Trigger
 
 from tests.unit.deploy.infra import REPO
@@ -59,6 +60,7 @@ for check in checks:
         detail = response.get_data(as_text=True)[:200]
     answer = {"function": check["function"], "status": response.status_code, "detail": detail}
     print("CHECKED " + json.dumps(answer), flush=True)
+print("COMPILED " + json.dumps(sys.modules["hedera_history.speedups"].available), flush=True)
 """
 MARK = "CHECKED "
 
@@ -78,7 +80,8 @@ NO_CLOUD = {
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> list[BuiltSource]:
     out = tmp_path_factory.mktemp("function-build")
-    return build_function_sources(REPO, out / "functions")
+    wheel = build_wheel(REPO, out / "dist")  # the compiled core comes from it, as in `deploy build`
+    return build_function_sources(REPO, out / "functions", wheel=wheel)
 
 
 def test_sources_ship_pinned_hashed_requirements_and_only_the_runtime(built: list[BuiltSource]):
@@ -163,5 +166,6 @@ def test_every_entry_point_answers_its_test_event(built: list[BuiltSource], fres
         else:
             assert status < 600, answer  # no store reachable: a clean error response at worst
     assert set(answers) | set(unwritten) == set(triggers)
+    assert "COMPILED true" in result.stdout.splitlines(), "the functions ran without the wheel's compiled core"
     if unwritten:
         pytest.skip(f"entry points not written yet (placeholders): {', '.join(unwritten)}")
