@@ -204,8 +204,7 @@ def _add_range(
             cell += 1
             next_start = starts[cell + 1] if cell + 1 < len(starts) else None
             suffix = cell_suffix(cell)
-        offset = index - starts[cell] if cell_starts else index
-        _add_transaction(rows, constants, index, item, _Place(cell, offset, suffix))
+        _add_transaction(rows, constants, index, item, _Place(cell, index - starts[cell], suffix))
     undecodable = rows.undecodable - undecodable_before
     if undecodable:
         event(
