@@ -10,6 +10,10 @@ not decode are counted in ``BlockRows.undecodable_records`` and logged).
 Each transaction is stored once, in the block's signed file (``items``); its ``transactions`` row
 points there (block, index). Only an errata writes a transaction's bytes into its row
 (:func:`transaction_content_cells`), over the pointer.
+
+The stream builds a block's rows in parts (:func:`split_block`): ingest builds the block-level
+rows and cuts the items into ranges, and each store call builds one range's rows
+(:func:`range_rows`); the parts together are :func:`block_to_rows`'s cells, the backfill's one call.
 """
 
 from __future__ import annotations
