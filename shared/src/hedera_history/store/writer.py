@@ -186,7 +186,7 @@ class BlockWriter:
     def _mutate_with_retries(self, batch: Batch) -> dict[int, StoreError]:
         """Errors by row index for the rows that never landed."""
         table, rows, encoded = batch.table, batch.rows, batch.encoded
-        pending = list(range(len(rows)))
+        pending: Sequence[int] = range(len(rows))  # a list only once some rows are retried
         errors: dict[int, StoreError] = {}
         delay = self.retry.first_backoff_seconds
         for attempt in range(1, self.retry.max_attempts + 1):
