@@ -46,7 +46,8 @@ T = TypeVar("T")
 
 TOMBSTONE_HEADER = 0xEE
 """First byte of a cell an errata removed (``errata.cells.tombstone_value``): no encoding header
-``store.encoding`` knows. Kept here too because errata builds on the store, not the other way round."""
+``store.encoding`` knows. Defined here, where readers test for it: errata builds on the store, not the
+other way round, and takes it from here."""
 Q_ERRATA_MARKER = b"errata"
 """The ``transactions`` cell an errata leaves on the entry it corrected (``errata.cells.Q_ERRATA``)."""
 
