@@ -10,17 +10,13 @@ hand-offs under way finish and the position is stored).
 from __future__ import annotations
 
 import json
-import signal
-import threading
-from types import FrameType
 
 import click
 
 from hedera_history import logs
 from hedera_history.cli.common import network_options
 from hedera_history.config import Settings
-from hedera_history.follow.follower import Follower, follow_source_url
-from hedera_history.pipeline.runtime import build_ingest_context
+from hedera_history.follow.in_process import follow_in_process
 
 
 @click.command("follow")
@@ -68,23 +64,7 @@ def follow(
         first_block=first_block,
     )
     logs.configure("follow", settings.log_level)
-    url = follow_source_url(settings)
-    ctx = build_ingest_context(settings, url)
-    follower = Follower(ctx, settings, source_url=url, reset=reset)
-    if seconds is not None:
-        report = follower.run_window(seconds)
-    else:
-        stop = threading.Event()
-
-        def interrupted(signum: int, frame: FrameType | None) -> None:
-            del signum, frame
-            stop.set()
-
-        previous = signal.signal(signal.SIGINT, interrupted)
-        try:
-            report = follower.run(stop.is_set)
-        finally:
-            signal.signal(signal.SIGINT, previous)
+    report = follow_in_process(settings, seconds=seconds, reset=reset)
     click.echo(json.dumps(report.as_dict(), indent=2, sort_keys=True))
     if not report.followed:
         raise click.ClickException("another follower holds the lease (one follows at a time)")

@@ -169,6 +169,7 @@ def generate(
                 "--live plays V6 periods: --eras, --duplicate-block, --stake-update, --signers do not apply"
             )
         from hedera_history.cli import generate_live  # noqa: PLC0415
+        from hedera_history.gen.live import book_dir_for  # noqa: PLC0415
 
         live_config = LiveConfig(
             **shape.shape(),
@@ -181,7 +182,7 @@ def generate(
             late_signature_rate=late_signatures,
             no_consensus_periods=no_consensus,
         )
-        generate_live.play(live_config, out, generate_live.book_dir_for(out, book_dir), settings)
+        generate_live.play(live_config, out, book_dir_for(out, book_dir), settings)
         return
     if "://" in out:
         raise ConfigError(f"generate writes a stream into a directory; only --live writes to {out}")

@@ -7,32 +7,18 @@ second one stops without writing them.
 
 from __future__ import annotations
 
-import signal
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
 
 import click
 
 from hedera_history.config import Settings
-from hedera_history.errors import ConfigError
 from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary, PeriodWritten
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
-from hedera_history.sources.base import open_sink, parse_url
-
-
-def book_dir_for(out: str, book_dir: Path | None) -> Path:
-    """Where the book, keys and truth go: ``--book-dir``, else OUT itself when it is a directory."""
-    if book_dir is not None:
-        return book_dir
-    parsed = parse_url(out)
-    if parsed.scheme != "file":
-        raise ConfigError(f"--live into {out} needs --book-dir: a local folder for the address book, keys and truth")
-    return Path(parsed.prefix)
+from hedera_history.interrupts import stop_on_signals
+from hedera_history.sources.base import open_sink
 
 
 def play(config: LiveConfig, out: str, book_dir: Path, settings: Settings) -> LiveSummary:
@@ -44,7 +30,7 @@ def play(config: LiveConfig, out: str, book_dir: Path, settings: Settings) -> Li
     )
     player = LivePlayer(config, sink, book_dir=book_dir, on_period=_print_period)
     started = time.monotonic()
-    with _stop_on_interrupt(player):
+    with stop_on_signals(player.stop):
         summary = player.run()
     _print_summary(out, config, summary, book_dir, time.monotonic() - started)
     return summary
@@ -78,22 +64,3 @@ def _print_summary(out: str, config: LiveConfig, summary: LiveSummary, book_dir:
         f"{flushed}{unwritten}, {summary.missing_signatures} missing and {summary.late_signatures} late "
         f"signature files{truth}"
     )
-
-
-@contextmanager
-def _stop_on_interrupt(player: LivePlayer) -> Iterator[None]:
-    """SIGINT and SIGTERM stop the player (a second one cuts the flush short) instead of raising."""
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        player.stop()
-
-    try:
-        previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread: the caller stops the player itself
-        yield
-        return
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)

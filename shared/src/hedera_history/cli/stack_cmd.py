@@ -8,12 +8,9 @@ prints endpoints and progress. They find the stack through its state file in ``-
 from __future__ import annotations
 
 import json
-import signal
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import click
@@ -23,6 +20,7 @@ from rich.table import Table
 
 from hedera_history.config import Settings
 from hedera_history.errors import PrerequisiteError
+from hedera_history.interrupts import wait_until_interrupted
 from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_running_state
 from hedera_history.networks import NAMES
 
@@ -230,25 +228,10 @@ def up(
         local.detach()
         console.print(f"Stop it with: hedera-history stack down --state-dir {state.state_dir}")
         return
-    _run_until_interrupted(console)
+    console.print("Running in the foreground; Ctrl-C stops it.")
+    wait_until_interrupted()
     console.print("stopping the local stack ...")
     local.stop()
-
-
-def _run_until_interrupted(console: Console) -> None:
-    stopping = threading.Event()
-
-    def on_signal(_signum: int, _frame: FrameType | None) -> None:
-        stopping.set()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    console.print("Running in the foreground; Ctrl-C stops it.")
-    try:
-        while not stopping.wait(0.5):
-            pass
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @stack.command("down")

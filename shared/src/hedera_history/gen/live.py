@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from hedera_history.errors import GeneratorError, SourceUnavailableError
+from hedera_history.errors import ConfigError, GeneratorError, SourceUnavailableError
 from hedera_history.gen import keys as keygen
 from hedera_history.gen.config_and_output import NS_PER_SECOND, GeneratedPeriod, GeneratedStream, node_object_path
 from hedera_history.gen.live_schedule import (
@@ -53,7 +53,7 @@ from hedera_history.gen.live_schedule import (
 from hedera_history.gen.stream import StreamBuilder
 from hedera_history.gen.writer import write_book_and_keys, write_stream_support
 from hedera_history.logs import event
-from hedera_history.sources.base import ObjectSink
+from hedera_history.sources.base import ObjectSink, parse_url
 
 __all__ = [
     "Clock",
@@ -65,6 +65,7 @@ __all__ = [
     "SystemClock",
     "UploadKind",
     "UploadSchedule",
+    "book_dir_for",
 ]
 
 logger = logging.getLogger(__name__)
@@ -417,6 +418,17 @@ class LivePlayer:
         if self.book_dir is not None:
             write_stream_support(stream, self.book_dir)
         return stream
+
+
+def book_dir_for(out: str, book_dir: Path | None) -> Path:
+    """Where a live run into ``out`` puts the book, keys and truth: ``book_dir``, else ``out`` itself
+    when it is a local folder (a bucket has no place the pipeline would read them from)."""
+    if book_dir is not None:
+        return book_dir
+    parsed = parse_url(out)
+    if parsed.scheme != "file":
+        raise ConfigError(f"--live into {out} needs --book-dir: a local folder for the address book, keys and truth")
+    return Path(parsed.prefix)
 
 
 def address_book_file_for(first_block: int) -> str:
