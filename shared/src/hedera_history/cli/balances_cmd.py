@@ -12,9 +12,8 @@ from pathlib import Path
 import click
 
 from hedera_history.config import Settings
-from hedera_history.derived.snapshot import load_snapshot, parse_snapshot
+from hedera_history.derived.snapshot_file import load_snapshot_file
 from hedera_history.formats.names import format_timestamp
-from hedera_history.store.bigtable_client import open_gateway
 
 
 @click.group("balances")
@@ -42,12 +41,7 @@ def load(
     settings = Settings.from_env(
         project=project, bigtable_instance=instance, table_prefix=table_prefix, first_block=first_block
     )
-    parsed = parse_snapshot(snapshot.read_bytes(), str(snapshot))
-    gateway = open_gateway(settings)
-    try:
-        load_snapshot(gateway, settings, parsed, settings.first_block)
-    finally:
-        gateway.close()
+    parsed = load_snapshot_file(settings, snapshot)
     click.echo(
         f"loaded {len(parsed.balances)} balances as of {format_timestamp(parsed.consensus_ns)}; "
         f"derived balances apply from block {settings.first_block}"
