@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hedera_history.deploy import contracts, repo_paths, schema_snapshot
-from hedera_history.deploy.bootstrap import bootstrap, plan_bootstrap, require_credentials
+from hedera_history.deploy.bootstrap import bootstrap_project, plan_bootstrap
 from hedera_history.deploy.build import build_function_sources, build_wheel
 from hedera_history.deploy.lock import TARGETS, all_lock_problems, generate_lock
 from hedera_history.deploy.rollout import apply_environment, plan_environment
@@ -211,16 +211,8 @@ def bootstrap_command(env_name: str, project: str | None, dry_run: bool) -> None
     click.echo(f"APIs: {', '.join(planned.apis)}")
     if dry_run:
         return
-    credentials, _ = require_credentials()
-    from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415
-    from google.cloud import storage  # noqa: PLC0415
-
     with _step(_console(), "enable the APIs and create the state bucket"):
-        report = bootstrap(
-            planned,
-            AuthorizedSession(credentials),  # type: ignore[no-untyped-call]
-            storage.Client(project=planned.project, credentials=credentials),
-        )
+        report = bootstrap_project(planned)
     state = "created" if report.bucket_created else "versioning turned on" if report.versioning_turned_on else "present"
     click.echo(
         f"{len(report.enabled)} APIs enabled; state bucket {state}. Next: hedera-history deploy plan --env {env_name}"

@@ -166,3 +166,17 @@ def bootstrap(plan: BootstrapPlan, session: Any, storage_client: Any, **enable: 
     report.enabled = enable_apis(session, plan.project, plan.apis, **enable)
     ensure_state_bucket(storage_client, plan, report)
     return report
+
+
+def bootstrap_project(plan: BootstrapPlan) -> BootstrapReport:
+    """:func:`bootstrap` with the application default credentials: a Service Usage session and a
+    Storage client billed to ``plan.project``."""
+    credentials, _ = require_credentials()
+    from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 (only the deploy commands need it)
+    from google.cloud import storage  # noqa: PLC0415
+
+    return bootstrap(
+        plan,
+        AuthorizedSession(credentials),  # type: ignore[no-untyped-call]
+        storage.Client(project=plan.project, credentials=credentials),
+    )
