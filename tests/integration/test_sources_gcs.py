@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import re
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-import requests
-from google.auth.credentials import AnonymousCredentials
-from google.cloud import storage
 from hedera_history.config import Settings
 from hedera_history.errors import ObjectNotFoundError, SourceError
 from hedera_history.sources import open_sink, open_source
 from hedera_history.sources.gcs import GcsSource
 
-from tests.fixtures.emulators import PROJECT
+from tests.fixtures.emulators import PROJECT, RecordingGcsClient
 from tests.source_contract import OBJECTS, ROOT, check_source_contract, load
 
 
@@ -54,17 +49,10 @@ def test_missing_bucket(gcs_emulator: Any) -> None:
         source.read("a")
 
 
-def test_requester_pays_project_is_sent_with_every_call(loaded_bucket: Any) -> None:
-    seen: list[str] = []
-    session = requests.Session()
-    session.hooks["response"].append(lambda response, *args, **kwargs: seen.append(response.request.url))
-    client = storage.Client(
-        project=PROJECT,
-        credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
-        client_options={"api_endpoint": os.environ["STORAGE_EMULATOR_HOST"]},
-        _http=session,
-    )
-    source = GcsSource(loaded_bucket.name, ROOT, user_project="billing-project", client=client)
+def test_requester_pays_project_is_sent_with_every_call(
+    loaded_bucket: Any, recording_gcs_client: RecordingGcsClient
+) -> None:
+    source = GcsSource(loaded_bucket.name, ROOT, user_project="billing-project", client=recording_gcs_client.client)
     name = "record0.0.3/2024-01-01T00_00_00.000000000Z.rcd.gz"
     assert source.read(name) == OBJECTS[name]
     assert source.exists(name)
@@ -73,9 +61,8 @@ def test_requester_pays_project_is_sent_with_every_call(loaded_bucket: Any) -> N
     assert [o.name for o in source.list("record0.0.4/", delimiter="/", start_after="record0.0.4/e")] == [
         "record0.0.4/empty.rcd_sig"
     ]
-    # The client may also fetch bucket metadata in the background (best effort); the calls made
-    # for us are those on objects, and each must name the project to bill.
-    object_calls = [url for url in seen if re.search(r"/b/[^/]+/o(/|$)", urlparse(url).path)]
+    # Each call on an object must name the project to bill.
+    object_calls = recording_gcs_client.object_calls()
     assert len(object_calls) == 5
     for url in object_calls:
         assert parse_qs(urlparse(url).query)["userProject"] == ["billing-project"]

@@ -17,27 +17,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hedera_history.books.parse import parse_address_book
 from hedera_history.cardinal.tracking import TrackingOutcome
 from hedera_history.config import Settings
 from hedera_history.follow.follower import Follower, FollowReport
 from hedera_history.formats.names import format_timestamp
 from hedera_history.gen.config_and_output import GeneratedStream
-from hedera_history.gen.writer import write_stream
 from hedera_history.pipeline.ingest import IngestContext
 from hedera_history.pipeline.runtime import build_ingest_context, build_store_context
 from hedera_history.pipeline.store import StoreContext, store_message
 from hedera_history.sources.base import ObjectSource
-from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import BigtableDataGateway, gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
-from hedera_history.store.writer import BlockWriter
 from hedera_history.transport.message import OutgoingMessage, ReceivedMessage
-from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT
-from tests.integration.pipeline.harness import history_cells
 
 FAST = {
     "follow_poll_seconds": 0.1,
@@ -161,19 +155,3 @@ def wait_for(condition: Callable[[], bool], seconds: float = 240.0, what: str = 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.2)
-
-
-def reference_cells(bigtable_instance: Any, stream: GeneratedStream, tmp_path: Path) -> dict[Any, Any]:
-    """What the single-process path writes for the whole stream (tables under another prefix)."""
-    settings = Settings.from_env(project=PROJECT, bigtable_instance=bigtable_instance.instance_id, table_prefix="r_")
-    ensure_tables(bigtable_instance, settings)
-    out = tmp_path / "reference"
-    write_stream(stream, out)
-    results = list(verify_stream(find_local_periods(out), parse_address_book(stream.address_book)))
-    gateway = gateway_for_instance(bigtable_instance, settings)
-    try:
-        blocks = [r.report.block for r in results if r.report.block is not None]
-        assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
-        return history_cells(gateway)
-    finally:
-        gateway.close()

@@ -9,17 +9,12 @@ every node's signature (a lagging node's too), nothing skipped across a restart.
 from __future__ import annotations
 
 import logging
-import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-import requests
-from google.auth.credentials import AnonymousCredentials
-from google.cloud import storage
 from hedera_history.follow.lease import FollowLease
 from hedera_history.follow.position import read_position
 from hedera_history.formats.names import parse_timestamp
@@ -28,10 +23,10 @@ from hedera_history.gen.stream import generate_stream
 from hedera_history.sources.gcs import GcsSource
 from hedera_history.sources.s3 import S3Source
 
-from tests.fixtures.emulators import PROJECT
-from tests.integration.pipeline.harness import history_cells
+from tests.fixtures.emulators import RecordingGcsClient
+from tests.integration.pipeline.harness import history_cells, reference_cells
 
-from .harness import Followed, follow_in_thread, make_followed, period_objects, reference_cells, wait_for
+from .harness import Followed, follow_in_thread, make_followed, period_objects, wait_for
 
 pytestmark = [pytest.mark.emulator]
 
@@ -170,24 +165,19 @@ def test_s3_requester_pays_on_every_call(
 
 
 def test_gcs_user_project_on_every_call(
-    bigtable_instance: Any, gcs_bucket: Any, tmp_path: Path, stream: GeneratedStream
+    bigtable_instance: Any,
+    gcs_bucket: Any,
+    tmp_path: Path,
+    stream: GeneratedStream,
+    recording_gcs_client: RecordingGcsClient,
 ) -> None:
     upload_gcs(gcs_bucket, dict(stream.objects))
-    seen: list[str] = []
-    session = requests.Session()
-    session.hooks["response"].append(lambda response, *args, **kwargs: seen.append(response.request.url))
-    client = storage.Client(
-        project=PROJECT,
-        credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
-        client_options={"api_endpoint": os.environ["STORAGE_EMULATOR_HOST"]},
-        _http=session,
-    )
-    source = GcsSource(gcs_bucket.name, "", user_project="billing-project", client=client)
+    source = GcsSource(gcs_bucket.name, "", user_project="billing-project", client=recording_gcs_client.client)
     url = f"gs://{gcs_bucket.name}"
     with make_followed(bigtable_instance, tmp_path, stream, url, source=source) as followed:
         report = followed.follower().run(followed.complete)
         assert followed.publisher.publications == PERIODS
-    object_calls = [url for url in seen if re.search(r"/b/[^/]+/o(/|$)", urlparse(url).path)]
+    object_calls = recording_gcs_client.object_calls()
     assert len(object_calls) >= report.list_calls > 0
     for called in object_calls:
         assert parse_qs(urlparse(called).query)["userProject"] == ["billing-project"]

@@ -10,18 +10,24 @@ from pathlib import Path
 from typing import Any
 
 from google.cloud import pubsub_v1
+from hedera_history.books.parse import parse_address_book
 from hedera_history.cardinal.tracking import TrackingOutcome
 from hedera_history.config import Settings
+from hedera_history.gen.config_and_output import GeneratedStream
+from hedera_history.gen.writer import write_stream
 from hedera_history.pipeline.ingest import IngestContext
 from hedera_history.pipeline.runtime import build_ingest_context, build_store_context
 from hedera_history.pipeline.store import StoreContext, store_message
+from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway, gateway_for_instance
 from hedera_history.store.gateway import KeyRange, RowQuery
 from hedera_history.store.schema import ensure_tables
+from hedera_history.store.writer import BlockWriter
 from hedera_history.transport.admin import ensure_topics
 from hedera_history.transport.pubsub import received_from_pull
 from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS, TOPICS, pipeline_subscriptions
+from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT, unique_name
 
@@ -124,3 +130,20 @@ def history_cells(gateway: BigtableDataGateway) -> dict[tuple[str, bytes], set[t
         for row in gateway.read_rows(table, RowQuery(ranges=(KeyRange(b""),))):
             cells[(table, row.key)] = {(c.family, c.qualifier, c.timestamp_micros, c.value) for c in row.cells}
     return cells
+
+
+def reference_cells(bigtable_instance: Any, stream: GeneratedStream, tmp_path: Path) -> dict[Any, Any]:
+    """What the single-process path (verify + BlockWriter) writes for the whole stream, in tables
+    under another prefix."""
+    settings = Settings.from_env(project=PROJECT, bigtable_instance=bigtable_instance.instance_id, table_prefix="r_")
+    ensure_tables(bigtable_instance, settings)
+    out = tmp_path / "reference"
+    write_stream(stream, out)
+    results = list(verify_stream(find_local_periods(out), parse_address_book(stream.address_book)))
+    gateway = gateway_for_instance(bigtable_instance, settings)
+    try:
+        blocks = [r.report.block for r in results if r.report.block is not None]
+        assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
+        return history_cells(gateway)
+    finally:
+        gateway.close()

@@ -16,24 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hedera_history.books.parse import parse_address_book
-from hedera_history.config import Settings
 from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.tamper import tamper
-from hedera_history.gen.writer import write_stream
 from hedera_history.pipeline.ingest import Outcome, ingest_object
 from hedera_history.pipeline.sweep import sweep
-from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.schema import ensure_tables
-from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.stream import verify_stream
 
-from tests.fixtures.emulators import PROJECT
-
-from .harness import Pipeline, history_cells
+from .harness import Pipeline, history_cells, reference_cells
 
 pytestmark = [pytest.mark.emulator]
 
@@ -41,22 +31,6 @@ pytestmark = [pytest.mark.emulator]
 @pytest.fixture(scope="module")
 def stream() -> GeneratedStream:
     return generate_stream(GeneratorConfig(nodes=4, periods=6, transactions=24, sidecars=True, seed=5))
-
-
-def reference_cells(bigtable_instance: Any, stream: GeneratedStream, tmp_path: Path) -> dict[Any, Any]:
-    """What the single-process path writes for the same stream (tables under another prefix)."""
-    settings = Settings.from_env(project=PROJECT, bigtable_instance=bigtable_instance.instance_id, table_prefix="r_")
-    ensure_tables(bigtable_instance, settings)
-    out = tmp_path / "reference"
-    write_stream(stream, out)
-    results = list(verify_stream(find_local_periods(out), parse_address_book(stream.address_book)))
-    gateway = gateway_for_instance(bigtable_instance, settings)
-    try:
-        blocks = [r.report.block for r in results if r.report.block is not None]
-        assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
-        return history_cells(gateway)
-    finally:
-        gateway.close()
 
 
 def test_every_copy_shuffled_with_duplicates_stores_exactly_the_reference_cells(

@@ -25,8 +25,7 @@ from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
 
 from tests.fixtures.emulators import PROJECT
 
-from .harness import Pipeline, _Pulled, history_cells
-from .test_pipeline_emulators import reference_cells
+from .harness import Pipeline, _Pulled, history_cells, reference_cells
 
 pytestmark = [pytest.mark.emulator]
 
