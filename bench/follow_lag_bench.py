@@ -34,6 +34,7 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,6 +57,26 @@ WAIT_SECONDS = 300.0
 NODE_FOLDERS = "recordstreams/"
 
 
+class Loop:
+    """``step`` on a daemon thread every ``seconds`` from ``start()`` until ``stop()``."""
+
+    def __init__(self, name: str, seconds: float, step: Callable[[], None]) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(seconds, step), name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(30)
+
+    def _run(self, seconds: float, step: Callable[[], None]) -> None:
+        while not self._stop.wait(seconds):
+            step()
+
+
 @dataclass
 class ListingBaseline:
     """Lists the bucket's node folders in a loop and notes when each signature file first shows."""
@@ -64,35 +85,26 @@ class ListingBaseline:
     nodes: int
     seen_ns: dict[str, int] = field(default_factory=dict)
     list_calls: int = 0
+    _folders: list[str] = field(default_factory=list)
     _after: dict[str, str] = field(default_factory=dict)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="listing-baseline", daemon=True)
-        self._thread.start()
+    def loop(self) -> Loop:
+        return Loop("listing-baseline", LIST_EVERY_SECONDS, self._list_once)
 
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(30)
-
-    def _run(self) -> None:
-        folders: list[str] = []
-        while not self._stop.wait(LIST_EVERY_SECONDS):
-            try:
-                if len(folders) < self.nodes:
-                    folders = self.source.list_prefixes(NODE_FOLDERS)
-                for folder in folders:
-                    self.list_calls += 1
-                    # The delimiter keeps the sidecar/ subfolder out: its names sort after the
-                    # signature files', and listing after one of them would skip the next periods.
-                    for info in self.source.list(folder, delimiter="/", start_after=self._after.get(folder)):
-                        self._after[folder] = info.name
-                        if info.name.endswith(".rcd_sig"):
-                            self.seen_ns.setdefault(info.name, time.time_ns())
-            except HistoryError:
-                continue
+    def _list_once(self) -> None:
+        try:
+            if len(self._folders) < self.nodes:
+                self._folders = self.source.list_prefixes(NODE_FOLDERS)
+            for folder in self._folders:
+                self.list_calls += 1
+                # The delimiter keeps the sidecar/ subfolder out: its names sort after the
+                # signature files', and listing after one of them would skip the next periods.
+                for info in self.source.list(folder, delimiter="/", start_after=self._after.get(folder)):
+                    self._after[folder] = info.name
+                    if info.name.endswith(".rcd_sig"):
+                        self.seen_ns.setdefault(info.name, time.time_ns())
+        except HistoryError:
+            return
 
     def all_seen_ns(self, written: PeriodWritten) -> int | None:
         """When a listing had returned every on-time signature file of ``written``'s period."""
@@ -108,26 +120,17 @@ class FollowerLag:
 
     query: str
     samples: list[float] = field(default_factory=list)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="follower-lag", daemon=True)
-        self._thread.start()
+    def loop(self) -> Loop:
+        return Loop("follower-lag", STATUS_EVERY_SECONDS, self._sample_once)
 
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(30)
-
-    def _run(self) -> None:
-        while not self._stop.wait(STATUS_EVERY_SECONDS):
-            try:
-                follower = requests.get(self.query + "/api/v1/status", timeout=10).json()["follower"]
-                if "lag_seconds" in follower:
-                    self.samples.append(float(follower["lag_seconds"]))
-            except (requests.RequestException, ValueError, KeyError, TypeError):
-                continue
+    def _sample_once(self) -> None:
+        try:
+            follower = requests.get(self.query + "/api/v1/status", timeout=10).json()["follower"]
+            if "lag_seconds" in follower:
+                self.samples.append(float(follower["lag_seconds"]))
+        except (requests.RequestException, ValueError, KeyError, TypeError):
+            return
 
 
 def figures(label: str, samples: list[float]) -> str:
@@ -166,16 +169,17 @@ def run(seconds: float, period_seconds: float) -> None:
                 written.append(period)
                 arrivals.period_written(period)
 
+            loops = [baseline.loop(), follower.loop()]
             with BlockArrivals(query, network.first_block) as arrivals:
-                baseline.start()
-                follower.start()
+                for loop in loops:
+                    loop.start()
                 player = LivePlayer(config, open_sink(stack.state.follow_source, settings), on_period=on_period)
                 player.start()
                 summary = player.join()
                 wanted = {p.block_number for p in written}
                 done = arrivals.wait_for(wanted, WAIT_SECONDS)
-                follower.stop()
-                baseline.stop()
+                for loop in loops:
+                    loop.stop()
                 answered = arrivals.arrivals()
     report(config, summary.periods, answered, written, baseline, follower, done)
 
