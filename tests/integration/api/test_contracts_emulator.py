@@ -10,22 +10,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import functions_framework
 import pytest
 from hedera_history import hapi
-from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.gen.config_and_output import GeneratedStream
-from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.store.bigtable_client import gateway_for_instance
-from hedera_history.store.schema import ensure_tables
-from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.stream import verify_stream
 
-from tests.fixtures.emulators import PROJECT, unique_name
+from tests.fixtures.emulators import unique_name
+from tests.integration.query_function import query_client, write_verified_blocks
 
-SOURCE = Path(__file__).resolve().parents[3] / "functions" / "query" / "main.py"
 PREFIX = "c_"
 
 
@@ -43,19 +36,11 @@ def client(bigtable_client: Any, generated_stream: GeneratedStream, generated_st
 
     instance = bigtable_client.instance(unique_name("api"))
     settings = Settings.from_env({}, table_prefix=PREFIX)
-    ensure_tables(instance, settings)
-    gateway = gateway_for_instance(instance, settings)
-    book = parse_address_book(generated_stream.address_book)
-    results = list(verify_stream(find_local_periods(generated_stream_dir / "recordstreams"), book))
-    blocks = [r.report.block for r in results if r.ok and r.report.block is not None]
+    periods = generated_stream_dir / "recordstreams"
+    blocks = write_verified_blocks(instance, settings, periods, generated_stream.address_book)
     assert len(blocks) == len(generated_stream.truth["blocks"])
-    assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
-    gateway.close()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
-        patch.setenv("HEDERA_HISTORY_BIGTABLE_INSTANCE", instance.instance_id)
-        patch.setenv("HEDERA_HISTORY_TABLE_PREFIX", PREFIX)
-        yield functions_framework.create_app(target="query", source=str(SOURCE)).test_client()
+    with query_client(instance.instance_id, PREFIX) as client:
+        yield client
     for table in instance.list_tables():
         with contextlib.suppress(NotFound):
             table.delete()

@@ -8,22 +8,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import functions_framework
 import pytest
-from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import verify_proof
-from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.store.bigtable_client import gateway_for_instance
-from hedera_history.store.schema import ensure_tables
-from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.stream import verify_stream
 
-from tests.fixtures.emulators import PROJECT
-
-SOURCE = Path(__file__).resolve().parents[3] / "functions" / "query" / "main.py"
+from tests.integration.query_function import query_client, write_verified_blocks
 
 
 def ts(ns: int) -> str:
@@ -31,26 +22,13 @@ def ts(ns: int) -> str:
 
 
 @pytest.fixture
-def client(
-    bigtable_instance: Any,
-    generated_stream: GeneratedStream,
-    generated_stream_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> Iterator[Any]:
+def client(bigtable_instance: Any, generated_stream: GeneratedStream, generated_stream_dir: Path) -> Iterator[Any]:
     settings = Settings.from_env({}, table_prefix="q_")
-    ensure_tables(bigtable_instance, settings)
-    gateway = gateway_for_instance(bigtable_instance, settings)
-    book = parse_address_book(generated_stream.address_book)
-    results = list(verify_stream(find_local_periods(generated_stream_dir / "recordstreams"), book))
-    blocks = [r.report.block for r in results if r.ok and r.report.block is not None]
+    periods = generated_stream_dir / "recordstreams"
+    blocks = write_verified_blocks(bigtable_instance, settings, periods, generated_stream.address_book)
     assert len(blocks) == len(generated_stream.truth["blocks"])
-    assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
-    gateway.close()
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
-    monkeypatch.setenv("HEDERA_HISTORY_BIGTABLE_INSTANCE", bigtable_instance.instance_id)
-    monkeypatch.setenv("HEDERA_HISTORY_TABLE_PREFIX", "q_")
-    app = functions_framework.create_app(target="query", source=str(SOURCE))
-    yield app.test_client()
+    with query_client(bigtable_instance.instance_id, "q_") as client:
+        yield client
 
 
 def rpc(client: Any, method: str, *params: Any) -> Any:

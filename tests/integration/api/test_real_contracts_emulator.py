@@ -8,38 +8,24 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import functions_framework
 import pytest
 from hedera_history import hapi
-from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
-from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.store.bigtable_client import gateway_for_instance
-from hedera_history.store.schema import ensure_tables
-from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.stream import verify_stream
 
-from tests.fixtures.emulators import PROJECT
+from tests.integration.query_function import query_client, write_verified_blocks
 
-SOURCE = Path(__file__).resolve().parents[3] / "functions" / "query" / "main.py"
 CONTRACT_CALL = "1657701971.304284003"
 CHILD = "1657701971.304284004"
 SIDECAR = "v6/recordstreams/record0.0.3/sidecar/2022-07-13T08_46_11.304284003Z_01.rcd.gz"
 
 
 @pytest.fixture
-def client(bigtable_instance: Any, hedera_data: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def client(bigtable_instance: Any, hedera_data: Path) -> Iterator[Any]:
     settings = Settings.from_env({}, table_prefix="r_")
-    ensure_tables(bigtable_instance, settings)
-    gateway = gateway_for_instance(bigtable_instance, settings)
-    book = parse_address_book((hedera_data / "addressbook" / "test-v6-sidecar-4n.bin").read_bytes())
-    blocks = [r.report.block for r in verify_stream(find_local_periods(hedera_data / "v6"), book)]
-    assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks([b for b in blocks if b is not None]))
-    gateway.close()
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
-    monkeypatch.setenv("HEDERA_HISTORY_BIGTABLE_INSTANCE", bigtable_instance.instance_id)
-    monkeypatch.setenv("HEDERA_HISTORY_TABLE_PREFIX", "r_")
-    yield functions_framework.create_app(target="query", source=str(SOURCE)).test_client()
+    book = (hedera_data / "addressbook" / "test-v6-sidecar-4n.bin").read_bytes()
+    write_verified_blocks(bigtable_instance, settings, hedera_data / "v6", book)
+    with query_client(bigtable_instance.instance_id, "r_") as client:
+        yield client
 
 
 def get(client: Any, path: str, status: int = 200) -> Any:

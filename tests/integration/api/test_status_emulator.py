@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import functions_framework
 import pytest
 from hedera_history.config import Settings
 from hedera_history.follow.position import FollowPosition, write_position
@@ -17,9 +15,8 @@ from hedera_history.pipeline.state import now_micros
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.schema import ensure_tables
 
-from tests.fixtures.emulators import PROJECT
+from tests.integration.query_function import query_client
 
-SOURCE = Path(__file__).resolve().parents[3] / "functions" / "query" / "main.py"
 PREFIX = "st_"
 PERIOD = "2026-11-24T12_00_00.000000000Z"
 CONSENSUS_NS = 1_795_003_200_000_000_000
@@ -33,12 +30,9 @@ def settings(bigtable_instance: Any) -> Settings:
 
 
 @pytest.fixture
-def client(bigtable_instance: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
-    monkeypatch.setenv("HEDERA_HISTORY_BIGTABLE_INSTANCE", bigtable_instance.instance_id)
-    monkeypatch.setenv("HEDERA_HISTORY_TABLE_PREFIX", PREFIX)
-    app = functions_framework.create_app(target="query", source=str(SOURCE))
-    yield app.test_client()
+def client(bigtable_instance: Any, settings: Settings) -> Iterator[Any]:
+    with query_client(bigtable_instance.instance_id, PREFIX) as client:
+        yield client
 
 
 def status(client: Any) -> dict[str, Any]:

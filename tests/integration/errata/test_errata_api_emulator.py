@@ -8,11 +8,9 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import functions_framework
 import pytest
 from hedera_history.api import ApiResponse, handle
 from hedera_history.books.parse import parse_address_book
@@ -23,12 +21,10 @@ from hedera_history.errata.ingest import ErrataStatus, process_errata_object
 from hedera_history.sources.local import LocalSource
 from hedera_history.store.reader import HistoryReader
 
-from tests.fixtures.emulators import PROJECT
+from tests.integration.query_function import query_client
 from tests.integration.store.conftest import Store
 
 from .conftest import WrittenScenario
-
-QUERY_SOURCE = Path(__file__).resolve().parents[3] / "functions" / "query" / "main.py"
 
 
 def ts(ns: int) -> str:
@@ -248,25 +244,22 @@ def test_originals_are_retrievable_through_the_api(corrected_store: Store, writt
 
 
 @pytest.fixture
-def query_client(corrected_store: Store, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
-    monkeypatch.setenv("HEDERA_HISTORY_BIGTABLE_INSTANCE", corrected_store.instance.instance_id)
-    monkeypatch.setenv("HEDERA_HISTORY_TABLE_PREFIX", corrected_store.settings.table_prefix)
-    app = functions_framework.create_app(target="query", source=str(QUERY_SOURCE))
-    yield app.test_client()
+def query_function(corrected_store: Store) -> Iterator[Any]:
+    with query_client(corrected_store.instance.instance_id, corrected_store.settings.table_prefix) as client:
+        yield client
 
 
-def test_the_query_function_serves_errata_and_balances(query_client: Any, written_scenario: WrittenScenario) -> None:
+def test_the_query_function_serves_errata_and_balances(query_function: Any, written_scenario: WrittenScenario) -> None:
     scenario = written_scenario.scenario
     missing = scenario.missing
-    found = query_client.get(f"/api/v1/transactions/{missing['transaction_id_string']}")
+    found = query_function.get(f"/api/v1/transactions/{missing['transaction_id_string']}")
     assert found.status_code == 200 and found.get_json()["transactions"][0]["errata"] == "INSERT"
-    original = query_client.get(f"/api/v1/errata/{ts(scenario.inconsistent['consensus_ns'])}")
+    original = query_function.get(f"/api/v1/errata/{ts(scenario.inconsistent['consensus_ns'])}")
     assert original.status_code == 200 and original.get_json()["errata"] == "DELETE"
     account, balance = next(iter(scenario.corrected["balances"]["final"].items()))
-    balances = query_client.get(f"/api/v1/balances?account.id={account}")
+    balances = query_function.get(f"/api/v1/balances?account.id={account}")
     assert balances.status_code == 200 and balances.get_json()["balances"][0]["balance"] == balance
-    rpc = query_client.post("/", json={"jsonrpc": "2.0", "id": 1, "method": "getBalance", "params": [account]})
+    rpc = query_function.post("/", json={"jsonrpc": "2.0", "id": 1, "method": "getBalance", "params": [account]})
     assert rpc.get_json()["result"]["value"] == balance
-    bad = query_client.post("/", json={"jsonrpc": "2.0", "id": 1, "method": "getBalance", "params": ["0.0.x"]})
+    bad = query_function.post("/", json={"jsonrpc": "2.0", "id": 1, "method": "getBalance", "params": ["0.0.x"]})
     assert bad.get_json()["error"]["code"] == -32602
