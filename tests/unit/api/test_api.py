@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from hedera_history.api import MAX_BODY_BYTES, ApiResponse, handle
@@ -21,6 +20,7 @@ from hedera_history.store.values import marked_apart
 from hedera_history.store.writer import BlockWriter
 from openapi_spec_validator import validate
 
+from tests.unit.api.paging import every_page
 from tests.unit.store.builders import BASE_NS, NS, Tx, make_block, transfer_tx
 from tests.unit.store.fakes import MemoryGateway
 
@@ -200,17 +200,8 @@ def test_rest_transactions_and_account_pagination(world: tuple[HistoryReader, li
     assert found.status == 200
     assert [t["consensus_timestamp"] for t in found.body["transactions"]] == [timestamp(txs[2].consensus_ns)]
     assert call(reader, "GET", f"/api/v1/transactions/0x{txs[2].record.transactionHash.hex()}").status == 200
-    seen: list[str] = []
-    path, query = f"/api/v1/accounts/{PAYER}/transactions", {"limit": ["5"]}
-    while True:
-        page = call(reader, "GET", path, query=query)
-        assert page.status == 200
-        seen.extend(t["consensus_timestamp"] for t in page.body["transactions"])
-        link = page.body["links"]["next"]
-        if link is None:
-            break
-        parts = urlsplit(link)
-        path, query = parts.path, parse_qs(parts.query)
+    pages = every_page(reader, f"/api/v1/accounts/{PAYER}/transactions", {"limit": ["5"]}, "transactions")
+    seen = [t["consensus_timestamp"] for t in pages]
     assert seen == [timestamp(t.consensus_ns) for t in reversed(txs)]
 
 

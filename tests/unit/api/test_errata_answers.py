@@ -39,6 +39,7 @@ from hedera_history.store.keys import (
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.values import HashEntry, IdEntry, encode_hash_entry, encode_id_entry, encode_u64
 
+from tests.unit.api.paging import every_page
 from tests.unit.errata.fakes import VersionedGateway
 from tests.unit.errata.helpers import MS, SETTINGS, A, B, C, D, E, F, errata_file, stored_history
 from tests.unit.store.builders import BASE_NS, NS, Tx, transfer_tx
@@ -294,17 +295,8 @@ def test_account_pages_over_a_corrected_account_have_no_gap_or_duplicate() -> No
     reader = HistoryReader(corrected())
     expected = [e.consensus_ns for e in reader.account_history("0.0.3", limit=1000).entries]
     assert B.consensus_ns not in expected and AFTER_E.consensus_ns in expected
-    seen: list[str] = []
-    path, query = "/api/v1/accounts/0.0.3/transactions", {"limit": ["1"]}
-    while True:
-        page = call(reader, "GET", path, query)
-        assert page.status == 200
-        seen.extend(t["consensus_timestamp"] for t in page.body["transactions"])
-        link = page.body["links"]["next"]
-        if link is None:
-            break
-        parts = urlsplit(link)
-        path, query = parts.path, parse_qs(parts.query)
+    pages = every_page(reader, "/api/v1/accounts/0.0.3/transactions", {"limit": ["1"]}, "transactions")
+    seen = [t["consensus_timestamp"] for t in pages]
     assert seen == [timestamp(ns) for ns in expected]
 
 
