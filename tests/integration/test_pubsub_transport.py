@@ -12,7 +12,6 @@ from typing import Any
 
 import functions_framework
 import pytest
-import werkzeug.serving
 from google.api_core.exceptions import NotFound
 from google.cloud import pubsub_v1
 from hedera_history.config import Settings
@@ -32,6 +31,7 @@ from hedera_history.transport.push_format import MESSAGE_PUBLISHED, decode_push_
 
 from tests.fixtures.emulators import PROJECT, PubSubResources, unique_name
 from tests.http_recorder import Recorded, RecordingServer, status
+from tests.serving import serving_app
 
 WAIT_SECONDS = 300.0
 """A bound, not a measure: every wait ends as soon as what it waits for has arrived."""
@@ -325,14 +325,8 @@ def probe_function(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     source = tmp_path / "push_bridge_probe.py"
     source.write_text(FUNCTION_SOURCE.format(out=str(out)))
     app = functions_framework.create_app("push_bridge_probe", str(source), "cloudevent")
-    server = werkzeug.serving.make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/", out
-    finally:
-        server.shutdown()
-        thread.join(timeout=5)
+    with serving_app(app) as url:
+        yield f"{url}/", out
 
 
 @pytest.mark.parametrize("mode", list(PushMode))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +32,9 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.stream import verify_stream
-from werkzeug.serving import make_server
 
 from tests.fixtures.emulators import unique_name
+from tests.serving import serving_app
 from tests.unit.api.wsgi_app import query_app
 
 # One worker runs the module: its tests share the loaded store.
@@ -204,24 +203,12 @@ def test_json_rpc_gives_the_same_bytes(served: dict[str, Served]) -> None:
     assert _rpc(one.client, "getTransactionProof", CONTRACT_CALL_ID, {"nonce": True})["error"]["code"] == -32602
 
 
-@contextlib.contextmanager
-def _serving(app: Any) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=60)
-
-
 def test_proof_get_url_fetches_from_the_served_api(served: dict[str, Served], tmp_path: Path) -> None:
     one = served["v6"]
     book_file = tmp_path / "book.bin"
     book_file.write_bytes(one.book)
     runner = CliRunner()
-    with _serving(one.app) as url:
+    with serving_app(one.app) as url:
         out = tmp_path / "tx.proof"
         result = runner.invoke(
             proof, ["get", "--url", url, "--transaction", CONTRACT_CALL_ID, "--nonce", "1", "-o", str(out)]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -15,6 +14,8 @@ from click.testing import CliRunner
 from hedera_history.cli.proof_cmd import proof
 from hedera_history.errors import ConfigError
 from hedera_history.proofs.from_api import ApiProver
+
+from tests.serving import serving
 
 Answer = tuple[int, str, bytes]
 
@@ -34,14 +35,8 @@ def _api(answer: Answer, seen: list[tuple[str, dict[str, str]]]) -> Iterator[str
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=60)
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as url:
+        yield url
 
 
 def _error(status: int, message: str) -> Answer:
