@@ -9,7 +9,8 @@ split in two:
   at once from ``--upload-workers`` threads, as nodes upload live (each node's signature, record and
   sidecar files); for each, the time from the first upload of the period until the query function
   lists it complete (``getBlocks``) (and, apart, how long the uploads themselves took). p50 and p99 are
-  printed.
+  printed, and for each period when ingest logged it published and the store logged it complete
+  (read from the functions' logs), which says where its latency went.
 - throughput: the other periods are uploaded at once, every node's copy shuffled; transactions per
   second from the first upload to the last block complete, against the store writer's throughput
   writing the same blocks' rows into the same emulator in the same run (``BlockWriter``, the
@@ -27,12 +28,14 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import json
 import os
 import statistics
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +62,7 @@ from bench.timing import percentile
 GOAL_P50_SECONDS = 2.0
 GOAL_P99_SECONDS = 4.0
 GOAL_RATIO = 0.7
+LOG_WAIT_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -79,13 +83,20 @@ class BenchShape:
 
 @dataclass(frozen=True)
 class Figures:
-    latencies: list[float]
-    upload_seconds: list[float]
+    periods: list[PeriodTimes]
     get_block: str
     e2e_seconds: float
     e2e_transactions: int
     writer_seconds: float
     writer_transactions: int
+
+    @property
+    def latencies(self) -> list[float]:
+        return [p.listed for p in self.periods]
+
+    @property
+    def upload_seconds(self) -> list[float]:
+        return [p.uploaded for p in self.periods]
 
     @property
     def ratio(self) -> float:
@@ -163,26 +174,71 @@ def upload_parallel(sinks: list[GcsSink], plan: list[Upload]) -> None:
             done.result()
 
 
+@dataclass(frozen=True)
+class PeriodTimes:
+    """One latency period, in seconds from the first upload of its files."""
+
+    number: int
+    uploaded: float
+    listed: float
+    published: float | None = None
+    """When ingest logged ``period verified`` (from the function's log)."""
+    complete: float | None = None
+    """When the store logged ``block complete``."""
+
+
 def measure_latency(
     stack: LocalStack, stream_dir: Path, blocks: list[dict[str, Any]], shape: BenchShape
-) -> tuple[list[float], list[float]]:
+) -> list[PeriodTimes]:
     files = find_stream_files(stream_dir)
     query = stack.url("query")
     sinks = bucket_sinks(stack.state, shape.upload_workers)
-    latencies: list[float] = []
-    upload_seconds: list[float] = []
+    periods: list[PeriodTimes] = []
+    started_at: dict[int, datetime] = {}
     for period in blocks:
         key = period["name"].split(".rcd")[0]
         mine = [f for f in files if key in f.relative]
         started = time.monotonic()
+        started_at[period["number"]] = datetime.now(UTC)
         upload_parallel(sinks, plan_uploads(mine, shuffle=True, duplicates=0, seed=period["number"]))
-        upload_seconds.append(time.monotonic() - started)
+        uploaded = time.monotonic() - started
         while not block_queryable(query, period["number"]):
             if time.monotonic() - started > shape.latency_wait_seconds:
                 raise RuntimeError(f"block {period['number']} not queryable after {shape.latency_wait_seconds:.0f} s")
             time.sleep(0.02)
-        latencies.append(time.monotonic() - started)
-    return latencies, upload_seconds
+        periods.append(PeriodTimes(period["number"], uploaded, time.monotonic() - started))
+    # A function logs just after the block became visible: give the last lines a moment to land.
+    deadline = time.monotonic() + LOG_WAIT_SECONDS
+    while True:
+        published = logged_times(stack, "ingest", "period verified")
+        complete = logged_times(stack, "store", "block complete")
+        if all(p.number in published and p.number in complete for p in periods) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+
+    def since_start(found: dict[int, datetime], number: int) -> float | None:
+        when = found.get(number)
+        return None if when is None else (when - started_at[number]).total_seconds()
+
+    return [
+        replace(p, published=since_start(published, p.number), complete=since_start(complete, p.number))
+        for p in periods
+    ]
+
+
+def logged_times(stack: LocalStack, function: str, message: str) -> dict[int, datetime]:
+    """Block number -> when ``function`` first logged ``message`` about it (its JSON log lines)."""
+    found: dict[int, datetime] = {}
+    for line in Path(stack.function(function).record().log_path).read_text(errors="replace").splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("message") == message and isinstance(entry.get("block"), int):
+            found.setdefault(entry["block"], datetime.fromisoformat(entry["time"]))
+    return found
 
 
 def measure_throughput(
@@ -247,16 +303,14 @@ def run(shape: BenchShape) -> Figures:
         )
         with LocalStack(config) as stack:
             os.environ.update(stack.client_env())
-            latencies, upload_seconds = measure_latency(stack, stream_dir, blocks[: shape.latency_periods], shape)
+            periods = measure_latency(stack, stream_dir, blocks[: shape.latency_periods], shape)
             rest = blocks[shape.latency_periods :]
             e2e_seconds, e2e_transactions = measure_throughput(stack, stream_dir, rest, shape)
             writer_seconds, writer_transactions = measure_writer(
                 stack, stream_dir, book_bytes, {b["number"] for b in rest}
             )
             get_block = time_get_block(stack.url("query"), int(blocks[0]["number"]))
-    return Figures(
-        latencies, upload_seconds, get_block, e2e_seconds, e2e_transactions, writer_seconds, writer_transactions
-    )
+    return Figures(periods, get_block, e2e_seconds, e2e_transactions, writer_seconds, writer_transactions)
 
 
 def verdict_line(name: str, ok: bool, detail: str) -> str:
@@ -283,11 +337,21 @@ def report(shape: BenchShape, figures: Figures) -> None:
         f"  of which uploading the period's {shape.nodes} nodes' files: "
         f"p50 {statistics.median(figures.upload_seconds) * 1000:,.0f} ms"
     )
+    print("  each period, seconds from its first upload: uploaded, ingest published it, store completed it, listed")
+    for period in figures.periods:
+        print(
+            f"    block {period.number}: {period.uploaded:5.1f} {_seconds(period.published)} "
+            f"{_seconds(period.complete)} {period.listed:5.1f}"
+        )
     print(f"getBlock of the first block: {figures.get_block}")
     print(f"verdict at {shape.transactions} tx x {shape.nodes} nodes, {shape.store_processes} store processes:")
     print(verdict_line("p50 < 2 s", p50 < GOAL_P50_SECONDS, f"{p50:.2f} s"))
     print(verdict_line("p99 < 4 s", p99 < GOAL_P99_SECONDS, f"{p99:.2f} s"))
     print(verdict_line("end to end >= 0.7 of the writer", figures.ratio >= GOAL_RATIO, f"{figures.ratio:.2f}"))
+
+
+def _seconds(value: float | None) -> str:
+    return "    ?" if value is None else f"{value:5.1f}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
