@@ -133,6 +133,7 @@ def run_backfill(
         seconds=time.monotonic() - started,
         reprocess=job.reprocess,
         task_seconds=waves.task_seconds,
+        task_cpu_seconds=waves.task_cpu_seconds,
     )
     _record_broken_links(gateway, report)
     errata_pass = network_errata_pass(gateway, settings)
@@ -209,6 +210,7 @@ class _Waves:
     reran: set[int]
     """Partitions run again because the book they assumed at their start was wrong."""
     task_seconds: float
+    task_cpu_seconds: float
 
 
 def _run_waves(
@@ -223,7 +225,7 @@ def _run_waves(
     summaries: dict[int, PartitionSummary] = {}
     wave = 0
     reran: set[int] = set()
-    task_seconds = 0.0
+    task_seconds = task_cpu_seconds = 0.0
     while runs:
         wave += 1
         if wave > len(plans) + 1:
@@ -235,8 +237,9 @@ def _run_waves(
         for summary in execute(runs, shown.partitions_done):
             summaries[summary.index] = summary
             task_seconds += summary.seconds
+            task_cpu_seconds += summary.cpu_seconds
         runs = partitions_to_rerun(plans, summaries, bootstrap)
-    return _Waves(summaries, wave, reran, task_seconds)
+    return _Waves(summaries, wave, reran, task_seconds, task_cpu_seconds)
 
 
 def _record_broken_links(gateway: BigtableGateway, report: BackfillReport) -> None:

@@ -178,6 +178,8 @@ class PartitionSummary:
     before (its own signatures vouch for it), an address-book update that does not parse."""
     unverifiable_links: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """CPU time of the process that ran the task while it ran (its threads included)."""
     deferred: int = 0
     """Verified blocks an unconfirmed run did not write (not every book node signed them)."""
     stakes_updated: bool = False

@@ -43,6 +43,8 @@ class BackfillReport:
     reprocess: bool = False
     task_seconds: float = 0.0
     """Sum of the tasks' own times (all waves): the work done, whatever the parallelism."""
+    task_cpu_seconds: float = 0.0
+    """Sum of the tasks' CPU times (all waves): what the work cost, however busy the machine was."""
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -98,6 +100,7 @@ class BackfillReport:
             "unverifiable_links": self.unverifiable_links,
             "seconds": round(self.seconds, 3),
             "task_seconds": round(self.task_seconds, 3),
+            "task_cpu_seconds": round(self.task_cpu_seconds, 3),
             "throughput": {
                 "transactions_per_second": round(self.transactions_per_second, 1),
                 "bytes_per_second": round(self.bytes_per_second, 1),

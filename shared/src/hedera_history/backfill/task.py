@@ -19,10 +19,11 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hedera_history import logs
 from hedera_history.backfill.boundaries import link_edges
+from hedera_history.backfill.collector import task_collector
 from hedera_history.backfill.partition_messages import (
     MAX_FAILURES_KEPT,
     BackfillJob,
@@ -82,6 +83,7 @@ def run_partition(
         # A fresh executor worker: its log lines go to the executor's stderr as JSON.
         logs.configure("backfill-task", job.settings.log_level)
     own_gateway = gateway is None
+    cpu_started = time.process_time()
     store = gateway if gateway is not None else open_gateway(job.settings)
     try:
         metered = MeteredSource(source if source is not None else open_source(job.source_url, job.settings))
@@ -89,10 +91,13 @@ def run_partition(
         task = _PartitionTask(
             job, run, source=metered, writer=writer, reader=HistoryReader(store), progress=ProgressStore(store, writer)
         )
-        return task.run()
+        with task_collector():
+            summary = task.run()
     finally:
         if own_gateway:
             store.close()
+    # The worker process's CPU, the writer's sender threads included (one task at a time per worker).
+    return replace(summary, cpu_seconds=time.process_time() - cpu_started)
 
 
 class MeteredSource(PassThroughSource):
