@@ -37,6 +37,11 @@ locals {
     AWS_ACCESS_KEY_ID     = var.follow_aws_access_key_secret
     AWS_SECRET_ACCESS_KEY = var.follow_aws_secret_access_key_secret
   } : {}
+
+  # A period that never reached consensus: the follower reports it and leaves it pending for the
+  # sweep. Counted and alerted on like the pipeline's events (monitoring.tf), when following.
+  follower_counted_events = { periods_without_consensus = "period without consensus" }
+  follower_event_alerts   = { periods_without_consensus = "a period never reached consensus (left pending for the sweep)" }
 }
 
 # The follower may read the two secrets of its AWS key, and nothing else in Secret Manager.
@@ -79,19 +84,10 @@ resource "google_logging_metric" "follow_lag" {
   }
 }
 
-# A period that never reached consensus: the follower reports it and leaves it pending for the sweep.
-resource "google_logging_metric" "follow_without_consensus" {
-  count = local.following ? 1 : 0
-
-  name   = "${var.name_prefix}periods_without_consensus"
-  filter = "${local.function_logs} AND ${local.event_field}=\"period without consensus\""
-
-  metric_descriptor {
-    metric_kind  = "DELTA"
-    value_type   = "INT64"
-    unit         = "1"
-    display_name = "hedera-history: period without consensus"
-  }
+# The counter was a resource of its own before it joined the counted events.
+moved {
+  from = google_logging_metric.follow_without_consensus[0]
+  to   = google_logging_metric.event["periods_without_consensus"]
 }
 
 resource "google_monitoring_alert_policy" "follower" {
@@ -131,23 +127,8 @@ resource "google_monitoring_alert_policy" "follower" {
     }
   }
 
-  conditions {
-    display_name = "a period never reached consensus (left pending for the sweep)"
-    condition_threshold {
-      filter          = "metric.type=\"logging.googleapis.com/user/${google_logging_metric.follow_without_consensus[0].name}\" AND resource.type=\"cloud_run_revision\""
-      comparison      = "COMPARISON_GT"
-      threshold_value = 0
-      duration        = "0s"
-      aggregations {
-        alignment_period     = "300s"
-        per_series_aligner   = "ALIGN_SUM"
-        cross_series_reducer = "REDUCE_SUM"
-      }
-    }
-  }
-
   documentation {
     mime_type = "text/markdown"
-    content   = "The follower of ${var.follow_source} is behind, stopped, or met a period without consensus. See docs/follow.md, \"What to watch\"."
+    content   = "The follower of ${var.follow_source} is behind or stopped. See docs/follow.md, \"What to watch\"."
   }
 }

@@ -25,6 +25,17 @@ locals {
     sweep_dead_letter_runs = "sweep replayed dead letters"
   }
 
+  # Counted events that alert on any occurrence: what each means.
+  event_alerts = {
+    periods_quarantined    = "a record file was quarantined: it can never verify"
+    chain_links_broken     = "a block's start running hash differs from its predecessor's end"
+    consensus_lost         = "a block published before its predecessors were lacks consensus once weighed with the stakes in force"
+    consensus_forks        = "two file hashes for one period each hold the consensus share of stake: the period is held"
+    first_block_mismatches = "the first block is numbered above HEDERA_HISTORY_FIRST_BLOCK: the contiguous watermark could never start"
+    block_pin_mismatches   = "a verified block contradicts the network's block pin: periods stay pending"
+    periods_not_completing = "a published block stays incomplete after republishing, or its batch is in conflict"
+  }
+
   dead_letter_topics = [
     for subscription in module.contract.subscriptions : subscription.dead_letter_topic if subscription.dead_letter_topic != null
   ]
@@ -34,8 +45,9 @@ locals {
   ]
 }
 
+# The follower's counted events (follow.tf) are counted and alerted on the same way, when following.
 resource "google_logging_metric" "event" {
-  for_each = local.counted_events
+  for_each = merge(local.counted_events, local.following ? local.follower_counted_events : {})
 
   name   = "${var.name_prefix}${each.key}"
   filter = "${local.function_logs} AND ${local.event_field}=\"${each.value}\""
@@ -136,15 +148,7 @@ resource "google_monitoring_alert_policy" "dead_letters" {
 }
 
 resource "google_monitoring_alert_policy" "event" {
-  for_each = {
-    periods_quarantined    = "a record file was quarantined: it can never verify"
-    chain_links_broken     = "a block's start running hash differs from its predecessor's end"
-    consensus_lost         = "a block published before its predecessors were lacks consensus once weighed with the stakes in force"
-    consensus_forks        = "two file hashes for one period each hold the consensus share of stake: the period is held"
-    first_block_mismatches = "the first block is numbered above HEDERA_HISTORY_FIRST_BLOCK: the contiguous watermark could never start"
-    block_pin_mismatches   = "a verified block contradicts the network's block pin: periods stay pending"
-    periods_not_completing = "a published block stays incomplete after republishing, or its batch is in conflict"
-  }
+  for_each = merge(local.event_alerts, local.following ? local.follower_event_alerts : {})
 
   display_name          = "${var.name_prefix}${replace(each.key, "_", " ")}"
   combiner              = "OR"

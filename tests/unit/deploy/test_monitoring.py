@@ -47,7 +47,9 @@ def test_every_counted_event_is_one_the_pipeline_logs(root):
 def test_metrics_match_the_message_field_of_the_function_logs(root):
     assert root.locals["event_field"] == "jsonPayload.message"
     metric = root.resource("google_logging_metric", "event")
-    assert expr(metric["for_each"]) == "local.counted_events"
+    assert expr(metric["for_each"]) == (
+        "merge(local.counted_events, local.following ? local.follower_counted_events : {})"
+    )
     assert expr(metric["filter"]) == '${local.function_logs} AND ${local.event_field}="${each.value}"'
     assert 'resource.type=\\"cloud_run_revision\\"' in str(root.locals["function_logs"])
 
@@ -70,7 +72,10 @@ def test_every_required_alert_exists(root):
         "function_latency",
         "subscription_backlog",
     }
-    assert set(policies["event"]["for_each"]) == {
+    assert expr(policies["event"]["for_each"]) == (
+        "merge(local.event_alerts, local.following ? local.follower_event_alerts : {})"
+    )
+    assert set(root.locals["event_alerts"]) == {
         "periods_quarantined",
         "chain_links_broken",
         "consensus_lost",
@@ -82,6 +87,9 @@ def test_every_required_alert_exists(root):
     dead_letters = block(policies["dead_letters"], "conditions")
     assert "num_undelivered_messages" in block(dead_letters, "condition_threshold")["filter"]
     assert "local.dead_letter_holds" in block(dead_letters, "condition_threshold")["filter"]
+    # every event that alerts is counted
+    assert set(root.locals["event_alerts"]) <= set(root.locals["counted_events"])
+    assert set(root.locals["follower_event_alerts"]) <= set(root.locals["follower_counted_events"])
     kinds = {name for condition in policies["ingest_lag"]["conditions"] for name in condition if name != "display_name"}
     assert kinds == {"condition_threshold", "condition_absent"}
     for policy in policies.values():
