@@ -1,15 +1,15 @@
 """What the store function does with one delivered message: the stateless Cardinal consumer over
 Bigtable, writing the rows a batch carries and, once the whole batch is in, the completion cell.
 
-A message carries rows, or an item range whose rows the sink builds (``store.rows.range_rows``):
-the range messages of one period go to as many calls. The sink writes every row as it arrives
-(idempotent: same cells, same timestamps). The staged completion row (``completion/<block row key>``, see ``pipeline.publish``) is parked in the
-tracking table under ``completion/<block hash hex>`` and copied into the block row by ``finish``,
-which the tracker calls exactly when every message of the batch has been recorded — so a block
-becomes visible only after all of its rows have landed, whatever order the messages came in.
-After a block completes, the address-book history is advanced up to the contiguous watermark,
-and derived balances are applied behind it (one instance at a time holds the balance lease; the
-others go on, and the sweep catches up whatever a call left).
+A message carries rows, or an item range whose rows the sink builds (``store.rows.range_rows``): the
+range messages of one period go to as many calls. The sink writes every row as it arrives
+(idempotent: same cells, same timestamps). The staged completion row (``completion/<block row
+key>``, see ``pipeline.publish``) is parked in the tracking table under ``completion/<block hash
+hex>`` and copied into the block row by ``finish``, which the tracker calls exactly when every
+message of the batch has been recorded — so a block becomes visible only after all of its rows have
+landed, whatever order the messages came in. After a block completes, the address-book history is
+advanced up to the contiguous watermark, and derived balances are applied behind it (one instance at
+a time holds the balance lease; the others go on, and the sweep catches up whatever a call left).
 """
 
 from __future__ import annotations
