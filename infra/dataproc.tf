@@ -30,7 +30,7 @@ locals {
       executionConfig = merge(
         {
           serviceAccount = google_service_account.identity["backfill"].email
-          stagingBucket  = google_storage_bucket.backfill_staging.name
+          stagingBucket  = google_storage_bucket.bucket["backfill_staging"].name
         },
         var.dataproc_subnetwork == "" ? {} : { subnetworkUri = var.dataproc_subnetwork },
       )
@@ -49,7 +49,7 @@ locals {
 }
 
 resource "google_storage_bucket_object" "backfill_batch_template" {
-  bucket       = google_storage_bucket.artifacts.name
+  bucket       = google_storage_bucket.bucket["artifacts"].name
   name         = "backfill/batch-template.json"
   content_type = "application/json"
   content      = jsonencode(local.backfill_batch)

@@ -9,7 +9,7 @@ locals {
 resource "google_storage_bucket_object" "function_source" {
   for_each = local.function_archives
 
-  bucket = google_storage_bucket.artifacts.name
+  bucket = google_storage_bucket.bucket["artifacts"].name
   # The content hash in the name makes a changed source redeploy its functions.
   name         = "functions/${trimsuffix(each.value, ".zip")}-${filemd5("${path.module}/${var.function_archive_dir}/${each.value}")}.zip"
   source       = "${path.module}/${var.function_archive_dir}/${each.value}"
@@ -31,7 +31,7 @@ resource "google_cloudfunctions2_function" "function" {
 
     source {
       storage_source {
-        bucket = google_storage_bucket.artifacts.name
+        bucket = google_storage_bucket.bucket["artifacts"].name
         object = google_storage_bucket_object.function_source[each.value.archive].name
       }
     }

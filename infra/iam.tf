@@ -87,10 +87,10 @@ locals {
 
   buckets = {
     stream_bucket           = local.stream_bucket
-    quarantine_bucket       = google_storage_bucket.quarantine.name
-    config_bucket           = google_storage_bucket.config.name
-    artifacts_bucket        = google_storage_bucket.artifacts.name
-    backfill_staging_bucket = google_storage_bucket.backfill_staging.name
+    quarantine_bucket       = google_storage_bucket.bucket["quarantine"].name
+    config_bucket           = google_storage_bucket.bucket["config"].name
+    artifacts_bucket        = google_storage_bucket.bucket["artifacts"].name
+    backfill_staging_bucket = google_storage_bucket.bucket["backfill_staging"].name
   }
 
   # Known at plan time (a grant's key contains it); the role exists before any grant of it.

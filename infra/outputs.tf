@@ -10,7 +10,7 @@ output "stream_bucket" {
 
 output "quarantine_url" {
   description = "Where copies of files that can never verify go."
-  value       = "gs://${google_storage_bucket.quarantine.name}"
+  value       = "gs://${google_storage_bucket.bucket["quarantine"].name}"
 }
 
 output "bigtable_instance" {
@@ -30,7 +30,7 @@ output "service_accounts" {
 
 output "backfill_batch_template" {
   description = "gs:// URL of the Dataproc Serverless batch template of the backfill."
-  value       = "gs://${google_storage_bucket.artifacts.name}/${google_storage_bucket_object.backfill_batch_template.name}"
+  value       = "gs://${google_storage_bucket.bucket["artifacts"].name}/${google_storage_bucket_object.backfill_batch_template.name}"
 }
 
 output "settings" {

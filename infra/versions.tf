@@ -66,12 +66,12 @@ module "contract" {
     stream_prefix          = var.stream_prefix
     follow_source          = var.follow_source
     requester_pays_project = local.requester_pays_project
-    quarantine_url         = "gs://${google_storage_bucket.quarantine.name}"
+    quarantine_url         = "gs://${google_storage_bucket.bucket["quarantine"].name}"
     pubsub_topic_prefix    = var.pubsub_topic_prefix
     address_book           = local.address_book_url
     # Where `hedera-history backfill submit` sends the job (see dataproc.tf).
     dataproc_region           = var.region
-    dataproc_staging_url      = "gs://${google_storage_bucket.backfill_staging.name}/jobs/"
+    dataproc_staging_url      = "gs://${google_storage_bucket.bucket["backfill_staging"].name}/jobs/"
     dataproc_container_image  = var.dataproc_container_image
     dataproc_image_repository = local.backfill_image_repository
     dataproc_image_tag        = var.backfill_image_tag

@@ -212,11 +212,11 @@ def test_the_backfill_worker_role_is_the_dataproc_worker_without_object_access(r
 def test_the_batch_stages_into_the_backfill_staging_bucket(root):
     batch = root.locals["backfill_batch"]
     execution = str(batch)
-    assert "google_storage_bucket.backfill_staging.name" in execution
-    assert "google_storage_bucket.artifacts" not in execution
+    assert 'google_storage_bucket.bucket["backfill_staging"].name' in execution
+    assert 'google_storage_bucket.bucket["artifacts"]' not in execution
     staging_url = root.modules["contract"]["setting_values"]
-    assert "google_storage_bucket.backfill_staging.name" in str(staging_url)
-    assert "google_storage_bucket.artifacts.name}/backfill" not in str(staging_url)
+    assert 'google_storage_bucket.bucket["backfill_staging"].name' in str(staging_url)
+    assert 'google_storage_bucket.bucket["artifacts"].name}/backfill' not in str(staging_url)
 
 
 def test_the_query_api_is_private_unless_an_environment_opens_it(root):
