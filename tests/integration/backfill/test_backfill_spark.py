@@ -52,6 +52,7 @@ def test_from_gcs_identical_to_the_single_process_path_and_a_second_run_changes_
     _assert_complete_run(first)
     assert first.counts.transactions == PERIODS * 8
     assert first.counts.bytes_read > 0
+    assert first.task_cpu_seconds > 0  # measured in the executors' workers, summed on the driver
     cells = history.cells("gcs_")
     assert cells == reference_cells, describe_difference(reference_cells, cells)
 

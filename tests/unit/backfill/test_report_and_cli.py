@@ -31,6 +31,7 @@ def test_report_json_and_summary(backfill: InProcess) -> None:
     assert data["counts"]["transactions"] == SMALL.periods * SMALL.transactions
     assert data["boundaries"] == {"checked": 2, "problems": []}
     assert set(data["throughput"]) == {"transactions_per_second", "bytes_per_second", "periods_per_second"}
+    assert data["task_cpu_seconds"] > 0 and data["task_seconds"] > 0
     lines = report.summary_lines()
     assert lines[0].startswith(f"{SMALL.periods} period(s) in 3 partition(s), 2 wave(s): blocks 0-")
     assert any("re-ran partition(s)" in line for line in lines)
