@@ -19,8 +19,9 @@ them, so a tablet holding that front takes at least that share however the table
 written in increasing order all land in the one gap after the last row: one front).
 
 The keys are the stored layout's (layout 3: ``transactions`` and ``sidecars`` behind a time
-bucket); ``--plain`` also prints the keys of layouts 1 and 2 (the time alone) for comparison.
-See docs/schema.md, "Scale".
+bucket, and the system accounts' ``account_history`` rows, nodes and fee accounts among them,
+behind one too); ``--plain`` also prints ``transactions`` and ``sidecars`` keyed by the time alone
+(layouts 1 and 2) for comparison. See docs/schema.md, "Scale".
 """
 
 from __future__ import annotations

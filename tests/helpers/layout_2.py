@@ -1,9 +1,10 @@
 """Rows as layout 2 wrote them, to check that readers of layout 3 still find them.
 
 Layout 3 changed only the keys of ``transactions`` and ``sidecars`` rows (a time bucket before the
-time) and the completion cell's layout byte; ``tests/unit/store/test_rows_golden.py`` holds that
-nothing else differs. So a block's layout-2 rows are its layout-3 rows with those keys taken back
-to the time alone and the byte set to 2.
+time), of the system accounts' ``account_history`` rows (a bucket letter before the time) and the
+completion cell's layout byte; ``tests/unit/store/test_rows_golden.py`` holds that nothing else
+differs. So a block's layout-2 rows are its layout-3 rows with those keys taken back to the time
+alone and the byte set to 2.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import replace
 
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value, encode_value
-from hedera_history.store.keys import consensus_from_key, plain_row_key_for_transaction
+from hedera_history.store.keys import consensus_from_key, plain_account_history_key, plain_row_key_for_transaction
 from hedera_history.store.model import BlockRows, Row
 from hedera_history.store.values import decode_completion, encode_completion
 
@@ -26,8 +27,16 @@ def plain_key(key: bytes) -> bytes:
 
 def as_layout_2(built: BlockRows) -> BlockRows:
     """``built`` (layout 3) as layout 2 wrote it."""
-    rows = tuple(replace(r, key=plain_key(r.key)) if r.table in TIME_KEYED else r for r in built.rows)
+    rows = tuple(_as_layout_2(r) for r in built.rows)
     return replace(built, rows=rows, completion=_completion_of_layout_2(built.completion))
+
+
+def _as_layout_2(row: Row) -> Row:
+    if row.table in TIME_KEYED:
+        return replace(row, key=plain_key(row.key))
+    if row.table == s.ACCOUNT_HISTORY:
+        return replace(row, key=plain_account_history_key(row.key))
+    return row
 
 
 def _completion_of_layout_2(row: Row) -> Row:

@@ -1,7 +1,8 @@
 """Time-bucketed keys on the Bigtable emulator: blocks whose transactions fall in every bucket,
-listed page by page through ``/api/v1/transactions`` in both orders and several limits, give the
-same answers from a store of layout 3 as from one holding layout-2 blocks (rows keyed by the time
-alone) next to layout-3 ones; a block's scan and a proof's sidecar read are one ReadRows each."""
+listed page by page through ``/api/v1/transactions`` in both orders and several limits, and the
+history of the fee collector and node account (bucketed keys) page by page, give the same answers
+from a store of layout 3 as from one holding layout-2 blocks (rows keyed by the time alone) next
+to layout-3 ones; a block's scan and a proof's sidecar read are one ReadRows each."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from hedera_history.store.rows import block_to_rows
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 
+from tests.helpers.history_pages import history_pages
 from tests.helpers.layout_2 import as_layout_2
 from tests.unit.store.builders import BASE_NS, NS, bytecode_sidecar_record, make_block, make_sidecar, transfer_tx
 
@@ -39,7 +41,7 @@ def blocks() -> list[VerifiedBlock]:
     out = []
     for number in range(BLOCKS):
         start = BASE_NS + number * 2 * NS
-        txs = [transfer_tx(start + i * 1_000_003, 1001 + i % 5, 2001 + number) for i in range(PER_BLOCK)]
+        txs = [transfer_tx(start + i * 45_000_017, 1001 + i % 5, 2001 + number) for i in range(PER_BLOCK)]
         raw = bytecode_sidecar_record(txs[1].consensus_ns, 1002)
         sidecars = [make_sidecar(1, [(txs[1].consensus_ns, SidecarType.CONTRACT_BYTECODE, raw)])]
         out.append(make_block(number, txs, sidecars=sidecars))
@@ -112,6 +114,24 @@ def test_pages_are_the_same_from_bucketed_keys_and_from_rows_of_layout_2(store: 
         listed = [_ns(t["consensus_timestamp"]) for page in answers[0] for t in page]
         assert listed == expected, (order, limit)
         assert all(len(page) <= limit for page in answers[0])
+
+
+def test_system_account_history_pages_the_same_from_bucketed_and_plain_rows(
+    store: Store, mixed: CountingGateway
+) -> None:
+    stored = blocks()
+    assert all(r.complete for r in store.writer.write_blocks(stored))
+    times = sorted((i.consensus_ns for b in stored for i in b.record.items), reverse=True)
+    plain = [k for k in (r.key for r in mixed.inner.read_rows(s.ACCOUNT_HISTORY, _everything())) if k[7:8] < b"g"]
+    assert len([k for k in plain if k.startswith(b"0.0.98/")]) == PER_BLOCK * len(LAYOUT_2_BLOCKS)
+    for account in ("0.0.98", "0.0.3"):
+        for limit, until in ((7, None), (25, None), (1000, None), (9, times[-PER_BLOCK])):
+            readers = (HistoryReader(store.gateway), HistoryReader(mixed))
+            answers = [history_pages(reader, account, limit, until) for reader in readers]
+            assert answers[0] == answers[1], (account, limit)
+            expected = [t for t in times if until is None or t > until]
+            assert [t for page in answers[0] for t in page] == expected, (account, limit)
+            assert all(len(page) == limit for page in answers[0][:-1])
 
 
 def test_a_block_and_its_sidecar_files_are_one_read_each(mixed: CountingGateway) -> None:

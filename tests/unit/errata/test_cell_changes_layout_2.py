@@ -9,7 +9,12 @@ from hedera_history.errata.apply import apply_errata
 from hedera_history.errata.errata_file import EntryKind
 from hedera_history.errata.read import errata_marker
 from hedera_history.store import schema as s
-from hedera_history.store.keys import plain_row_key_for_transaction, row_key_for_transaction
+from hedera_history.store.keys import (
+    plain_account_history_key,
+    plain_row_key_for_transaction,
+    row_key_for_account_history,
+    row_key_for_transaction,
+)
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
 
@@ -32,6 +37,17 @@ def test_an_update_corrects_the_plain_row_the_entry_is_in() -> None:
     assert found is not None and found.record_bytes == RIGHT.record_bytes
     marker = errata_marker(gateway, T_D)
     assert marker is not None and marker.kind is EntryKind.UPDATE
+
+
+def test_an_update_corrects_the_plain_history_rows_of_system_accounts() -> None:
+    gateway = stored_as_layout_2()
+    plan = apply_errata(E_RIGHT, gateway, SETTINGS)
+    history = {c.key for c in plan.history if c.table == s.ACCOUNT_HISTORY}
+    assert row_key_for_account_history("0.0.98", T_D) not in history
+    assert plain_account_history_key(row_key_for_account_history("0.0.98", T_D)) in history
+    reader = HistoryReader(gateway)
+    for account in ("0.0.98", "0.0.3", "0.0.1006"):
+        assert [e.consensus_ns for e in reader.account_history(account).entries].count(T_D) == 1, account
 
 
 def test_writing_the_block_again_in_layout_3_keeps_a_correction_made_before() -> None:

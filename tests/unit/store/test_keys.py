@@ -3,12 +3,16 @@ from __future__ import annotations
 import pytest
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.keys import (
+    ACCOUNT_BUCKET_MARKS,
     MAX_U64,
     TIME_BUCKETS,
+    TIME_SPAN_BITS,
     account_history_range,
+    account_history_ranges,
     block_number_from_key,
     consensus_from_key,
     decode_account_history_key,
+    has_bucketed_history,
     hex16,
     is_plain_time_key,
     plain_row_key_for_transaction,
@@ -26,6 +30,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 u64 = st.integers(min_value=0, max_value=MAX_U64)
+SPAN = 1 << TIME_SPAN_BITS
 
 
 def test_block_key_is_sixteen_lowercase_hex_digits() -> None:
@@ -86,17 +91,24 @@ def test_a_key_whose_bucket_does_not_match_its_time_is_refused() -> None:
 
 def test_buckets_are_fixed_numbers() -> None:
     # Stored keys depend on these: the hash may never change (it is not Python's hash()).
-    times = (0, 1, 2, 1657701971304284003, 1657701971304284004, MAX_U64)
-    assert [time_bucket(ns) for ns in times] == [0, 9, 3, 14, 8, 6]
+    times = (0, 1, 2, SPAN, 2 * SPAN, 1657701971304284003, 1657701971304284004, MAX_U64)
+    assert [time_bucket(ns) for ns in times] == [0, 0, 0, 9, 3, 7, 7, 4]
 
 
-def test_consecutive_times_spread_evenly_over_the_buckets() -> None:
-    # Every nanosecond (children follow their parent by 1 ns), and every second microsecond.
-    for start, step in ((1_717_200_000 * 10**9, 1), (1_717_200_000 * 10**9 + 123, 2_000)):
+def test_consecutive_spans_spread_evenly_over_the_buckets() -> None:
+    # Every 134 ms span, and every second of them: a day of writes lands evenly.
+    for start, step in ((1_717_200_000 * 10**9, SPAN), (1_717_200_000 * 10**9 + 123, 2 * SPAN)):
         counts = [0] * TIME_BUCKETS
         for i in range(16_000):
             counts[time_bucket(start + i * step)] += 1
         assert min(counts) > 0.9 * 1000 and max(counts) < 1.1 * 1000, counts
+
+
+def test_a_span_shares_one_bucket_and_a_block_of_two_seconds_spans_most_buckets() -> None:
+    start = 1_717_200_000 * 10**9 // SPAN * SPAN
+    assert {time_bucket(start + i * 1000) for i in range(SPAN // 1000)} == {time_bucket(start)}
+    assert time_bucket(start + SPAN) != time_bucket(start)
+    assert len({time_bucket(start + i * 10**6) for i in range(2000)}) >= 12
 
 
 @pytest.mark.parametrize("bad", [-1, MAX_U64 + 1])
@@ -119,23 +131,67 @@ def test_account_history_key_round_trips(ns: int) -> None:
 
 def test_account_history_key_example() -> None:
     # one's complement of 1657701971304284003 = 0x17015728f70e7f63
-    assert row_key_for_account_history("0.0.2", 1657701971304284003) == b"0.0.2/e8fea8d708f1809c"
+    assert row_key_for_account_history("0.0.1001", 1657701971304284003) == b"0.0.1001/e8fea8d708f1809c"
+    # a system account's: the bucket's letter first (bucket 7: ``n``)
+    assert time_bucket(1657701971304284003) == 7
+    assert row_key_for_account_history("0.0.98", 1657701971304284003) == b"0.0.98/ne8fea8d708f1809c"
+
+
+@pytest.mark.parametrize(
+    ("account", "bucketed"),
+    [
+        *(("0.0.2", True), ("0.0.3", True), ("0.0.98", True), ("0.0.800", True), ("0.0.801", True)),
+        *(("0.0.1000", True), ("1.2.98", True), ("0.0.1001", False), ("0.0.0", False), ("0.0.12345", False)),
+    ],
+)
+def test_system_accounts_have_bucketed_history(account: str, bucketed: bool) -> None:
+    assert has_bucketed_history(account) == bucketed
+    assert (len(row_key_for_account_history(account, 5)) == len(account) + 18) == bucketed
 
 
 def test_account_prefix_does_not_match_longer_account_numbers() -> None:
-    start, end = account_history_range("0.0.12", None, None)
-    assert start <= row_key_for_account_history("0.0.12", 5) < end
-    for other in ("0.0.123", "0.0.1", "0.0.120"):
-        key = row_key_for_account_history(other, 5)
-        assert not start <= key < end
+    for account, others in (("0.0.12", ("0.0.123", "0.0.1", "0.0.120")), ("0.0.1012", ("0.0.10123", "0.0.101"))):
+        ranges = account_history_ranges(account, None, None)
+        assert any(start <= row_key_for_account_history(account, 5) < end for start, end in ranges)
+        for other in others:
+            key = row_key_for_account_history(other, 5)
+            assert not any(start <= key < end for start, end in ranges)
 
 
-@given(u64, st.one_of(st.none(), st.integers(-5, MAX_U64 + 5)), st.one_of(st.none(), st.integers(-5, MAX_U64 + 5)))
-def test_account_range_holds_exactly_until_lt_ts_lt_before(ns: int, before: int | None, until: int | None) -> None:
-    start, end = account_history_range("0.0.5", before, until)
-    key = row_key_for_account_history("0.0.5", ns)
+@given(
+    u64,
+    st.one_of(st.none(), st.integers(-5, MAX_U64 + 5)),
+    st.one_of(st.none(), st.integers(-5, MAX_U64 + 5)),
+    st.sampled_from(["0.0.5", "0.0.1005"]),
+)
+def test_account_ranges_hold_exactly_until_lt_ts_lt_before(
+    ns: int, before: int | None, until: int | None, account: str
+) -> None:
+    plain = account_history_range(account, before, until)
+    ranges = account_history_ranges(account, before, until)
+    assert ranges[0] == plain and len(ranges) == (1 + TIME_BUCKETS if has_bucketed_history(account) else 1)
     expected = (before is None or ns < before) and (until is None or ns > until)
-    assert (start <= key < end) == expected
+    key = row_key_for_account_history(account, ns)
+    assert sum(start <= key < end for start, end in ranges) == expected
+    # a row written before layout 3 (plain) is in the plain range only
+    written_before = account.encode() + b"/" + hex16(MAX_U64 - ns)
+    assert (plain[0] <= written_before < plain[1]) == expected
+    assert not any(start <= written_before < end for start, end in ranges[1:])
+
+
+@given(u64, u64)
+def test_a_system_accounts_keys_sort_newest_first_within_a_bucket(a: int, b: int) -> None:
+    ka, kb = row_key_for_account_history("0.0.98", a), row_key_for_account_history("0.0.98", b)
+    assert decode_account_history_key(ka) == ("0.0.98", a)
+    if time_bucket(a) == time_bucket(b):
+        assert (ka < kb) == (a > b)
+    assert ka[7:8] == ACCOUNT_BUCKET_MARKS[time_bucket(a) : time_bucket(a) + 1]
+
+
+def test_a_history_key_whose_bucket_does_not_match_its_time_is_refused() -> None:
+    key = row_key_for_account_history("0.0.98", 1657701971304284003)
+    with pytest.raises(RowLayoutError):
+        decode_account_history_key(key[:7] + b"g" + key[8:])
 
 
 @pytest.mark.parametrize("bad", ["0.0", "0.0.x", "0.0.01", " 0.0.1", "0.0.1/"])

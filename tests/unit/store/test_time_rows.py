@@ -12,6 +12,7 @@ from hedera_history.store.encoding import encode_value
 from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
 from hedera_history.store.keys import (
     TIME_BUCKETS,
+    TIME_SPAN_BITS,
     consensus_from_key,
     plain_row_key_for_transaction,
     row_key_for_transaction,
@@ -29,6 +30,7 @@ from .builders import BASE_NS, NS, bytecode_sidecar_record, make_block, make_sid
 from .fakes import MemoryGateway
 
 SETTINGS = Settings()
+SPAN = 1 << TIME_SPAN_BITS
 
 
 def _put(gateway: MemoryGateway, key: bytes, value: bytes = b"x") -> None:
@@ -54,7 +56,7 @@ def test_a_range_is_every_bucket_and_the_plain_range() -> None:
 
 def test_a_range_reads_every_bucket_in_one_request_merged_by_time() -> None:
     gateway = MemoryGateway()
-    times = [BASE_NS + i * 7 for i in range(200)]
+    times = [BASE_NS + i * (SPAN // 3 + 7) for i in range(200)]  # about 67 spans
     assert len({time_bucket(t) for t in times}) == TIME_BUCKETS
     for t in times[:100]:
         _put(gateway, plain_row_key_for_transaction(t))  # written by layout 2
@@ -70,7 +72,7 @@ def test_a_range_reads_every_bucket_in_one_request_merged_by_time() -> None:
 def test_a_bucketed_key_inside_the_plain_range_is_not_taken_for_a_time_in_it() -> None:
     # ``1/…`` sorts between ``0f…`` and ``10…``: a plain range crossing that edge holds bucket 1.
     low, high = 0x0FFFFFFFFFFFFF00, 0x1000000000000100
-    stranger = next(t for t in range(BASE_NS, BASE_NS + 1000) if time_bucket(t) == 1)
+    stranger = next(t for t in range(BASE_NS, BASE_NS + 100 * SPAN, SPAN) if time_bucket(t) == 1)
     inside = low + 5
     gateway = MemoryGateway()
     _put(gateway, row_key_for_transaction(stranger))

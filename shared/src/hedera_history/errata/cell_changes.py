@@ -56,7 +56,7 @@ from hedera_history.store.accounts import entity_text
 from hedera_history.store.chaintime import cell_timestamp_micros
 from hedera_history.store.encoding import decode_value, encode_value
 from hedera_history.store.gateway import BigtableGateway, RowQuery, StoredRow
-from hedera_history.store.keys import row_key_for_transaction
+from hedera_history.store.keys import plain_account_history_key, row_key_for_transaction
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.rows import block_to_rows, transaction_content_cells
 from hedera_history.store.time_rows import read_between, read_one
@@ -270,15 +270,24 @@ def _pointed_item(reader: HistoryReader, consensus_ns: int) -> RecordItem:
 
 def in_entry_row(cells: Mapping[Address, bytes], consensus_ns: int, key: bytes | None) -> dict[Address, bytes]:
     """``cells`` with those of the entry's ``transactions`` row moved to ``key``, the row the entry
-    is stored in (a row of layout 2 is keyed by the time alone): a correction goes where the
-    entry is, so readers, which take that row first, see it. ``key`` None: the layout-3 key."""
+    is stored in (a row of layout 2 is keyed by the time alone), and then the system accounts'
+    ``account_history`` rows to the plain keys layout 2 gave them: a correction goes where the
+    entry is, so readers, which take those rows first, see it. ``key`` None: the layout-3 key."""
     wanted = row_key_for_transaction(consensus_ns)
     if key is None or key == wanted:
         return dict(cells)
     return {
-        (table, key if table == s.TRANSACTIONS and row_key == wanted else row_key, family, qualifier): value
+        (table, _row_of_layout_2(table, row_key, wanted, key), family, qualifier): value
         for (table, row_key, family, qualifier), value in cells.items()
     }
+
+
+def _row_of_layout_2(table: str, row_key: bytes, layout_3_key: bytes, entry_key: bytes) -> bytes:
+    if table == s.TRANSACTIONS and row_key == layout_3_key:
+        return entry_key
+    if table == s.ACCOUNT_HISTORY:
+        return plain_account_history_key(row_key)
+    return row_key
 
 
 def _stored_row_key(original: OriginalEntry) -> bytes | None:

@@ -4,7 +4,8 @@ Numbers are 16 lowercase hex digits, so byte order is numeric order. Account his
 consensus time (one's complement) so an ascending scan of one account's rows is newest first.
 ``transactions`` and ``sidecars`` keys put a time bucket before the time (layout 3), so writes in
 time order spread over 16 ranges; ``store.time_rows`` reads them, and the plain keys of layouts 1
-and 2, by time.
+and 2, by time. The system accounts' ``account_history`` keys (the fee collector and reward
+accounts are in every transaction) carry the same bucket, as a letter after the account.
 """
 
 from __future__ import annotations
@@ -60,17 +61,22 @@ TIME_BUCKETS = 16
 """``transactions`` and ``sidecars`` keys start with one of this many buckets (one hex digit), so a
 minute of writes lands on 16 key ranges instead of the end of one (docs/schema.md, "Scale")."""
 BUCKET_SEPARATOR = b"/"
+TIME_SPAN_BITS = 27
+"""Times share a bucket in spans of 2^27 ns (134 ms): a span's rows are neighbours in their bucket,
+so they compress as well as rows keyed by the time alone, and a 2-second block still spans 15
+consecutive spans, which the hash below sends to nearly as many buckets."""
 _FIBONACCI_MULTIPLIER = 0x9E3779B97F4A7C15
-"""2^64 / golden ratio: multiplying by it mixes every bit of the time into the top four."""
+"""2^64 / golden ratio: multiplying by it mixes every bit of the span into the top four, and
+consecutive spans fall in buckets far apart (Fibonacci hashing)."""
 _BUCKETED_KEY_SIZE = 2 + 16
 
 
 def time_bucket(consensus_ns: int) -> int:
-    """The bucket of a consensus time: the top 4 bits of a multiplicative (Fibonacci) hash of it.
-    Stable across processes and versions (not Python's ``hash``); neighbouring times spread."""
+    """The bucket of a consensus time: the top 4 bits of a multiplicative (Fibonacci) hash of its
+    134 ms span. Stable across processes and versions (not Python's ``hash``)."""
     if not 0 <= consensus_ns <= MAX_U64:
         raise RowLayoutError(f"{consensus_ns} does not fit in 64 bits")
-    return ((consensus_ns * _FIBONACCI_MULTIPLIER) & MAX_U64) >> 60
+    return (((consensus_ns >> TIME_SPAN_BITS) * _FIBONACCI_MULTIPLIER) & MAX_U64) >> 60
 
 
 def bucket_prefix(bucket: int) -> bytes:
@@ -150,9 +156,40 @@ def row_key_for_tx_id(payer: str, valid_start_ns: int) -> bytes:
     return check_entity_id(payer).encode() + ACCOUNT_SEPARATOR + hex16(valid_start_ns)
 
 
+LAST_SYSTEM_ACCOUNT = 1000
+"""HAPI reserves entity numbers 1 to 1000 of a network for system accounts and files
+(``ledger.numReservedSystemEntities``, hedera-services docs/system-entities.md): the treasury
+0.0.2, the node accounts, the fee collector 0.0.98, the staking and node reward accounts 0.0.800
+and 0.0.801 (the reference mirror node's ``SystemEntity``). The last three are in nearly every
+transaction, so each would be one front of ``account_history`` writes; every account in the range
+gets bucketed keys (a rule, not a list of the accounts one network uses)."""
+ACCOUNT_BUCKET_MARKS = b"ghijklmnopqrstuv"
+"""The letter of each bucket in a system account's keys: after every hex digit, so a bucket's rows
+never mix with the account's plain rows (all hex), written before or by any other account."""
+
+
 def row_key_for_account_history(account: str, consensus_ns: int) -> bytes:
-    """``account_history``: ``<account>/<one's complement of the consensus ns as hex16>``."""
-    return account_prefix(account) + hex16(ones_complement(consensus_ns))
+    """``account_history``: ``<account>/<one's complement of the consensus ns as hex16>``; for a
+    system account ``<account>/<bucket letter><...>``, e.g. ``0.0.98/pe8fea8d7082f181c``."""
+    suffix = hex16(ones_complement(consensus_ns))
+    if has_bucketed_history(account):
+        suffix = account_bucket_mark(consensus_ns) + suffix
+    return account_prefix(account) + suffix
+
+
+def has_bucketed_history(account: str) -> bool:
+    """Whether ``account``'s history rows carry a time bucket (a system account's)."""
+    return is_system_number(int(check_entity_id(account).rpartition(".")[2]))
+
+
+def is_system_number(num: int) -> bool:
+    """Whether an entity number is in HAPI's reserved range (:data:`LAST_SYSTEM_ACCOUNT`)."""
+    return 0 < num <= LAST_SYSTEM_ACCOUNT
+
+
+def account_bucket_mark(consensus_ns: int) -> bytes:
+    """The letter of the time's bucket in a system account's history key."""
+    return bytes([ACCOUNT_BUCKET_MARKS[time_bucket(consensus_ns)]])
 
 
 def account_prefix(account: str) -> bytes:
@@ -161,30 +198,55 @@ def account_prefix(account: str) -> bytes:
 
 
 def decode_account_history_key(key: bytes) -> tuple[str, int]:
-    """``(account, consensus ns)`` of an ``account_history`` row key."""
-    account, sep, inverted = key.rpartition(ACCOUNT_SEPARATOR)
+    """``(account, consensus ns)`` of an ``account_history`` row key, plain or bucketed."""
+    account, sep, tail = key.rpartition(ACCOUNT_SEPARATOR)
     if not sep:
         raise RowLayoutError(f"not an account history key: {key!r}")
-    return check_entity_id(account.decode("ascii", "replace")), ones_complement(decode_hex16(inverted))
+    name = check_entity_id(account.decode("ascii", "replace"))
+    consensus_ns = ones_complement(decode_hex16(tail[-16:] if len(tail) == 17 else tail))
+    if len(tail) == 17 and tail[:1] != account_bucket_mark(consensus_ns):
+        raise RowLayoutError(f"not an account history key: {key!r} (bucket does not match the time)")
+    return name, consensus_ns
+
+
+def plain_account_history_key(key: bytes) -> bytes:
+    """The key layouts 1 and 2 gave the ``account_history`` row keyed ``key`` (no bucket letter)."""
+    account, consensus_ns = decode_account_history_key(key)
+    return account_prefix(account) + hex16(ones_complement(consensus_ns))
 
 
 def account_history_range(account: str, before: int | None, until: int | None) -> tuple[bytes, bytes]:
-    """``[start, end)`` row keys of ``account``'s entries with ``until < consensus < before``.
+    """``[start, end)`` row keys of ``account``'s plain entries with ``until < consensus < before``
+    (a system account's bucketed ones are in :func:`account_history_ranges`).
 
     Either bound may be None (open). Newest first: ``start`` is just older than ``before``.
     """
     prefix = account_prefix(account)
-    if before is None:
-        start = prefix
-    elif before <= 0:
-        start = end = prefix  # nothing is older than time zero
-        return start, end
-    else:
-        start = prefix + hex16(ones_complement(min(before - 1, MAX_U64)))
-    if until is None or until < 0:
-        end = prefix[:-1] + bytes([prefix[-1] + 1])
-    else:
-        end = prefix + hex16(ones_complement(min(until, MAX_U64)))
+    return _history_range(prefix, prefix + ACCOUNT_BUCKET_MARKS[:1], before, until)
+
+
+def account_history_ranges(account: str, before: int | None, until: int | None) -> tuple[tuple[bytes, bytes], ...]:
+    """Every ``[start, end)`` that may hold ``account``'s entries with ``until < consensus <
+    before``: the plain range, then for a system account the range in each bucket (the plain one
+    holds its rows written before layout 3)."""
+    plain = account_history_range(account, before, until)
+    if not has_bucketed_history(account):
+        return (plain,)
+    prefix = account_prefix(account)
+    buckets = (
+        _history_range(prefix + bytes([mark]), prefix + bytes([mark + 1]), before, until)
+        for mark in ACCOUNT_BUCKET_MARKS
+    )
+    return (plain, *buckets)
+
+
+def _history_range(prefix: bytes, open_end: bytes, before: int | None, until: int | None) -> tuple[bytes, bytes]:
+    """``[start, end)`` of the keys ``prefix + <inverted time>`` with ``until < time < before``;
+    ``open_end`` ends the range when ``until`` is open."""
+    if before is not None and before <= 0:
+        return prefix, prefix  # nothing is older than time zero
+    start = prefix if before is None else prefix + hex16(ones_complement(min(before - 1, MAX_U64)))
+    end = open_end if until is None or until < 0 else prefix + hex16(ones_complement(min(until, MAX_U64)))
     return start, end
 
 

@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
-from hedera_history.errors import RowDecodeError
+from hedera_history.errors import RowDecodeError, RowLayoutError
 from hedera_history.store import schema as s
+from hedera_history.store.account_rows import newest_rows
 from hedera_history.store.block_items import ItemBytes, cells_regex, decode_items_cells, file_item_bytes
 from hedera_history.store.decode import (
     AccountHistoryEntry,
@@ -49,8 +50,8 @@ from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow
 from hedera_history.store.keys import (
     MAX_U64,
-    account_history_range,
     block_number_from_key,
+    decode_account_history_key,
     hex16,
     row_key_for_block,
     row_key_for_block_hash,
@@ -612,21 +613,21 @@ class HistoryReader:
         goes on past them, so a page is short only at the end of the history.
         """
         limit = max(1, min(limit, MAX_HISTORY_LIMIT))
-        start, end = account_history_range(account, before, until)
         entries: list[AccountHistoryEntry] = []
         errors: list[RowDecodeError] = []
-        while len(entries) < limit and start < end:
+        while len(entries) < limit:
             want = limit - len(entries)
-            rows = list(self.gateway.read_rows(s.ACCOUNT_HISTORY, RowQuery(ranges=(KeyRange(start, end),), limit=want)))
+            rows = newest_rows(self.gateway, account, before, until, want)
             decoded, row_errors = _decode_all(s.ACCOUNT_HISTORY, rows, decode_account_history_row)
             errors.extend(row_errors)
             complete = self.complete_blocks(e.block_number for e in decoded)
             for entry in decoded:
                 if entry.block_number in complete:
                     entries.append(entry)
-            if len(rows) < want:
+            older = _oldest_time(rows)
+            if len(rows) < want or older is None:
                 break
-            start = rows[-1].key + b"\x00"
+            before = older
         next_before = entries[-1].consensus_ns if len(entries) == limit else None
         return AccountHistoryPage(tuple(entries), next_before, tuple(errors))
 
@@ -656,6 +657,16 @@ class HistoryReader:
         for row in self.gateway.read_rows(table, RowQuery(keys=(key,), qualifier_regex=qualifier_regex)):
             return row
         return None
+
+
+def _oldest_time(rows: Sequence[StoredRow]) -> int | None:
+    """The time of the last row of a newest-first page whose key decodes (where the next starts)."""
+    for row in reversed(rows):
+        try:
+            return decode_account_history_key(row.key)[1]
+        except RowLayoutError:
+            continue
+    return None
 
 
 def _decode_hash_index(row: StoredRow) -> int:

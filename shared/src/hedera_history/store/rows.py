@@ -48,8 +48,10 @@ from hedera_history.store.duplicates import (
 from hedera_history.store.encoding import COMPRESS_MIN_SIZE, RAW, encode_value, encode_value_with_dictionary
 from hedera_history.store.keys import (
     MAX_U64,
+    account_bucket_mark,
     account_prefix,
     entity_id,
+    is_system_number,
     qualifier_for_consensus,
     row_key_for_block,
     row_key_for_block_hash,
@@ -462,9 +464,15 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
             rows.cells(s.TX_BY_ID, id_key)[(s.TX_BY_ID_FAMILY, qualifier)] = entry
 
     inverted = b"%016x" % (MAX_U64 - consensus)
+    bucketed = account_bucket_mark(consensus) + inverted  # a system account's (keys.LAST_SYSTEM_ACCOUNT)
     prefix = block.prefix
     pointer = _RAW_HEADER + pack_entry_pointer(block_number, place.cell, place.offset, flags)
-    rows.account_history.update([(prefix(numbers) + inverted, pointer) for numbers in touched_entities(body, record)])
+    rows.account_history.update(
+        [
+            (prefix(numbers) + (bucketed if is_system_number(numbers[2]) else inverted), pointer)
+            for numbers in touched_entities(body, record)
+        ]
+    )
 
 
 def transaction_content_cells(item: RecordItem) -> dict[tuple[str, bytes], bytes]:
