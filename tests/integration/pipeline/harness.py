@@ -15,9 +15,10 @@ from hedera_history.cardinal.tracking import TrackingOutcome
 from hedera_history.config import Settings
 from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.gen.writer import write_stream
-from hedera_history.pipeline.ingest import IngestContext
+from hedera_history.pipeline.ingest import IngestContext, IngestResult, ingest_object
 from hedera_history.pipeline.runtime import build_ingest_context, build_store_context
 from hedera_history.pipeline.store import StoreContext, store_message
+from hedera_history.pipeline.sweep import sweep
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
 from hedera_history.store.bigtable_client import BigtableDataGateway, gateway_for_instance
@@ -53,6 +54,19 @@ class Pipeline:
         for name in names:
             self.bucket.blob(name).upload_from_string(objects[name])
         return names
+
+    def run_stream(
+        self, objects: dict[str, bytes], rng: random.Random, *, duplicates: int = 0, sweeps: int = 1
+    ) -> list[IngestResult]:
+        """What the deployment does with a stream's uploads: every object uploaded (shuffled, with
+        ``duplicates``) and ingested, the published messages stored, then ``sweeps`` times a sweep
+        and what it published stored. Ingest's results, in upload order."""
+        results = [ingest_object(self.ingest, name) for name in self.upload(objects, rng, duplicates)]
+        self.drain(rng)
+        for _ in range(sweeps):
+            sweep(self.ingest)
+            self.drain(rng)
+        return results
 
     def drain(self, rng: random.Random, redeliver: float = 0.2) -> int:
         """Pull every message from both store subscriptions and store it (some twice)."""

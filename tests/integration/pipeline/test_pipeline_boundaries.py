@@ -54,13 +54,8 @@ def pipeline(
 
 
 def run(pipeline: Pipeline, objects: dict[str, bytes], seed: int, sweeps: int = 4) -> None:
-    rng = random.Random(seed)
-    for name in pipeline.upload(objects, rng):
-        ingest_object(pipeline.ingest, name)
-    pipeline.drain(rng)
-    for _ in range(sweeps):  # the first pre-V6 block is numbered by the sweep; the rest follow it
-        sweep(pipeline.ingest)
-        pipeline.drain(rng)
+    # the first pre-V6 block is numbered by the sweep; the rest follow it
+    pipeline.run_stream(objects, random.Random(seed), sweeps=sweeps)
 
 
 def test_the_watermark_crosses_every_format_boundary_and_the_duplicate_number(

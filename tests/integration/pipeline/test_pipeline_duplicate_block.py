@@ -11,8 +11,6 @@ from typing import Any
 import pytest
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.config_and_output import GeneratedStream
-from hedera_history.pipeline.ingest import ingest_object
-from hedera_history.pipeline.sweep import sweep
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.duplicates import DuplicateBlock
 from hedera_history.store.reader import HistoryReader
@@ -57,11 +55,7 @@ def test_stream_and_backfill_store_the_duplicate_block_alike(
     pipeline: Pipeline, stream: GeneratedStream, bigtable_instance: Any, tmp_path: Path
 ) -> None:
     rng = random.Random(31)
-    for name in pipeline.upload(dict(stream.objects), rng, duplicates=5):
-        ingest_object(pipeline.ingest, name)
-    pipeline.drain(rng)
-    sweep(pipeline.ingest)
-    pipeline.drain(rng)
+    pipeline.run_stream(dict(stream.objects), rng, duplicates=5)
     watermark = pipeline.store.tracker.watermark()
     assert watermark is not None and watermark.number == stream.truth["blocks"][-1]["number"]
 

@@ -14,8 +14,6 @@ from hedera_history.errata.network import mainnet_errata
 from hedera_history.errata.read import errata_marker, mirror_errata_field
 from hedera_history.gen import GeneratorConfig, generate_stream
 from hedera_history.gen.config_and_output import GeneratedStream
-from hedera_history.pipeline.ingest import ingest_object
-from hedera_history.pipeline.sweep import sweep
 from hedera_history.store.reader import HistoryReader
 
 from .harness import Pipeline, make_pipeline
@@ -42,11 +40,7 @@ def pipeline(
 def test_the_store_function_inserts_mainnet_s_missing_transactions(pipeline: Pipeline, stream: GeneratedStream) -> None:
     assert pipeline.store.network_errata is not None
     rng = random.Random(5)
-    for name in pipeline.upload(dict(stream.objects), rng):
-        ingest_object(pipeline.ingest, name)
-    pipeline.drain(rng)
-    sweep(pipeline.ingest)
-    pipeline.drain(rng)
+    pipeline.run_stream(dict(stream.objects), rng)
     watermark = pipeline.store.tracker.watermark()
     assert watermark is not None and watermark.number == stream.truth["blocks"][-1]["number"]
 
