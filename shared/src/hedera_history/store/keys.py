@@ -64,7 +64,7 @@ BUCKET_SEPARATOR = b"/"
 TIME_SPAN_BITS = 27
 """Times share a bucket in spans of 2^27 ns (134 ms): a span's rows are neighbours in their bucket,
 so they compress as well as rows keyed by the time alone, and a 2-second block still spans 15
-consecutive spans, which the hash below sends to nearly as many buckets."""
+consecutive spans, which the hash below sends to 12 to 15 buckets."""
 _FIBONACCI_MULTIPLIER = 0x9E3779B97F4A7C15
 """2^64 / golden ratio: multiplying by it mixes every bit of the span into the top four, and
 consecutive spans fall in buckets far apart (Fibonacci hashing)."""
