@@ -38,7 +38,7 @@ from urllib.parse import quote
 
 import requests
 
-from hedera_history.errors import SourceError, SourceUnavailableError
+from hedera_history.errors import ConfigError, SourceError, SourceUnavailableError
 from hedera_history.logs import event
 from hedera_history.transport.http_sessions import ThreadSessions
 
@@ -221,7 +221,7 @@ class GcsEventBridge:
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT_SECONDS,
     ) -> None:
         if workers < 1 or max_attempts < 1:
-            raise ValueError("workers and max_attempts must be at least 1")
+            raise ConfigError(f"workers and max_attempts must be at least 1, got {workers} and {max_attempts}")
         self.lister = lister
         self.endpoint = endpoint
         self.poll_interval = poll_interval
