@@ -294,7 +294,7 @@ def env_name(field_name: str) -> str:
     for f in fields(Settings):
         if f.name == field_name:
             return f.metadata.get("env") or PREFIX + field_name.upper()
-    raise KeyError(field_name)
+    raise ConfigError(f"no setting named {field_name!r}")
 
 
 def _convert(name: str, raw: str, default: Any) -> Any:

@@ -230,7 +230,7 @@ class ConflictingProducersError(TransportError):
 
 
 class BridgeRunningError(TransportError):
-    """A push bridge was started while it is already running."""
+    """A bridge (the push bridge, the local bucket event bridge) started twice, or used before it was started."""
 
 
 class ConfigError(HistoryError):

@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass
 
 from hedera_history.config import env_name
+from hedera_history.errors import ConfigError
 from hedera_history.store import schema as s
 from hedera_history.store.app_profiles import QUERIES, WRITERS, AppProfile
 from hedera_history.store.schema import TableAccess
@@ -187,7 +188,7 @@ def function(name: str) -> FunctionSpec:
     for spec in FUNCTIONS:
         if spec.name == name:
             return spec
-    raise KeyError(name)
+    raise ConfigError(f"no function named {name!r}; the catalogue has {', '.join(f.name for f in FUNCTIONS)}")
 
 
 # ---- Bigtable tables each function touches (infra/generated/tables.json; infra/iam.tf grants them) ----

@@ -38,7 +38,7 @@ from urllib.parse import quote
 
 import requests
 
-from hedera_history.errors import ConfigError, SourceError, SourceUnavailableError
+from hedera_history.errors import BridgeRunningError, ConfigError, SourceError, SourceUnavailableError
 from hedera_history.logs import event
 from hedera_history.transport.http_sessions import ThreadSessions
 
@@ -240,7 +240,7 @@ class GcsEventBridge:
 
     def start(self) -> GcsEventBridge:
         if self._thread is not None:
-            raise RuntimeError("the bucket event bridge is already running")
+            raise BridgeRunningError("the bucket event bridge is already running")
         self._stopping.clear()
         self._executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=self.workers, thread_name_prefix="gcs-events"
@@ -253,7 +253,7 @@ class GcsEventBridge:
     def poll_once(self) -> int:
         """List the bucket once and queue an event for each new generation; returns how many."""
         if self._executor is None:
-            raise RuntimeError("the bucket event bridge is not started")
+            raise BridgeRunningError("the bucket event bridge is not started")
         fresh = self._tracker.new_objects(self.lister.list_objects())
         for obj in fresh:
             self._executor.submit(self._deliver, obj)
