@@ -3,9 +3,10 @@
 The partition is walked in order. Periods already done (a progress row, the block still complete,
 verified with the book now in force) are skipped in stretches; the others are verified in runs by
 ``verify_stream`` over lazily read :class:`~hedera_history.sources.period_files.SourcePeriod`\\ s
-and written by the shared ``BlockWriter`` (completion cell last), exactly as the single-process
-path does. Links are checked inside runs by ``verify_stream`` and here between stretches (from the
-stored block rows); the driver checks the links between partitions from the edges returned.
+(the next period's read ahead: ``backfill.read_ahead``) and written by the shared ``BlockWriter``
+(completion cell last), exactly as the single-process path does. Links are checked inside runs by
+``verify_stream`` and here between stretches (from the stored block rows); the driver checks the
+links between partitions from the edges returned.
 
 Address books: the task starts from the state it is given and follows the updates its blocks
 carry (a skipped block's update comes from its checkpoint). Every verified period records the
@@ -33,6 +34,7 @@ from hedera_history.backfill.partition_messages import (
     PartitionSummary,
     PeriodFailure,
 )
+from hedera_history.backfill.read_ahead import ReadAhead
 from hedera_history.backfill.resume_rows import BookCheckpoint, PeriodDone, ProgressStore
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.address_book import AddressBook
@@ -51,7 +53,6 @@ from hedera_history.logs import event
 from hedera_history.networks.block_numbers import BlockPin
 from hedera_history.pipeline.address_books import write_book, write_stakes
 from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectSource, PassThroughSource, open_source
-from hedera_history.sources.period_files import SourcePeriod
 from hedera_history.sources.period_listing import ListedPeriod
 from hedera_history.store.bigtable_client import open_gateway
 from hedera_history.store.gateway import BigtableGateway
@@ -59,6 +60,7 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter, BlockWriteResult
 from hedera_history.verify.block_pin import Numbering, with_pin_checks
 from hedera_history.verify.chain import LinkStatus
+from hedera_history.verify.period import PeriodFiles
 from hedera_history.verify.stream import PeriodResult, verify_stream
 
 logger = logging.getLogger(__name__)
@@ -242,14 +244,18 @@ class _PartitionTask:
         run_start = index
         next_block = start_block
 
-        def feed() -> Iterator[SourcePeriod]:
+        ahead = ReadAhead(self.source, self.job.location)
+
+        def feed() -> Iterator[PeriodFiles]:
             nonlocal index
             while index < len(periods):
                 period = periods[index]
                 if index > run_start and self._skippable(period):
                     return
                 index += 1
-                yield SourcePeriod.for_book(self.source, self.job.location, period.period_key, tracker.book)
+                # The book in force here: verify_stream has applied the blocks before it by now.
+                upcoming = periods[index].period_key if index < len(periods) else None
+                yield ahead.period(period.period_key, tracker.book, upcoming)
 
         results = with_pin_checks(
             verify_stream(
@@ -284,8 +290,11 @@ class _PartitionTask:
                 pending.append(_Pending(block.block_number, done, len(block.record.items), records))
                 yield block
 
-        for written in self.writer.iter_write(blocks()):
-            self._on_written(written, pending.popleft())
+        try:
+            for written in self.writer.iter_write(blocks()):
+                self._on_written(written, pending.popleft())
+        finally:
+            ahead.close()
         self._flush_done()
         return index, next_block
 
