@@ -19,6 +19,10 @@ lets them (``busy`` prints the share of the two cores' wall time the tasks had h
 emulator to one core and Spark to the other would give local[1] a clean core, but leave local[2]
 nothing to run on: the CPU accounting measures both alike.
 
+Then, in this process, what reading the next period ahead (``backfill.read_ahead``) does for a
+task whose source answers each read after ``READ_LATENCY_SECONDS`` (a bucket's round trip): the
+task's wall time and the share of it spent on CPU, with and without, alternating.
+
 Printed last: what a month of mainnet (about 2.6 billion transactions, 630 GiB of stream files)
 would need on Dataproc, from the rate per task-CPU second, by transactions and by bytes read.
 The emulator is started through ``hedera_history.localstack`` and stopped at the end.
@@ -33,15 +37,19 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from unittest import mock
 
-from hedera_history.backfill.driver import run_backfill
+from hedera_history.backfill.driver import run_backfill, run_in_process
 from hedera_history.backfill.partition_messages import BackfillJob
+from hedera_history.backfill.read_ahead import ReadAhead
 from hedera_history.backfill.spark import spark_executor, spark_session
+from hedera_history.books.address_book import AddressBook
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.localstack.emulators import BigtableEmulator
+from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, PassThroughSource
 from hedera_history.sources.local import LocalSource
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.sources.period_files import StreamLocation
@@ -49,6 +57,7 @@ from hedera_history.store.bigtable_client import open_admin_instance, open_gatew
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
+from hedera_history.verify.period import PeriodFiles
 from hedera_history.verify.stream import verify_stream
 
 STREAM = GeneratorConfig(nodes=4, periods=30, transactions=2000, seed=7)
@@ -68,6 +77,8 @@ BIGTABLE_ROWS_PER_NODE = 14_000
 BIGTABLE_BYTES_PER_NODE = 14_000 * 1024
 BIGTABLE_HEADROOM = 0.7
 """Plan for 70 % of a node's capacity."""
+READ_LATENCY_SECONDS = 0.03
+"""What each read from the stand-in bucket waits before it is answered."""
 
 
 @dataclass(frozen=True)
@@ -190,6 +201,50 @@ def backfill(
         spark.stop()
 
 
+class _DistantSource(PassThroughSource):
+    """A local folder answering like a bucket: each read after ``READ_LATENCY_SECONDS``."""
+
+    def read(self, name: str, *, max_bytes: int = DEFAULT_MAX_OBJECT_BYTES) -> bytes:
+        time.sleep(READ_LATENCY_SECONDS)
+        return self.inner.read(name, max_bytes=max_bytes)
+
+
+def read_ahead(folder: Path, settings: Settings, stream_start: int, stream_end: int) -> dict[bool, Measured]:
+    """In process, one partition from a distant source: the best run with and without reading ahead."""
+    job = BackfillJob(
+        source_url=str(folder),
+        location=StreamLocation(BucketLayout.ACCOUNT),
+        settings=settings,
+        book=(folder / "address-book.bin").read_bytes(),
+        start_ns=stream_start,
+        end_ns=stream_end,
+        reprocess=True,
+        partitions=1,
+    )
+    with_ahead = ReadAhead.period
+
+    def without_ahead(self: ReadAhead, period_key: str, book: AddressBook, next_key: str | None) -> PeriodFiles:
+        return with_ahead(self, period_key, book, None)
+
+    best: dict[bool, Measured] = {}
+    gateway = open_gateway(settings)
+    try:
+        for round_number in range(2 * ROUNDS):
+            ahead = round_number % 2 == 1
+            source = _DistantSource(LocalSource(folder))
+            with mock.patch.object(ReadAhead, "period", with_ahead if ahead else without_ahead):
+                report = run_backfill(
+                    job, run_in_process(job, source=source, gateway=gateway), gateway=gateway, source=source
+                )
+            assert report.ok, report.summary_lines()
+            measured = Measured(report.counts.transactions, report.task_seconds, report.task_cpu_seconds)
+            if ahead not in best or measured.seconds < best[ahead].seconds:
+                best[ahead] = measured
+    finally:
+        gateway.close()
+    return best
+
+
 def sizing(one_core: Measured, rows: int, row_bytes: int) -> list[str]:
     month = MAINNET_BYTES_PER_DAY * MONTH_DAYS
     by_transactions = MAINNET_TRANSACTIONS_PER_MONTH / one_core.cpu_rate / 3600
@@ -251,6 +306,7 @@ def main() -> None:
             assert pid is not None
             one = backfill(folder, settings["one"], 1, start, end, pid)
             two = backfill(folder, settings["two"], 2, start, end, pid)
+            distant = read_ahead(folder, settings["one"], start, end)
         print(
             f"single process (verify_stream + BlockWriter): {baseline.rate:,.0f} transactions/s, "
             f"{baseline.cpu_rate:,.0f} per second of its CPU"
@@ -270,6 +326,12 @@ def main() -> None:
             f"{2 * two.cpu_rate / one.cpu_rate:.2f}"
         )
         print(f"read per run: {one.bytes_read / 1e6:.1f} MB; task CPU local[1] {one.cpu_seconds:.2f} s")
+        for ahead, measured in sorted(distant.items()):
+            print(
+                f"in process, {READ_LATENCY_SECONDS * 1000:.0f} ms a read, "
+                f"{'reading the next period ahead' if ahead else 'no read-ahead'}: task {measured.seconds:.2f} s, "
+                f"CPU {measured.cpu_seconds / measured.seconds:.0%} of it"
+            )
         for line in sizing(one, rows, row_bytes):
             print(line)
     finally:
