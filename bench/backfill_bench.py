@@ -150,22 +150,27 @@ def single_process(folder: Path, settings: Settings) -> tuple[Measured, int, int
     return Measured(sum(len(b.record.items) for b in blocks), seconds, cpu_seconds), rows, size
 
 
+def _job(folder: Path, settings: Settings, stream_start: int, stream_end: int, partitions: int | None) -> BackfillJob:
+    """The whole stream, every period verified and written again (``--reprocess``)."""
+    return BackfillJob(
+        source_url=str(folder),
+        location=StreamLocation(BucketLayout.ACCOUNT),
+        settings=settings,
+        book=(folder / "address-book.bin").read_bytes(),
+        start_ns=stream_start,
+        end_ns=stream_end,
+        reprocess=True,
+        partitions=partitions,
+    )
+
+
 def backfill(
     folder: Path, settings: Settings, cores: int, stream_start: int, stream_end: int, emulator_pid: int
 ) -> Measured:
     """The best of ``ROUNDS`` runs, wall clock and CPU each taken from its own best run."""
     spark = spark_session(str(cores))
     try:
-        job = BackfillJob(
-            source_url=str(folder),
-            location=StreamLocation(BucketLayout.ACCOUNT),
-            settings=settings,
-            book=(folder / "address-book.bin").read_bytes(),
-            start_ns=stream_start,
-            end_ns=stream_end,
-            reprocess=True,
-            partitions=PARTITIONS,
-        )
+        job = _job(folder, settings, stream_start, stream_end, PARTITIONS)
         spark.sparkContext.parallelize(range(cores), cores).count()  # start the Python workers first
         runs: list[Measured] = []
         for _ in range(ROUNDS):
@@ -211,16 +216,7 @@ class _DistantSource(PassThroughSource):
 
 def read_ahead(folder: Path, settings: Settings, stream_start: int, stream_end: int) -> dict[bool, Measured]:
     """In process, one partition from a distant source: the best run with and without reading ahead."""
-    job = BackfillJob(
-        source_url=str(folder),
-        location=StreamLocation(BucketLayout.ACCOUNT),
-        settings=settings,
-        book=(folder / "address-book.bin").read_bytes(),
-        start_ns=stream_start,
-        end_ns=stream_end,
-        reprocess=True,
-        partitions=1,
-    )
+    job = _job(folder, settings, stream_start, stream_end, 1)
     with_ahead = ReadAhead.period
 
     def without_ahead(self: ReadAhead, period_key: str, book: AddressBook, next_key: str | None) -> PeriodFiles:
