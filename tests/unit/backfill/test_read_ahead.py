@@ -95,3 +95,32 @@ def test_a_read_that_failed_in_the_background_is_done_again_when_asked(backfill:
     assert source.failed
     assert signature is not None and signature.data
     assert record is not None and record.data
+
+
+class _Counting(PassThroughSource):
+    def __init__(self, inner: LocalSource) -> None:
+        super().__init__(inner)
+        self.reads = 0
+
+    def read(self, name: str, *, max_bytes: int = DEFAULT_MAX_OBJECT_BYTES) -> bytes:
+        self.reads += 1
+        return self.inner.read(name, max_bytes=max_bytes)
+
+
+def test_the_first_nodes_record_and_first_sidecar_come_from_the_read_ahead(backfill: InProcess) -> None:
+    book = parse_address_book(backfill.stream.address_book)
+    first, second = (period.record_name.period_key for period in backfill.stream.periods[:2])
+    for sidecars, sidecar_reads in ((True, 0), (False, 1)):
+        source = _Counting(LocalSource(backfill.folder))
+        ahead = ReadAhead(source, LOCATION, sidecars=sidecars)
+        try:
+            ahead.period(first, book, second)
+            files = ahead.period(second, book, None)
+            node = files.nodes()[0]
+            assert files.signature(node) is not None  # waits for the read ahead
+            before = source.reads
+            assert files.record(node) is not None
+            files.sidecar(node, 1)
+        finally:
+            ahead.close()
+        assert source.reads - before == sidecar_reads, sidecars

@@ -3,8 +3,10 @@
 A task goes through its periods one after another, and from a bucket each period costs a few round
 trips (every node's signature file, a record copy, its sidecars) that would leave the task's core
 idle. :class:`ReadAhead` hands out each period's files and, in one background thread, reads the
-next period's signature files and the record copy verification reads first (the first node's:
-it takes the agreeing nodes in node order), so they are there when verification asks.
+next period's signature files, the record copy verification reads first (the first node's: it
+takes the agreeing nodes in node order) and that node's first sidecar file (a period with contract
+calls has one; where there is none the read finds nothing and verification does not ask for it),
+so they are there when verification asks.
 
 The files of a period are those of the address book in force at it, which the blocks before it may
 change: a period read ahead under another book than the one in force when it is handed out is
@@ -25,25 +27,37 @@ from hedera_history.sources.base import ObjectSource
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.verify.period import FetchedFile
 
+FIRST_SIDECAR = 1
+"""Sidecar files of a period are numbered from 1 (``..._01.rcd.gz``)."""
+
 
 class ReadAheadPeriod:
     """A period's files (:class:`~hedera_history.verify.period.PeriodFiles`) being read in the
     background; every question waits for that read to end first."""
 
-    def __init__(self, period: SourcePeriod, book: AddressBook, pool: concurrent.futures.Executor) -> None:
+    def __init__(
+        self, period: SourcePeriod, book: AddressBook, pool: concurrent.futures.Executor, *, sidecars: bool
+    ) -> None:
         self.period = period
         self.book = book
         nodes = period.nodes()
-        self._record_node = nodes[0] if nodes else None
+        self._node = nodes[0] if nodes else None
+        self._sidecars = sidecars
         self._record: FetchedFile | None = None
         self._record_read = False
+        self._sidecar: FetchedFile | None = None
+        self._sidecar_read = False
         self._reading = pool.submit(self._read)
 
     def _read(self) -> None:
         self.period.prefetch_signatures()
-        if self._record_node is not None:
-            self._record = self.period.record(self._record_node)
-            self._record_read = True
+        if self._node is None:
+            return
+        self._record = self.period.record(self._node)
+        self._record_read = True
+        if self._sidecars and self._record is not None:
+            self._sidecar = self.period.sidecar(self._node, FIRST_SIDECAR)
+            self._sidecar_read = True
 
     def _wait(self) -> None:
         # A read that failed is done again when asked, where verification handles its error.
@@ -67,21 +81,25 @@ class ReadAheadPeriod:
 
     def record(self, node: NodeIdentity) -> FetchedFile | None:
         self._wait()
-        if self._record_read and node == self._record_node:
+        if self._record_read and node == self._node:
             return self._record
         return self.period.record(node)
 
     def sidecar(self, node: NodeIdentity, sidecar_id: int) -> FetchedFile | None:
         self._wait()
+        if self._sidecar_read and node == self._node and sidecar_id == FIRST_SIDECAR:
+            return self._sidecar
         return self.period.sidecar(node, sidecar_id)
 
 
 class ReadAhead:
     """Hands out periods in order, the next one read ahead; close it when done."""
 
-    def __init__(self, source: ObjectSource, location: StreamLocation) -> None:
+    def __init__(self, source: ObjectSource, location: StreamLocation, *, sidecars: bool = True) -> None:
+        """``sidecars``: whether verification reads sidecar files (``Settings.sidecars_enabled``)."""
         self.source = source
         self.location = location
+        self.sidecars = sidecars
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="read-ahead")
         self._next: ReadAheadPeriod | None = None
 
@@ -96,7 +114,7 @@ class ReadAhead:
             files = SourcePeriod.for_book(self.source, self.location, period_key, book)
         if next_key is not None:
             upcoming = SourcePeriod.for_book(self.source, self.location, next_key, book)
-            self._next = ReadAheadPeriod(upcoming, book, self._pool)
+            self._next = ReadAheadPeriod(upcoming, book, self._pool, sidecars=self.sidecars)
         return files
 
     def close(self) -> None:

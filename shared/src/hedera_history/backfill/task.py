@@ -244,7 +244,7 @@ class _PartitionTask:
         run_start = index
         next_block = start_block
 
-        ahead = ReadAhead(self.source, self.job.location)
+        ahead = ReadAhead(self.source, self.job.location, sidecars=self.job.settings.sidecars_enabled)
 
         def feed() -> Iterator[PeriodFiles]:
             nonlocal index
