@@ -7,9 +7,11 @@ STAMP  := $(VENV)/.installed
 .PHONY: demo test setup prereqs lint typecheck unit bench clean
 
 # The tests fail when the compiled core (hedera_history._speedups) did not build on this machine
-# (tests/unit/test_speedups.py); production falls back to the pure-Python code instead.
+# (tests/unit/test_speedups.py, and doctor says how to build it); the demo and production fall back
+# to the pure-Python code instead.
 export HEDERA_HISTORY_REQUIRE_SPEEDUPS := 1
 
+demo: export HEDERA_HISTORY_REQUIRE_SPEEDUPS := 0
 demo: setup
 	$(BIN)/hedera-history doctor
 	$(BIN)/hedera-history demo

@@ -13,6 +13,7 @@ from hedera_history.localstack.prerequisites import (
     Check,
     check_component,
     check_java,
+    judge_compiled_core,
     judge_component,
     judge_gcloud,
     judge_java,
@@ -154,6 +155,16 @@ def _fake_java(folder: Path, version_line: str) -> Path:
     java.write_text(f"#!/bin/sh\necho '{version_line}' >&2\n")
     java.chmod(0o755)
     return java
+
+
+def test_judge_compiled_core_is_required_only_where_asked() -> None:
+    built = judge_compiled_core("/site-packages/hedera_history/_speedups.so", required=True)
+    assert built.ok and not built.problem
+    missing_in_tests = judge_compiled_core(None, required=True)
+    assert missing_in_tests.problem and "gcc python3-dev" in missing_in_tests.fix
+    missing_elsewhere = judge_compiled_core(None, required=False)
+    assert not missing_elsewhere.ok and not missing_elsewhere.problem
+    assert "pure-Python" in missing_elsewhere.found
 
 
 def test_check_java_runs_the_java_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

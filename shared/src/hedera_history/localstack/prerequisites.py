@@ -26,6 +26,7 @@ from hedera_history.localstack.cloud_sdk import (
     CloudSdk,
     find_cloud_sdk,
 )
+from hedera_history.speedups import REQUIRE_ENV
 
 MIN_PYTHON = (3, 11)
 MIN_JAVA = 17
@@ -33,6 +34,10 @@ MIN_JAVA = 17
 CLOUD_CLI_INSTALL_PAGE = "https://cloud.google.com/sdk/docs/install"
 JAVA_FIX = "sudo apt-get install -y openjdk-17-jre-headless"
 DEV_DEPENDENCIES_FIX = "make setup  (or: .venv/bin/python -m pip install -e '.[dev]')"
+COMPILED_CORE_FIX = (
+    "sudo apt-get install -y gcc python3-dev, then build it again: "
+    ".venv/bin/python -m pip install -e '.[dev]'  (or: rm .venv/.installed && make setup)"
+)
 
 PackageManager = Literal["apt", "dnf"]
 
@@ -170,6 +175,16 @@ def judge_module(module: str, purpose: str, found_at: str | None) -> Check:
     return Check(name, True, found_at)
 
 
+def judge_compiled_core(found_at: str | None, required: bool) -> Check:
+    """The compiled core (``hedera_history._speedups``) is built where a C compiler and the Python
+    headers were there at install; without it the pure-Python code runs, slower. Required only where
+    ``speedups.REQUIRE_ENV`` says so (``make test``)."""
+    name = "compiled core (hedera_history._speedups, needs gcc and the Python headers at install)"
+    if found_at is None:
+        return Check(name, False, "not built: the pure-Python code runs instead, slower", COMPILED_CORE_FIX, required)
+    return Check(name, True, found_at, required=required)
+
+
 # ---- looking at the machine ----------------------------------------------------------------------
 
 
@@ -223,6 +238,11 @@ def check_module(module: str, purpose: str) -> Check:
     return judge_module(module, purpose, found_at)
 
 
+def check_compiled_core() -> Check:
+    spec = importlib.util.find_spec("hedera_history._speedups")
+    return judge_compiled_core(spec.origin if spec is not None else None, os.environ.get(REQUIRE_ENV) == "1")
+
+
 def run_checks() -> list[Check]:
     """Every check ``hedera-history doctor`` reports, in a stable order."""
     sdk = find_cloud_sdk()
@@ -234,6 +254,7 @@ def run_checks() -> list[Check]:
         check_component(PUBSUB_COMPONENT, sdk),
         check_module("gcp_storage_emulator", "GCS emulator"),
         check_module("moto", "S3 server"),
+        check_compiled_core(),
     ]
 
 
