@@ -60,8 +60,9 @@ DATAPROC_VCPU_HOUR = 0.010
 """https://cloud.google.com/dataproc/pricing, on top of the VMs."""
 N2_VCPU_HOUR = 0.194236 / 4
 """n2-standard-4 (4 vCPU, 16 GB) per hour over its vCPUs: https://cloud.google.com/compute/vm-instance-pricing."""
-BACKFILL_BYTES_PER_CORE_SECOND = 1.11e6
-"""Stream bytes one backfill task core handles per second (docs/backfill.md, backfill bench)."""
+BACKFILL_BYTES_PER_CORE_SECOND = 4.04e6
+"""Stream bytes one backfill task core handles per second of its CPU, the lowest of the backfill bench's
+runs (docs/backfill.md: 4.04 to 4.76 MB)."""
 SETTINGS = Settings()
 TIMESTAMP_BYTES = 8
 SSTABLE_BLOCK = 64 * 1024
