@@ -24,7 +24,6 @@ from dataclasses import dataclass, replace
 
 from hedera_history import logs
 from hedera_history.backfill.boundaries import link_edges
-from hedera_history.backfill.collector import task_collector
 from hedera_history.backfill.partition_messages import (
     MAX_FAILURES_KEPT,
     BackfillJob,
@@ -41,6 +40,7 @@ from hedera_history.books.address_book import AddressBook
 from hedera_history.books.codec import BookState
 from hedera_history.books.stakes import NodeStakes
 from hedera_history.books.updates import AddressBookTracker
+from hedera_history.collector import task_collector
 from hedera_history.errors import (
     BackfillError,
     BlockPinMismatchError,

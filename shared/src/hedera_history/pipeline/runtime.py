@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from hedera_history.collector import settle_after_start
 from hedera_history.config import Settings
 from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.sources.address_book_file import read_address_book
@@ -97,4 +98,6 @@ class Cached:
         with self._lock:
             if key not in self._values:
                 self._values[key] = build()
+                # Start-up is over: what it made stays, and the calls' rows are collected less often.
+                settle_after_start()
             return self._values[key]  # type: ignore[return-value]

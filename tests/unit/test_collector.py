@@ -1,11 +1,14 @@
-"""The collector settings a backfill task runs under, and that they are put back."""
+"""The collector settings a backfill task runs under (put back after it) and a function instance
+settles on once its context is built."""
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 
 import pytest
-from hedera_history.backfill.collector import YOUNG_THRESHOLD, task_collector
+from hedera_history import collector
+from hedera_history.collector import YOUNG_THRESHOLD, settle_after_start, task_collector
 
 
 def test_a_task_freezes_what_was_alive_and_collects_the_young_generation_less_often() -> None:
@@ -37,3 +40,26 @@ def test_the_settings_are_put_back_when_the_task_fails() -> None:
         raise RuntimeError("task failed")
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+@pytest.fixture
+def unsettled() -> Iterator[None]:
+    """The process as it was before the test settled it (the test worker goes on after it)."""
+    before = gc.get_threshold()
+    yield
+    gc.set_threshold(*before)
+    gc.unfreeze()
+    collector._settled = False
+
+
+@pytest.mark.usefixtures("unsettled")
+def test_a_process_settles_once_after_start() -> None:
+    before = gc.get_threshold()
+    settle_after_start()
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, *before[1:])
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    made_since = [[index] for index in range(100)]
+    settle_after_start()
+    assert gc.get_freeze_count() == frozen, "a second call must not freeze again"
+    assert made_since
