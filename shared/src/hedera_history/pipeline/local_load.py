@@ -15,6 +15,7 @@ from typing import Protocol
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.address_book import AddressBook
+from hedera_history.collector import task_collector
 from hedera_history.config import Settings
 from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.errors import BrokenChainError
@@ -86,10 +87,11 @@ def load_periods(
     results = verify_numbered(periods, book, numbering, ratio=ratio, settings=settings)
     blocks = _verified_blocks(results, report, lambda: listener.period_done(report))
     written_numbers = []
-    for written in BlockWriter(gateway, settings).iter_write(blocks):
-        _count(written, report)
-        listener.block_written(report)
-        written_numbers.append(written.block_number)
+    with task_collector():  # row building's many small objects, as in a backfill task
+        for written in BlockWriter(gateway, settings).iter_write(blocks):
+            _count(written, report)
+            listener.block_written(report)
+            written_numbers.append(written.block_number)
     errata_pass = network_errata_pass(gateway, settings)
     if errata_pass is not None and written_numbers:
         report.errata_applied = len(errata_pass.apply_blocks(min(written_numbers), max(written_numbers)).applied)
