@@ -31,6 +31,7 @@ from hedera_history.books.parse import parse_address_book
 from hedera_history.cardinal import avro_schemas
 from hedera_history.cardinal.messages import BatchMsg, WireMessage, decode_message
 from hedera_history.cardinal.producer import BatchProducer
+from hedera_history.collector import settle_after_start
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.pipeline.publish import block_for_stream, pipeline_routing
@@ -59,12 +60,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--transactions", type=int, default=20000)
     parser.add_argument("--nodes", type=int, default=30)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--default-collector",
+        action="store_true",
+        help="the interpreter's collector settings, not a function instance's (collector.settle_after_start)",
+    )
     args = parser.parse_args(argv)
     # Two periods: the second is the one measured (the first carries genesis-like setup).
     stream = generate_stream(
         GeneratorConfig(nodes=args.nodes, periods=2, transactions=args.transactions, sidecars=True, seed=3)
     )
     settings = Settings.from_env()
+    if not args.default_collector:
+        settle_after_start()  # as a function instance does once its context is built
     steps: list[tuple[str, float]] = []
     with tempfile.TemporaryDirectory(prefix="period-profile-") as tmp:
         root = Path(tmp)
