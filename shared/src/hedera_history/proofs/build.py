@@ -56,7 +56,7 @@ class ChainStep:
 
 def _is_file_change(step: ChainStep, index: int) -> bool:
     change = chain_change(step.block.record.items[index])
-    return change is not None and change.stakes is None
+    return change is not None and change.file is not None
 
 
 def chain_step(block: SignedBlock) -> ChainStep | None:

@@ -32,8 +32,7 @@ _SUCCESS = hapi.ResponseCodeEnum.Value("SUCCESS")
 class ChainChange:
     """What one item does to the chain's state: new 0.0.102 contents or appended bytes, or stakes."""
 
-    contents: bytes | None = None
-    is_append: bool = False
+    file: FileChange | None = None
     stakes: NodeStakes | None = None
 
 
@@ -51,13 +50,9 @@ def chain_change(item: RecordItem, name: str = "") -> ChainChange | None:
     change = book_file_change(body)
     if change is not None:
         # 0.0.101 changes no key a proof weighs.
-        return ChainChange(contents=change.contents, is_append=change.is_append) if _is_node_details(change) else None
+        return ChainChange(file=change) if change.file_num == NODE_DETAILS_FILE else None
     stakes = stake_update(body)
     return None if stakes is None else ChainChange(stakes=stakes)
-
-
-def _is_node_details(change: FileChange) -> bool:
-    return change.file_num == NODE_DETAILS_FILE
 
 
 class BookChain:
@@ -108,10 +103,10 @@ class BookChain:
             change = chain_change(item, what)
             if change is None:
                 continue
-            if change.stakes is not None:
-                stakes = change.stakes
+            if change.file is not None:
+                files.append(change.file)
             else:
-                files.append(FileChange(NODE_DETAILS_FILE, change.contents or b"", change.is_append))
+                stakes = change.stakes
         if self.tracker.apply_stakes(stakes) is not None:
             self.stake_updates += 1
         elif not files:

@@ -285,10 +285,10 @@ class StoreProver:
             except ObjectNotFoundError:
                 break
             changes = [chain_change(item, block.record.name) for item in block.record.items]
-            files = [change for change in changes if change is not None and change.stakes is None]
+            files = [change.file for change in changes if change is not None and change.file is not None]
             if files:
                 found.append(number)
-                if any(not change.is_append for change in files):
+                if any(not file.is_append for file in files):
                     break
         return sorted(found) or [completing]
 
