@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from hedera_history.errors import StoreUnavailableError
 from hedera_history.store.model import Row
@@ -19,6 +19,8 @@ RESOURCE_EXHAUSTED = 8
 ABORTED = 10
 UNAVAILABLE = 14
 RETRYABLE_CODES = frozenset({DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE})
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +117,12 @@ def write_or_raise(gateway: BigtableGateway, table: str, rows: Sequence[Row], wh
     failures = gateway.mutate_rows(table, rows)
     if failures:
         raise StoreUnavailableError(f"{what}: {len(failures)} row(s) not written: {failures[0].message}")
+
+
+def chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
+    """``items`` in consecutive lists of at most ``size``: the keys of one request each."""
+    for i in range(0, len(items), size):
+        yield list(items[i : i + size])
 
 
 @runtime_checkable

@@ -20,7 +20,7 @@ windows that grow from the page size, with a bounded look-back per call.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
@@ -47,7 +47,7 @@ from hedera_history.store.decode import (
     guarded,
 )
 from hedera_history.store.encoding import decode_value
-from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow
+from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow, chunks
 from hedera_history.store.keys import (
     MAX_U64,
     block_number_from_key,
@@ -124,7 +124,7 @@ class HistoryReader:
         wanted = set(numbers)
         known = {n for n in wanted if n in self._complete}
         unknown = sorted(wanted - known)
-        for chunk in _chunks(unknown, KEY_CHUNK):
+        for chunk in chunks(unknown, KEY_CHUNK):
             query = RowQuery(
                 keys=tuple(row_key_for_block(n) for n in chunk),
                 families=(s.BLOCK_COMPLETION_FAMILY,),
@@ -168,7 +168,7 @@ class HistoryReader:
         """The complete blocks among ``numbers``, in the order asked, read in one request per chunk."""
         found: dict[int, StoredBlock] = {}
         errors: list[RowDecodeError] = []
-        for chunk in _chunks(sorted(set(numbers)), KEY_CHUNK):
+        for chunk in chunks(sorted(set(numbers)), KEY_CHUNK):
             rows = self.gateway.read_rows(s.BLOCKS, RowQuery(keys=tuple(row_key_for_block(n) for n in chunk)))
             for row in rows:
                 if row.cell(s.BLOCK_COMPLETION_FAMILY, s.Q_COMPLETE) is None:
@@ -475,7 +475,7 @@ class HistoryReader:
         self, wanted: set[tuple[int, int]], files: dict[tuple[int, int], tuple[ItemBytes, ...]]
     ) -> list[RowDecodeError]:
         errors: list[RowDecodeError] = []
-        for chunk in _chunks(sorted({number for number, _ in wanted}), KEY_CHUNK):
+        for chunk in chunks(sorted({number for number, _ in wanted}), KEY_CHUNK):
             for row in self.gateway.read_rows(s.ITEMS, RowQuery(keys=tuple(row_key_for_block(n) for n in chunk))):
                 number = block_number_from_key(row.key)
                 try:
@@ -494,7 +494,7 @@ class HistoryReader:
         another block too (kept as well)."""
         errors: list[RowDecodeError] = []
         blocks = sorted({number for number, _, _ in wanted})
-        for chunk in _chunks(blocks, KEY_CHUNK):
+        for chunk in chunks(blocks, KEY_CHUNK):
             in_chunk = set(chunk)
             regex = cells_regex((part, cell) for number, part, cell in wanted if number in in_chunk)
             query = RowQuery(keys=tuple(row_key_for_block(n) for n in chunk), qualifier_regex=regex)
@@ -575,7 +575,7 @@ class HistoryReader:
                 by_range.setdefault(tx_hash_key_range(transaction_hash), []).append(transaction_hash)
         by_start = {start: hashes for (start, _), hashes in by_range.items()}
         lengths = sorted({len(start) for start in by_start})
-        for chunk in _chunks(sorted(by_range), KEY_CHUNK):
+        for chunk in chunks(sorted(by_range), KEY_CHUNK):
             query = RowQuery(ranges=tuple(KeyRange(start, end) for start, end in chunk))
             for row in self.gateway.read_rows(s.TX_BY_HASH, query):
                 # A short key of this layout, or a whole-hash key written before (see keys).
@@ -732,8 +732,3 @@ def _from_pointer(at: int | IndexEntry) -> StoredTransaction | None:
         cell=located.cell,
         offset=located.offset,
     )
-
-
-def _chunks(items: Sequence[T], size: int) -> Iterator[list[T]]:
-    for i in range(0, len(items), size):
-        yield list(items[i : i + size])

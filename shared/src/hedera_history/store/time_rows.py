@@ -12,10 +12,10 @@ so the plain row is the one that carries a correction made before the block was 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 
 from hedera_history.errors import RowLayoutError
-from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow
+from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow, chunks
 from hedera_history.store.keys import (
     MAX_U64,
     TIME_BUCKETS,
@@ -103,7 +103,7 @@ def read_at(
 ) -> dict[int, StoredRow]:
     """The row of each time that has one (either key form), one request per chunk of times."""
     found: dict[int, StoredRow] = {}
-    for chunk in _chunks(sorted(set(times)), TIMES_PER_REQUEST):
+    for chunk in chunks(sorted(set(times)), TIMES_PER_REQUEST):
         keys = tuple(key for ns in chunk for key in keys_at(ns))
         query = RowQuery(keys=tuple(sorted(keys)), families=families, qualifier_regex=qualifier_regex)
         rows, _ = _one_per_time(gateway.read_rows(table, query))  # only keys asked for come back
@@ -123,8 +123,3 @@ def read_one(
     return read_at(gateway, table, (consensus_ns,), families=families, qualifier_regex=qualifier_regex).get(
         consensus_ns
     )
-
-
-def _chunks(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
