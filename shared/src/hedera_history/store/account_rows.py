@@ -16,10 +16,10 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
-from hedera_history.errors import RowLayoutError
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow
 from hedera_history.store.keys import TIME_BUCKETS, account_history_ranges, decode_account_history_key
+from hedera_history.store.time_rows import one_per_time
 
 
 def newest_rows(
@@ -41,17 +41,12 @@ def newest_rows(
 def merged_newest_first(rows: list[StoredRow]) -> list[StoredRow]:
     """One row per time (the plain one when both exist), newest first; rows whose key is no
     history key last."""
-    found: dict[int, StoredRow] = {}
-    unreadable: list[StoredRow] = []
-    for row in rows:
-        try:
-            _, consensus_ns = decode_account_history_key(row.key)
-        except RowLayoutError:
-            unreadable.append(row)
-            continue
-        if consensus_ns not in found or _is_plain(row.key):
-            found[consensus_ns] = row
+    found, unreadable = one_per_time(rows, _time_of, _is_plain)
     return [found[ns] for ns in sorted(found, reverse=True)] + unreadable
+
+
+def _time_of(key: bytes) -> int:
+    return decode_account_history_key(key)[1]
 
 
 def _is_plain(key: bytes) -> bool:

@@ -12,7 +12,7 @@ so the plain row is the one that carries a correction made before the block was 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow, chunks
@@ -57,21 +57,26 @@ def time_ranges(low: int, high: int | None) -> tuple[KeyRange, ...]:
 def merged_by_time(rows: Iterable[StoredRow], low: int = 0, high: int | None = None) -> list[StoredRow]:
     """One row per time (the plain one when both exist) with ``low <= time < high``, in time
     order. A row whose key is no time key is kept (last) for its decoder to report."""
-    found, unreadable = _one_per_time(rows)
+    found, unreadable = one_per_time(rows)
     return [found[ns] for ns in sorted(found) if ns >= low and (high is None or ns < high)] + unreadable
 
 
-def _one_per_time(rows: Iterable[StoredRow]) -> tuple[dict[int, StoredRow], list[StoredRow]]:
-    """The row of each time (the plain one when both exist), and the rows whose key is no time key."""
+def one_per_time(
+    rows: Iterable[StoredRow],
+    time_of: Callable[[bytes], int] = consensus_from_key,
+    is_plain: Callable[[bytes], bool] = is_plain_time_key,
+) -> tuple[dict[int, StoredRow], list[StoredRow]]:
+    """The row of each time (the plain one when both exist), and the rows whose key is no time key
+    (``time_of`` raises RowLayoutError)."""
     found: dict[int, StoredRow] = {}
     unreadable: list[StoredRow] = []
     for row in rows:
         try:
-            consensus_ns = consensus_from_key(row.key)
+            consensus_ns = time_of(row.key)
         except RowLayoutError:
             unreadable.append(row)
             continue
-        if consensus_ns not in found or is_plain_time_key(row.key):
+        if consensus_ns not in found or is_plain(row.key):
             found[consensus_ns] = row
     return found, unreadable
 
@@ -106,7 +111,7 @@ def read_at(
     for chunk in chunks(sorted(set(times)), TIMES_PER_REQUEST):
         keys = tuple(key for ns in chunk for key in keys_at(ns))
         query = RowQuery(keys=tuple(sorted(keys)), families=families, qualifier_regex=qualifier_regex)
-        rows, _ = _one_per_time(gateway.read_rows(table, query))  # only keys asked for come back
+        rows, _ = one_per_time(gateway.read_rows(table, query))  # only keys asked for come back
         found.update(rows)
     return found
 
