@@ -48,7 +48,7 @@ from hedera_history.gen.writer import ADDRESS_BOOK_FILE
 from hedera_history.localstack.stack import DEFAULT_STORE_PROCESSES, LocalStack, StackConfig
 from hedera_history.localstack.stack_progress import first_blocks_target, open_gateway_for, wait_for_blocks
 from hedera_history.localstack.stack_state import StackState
-from hedera_history.localstack.upload import Upload, find_stream_files, plan_uploads
+from hedera_history.localstack.upload import Upload, bucket_sink, find_stream_files, plan_uploads
 from hedera_history.sources.gcs import GcsSink
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import gateway_for_instance
@@ -157,7 +157,7 @@ def time_get_block(query: str, number: int) -> str:
 def bucket_sinks(state: StackState, count: int) -> list[GcsSink]:
     """One bucket client per uploading thread, made before any clock starts (a client takes a
     while to make, a node's uploader has one already)."""
-    return [GcsSink(state.bucket, project=state.project, emulator_host=state.storage_endpoint) for _ in range(count)]
+    return [bucket_sink(state) for _ in range(count)]
 
 
 def upload_parallel(sinks: list[GcsSink], plan: list[Upload]) -> None:

@@ -126,9 +126,14 @@ def install_address_book(state: StackState, directory: Path) -> BookInstall:
     return BookInstall.SAME if filecmp.cmp(candidate, stack_book, shallow=False) else BookInstall.KEPT_OTHER
 
 
+def bucket_sink(state: StackState) -> GcsSink:
+    """A client that writes into the stack's bucket on its GCS emulator."""
+    return GcsSink(state.bucket, project=state.project, emulator_host=state.storage_endpoint)
+
+
 def upload_files(state: StackState, plan: Sequence[Upload], on_upload: Callable[[Upload], None] | None = None) -> int:
     """Write each planned file into the stack's bucket; returns the number of uploads."""
-    sink = GcsSink(state.bucket, project=state.project, emulator_host=state.storage_endpoint)
+    sink = bucket_sink(state)
     for upload in plan:
         sink.write(upload.file.relative, upload.file.path.read_bytes())
         if on_upload is not None:
