@@ -143,12 +143,13 @@ def plan_errata(errata: ErrataFile, gateway: BigtableGateway, settings: Settings
 
     kind = _entry_kind(in_force, original)
     desired = _desired_history(in_force, original, kind, settings, in_force_id=in_force_id, in_force_ns=in_force_ns)
-    desired = in_entry_row(desired, time_of_error, _stored_row_key(original))
+    entry_row = _stored_row_key(original)
+    desired = in_entry_row(desired, time_of_error, entry_row)
     touched = {c.address for c in original.cells if c.table != s.SIDECARS or kind is EntryKind.DELETE}
     for body in bodies.values():
         if body.correct_item is not None:
             corrected = item_cells(body.correct_item, original.block_number, original.index, settings)
-            touched.update(in_entry_row(corrected, time_of_error, _stored_row_key(original)))
+            touched.update(in_entry_row(corrected, time_of_error, entry_row))
     tombstone = tombstone_value(in_force_id)
     wanted: dict[Address, bytes] = {address: desired.get(address, tombstone) for address in touched | set(desired)}
     history = _diff(gateway, wanted, stamp)
