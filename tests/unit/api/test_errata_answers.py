@@ -7,7 +7,6 @@ import base64
 import json
 import logging
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from hedera_history.api import ApiResponse, handle
@@ -347,16 +346,7 @@ def test_balances_listed_in_account_order_with_pages(balances_reader: HistoryRea
     for b in every["balances"]:
         one = call(reader, "GET", "/api/v1/balances", {"account.id": [b["account"]]}).body["balances"]
         assert one == [b]
-    paged: list[dict[str, Any]] = []
-    path, query = "/api/v1/balances", {"limit": ["2"]}
-    while True:
-        body = call(reader, "GET", path, query).body
-        paged.extend(body["balances"])
-        if body["links"]["next"] is None:
-            break
-        parts = urlsplit(body["links"]["next"])
-        path, query = parts.path, parse_qs(parts.query)
-    assert paged == every["balances"]
+    assert every_page(reader, "/api/v1/balances", {"limit": ["2"]}, "balances") == every["balances"]
     after = call(reader, "GET", "/api/v1/balances", {"account.id": ["gt:0.0.1002"]}).body["balances"]
     assert after == [b for b in every["balances"] if b["account"] > "0.0.1002"]
     from_it = call(reader, "GET", "/api/v1/balances", {"account.id": ["gte:0.0.1002"]}).body["balances"]
