@@ -23,6 +23,7 @@ from hedera_history.store.writer import MAX_GROUP_BYTES
 from hedera_history.verify.consensus import DEFAULT_RATIO
 
 MAX_FAILURES_KEPT = 200
+"""Failures a partition reports in full; beyond that only the count grows."""
 
 TABLES = TableAccess.of(
     writes=(
@@ -34,7 +35,6 @@ TABLES = TableAccess.of(
     )
 )
 """The Bigtable tables a backfill batch writes (``infra/iam.tf`` grants its identity these alone)."""
-"""Failures a partition reports in full; beyond that only the count grows."""
 
 
 @dataclass(frozen=True, slots=True)
