@@ -79,6 +79,7 @@ DESC_LOOKBACK = 100_000
 """``blocks_descending`` looks at most this many block numbers per call (then says where to resume)."""
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,10 +141,7 @@ class HistoryReader:
     def _remember(self, number: int) -> None:
         if self._highest_seen is None or number > self._highest_seen:
             self._highest_seen = number
-        self._complete[number] = None
-        self._complete.move_to_end(number)
-        while len(self._complete) > self._cache_size:
-            self._complete.popitem(last=False)
+        _keep(self._complete, number, None, self._cache_size)
 
     # ---- blocks ----------------------------------------------------------------------------------
 
@@ -481,7 +479,7 @@ class HistoryReader:
                 try:
                     for part, file in enumerate(guarded(s.ITEMS, row, decode_items_parts)):
                         files[(number, part)] = file_item_bytes(file, f"items row of block {number}")
-                        self._keep_file(number, part, files[(number, part)])
+                        _keep(self._files, (number, part), files[(number, part)], FILE_CACHE_SIZE)
                 except RowDecodeError as e:
                     errors.append(e)
         return errors
@@ -506,22 +504,10 @@ class HistoryReader:
                         numbers = [*file.cells, *([0] if (number, part, 0) in wanted else [])]
                         for cell in numbers:
                             cells[(number, part, cell)] = file.items(cell, what)
-                            self._keep_cell((number, part, cell), cells[(number, part, cell)])
+                            _keep(self._cells, (number, part, cell), cells[(number, part, cell)], CELL_CACHE_SIZE)
                 except RowDecodeError as e:
                     errors.append(e)
         return errors
-
-    def _keep_cell(self, key: tuple[int, int, int], items: tuple[int, tuple[ItemBytes, ...]]) -> None:
-        self._cells[key] = items
-        self._cells.move_to_end(key)
-        while len(self._cells) > CELL_CACHE_SIZE:
-            self._cells.popitem(last=False)
-
-    def _keep_file(self, number: int, part: int, items: tuple[ItemBytes, ...]) -> None:
-        self._files[(number, part)] = items
-        self._files.move_to_end((number, part))
-        while len(self._files) > FILE_CACHE_SIZE:
-            self._files.popitem(last=False)
 
     def transaction_by_hash(self, transaction_hash: bytes) -> StoredTransaction | None:
         """The first complete transaction with this ``transactionHash`` (later ones are duplicates)."""
@@ -657,6 +643,14 @@ class HistoryReader:
         for row in self.gateway.read_rows(table, RowQuery(keys=(key,), qualifier_regex=qualifier_regex)):
             return row
         return None
+
+
+def _keep(cache: OrderedDict[K, T], key: K, value: T, capacity: int) -> None:
+    """``value`` as the most recently used entry of ``cache``, the least recent dropped past ``capacity``."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > capacity:
+        cache.popitem(last=False)
 
 
 def _oldest_time(rows: Sequence[StoredRow]) -> int | None:
