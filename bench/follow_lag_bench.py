@@ -39,11 +39,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import requests
 from hedera_history.errors import HistoryError
 from hedera_history.gen.live import LiveConfig, LivePlayer, PeriodWritten
 from hedera_history.localstack.balances import load_directory_snapshot
-from hedera_history.localstack.live_follow import Arrival, BlockArrivals, prepare_live_network
+from hedera_history.localstack.live_follow import Arrival, BlockArrivals, follower_lag_seconds, prepare_live_network
 from hedera_history.localstack.stack import LocalStack, StackConfig
 from hedera_history.sources.base import ObjectSource, open_sink, open_source
 
@@ -125,12 +124,9 @@ class FollowerLag:
         return Loop("follower-lag", STATUS_EVERY_SECONDS, self._sample_once)
 
     def _sample_once(self) -> None:
-        try:
-            follower = requests.get(self.query + "/api/v1/status", timeout=10).json()["follower"]
-            if "lag_seconds" in follower:
-                self.samples.append(float(follower["lag_seconds"]))
-        except (requests.RequestException, ValueError, KeyError, TypeError):
-            return
+        lag = follower_lag_seconds(self.query)
+        if lag is not None:
+            self.samples.append(lag)
 
 
 def figures(label: str, samples: list[float]) -> str:

@@ -30,7 +30,13 @@ from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
 from hedera_history.localstack.balances import SnapshotLoad, load_directory_snapshot
-from hedera_history.localstack.live_follow import Arrival, BlockArrivals, PreparedNetwork, prepare_live_network
+from hedera_history.localstack.live_follow import (
+    Arrival,
+    BlockArrivals,
+    PreparedNetwork,
+    follower_lag_seconds,
+    prepare_live_network,
+)
 from hedera_history.localstack.stack import LocalStack, StackConfig, stop_recorded_stack
 from hedera_history.localstack.stack_progress import (
     WaitOutcome,
@@ -219,12 +225,9 @@ def _play(
 
 
 def follower_lag(query: str) -> str:
-    """The follower's own lag (GET /api/v1/status): now minus the last period it handed off."""
-    try:
-        follower = requests.get(f"{query}/api/v1/status", timeout=10).json()["follower"]
-        return f"{float(follower['lag_seconds']):.1f} s"
-    except (requests.RequestException, ValueError, KeyError, TypeError):
-        return "? s"
+    """The follower's own lag (:func:`follower_lag_seconds`) as the demo shows it."""
+    lag = follower_lag_seconds(query)
+    return "? s" if lag is None else f"{lag:.1f} s"
 
 
 def _summary(

@@ -10,6 +10,7 @@ plays, and each block as the query function starts answering it.
   is writing and records, per block, when it was first answered, beside the player's
   :class:`~hedera_history.gen.live.PeriodWritten` (when its last on-time signature file landed).
   The demo prints each arrival; the lag benchmark and the tests take the figures.
+- :func:`follower_lag_seconds` asks the query function for the follower's own lag.
 """
 
 from __future__ import annotations
@@ -64,6 +65,15 @@ def prepare_live_network(config: LiveConfig, folder: Path, *, now_ns: int | None
     except OSError as e:
         raise GeneratorError(f"cannot write the genesis balances: {e}", file=str(folder)) from e
     return PreparedNetwork(folder, config.start_block)
+
+
+def follower_lag_seconds(query_url: str) -> float | None:
+    """The follower's own lag from the query function's GET /api/v1/status (now minus the last
+    period it handed off); None when the status did not answer or does not say."""
+    try:
+        return float(requests.get(f"{query_url}/api/v1/status", timeout=10).json()["follower"]["lag_seconds"])
+    except (requests.RequestException, ValueError, KeyError, TypeError):
+        return None
 
 
 @dataclass(frozen=True, slots=True)
