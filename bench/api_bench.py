@@ -250,9 +250,8 @@ def arguments() -> argparse.Namespace:
 
 def limit_caches(size: int) -> None:
     """Every reader of this process keeps at most ``size`` parsed items blocks and cells."""
-    for name in ("FILE_CACHE_SIZE", "CELL_CACHE_SIZE"):
-        if hasattr(reader_module, name):
-            setattr(reader_module, name, size)
+    reader_module.FILE_CACHE_SIZE = size
+    reader_module.CELL_CACHE_SIZE = size
 
 
 def main() -> None:
