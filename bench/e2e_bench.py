@@ -43,7 +43,7 @@ import requests
 from google.cloud import bigtable
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
-from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
+from hedera_history.gen import GeneratorConfig, generate_into
 from hedera_history.gen.writer import ADDRESS_BOOK_FILE
 from hedera_history.localstack.stack import DEFAULT_STORE_PROCESSES, LocalStack, StackConfig
 from hedera_history.localstack.stack_progress import first_blocks_target, open_gateway_for, wait_for_blocks
@@ -280,18 +280,16 @@ def measure_writer(stack: LocalStack, stream_dir: Path, book_bytes: bytes, wante
 
 def run(shape: BenchShape) -> Figures:
     started = time.monotonic()
-    stream = generate_stream(
-        GeneratorConfig(
-            nodes=shape.nodes, periods=shape.periods, transactions=shape.transactions, sidecars=True, seed=3
-        )
+    generated = GeneratorConfig(
+        nodes=shape.nodes, periods=shape.periods, transactions=shape.transactions, sidecars=True, seed=3
     )
     with tempfile.TemporaryDirectory(prefix="e2e-bench-") as tmp:
         root = Path(tmp)
         stream_dir = root / "stream"
-        write_stream(stream, stream_dir)
+        # Each period written and dropped as it is made: a mainnet-sized period is ~150 MB in memory.
+        stream, _ = generate_into(generated, stream_dir)
         blocks: list[dict[str, Any]] = stream.truth["blocks"]
         book_bytes = stream.address_book
-        del stream  # the files are on disk: a mainnet-sized stream is ~150 MB a period in memory
         print(f"generated and written in {time.monotonic() - started:.1f} s", flush=True)
         config = StackConfig(
             state_dir=root / "stack",
