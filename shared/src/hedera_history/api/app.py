@@ -12,12 +12,12 @@ from hedera_history.api.errors import (
     MethodNotAllowedError,
     NotFoundError,
     PayloadTooLargeError,
-    log_store_fault,
+    store_fault,
 )
 from hedera_history.api.openapi import openapi_document
 from hedera_history.api.proof_routes import proof_route
 from hedera_history.api.proofs import ProofConfig, no_proofs
-from hedera_history.errors import StoreError, StoreUnavailableError
+from hedera_history.errors import StoreError
 from hedera_history.store.reader import HistoryReader
 
 MAX_BODY_BYTES = 1 << 20
@@ -52,12 +52,9 @@ def handle(
         return _rest(reader, method, path, query, proofs=proofs, accept=accept)
     except ApiError as e:
         return _api_error(e, rpc)
-    except StoreUnavailableError as e:
-        log_store_fault(e)
-        return ApiResponse(503, _rest_error("history store unavailable, retry"))
     except StoreError as e:
-        log_store_fault(e)
-        return ApiResponse(500, _rest_error("stored history could not be read"))
+        fault = store_fault(e)
+        return ApiResponse(503 if fault.unavailable else 500, _rest_error(fault.message))
 
 
 def _jsonrpc(reader: Callable[[], HistoryReader], method: str, body: bytes, proofs: ProofConfig) -> ApiResponse:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import NamedTuple
 
 from hedera_history.errors import HistoryError, StoreError, StoreUnavailableError
 from hedera_history.logs import event
@@ -10,9 +11,17 @@ from hedera_history.logs import event
 logger = logging.getLogger("hedera_history.api")
 
 
-def log_store_fault(error: StoreError) -> None:
-    """Say why a store failure happened: the caller only gets a short, safe answer (503 or 500),
-    so without this line the cause (a channel limit, a missing table, an unreadable cell) is lost."""
+class StoreFault(NamedTuple):
+    """The short, safe answer to a store failure, the same over REST and JSON-RPC."""
+
+    unavailable: bool
+    """The store could not be reached (503, retry), rather than what it holds not read (500)."""
+    message: str
+
+
+def store_fault(error: StoreError) -> StoreFault:
+    """Log why ``error`` happened, and give the caller's short, safe answer: the caller learns no
+    more, so without this line the cause (a channel limit, a missing table, an unreadable cell) is lost."""
     unavailable = isinstance(error, StoreUnavailableError)
     event(
         logger,
@@ -21,6 +30,9 @@ def log_store_fault(error: StoreError) -> None:
         reason=str(error),
         error_type=type(error).__name__,
     )
+    if unavailable:
+        return StoreFault(True, "history store unavailable, retry")
+    return StoreFault(False, "stored history could not be read")
 
 
 class ApiError(HistoryError):

@@ -16,7 +16,7 @@ from hedera_history.api.errors import (
     MethodNotFoundError,
     NotFoundError,
     ParseError,
-    log_store_fault,
+    store_fault,
 )
 from hedera_history.api.parse import (
     parse_account,
@@ -29,7 +29,7 @@ from hedera_history.api.parse import (
 from hedera_history.api.proofs import ProofConfig, block_proof, no_proofs, transaction_proof
 from hedera_history.api.render import render_block, render_status, render_transaction, render_transactions, timestamp
 from hedera_history.api.rest import log_skipped_rows
-from hedera_history.errors import StoreError, StoreUnavailableError
+from hedera_history.errors import StoreError
 from hedera_history.store.reader import MAX_BLOCK_RANGE, MAX_HISTORY_LIMIT, HistoryReader
 
 MAX_BATCH = 100
@@ -250,12 +250,10 @@ def _one(reader: Callable[[], HistoryReader], proofs: ProofConfig, message: Any)
             result = function(reader, _bind(message.get("params"), names, required))
     except ApiError as e:
         return None if notification else _error(request_id, e)
-    except StoreUnavailableError as e:
-        log_store_fault(e)
-        return None if notification else _fault(request_id, STORE_UNAVAILABLE, "history store unavailable, retry")
     except StoreError as e:
-        log_store_fault(e)
-        return None if notification else _fault(request_id, INTERNAL_ERROR, "stored history could not be read")
+        fault = store_fault(e)
+        code = STORE_UNAVAILABLE if fault.unavailable else INTERNAL_ERROR
+        return None if notification else _fault(request_id, code, fault.message)
     return None if notification else {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
