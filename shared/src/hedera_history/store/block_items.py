@@ -31,7 +31,10 @@ from hedera_history.errors import FormatError, RowDecodeError
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.hashing import RECORD_STREAM_OBJECT_HEADER
 from hedera_history.formats.raw_view import RawRecordStreamFile
+from hedera_history.formats.record_v2 import HEADER_SIZE as V2_HEADER_SIZE
 from hedera_history.formats.record_v2 import RECORD_MARKER
+from hedera_history.formats.record_v5 import HASH_OBJECT_SIZE
+from hedera_history.formats.record_v5 import HEADER_SIZE as V5_INTS_SIZE
 from hedera_history.formats.wire import LEN, read_tag, repeated_spans, singular_spans, skip_field
 from hedera_history.store import schema as s
 from hedera_history.store.decode import BlockFile
@@ -54,8 +57,7 @@ version and is the other cells' dictionary."""
 
 _V6_PREFIX = (6).to_bytes(4, "big")
 _V5_PREFIX = (5).to_bytes(4, "big")
-_V5_HEADER_SIZE = 20 + 8 + 4 + 4 + 4 + 48  # five int32, then the start running hash object
-_V2_HEADER_SIZE = 4 + 4 + 1 + 48  # version, HAPI int, marker, previous file hash
+_V5_HEADER_SIZE = V5_INTS_SIZE + HASH_OBJECT_SIZE  # five int32, then the start running hash object
 _U32 = struct.Struct(">I")
 _RECORD_ITEM = 3  # RecordStreamFile.record_stream_items
 
@@ -124,7 +126,7 @@ def first_cell_item_bytes(kind: str, header: bytes, what: str) -> tuple[ItemByte
             return raw if raw is not None else _walk_v6(header, 4, what)
         if header[:4] == _V5_PREFIX:
             return _walk(_v5_item, header, _V5_HEADER_SIZE, what)
-        return _walk(_v2_item, header, _V2_HEADER_SIZE, what)
+        return _walk(_v2_item, header, V2_HEADER_SIZE, what)
     except RowDecodeError:
         pass
     return file_item_bytes(BlockFile(kind, header), what)
@@ -157,7 +159,7 @@ def _item_spans(kind: bytes, data: bytes) -> tuple[int, list[tuple[int, int]], i
     if data[:4] == _V5_PREFIX:
         spans = _spans(_v5_item, data, _V5_HEADER_SIZE, stop_at_trailer=True)
         return _V5_HEADER_SIZE, spans, spans[-1][1] if spans else _V5_HEADER_SIZE
-    return _V2_HEADER_SIZE, _spans(_v2_item, data, _V2_HEADER_SIZE), len(data)
+    return V2_HEADER_SIZE, _spans(_v2_item, data, V2_HEADER_SIZE), len(data)
 
 
 def _v6_spans(data: bytes) -> tuple[int, list[tuple[int, int]], int]:
