@@ -29,23 +29,33 @@ from hedera_history.gen.live import LiveConfig
 from hedera_history.gen.writer import GENESIS_BALANCES_FILE
 from hedera_history.localstack.demo import BlockShown, DemoOptions, DemoResult, run_demo
 
+_DEFAULTS = DemoOptions(Path("var/demo"))
+
 
 @click.command("demo")
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("var/demo"),
+    default=_DEFAULTS.out,
     show_default=True,
     help="Where the network's book, keys and truth and the stack's state and logs go.",
 )
-@click.option("--nodes", type=int, default=4, show_default=True)
-@click.option("--periods", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--nodes", type=int, default=_DEFAULTS.nodes, show_default=True)
+@click.option("--periods", type=click.IntRange(min=1), default=_DEFAULTS.periods, show_default=True)
 @click.option(
-    "--period-seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True, help="A period every N s."
+    "--period-seconds",
+    type=click.FloatRange(min=0.1),
+    default=_DEFAULTS.period_seconds,
+    show_default=True,
+    help="A period every N s.",
 )
-@click.option("--transactions", type=int, default=20, show_default=True, help="Transactions per period.")
-@click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--stop/--keep", default=False, show_default=True, help="Stop the stack at the end, or keep it up.")
+@click.option(
+    "--transactions", type=int, default=_DEFAULTS.transactions, show_default=True, help="Transactions per period."
+)
+@click.option("--seed", type=int, default=_DEFAULTS.seed, show_default=True)
+@click.option(
+    "--stop/--keep", default=_DEFAULTS.stop, show_default=True, help="Stop the stack at the end, or keep it up."
+)
 @click.pass_context
 def demo(
     ctx: click.Context,
