@@ -18,7 +18,12 @@ from functools import cache
 
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery, StoredRow
-from hedera_history.store.keys import TIME_BUCKETS, account_history_ranges, decode_account_history_key
+from hedera_history.store.keys import (
+    TIME_BUCKETS,
+    account_history_ranges,
+    decode_account_history_key,
+    is_plain_account_history_key,
+)
 from hedera_history.store.time_rows import one_per_time
 
 
@@ -41,16 +46,12 @@ def newest_rows(
 def merged_newest_first(rows: list[StoredRow]) -> list[StoredRow]:
     """One row per time (the plain one when both exist), newest first; rows whose key is no
     history key last."""
-    found, unreadable = one_per_time(rows, _time_of, _is_plain)
+    found, unreadable = one_per_time(rows, _time_of, is_plain_account_history_key)
     return [found[ns] for ns in sorted(found, reverse=True)] + unreadable
 
 
 def _time_of(key: bytes) -> int:
     return decode_account_history_key(key)[1]
-
-
-def _is_plain(key: bytes) -> bool:
-    return len(key) - key.rindex(b"/") == 17
 
 
 @cache

@@ -209,6 +209,11 @@ def decode_account_history_key(key: bytes) -> tuple[str, int]:
     return name, consensus_ns
 
 
+def is_plain_account_history_key(key: bytes) -> bool:
+    """Whether ``key`` (an ``account_history`` key) is one of layouts 1 and 2 (no bucket letter)."""
+    return len(key) - key.rindex(ACCOUNT_SEPARATOR) - 1 == 16
+
+
 def plain_account_history_key(key: bytes) -> bytes:
     """The key layouts 1 and 2 gave the ``account_history`` row keyed ``key`` (no bucket letter)."""
     account, consensus_ns = decode_account_history_key(key)
