@@ -107,26 +107,14 @@ def items_cells(kind: bytes, data: bytes) -> tuple[tuple[ItemsCell, ...], tuple[
 def cell_item_bytes(kind: str, header: bytes, cell: bytes, what: str) -> tuple[ItemBytes, ...]:
     """The items of one items cell after cell 0, ``header`` being cell 0 of the same file;
     RowDecodeError naming ``what`` when they do not parse."""
-    if kind == s.ITEMS_LIST_KIND.decode():
-        return _walk(_list_item, cell, 0, what)
-    if header[:4] == _V6_PREFIX:
-        raw = _raw_items(cell, 0)
-        return raw if raw is not None else _walk_v6(cell, 0, what)
-    return _walk(_v5_item if header[:4] == _V5_PREFIX else _v2_item, cell, 0, what)
+    return _items_from(kind, header, cell, 0, what)
 
 
 def first_cell_item_bytes(kind: str, header: bytes, what: str) -> tuple[ItemBytes, ...]:
     """The items of cell 0 (after the file's header); the whole file's when it stands whole in
     cell 0 (its items could not be walked when it was stored)."""
     try:
-        if kind == s.ITEMS_LIST_KIND.decode():
-            return _walk(_list_item, header, 4, what)
-        if header[:4] == _V6_PREFIX:
-            raw = _raw_items(header, 4)
-            return raw if raw is not None else _walk_v6(header, 4, what)
-        if header[:4] == _V5_PREFIX:
-            return _walk(_v5_item, header, _V5_HEADER_SIZE, what)
-        return _walk(_v2_item, header, V2_HEADER_SIZE, what)
+        return _items_from(kind, header, header, _header_size(kind, header), what)
     except RowDecodeError:
         pass
     return file_item_bytes(BlockFile(kind, header), what)
@@ -144,6 +132,23 @@ def file_item_bytes(file: BlockFile, what: str) -> tuple[ItemBytes, ...]:
         return tuple((i.transaction_bytes, i.record_bytes) for i in parse_record_file(file.data, what).items)
     except FormatError as e:
         raise RowDecodeError(f"{what}: the stored items do not parse: {e.reason}") from e
+
+
+def _header_size(kind: str, header: bytes) -> int:
+    """Where cell 0's first item starts: after the list's count, or after the file's header."""
+    if kind == s.ITEMS_LIST_KIND.decode() or header[:4] == _V6_PREFIX:
+        return 4
+    return _V5_HEADER_SIZE if header[:4] == _V5_PREFIX else V2_HEADER_SIZE
+
+
+def _items_from(kind: str, header: bytes, data: bytes, start: int, what: str) -> tuple[ItemBytes, ...]:
+    """The items of ``data[start:]``, a cell of the file whose cell 0 is ``header``."""
+    if kind == s.ITEMS_LIST_KIND.decode():
+        return _walk(_list_item, data, start, what)
+    if header[:4] == _V6_PREFIX:
+        raw = _raw_items(data, start)
+        return raw if raw is not None else _walk_v6(data, start, what)
+    return _walk(_v5_item if header[:4] == _V5_PREFIX else _v2_item, data, start, what)
 
 
 def _item_spans(kind: bytes, data: bytes) -> tuple[int, list[tuple[int, int]], int]:
