@@ -22,23 +22,22 @@ import cProfile
 import pstats
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from hedera_history.books.parse import parse_address_book
-from hedera_history.cardinal import avro_schemas
-from hedera_history.cardinal.messages import BatchMsg, WireMessage, decode_message
+from hedera_history.cardinal.messages import BatchMsg, SubBatchMsg, WireMessage, decode_message
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.collector import settle_after_start
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.pipeline.publish import block_for_stream, pipeline_routing
+from hedera_history.pipeline.store import message_rows
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.store.range_codec import decode_item_range, is_range_key
-from hedera_history.store.row_codec import decode_row_message
-from hedera_history.store.rows import range_rows, split_block
+from hedera_history.store.range_codec import is_range_key
+from hedera_history.store.rows import split_block
 from hedera_history.verify.period import check_period
 
 T = TypeVar("T")
@@ -138,18 +137,17 @@ class StoreCall:
 
 
 def store_call(message: WireMessage) -> StoreCall:
-    """What a store call does with ``message`` before writing: its rows decoded or built."""
+    """What a store call does with ``message`` before writing: its rows decoded or built
+    (``pipeline.store.message_rows``, as the store sink does)."""
     started = time.thread_time()
-    rows = ranges = 0
     decoded = decode_message(message)
-    if isinstance(decoded, BatchMsg) and is_range_key(decoded.key):
-        rows += len(range_rows(decode_item_range(decoded.key, decoded.value)))
-        ranges += 1
-    elif message.key[:1] == b"\x02":
-        record = avro_schemas.decode_sub_batch_record(message.value)
-        for key, value in record["updates"].items():
-            decode_row_message(key, value)
-            rows += 1
+    updates: Mapping[str, bytes] = {}
+    if isinstance(decoded, BatchMsg):
+        updates = {decoded.key: decoded.value}
+    elif isinstance(decoded, SubBatchMsg):
+        updates = decoded.updates
+    rows = len(message_rows(decoded.block_hash, updates))
+    ranges = sum(1 for key in updates if is_range_key(key))
     return StoreCall(time.thread_time() - started, rows, ranges)
 
 

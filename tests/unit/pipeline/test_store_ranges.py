@@ -14,13 +14,15 @@ from hedera_history.cardinal.messages import BatchMsg, WireMessage, decode_messa
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.tracking import Disposition, InMemoryTrackingStore, StatelessTracker
 from hedera_history.config import Settings
-from hedera_history.errors import MessageFormatError
+from hedera_history.errors import MessageFormatError, RowDecodeError
 from hedera_history.gen.config_and_output import GeneratedStream
-from hedera_history.pipeline.publish import block_for_stream, pipeline_routing
-from hedera_history.pipeline.store import BigtableBlockSink
-from hedera_history.store.range_codec import is_range_key
-from hedera_history.store.rows import split_block
-from hedera_history.store.schema import HISTORY_TABLES
+from hedera_history.pipeline.publish import COMPLETION_PREFIX, block_for_stream, pipeline_routing
+from hedera_history.pipeline.store import STAGED, BigtableBlockSink, message_rows
+from hedera_history.store.model import Cell, Row
+from hedera_history.store.range_codec import decode_item_range, is_range_key
+from hedera_history.store.row_codec import decode_row_message, encode_row_value, message_key
+from hedera_history.store.rows import range_rows, split_block
+from hedera_history.store.schema import CARDINAL_TRACKING, HISTORY_TABLES
 from hedera_history.store.writer import BlockWriter
 
 from tests.unit.pipeline.test_publish import first_block
@@ -81,3 +83,21 @@ def test_a_damaged_range_message_is_refused_and_not_recorded(block: VerifiedBloc
     for message in messages[:index] + messages[index + 1 :]:
         assert tracker.receive(message).disposition is not Disposition.COMPLETED
     assert tracker.receive(messages[index]).disposition is Disposition.COMPLETED
+
+
+def test_message_rows_build_ranges_decode_history_rows_and_stage_the_completion(block: VerifiedBlock) -> None:
+    batch = block_for_stream(block, split_block(block, SETTINGS, max_items=1)).batch
+    for key, value in batch.updates.items():
+        rows = message_rows(batch.hash, {key: value})
+        if is_range_key(key):
+            assert rows == list(range_rows(decode_item_range(key, value)))
+        elif key.startswith(COMPLETION_PREFIX + "/"):
+            assert [(row.table, row.key) for row in rows] == [(CARDINAL_TRACKING, STAGED + batch.hash.hex().encode())]
+        else:
+            assert rows == [decode_row_message(key, value)]
+
+
+def test_message_rows_refuse_a_key_naming_no_history_table() -> None:
+    stray = Row("nowhere", b"k", (Cell("f", b"q", b"v", 0),))
+    with pytest.raises(RowDecodeError, match="names no history table"):
+        message_rows(b"\x00" * 48, {message_key(stray): encode_row_value(stray)})

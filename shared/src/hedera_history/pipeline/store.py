@@ -51,18 +51,7 @@ class BigtableBlockSink:
         self._gateway = writer.gateway
 
     def write(self, block_hash: bytes, updates: Mapping[str, bytes], deletes: Collection[str]) -> None:
-        rows: list[Row] = []
-        for key, value in updates.items():
-            if is_range_key(key):
-                rows.extend(range_rows(decode_item_range(key, value)))
-                continue
-            row = decode_row_message(key, value)
-            if row.table == COMPLETION_PREFIX:
-                rows.append(_staged_row(block_hash, key, value))
-            elif row.table in s.HISTORY_TABLES:
-                rows.append(row)
-            else:
-                raise RowDecodeError(f"message key {key[:100]!r} names no history table")
+        rows = message_rows(block_hash, updates)
         if deletes:
             # Hedera has finality: a stream batch never deletes history. Say so rather than obey.
             event(logger, "batch deletes ignored", logging.WARNING, block=block_hash.hex(), keys=len(deletes))
@@ -87,6 +76,25 @@ class BigtableBlockSink:
                 key, _, value = cell.value.partition(b"\n")
                 return key.decode("ascii"), value
         return None
+
+
+def message_rows(block_hash: bytes, updates: Mapping[str, bytes]) -> list[Row]:
+    """The rows a store message's updates stand for: an item range's rows built
+    (``store.rows.range_rows``), a history row decoded, the completion row staged under the block
+    hash. Raises ``RowDecodeError`` for a key naming no history table."""
+    rows: list[Row] = []
+    for key, value in updates.items():
+        if is_range_key(key):
+            rows.extend(range_rows(decode_item_range(key, value)))
+            continue
+        row = decode_row_message(key, value)
+        if row.table == COMPLETION_PREFIX:
+            rows.append(_staged_row(block_hash, key, value))
+        elif row.table in s.HISTORY_TABLES:
+            rows.append(row)
+        else:
+            raise RowDecodeError(f"message key {key[:100]!r} names no history table")
+    return rows
 
 
 def _staged_row(block_hash: bytes, key: str, value: bytes) -> Row:
