@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import pytest
-from hedera_history.errors import RowLayoutError
+from hedera_history.errors import RowDecodeError, RowLayoutError
+from hedera_history.store.block_items import cell_qualifier
 from hedera_history.store.keys import (
     ACCOUNT_BUCKET_MARKS,
     MAX_U64,
     TIME_BUCKETS,
     TIME_SPAN_BITS,
+    ItemsQualifier,
     account_history_range,
     account_history_ranges,
     block_number_from_key,
@@ -15,6 +17,7 @@ from hedera_history.store.keys import (
     has_bucketed_history,
     hex16,
     is_plain_time_key,
+    parse_items_qualifier,
     plain_row_key_for_transaction,
     row_key_for_account_history,
     row_key_for_block,
@@ -217,3 +220,18 @@ def test_one_hash_range_finds_the_short_key_and_a_whole_hash_key_written_before(
     other = whole[:40] + bytes(8)
     assert tx_hash_row_matches(short, other)  # a short key cannot tell: the record read does
     assert not tx_hash_row_matches(before, other)
+
+
+@given(st.sampled_from([b"file", b"list"]), st.integers(0, 999_999), st.integers(0, 99_999_999))
+def test_items_qualifier_reads_what_cell_qualifier_writes(kind: bytes, number: int, first_index: int) -> None:
+    assert parse_items_qualifier(cell_qualifier(kind, number, first_index)) == ItemsQualifier(kind, number, first_index)
+
+
+def test_items_qualifier_of_rows_written_before_cells_has_no_first_index() -> None:
+    assert parse_items_qualifier(b"file/000003") == ItemsQualifier(b"file", 3, None)
+
+
+@pytest.mark.parametrize("bad", [b"file", b"file/", b"file/x/00000000", b"file/000001/-1", b"file/1/2/3"])
+def test_items_qualifier_refuses_other_shapes(bad: bytes) -> None:
+    with pytest.raises(RowDecodeError, match="expected <kind>/<number>/<first index>"):
+        parse_items_qualifier(bad)

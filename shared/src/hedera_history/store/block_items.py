@@ -41,6 +41,7 @@ from hedera_history.store.decode import BlockFile
 from hedera_history.store.duplicates import first_part_row, part_qualifier, second_part_row
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import StoredRow
+from hedera_history.store.keys import parse_items_qualifier
 
 ItemBytes = tuple[bytes, bytes]
 """``(transaction bytes, record bytes)`` of one item."""
@@ -74,7 +75,7 @@ class ItemsCell:
 def cell_qualifier(kind: bytes, number: int, first_index: int) -> bytes:
     """``<kind>/<cell number, 6 digits>/<index of its first item, 8 digits>``: the digits keep
     qualifier order equal to byte order; the first index turns a pointer's index into a position
-    in the cell."""
+    in the cell. ``store.keys.parse_items_qualifier`` reads it."""
     return kind + b"/%06d/%08d" % (number, first_index)
 
 
@@ -347,15 +348,14 @@ def decode_items_cells(row: StoredRow) -> dict[int, FileCells]:
         header: bytes | None = None
         stored: dict[int, tuple[int, bytes]] = {}
         for cell in part_row.family(s.ITEMS_FAMILY):
-            fields = cell.qualifier.split(b"/")
-            if len(fields) != 3 or not fields[1].isdigit() or not fields[2].isdigit():
-                raise RowDecodeError(f"items cell {cell.qualifier!r}: expected <kind>/<number>/<first index>")
-            kinds.add(fields[0])
-            number, first = int(fields[1]), int(fields[2])
-            if number == HEADER_CELL:
+            qualifier = parse_items_qualifier(cell.qualifier)
+            if qualifier.first_index is None:
+                raise RowDecodeError(f"items cell {cell.qualifier!r}: no first item index")
+            kinds.add(qualifier.kind)
+            if qualifier.number == HEADER_CELL:
                 header = decode_value(cell.value)
             else:
-                stored[number] = (first, cell.value)
+                stored[qualifier.number] = (qualifier.first_index, cell.value)
         if len(kinds) != 1 or header is None:
             raise RowDecodeError(f"items cells of part {part}: expected one kind and cell 0, got {sorted(kinds)}")
         cells = {number: (first, decode_value(value, header)) for number, (first, value) in stored.items()}

@@ -23,7 +23,12 @@ from hedera_history.store import schema as s
 from hedera_history.store.duplicates import PART_COMPLETE, Q_PART, check_part_cell, first_part_row, second_part_row
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import StoredCell, StoredRow
-from hedera_history.store.keys import block_number_from_key, consensus_from_key, decode_account_history_key
+from hedera_history.store.keys import (
+    block_number_from_key,
+    consensus_from_key,
+    decode_account_history_key,
+    parse_items_qualifier,
+)
 from hedera_history.store.values import (
     CompletionValue,
     EntryPointer,
@@ -338,13 +343,8 @@ def decode_items_parts(row: StoredRow) -> tuple[BlockFile, ...]:
 def _decode_items(row: StoredRow) -> BlockFile:
     chunks: dict[bytes, list[tuple[int, bytes]]] = {}
     for cell in row.family(s.ITEMS_FAMILY):
-        # <kind>/<number>/<first item index> (<kind>/<number> in rows written before cells)
-        kind, _, rest = cell.qualifier.partition(b"/")
-        try:
-            number = int(rest.split(b"/", 1)[0])
-        except ValueError as e:
-            raise RowDecodeError(f"items cell {cell.qualifier!r}: no cell number") from e
-        chunks.setdefault(kind, []).append((number, cell.value))
+        qualifier = parse_items_qualifier(cell.qualifier)
+        chunks.setdefault(qualifier.kind, []).append((qualifier.number, cell.value))
     if len(chunks) != 1:
         raise RowDecodeError(f"expected one kind of items cells, found {sorted(chunks)}")
     ((kind, parts),) = chunks.items()

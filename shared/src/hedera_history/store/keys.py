@@ -11,8 +11,9 @@ accounts are in every transaction) carry the same bucket, as a letter after the 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from hedera_history.errors import RowLayoutError
+from hedera_history.errors import RowDecodeError, RowLayoutError
 
 MAX_U64 = (1 << 64) - 1
 _ENTITY = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
@@ -44,6 +45,25 @@ def row_key_for_block(block_number: int) -> bytes:
 
 def block_number_from_key(key: bytes) -> int:
     return decode_hex16(key)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemsQualifier:
+    """An ``items`` cell's qualifier, as ``store.block_items.cell_qualifier`` writes it."""
+
+    kind: bytes
+    number: int
+    first_index: int | None
+    """The index of the cell's first item; None in rows written before cells carried it."""
+
+
+def parse_items_qualifier(qualifier: bytes) -> ItemsQualifier:
+    """``<kind>/<cell number>/<first item index>``, or ``<kind>/<cell number>`` of older rows."""
+    fields = qualifier.split(b"/")
+    if len(fields) not in (2, 3) or not all(field.isdigit() for field in fields[1:]):
+        raise RowDecodeError(f"items cell {qualifier!r}: expected <kind>/<number>/<first index>")
+    first_index = int(fields[2]) if len(fields) == 3 else None
+    return ItemsQualifier(fields[0], int(fields[1]), first_index)
 
 
 BLOCK_HASH_PREFIX = b"hash/"
