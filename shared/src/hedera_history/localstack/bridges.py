@@ -21,14 +21,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import signal
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from hedera_history.deploy.catalogue import FOLLOW, STORE
+from hedera_history.interrupts import stop_on_signals
 from hedera_history.localstack.gcs_events import GcsEventBridge, JsonApiBucketLister
 from hedera_history.localstack.scheduler import ScheduledJob
 from hedera_history.localstack.stack_state import BRIDGE_READY_FILE, BRIDGE_STATS_FILE, StackState, require_state
@@ -165,18 +164,12 @@ def run_bridge_process(state_dir: Path) -> None:
     """
     state = require_state(state_dir)
     stopping = threading.Event()
-
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        event(logger, "bridge process stopping", signal=signal.Signals(signum).name)
-        stopping.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    with StackBridges(state) as bridges:
+    with stop_on_signals(stopping.set), StackBridges(state) as bridges:
         (state_dir / BRIDGE_READY_FILE).write_text(f"{os.getpid()}\n")
         event(logger, "bridge process ready", state_dir=str(state_dir))
         while not stopping.wait(STATS_INTERVAL_SECONDS):
             _write_stats(state_dir, bridges.stats())
+        event(logger, "bridge process stopping", state_dir=str(state_dir))
         _write_stats(state_dir, bridges.stats())
 
 
