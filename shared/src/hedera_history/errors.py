@@ -264,6 +264,14 @@ class JobArgumentError(ConfigError):
         self.option = option
 
 
+class NameValueError(JobArgumentError):
+    """An option's ``NAME=VALUE`` (``--env``, ``--property``, ``--port``) has no ``=`` or no name."""
+
+    def __init__(self, pair: str, option: str) -> None:
+        super().__init__(f"{option} takes KEY=VALUE, got {pair!r}", option=option)
+        self.pair = pair
+
+
 class BackfillError(HistoryError):
     """A backfill run could not finish: a Spark job failed, or the plan cannot be carried out."""
 

@@ -7,9 +7,10 @@ import dataclasses
 
 import click
 import pytest
-from hedera_history.backfill.job_spec import JOB_FLAGS, JobArguments, forwarded_args, key_values, parse_job_argv
+from hedera_history.backfill.job_spec import JOB_FLAGS, JobArguments, forwarded_args, parse_job_argv
 from hedera_history.cli.backfill_cmd import backfill
 from hedera_history.errors import JobArgumentError
+from hedera_history.name_values import name_values
 
 COMMAND_LINE_ONLY = {"local", "report_path", "as_json", "fail_after_blocks", "source", "env"}
 """``backfill run`` options the Dataproc job does not take (progress, output, test hooks) or takes apart."""
@@ -62,7 +63,7 @@ def test_the_defaults_read_back_as_defaults() -> None:
 
 
 def test_a_pair_without_a_value_names_its_option() -> None:
-    assert key_values(["A=1", "B="], "--env") == {"A": "1", "B": ""}
+    assert name_values(["A=1", "B="], "--env") == {"A": "1", "B": ""}
     with pytest.raises(JobArgumentError) as raised:
-        key_values(["A"], "--property")
+        name_values(["A"], "--property")
     assert raised.value.option == "--property"

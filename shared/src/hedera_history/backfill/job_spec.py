@@ -22,6 +22,7 @@ from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError, JobArgumentError
 from hedera_history.formats.stream_paths import BucketLayout
+from hedera_history.name_values import name_values
 from hedera_history.networks import network_named
 from hedera_history.sources.address_book_file import bootstrap_book_location, read_address_book_bytes
 from hedera_history.sources.period_files import StreamLocation
@@ -143,17 +144,7 @@ def forwarded_args(args: JobArguments) -> list[str]:
 
 def apply_env(args: JobArguments) -> None:
     """Set the ``--env NAME=VALUE`` pairs in this process's environment, before settings are read."""
-    os.environ.update(key_values(args.env, "--env"))
-
-
-def key_values(pairs: Sequence[str], option: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise JobArgumentError(f"{option} takes KEY=VALUE, got {pair!r}", option=option)
-        out[key] = value
-    return out
+    os.environ.update(name_values(args.env, "--env"))
 
 
 def job_settings(args: JobArguments) -> Settings:

@@ -26,6 +26,7 @@ from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.backfill.runtime import RUNTIME_VERSION as DATAPROC_RUNTIME
 from hedera_history.cli.common import network_options
 from hedera_history.errors import JobArgumentError
+from hedera_history.name_values import name_values
 
 
 def _job_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -226,7 +227,7 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
         start = job_spec.job_time(args.start, "--start")
         job_spec.job_time(args.end, "--end")
         job_spec.source_url(args, settings)
-        properties = job_spec.key_values(params["properties"], "--property")
+        properties = name_values(params["properties"], "--property")
     book = job_spec.book_location(args, settings, start)
     local_book = Path(book) if book and "://" not in book else None
     if local_book is not None and not local_book.is_file():

@@ -19,9 +19,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from hedera_history.config import Settings
-from hedera_history.errors import PrerequisiteError
+from hedera_history.errors import NameValueError, PrerequisiteError
 from hedera_history.interrupts import wait_until_interrupted
 from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_running_state
+from hedera_history.name_values import name_values
 from hedera_history.networks import NAMES
 
 PREREQUISITE_EXIT_CODE = 2
@@ -41,13 +42,10 @@ def _state_dir(option: Path | None) -> Path:
 
 
 def _pairs(values: Sequence[str], what: str) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for value in values:
-        name, separator, rest = value.partition("=")
-        if not separator or not name:
-            raise click.BadParameter(f"expected NAME=VALUE, got {value!r}", param_hint=what)
-        found[name] = rest
-    return found
+    try:
+        return name_values(values, what)
+    except NameValueError as e:
+        raise click.BadParameter(f"expected NAME=VALUE, got {e.pair!r}", param_hint=what) from e
 
 
 def export_lines(state: StackState) -> list[str]:
