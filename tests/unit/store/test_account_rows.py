@@ -1,14 +1,18 @@
 """A system account's history (fee collector, reward and node accounts: ``keys.has_bucketed_history``)
 is keyed behind a time bucket from layout 3 and read from 16 bucket ranges and the plain range of
 rows written before, merged newest first: pages, cursors and windows are the same as from rows
-of one range; every other account is still one range, one request a page."""
+of one range. Once a reader knows the account's pace a page is one request (a window of time in
+every range), at most one round of a request per range more; every other account is still one
+range, one request a page."""
 
 from __future__ import annotations
 
+import random
+
 from hedera_history.config import Settings
 from hedera_history.store import schema as s
-from hedera_history.store.account_rows import merged_newest_first, newest_rows
-from hedera_history.store.gateway import StoredCell, StoredRow
+from hedera_history.store.account_rows import RANGES, AccountPaces, merged_newest_first, newest_rows
+from hedera_history.store.gateway import RowQuery, StoredCell, StoredRow
 from hedera_history.store.keys import (
     TIME_BUCKETS,
     TIME_SPAN_BITS,
@@ -77,16 +81,77 @@ def test_pages_are_the_same_from_bucketed_plain_and_mixed_rows() -> None:
         assert [e.consensus_ns for e in between.entries] == newest_first[5:8]
 
 
-def test_a_page_of_a_system_account_reads_each_range_once_and_another_account_one_range() -> None:
+def test_a_system_account_page_is_one_request_once_its_pace_is_known_and_another_account_one_range() -> None:
     gateway = _stored((0, 1))
     reader = HistoryReader(gateway)
     gateway.read_queries.clear()
-    reader.account_history("0.0.98", limit=10)
-    ranges = [q for table, q in gateway.read_queries if table == s.ACCOUNT_HISTORY]
-    assert len(ranges) == 1 + TIME_BUCKETS and all(len(q.ranges) == 1 and q.limit == 10 for q in ranges)
+    first = reader.account_history("0.0.98", limit=10)
+    fanned_out = _history_reads(gateway)
+    assert len(fanned_out) == RANGES and all(len(q.ranges) == 1 and q.limit == 10 for q in fanned_out)
+    before = first.next_before
+    while before is not None:
+        gateway.read_queries.clear()
+        page = reader.account_history("0.0.98", before=before, limit=10)
+        reads = _history_reads(gateway)
+        if page.entries:
+            assert [(len(q.ranges), q.limit) for q in reads] == [(RANGES, RANGES * 10)], before
+        else:  # past the oldest row the window holds nothing: the ranges say it is the end
+            assert len(reads) == 1 + RANGES and len(reads[0].ranges) == RANGES
+        before = page.next_before
+    gateway.read_queries.clear()
+    assert reader.account_history("0.0.98", limit=10).entries == first.entries
+    assert len(_history_reads(gateway)) == 1
     gateway.read_queries.clear()
     reader.account_history("0.0.1001", limit=10)
-    assert len([q for table, q in gateway.read_queries if table == s.ACCOUNT_HISTORY]) == 1
+    assert len(_history_reads(gateway)) == 1
+
+
+def test_a_window_gives_the_rows_every_range_gives_whatever_pace_it_was_sized_by() -> None:
+    """Rows in bursts and gaps, some times in both key forms, some plain only; paces from far too
+    fast to far too slow, cursors and bounds anywhere: the same rows as every range read to the page
+    size, in at most one window request and one round of range requests."""
+    rng = random.Random(16)
+    account = "0.0.800"
+    times = sorted(_bursts(rng))
+    gateway = MemoryGateway()
+    table = gateway.tables.setdefault(s.ACCOUNT_HISTORY, {})
+    for ns in times:
+        bucketed = row_key_for_account_history(account, ns)
+        plain = plain_account_history_key(bucketed)
+        form = rng.random()  # bucketed only, plain only (layout 2) or both (written again)
+        for key in [bucketed] if form < 0.6 else [plain] if form < 0.8 else [bucketed, plain]:
+            table[key] = {("a", b"block"): (0, key)}
+    answered_by = {0: 0, 1: 0, RANGES: 0, 1 + RANGES: 0}  # 0: nothing between the bounds
+    for case in range(400):
+        paces = AccountPaces()
+        spacing = 10 ** rng.randint(0, 12)
+        newest = rng.choice(times) + rng.randint(-(10**9), 10**9)
+        if case % 4:  # else nothing is known of the account yet
+            paces.learn(account, None, [newest, newest - spacing])
+        before = rng.choice([None, rng.choice(times), rng.choice(times) + 1, rng.randint(0, times[-1] * 2)])
+        until = rng.choice([None, None, rng.choice(times), rng.randint(0, times[-1])])
+        want = rng.choice([1, 2, 7, 25, 100])
+        expected = newest_rows(gateway, account, before, until, want)
+        gateway.read_queries.clear()
+        assert newest_rows(gateway, account, before, until, want, paces) == expected, case
+        reads = _history_reads(gateway)
+        window = [q for q in reads if len(q.ranges) > 1]
+        assert len(window) <= 1 and len(reads) - len(window) in (0, RANGES), case
+        answered_by[len(reads)] += 1
+    assert min(list(answered_by.values())[1:]) > 20, answered_by  # each way of answering was crossed
+
+
+def _bursts(rng: random.Random) -> set[int]:
+    """About 3,000 times in bursts of different paces, with gaps of seconds to days between."""
+    times: set[int] = set()
+    now = BASE_NS
+    for _ in range(30):
+        now += rng.choice([10**9, 10**12, 10**14])
+        step = rng.choice([10**4, 10**6, 10**8, 10**10])
+        for _ in range(rng.randint(1, 200)):
+            now += rng.randint(1, 2 * step)
+            times.add(now)
+    return times
 
 
 def test_where_both_rows_of_a_time_exist_the_plain_one_is_the_entry() -> None:
@@ -105,3 +170,7 @@ def test_where_both_rows_of_a_time_exist_the_plain_one_is_the_entry() -> None:
 
 def _row(key: bytes, value: bytes) -> StoredRow:
     return StoredRow(key, (StoredCell("a", b"block", value, 0),))
+
+
+def _history_reads(gateway: MemoryGateway) -> list[RowQuery]:
+    return [q for table, q in gateway.read_queries if table == s.ACCOUNT_HISTORY]

@@ -26,7 +26,7 @@ from typing import Protocol, TypeVar
 
 from hedera_history.errors import RowDecodeError, RowLayoutError
 from hedera_history.store import schema as s
-from hedera_history.store.account_rows import newest_rows
+from hedera_history.store.account_rows import AccountPaces, newest_rows
 from hedera_history.store.block_items import ItemBytes, cells_regex, decode_items_cells, file_item_bytes
 from hedera_history.store.decode import (
     AccountHistoryEntry,
@@ -117,6 +117,8 @@ class HistoryReader:
         """(block, part) -> its items, most recently used last."""
         self._cells: OrderedDict[tuple[int, int, int], tuple[int, tuple[ItemBytes, ...]]] = OrderedDict()
         """(block, part, cell) -> (index of its first item, its items), most recently used last."""
+        self._paces = AccountPaces()
+        """How fast each system account's history came when last read: the window of its next page."""
 
     # ---- completion ------------------------------------------------------------------------------
 
@@ -603,7 +605,7 @@ class HistoryReader:
         errors: list[RowDecodeError] = []
         while len(entries) < limit:
             want = limit - len(entries)
-            rows = newest_rows(self.gateway, account, before, until, want)
+            rows = newest_rows(self.gateway, account, before, until, want, self._paces)
             decoded, row_errors = _decode_all(s.ACCOUNT_HISTORY, rows, decode_account_history_row)
             errors.extend(row_errors)
             complete = self.complete_blocks(e.block_number for e in decoded)
