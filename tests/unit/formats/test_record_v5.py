@@ -8,6 +8,7 @@ import pytest
 from hedera_history.errors import CorruptFileError, TruncatedFileError
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.record_v5 import parse_record_v5
+from hedera_history.formats.record_v5 import v5_metadata_hash as metadata_hash_of_fields
 
 from .writers import hash_object, i32, make_items, running_hash_of, v5_metadata_hash, write_v5
 
@@ -44,6 +45,13 @@ def test_metadata_hash_ignores_items() -> None:
     b = parse_record_v5(write_v5(ITEMS[:1], start=START, end=bytes(48)), "b")
     assert a.metadata_hash == b.metadata_hash
     assert a.file_hash != b.file_hash
+
+
+def test_the_metadata_hash_of_the_fields_is_the_files() -> None:
+    data = write_v5(ITEMS, start=START, end=bytes(range(48)), hapi_version=(0, 27, 3), object_stream_version=2)
+    expected = parse_record_v5(data, "f").metadata_hash
+    assert metadata_hash_of_fields((0, 27, 3), 2, START, bytes(range(48))) == expected
+    assert metadata_hash_of_fields((0, 27, 4), 2, START, bytes(range(48))) != expected
 
 
 def test_every_prefix_is_truncated() -> None:

@@ -92,6 +92,21 @@ def metadata_hash_v5(data: bytes) -> bytes:
     return metadata.digest()
 
 
+def v5_metadata_hash(
+    hapi_version: tuple[int, int, int], object_stream_version: int, start_running_hash: bytes, end_running_hash: bytes
+) -> bytes:
+    """What :func:`metadata_hash_v5` reads from a file, from the fields it is made of."""
+    header = _metadata_header(hapi_version, object_stream_version, start_running_hash)
+    return hashlib.sha384(header + hash_object(end_running_hash)).digest()
+
+
+def _metadata_header(
+    hapi_version: tuple[int, int, int], object_stream_version: int, start_running_hash: bytes
+) -> bytes:
+    """The file's first bytes, the first part of the signed metadata: the five ints and the start hash."""
+    return struct.pack(">iiiii", VERSION, *hapi_version, object_stream_version) + hash_object(start_running_hash)
+
+
 def hash_object(value: bytes) -> bytes:
     """A V5 hash object holding ``value`` (a SHA-384 digest)."""
     return HASH_CLASS_ID + struct.pack(">iii", HASH_CLASS_VERSION, SHA_384_DIGEST_TYPE, len(value)) + value
@@ -106,7 +121,7 @@ def write_record_v5(
     object_stream_version: int = 1,
 ) -> bytes:
     """A V5 record file with exactly these fields; the end hash is written as given."""
-    parts = [struct.pack(">iiiii", VERSION, *hapi_version, object_stream_version), hash_object(start_running_hash)]
+    parts = [_metadata_header(hapi_version, object_stream_version, start_running_hash)]
     for item in items:
         record, transaction = item.record_bytes, item.transaction_bytes
         parts += [RECORD_STREAM_OBJECT_HEADER, _int32(len(record)), record, _int32(len(transaction)), transaction]

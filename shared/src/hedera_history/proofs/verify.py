@@ -48,7 +48,7 @@ from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.hashing import HASH_SIZE, item_hash, next_running_hash, sha384, v6_metadata_hash
 from hedera_history.formats.items import parse_record_item
 from hedera_history.formats.parsed_files import RecordItem, SidecarMetadata
-from hedera_history.formats.record_v5 import hash_object
+from hedera_history.formats.record_v5 import v5_metadata_hash
 from hedera_history.formats.sidecar import parse_sidecar_content
 from hedera_history.proofs.chain import BookChain
 from hedera_history.proofs.codec import decode_bundle
@@ -276,8 +276,7 @@ def _metadata_hash(version: int, header: StreamHeader, start: bytes, end: bytes,
         return v6_metadata_hash(hapi_version, start, end, header.block_number), header.block_number
     if header.block_number:
         raise ProofFormatError(f"{what}: a V5 header has no block number")
-    fields = struct.pack(">iiiii", 5, *hapi_version, header.object_stream_version)
-    return sha384(fields + hash_object(start) + hash_object(end)), None
+    return v5_metadata_hash(hapi_version, header.object_stream_version, start, end), None
 
 
 def _hash48(value: bytes, what: str) -> bytes:
