@@ -95,6 +95,12 @@ class Settings:
         256 * 1024 * 1024, "Largest decompressed record or sidecar file accepted (a gzip bomb is an error)."
     )
     sidecars_enabled: bool = setting(True, "Fetch, verify and store sidecar files.")
+    check_every_copy: bool = setting(
+        False,
+        "Download and check every node's copy of a published period's record file (an audit of each "
+        "node's uploads, 30 times the stream's reads); off: only the copies of nodes whose signature did "
+        "not name the published file hash (docs/pipeline.md).",
+    )
     sweep_min_age_seconds: int = setting(
         60, "The sweep retries a pending period only once its newest upload is at least this old."
     )

@@ -12,14 +12,17 @@ import logging
 import random
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.tamper import tamper
 from hedera_history.pipeline.ingest import Outcome, ingest_object
+from hedera_history.pipeline.runtime import build_ingest_context
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.store.reader import HistoryReader
 
@@ -76,6 +79,35 @@ def test_a_tampered_node_is_quarantined_and_nothing_of_it_is_stored(
         block = reader.get_block(number)
         assert block is not None
         assert victim not in {signature.node_account for signature in block.signatures}
+
+
+def test_a_late_copy_is_read_only_from_a_node_that_did_not_sign_the_block_or_when_every_copy_is_checked(
+    pipeline: Pipeline, stream: GeneratedStream
+) -> None:
+    rng = random.Random(13)
+    victim = stream.nodes[2]
+    damaged = tamper(stream, victim.account, 0)  # the copy damaged, its signature still of the true file
+    copy = damaged.record_path(victim.node_id, 0)
+    pipeline.run_stream({name: data for name, data in damaged.objects.items() if name != copy}, rng)
+    first = stream.truth["blocks"][0]
+    period = pipeline.ingest.state.period(parse_timestamp(first["name"].split(".rcd")[0]))
+    assert period is not None and period.published is not None
+    assert victim.account in period.published.signers
+
+    [name] = pipeline.upload({copy: damaged.objects[copy]}, rng)
+    late = ingest_object(pipeline.ingest, name)
+    assert (late.outcome, late.quarantined) == (Outcome.ALREADY_PUBLISHED, ())
+    assert pipeline.ingest.state.quarantined() == []
+
+    auditing = build_ingest_context(
+        replace(pipeline.settings, check_every_copy=True), pipeline.bucket.name, gateway=pipeline.gateway
+    )
+    try:
+        audited = ingest_object(auditing, name)
+    finally:
+        auditing.publisher.close()  # type: ignore[attr-defined]
+    assert (audited.outcome, audited.quarantined) == (Outcome.QUARANTINED, (copy,))
+    assert [path for path, _ in pipeline.ingest.state.quarantined()] == [copy]
 
 
 def test_too_few_signatures_store_nothing_and_the_period_stays_pending(

@@ -4,6 +4,7 @@ IllegalTransitionError before anything is written; the allowed ones write the ce
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -214,3 +215,10 @@ def test_the_documented_transition_table_is_the_code_s() -> None:
             for target in targets.split(", "):
                 documented.add((Transition(name), Stage(source), Stage(source if target == "same" else target)))
     assert documented == {(t, source, to) for t, edges in PERIOD_TRANSITIONS.items() for source, to in edges}
+
+
+def test_a_published_cell_keeps_its_signers_and_one_written_without_them_reads_as_none() -> None:
+    signed = replace(PUBLISHED, signers=frozenset({"0.0.3", "0.0.4"}))
+    assert Published.from_json(signed.to_json()) == signed
+    before_signers = b'{"block": 7, "block_time_ns": 5, "file_hash": "01", "hash": "02", "previous_hash": "03"}'
+    assert Published.from_json(before_signers).signers == frozenset()

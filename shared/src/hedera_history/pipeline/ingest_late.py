@@ -36,10 +36,10 @@ from hedera_history.verify.signatures import verify_node_signature
 def after_publication(ctx: IngestContext, trigger: ObjectPath, published: Published, book: AddressBook) -> IngestResult:
     """A file of an already published period: add a late signature, check a late copy."""
     period_key = trigger.file.period_key
-    data = read_object(ctx.source, trigger.path)
+    account = node_account_of(trigger, book)
+    data = read_object(ctx.source, trigger.path) if _worth_reading(ctx, trigger, account, published) else None
     if data is None:
         return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number)
-    account = node_account_of(trigger, book)
     try:
         if trigger.file.kind is StreamFileKind.SIGNATURE:
             _add_late_signature(ctx, trigger, data, account, published=published, book=book)
@@ -61,6 +61,20 @@ def after_publication(ctx: IngestContext, trigger: ObjectPath, published: Publis
         quarantine(ctx, trigger.path, data, e, node=account, consensus_ns=consensus_ns)
         return IngestResult(Outcome.QUARANTINED, period_key, published.block_number, str(e), (trigger.path,))
     return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number)
+
+
+def _worth_reading(ctx: IngestContext, trigger: ObjectPath, account: str, published: Published) -> bool:
+    """A signature is always read (it may add a node's cell). A record copy is read when its node's
+    signature did not name the published file hash, or every copy is audited
+    (``check_every_copy``): a signer's copy claims the signed bytes, and the block was verified on
+    one copy already, as the mirror node reads one per period. A late sidecar copy is never read:
+    the block's sidecars were verified with it."""
+    kind = trigger.file.kind
+    if kind is StreamFileKind.SIGNATURE:
+        return True
+    if kind is StreamFileKind.RECORD:
+        return ctx.settings.check_every_copy or account not in published.signers
+    return False
 
 
 def _add_late_signature(

@@ -27,7 +27,10 @@ def publish_verified(ctx: IngestContext, progress: PeriodProgress, block: Verifi
     record = block.record
     ctx.state.record_link(block.block_number, block.hash, block.previous_hash, period_key)
     check_links_after(ctx, block, location, period_key)
-    published = Published(block.block_number, record.file_hash, block.hash, block.previous_hash, block_time_ns(record))
+    signers = frozenset(signature.node_account for signature in block.signatures)
+    published = Published(
+        block.block_number, record.file_hash, block.hash, block.previous_hash, block_time_ns(record), signers
+    )
     progress.publish(published)
     event(
         logger,

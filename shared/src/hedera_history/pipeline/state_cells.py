@@ -79,6 +79,9 @@ class Published:
     previous_hash: bytes
     block_time_ns: int
     """The consensus time the block's cells are stamped with (a late signature cell needs it)."""
+    signers: frozenset[str] = frozenset()
+    """Node accounts whose signatures of ``file_hash`` verified when the block was published (a
+    cell written before this was kept reads as none)."""
 
     def to_json(self) -> bytes:
         return _json_cell(
@@ -88,6 +91,7 @@ class Published:
                 "file_hash": self.file_hash.hex(),
                 "hash": self.hash.hex(),
                 "previous_hash": self.previous_hash.hex(),
+                "signers": sorted(self.signers),
             }
         )
 
@@ -100,6 +104,7 @@ class Published:
                 bytes.fromhex(data["hash"]),
                 bytes.fromhex(data["previous_hash"]),
                 int(data["block_time_ns"]),
+                frozenset(str(account) for account in data.get("signers", ())),
             )
 
         return _from_json_cell(raw, "published", build)
