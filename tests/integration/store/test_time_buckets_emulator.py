@@ -2,7 +2,8 @@
 listed page by page through ``/api/v1/transactions`` in both orders and several limits, and the
 history of the fee collector and node account (bucketed keys) page by page, give the same answers
 from a store of layout 3 as from one holding layout-2 blocks (rows keyed by the time alone) next
-to layout-3 ones; a block's scan and a proof's sidecar read are one ReadRows each."""
+to layout-3 ones; a block's scan and a proof's sidecar read are one ReadRows each, and so is a
+page of the fee collector's history once the reader knows its pace."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from hedera_history.errors import RowDecodeError
 from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.proofs.from_store import StoreProver
 from hedera_history.store import schema as s
+from hedera_history.store.account_rows import RANGES
 from hedera_history.store.bigtable_client import BigtableDataGateway, gateway_for_instance
 from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
 from hedera_history.store.keys import TIME_BUCKETS, time_bucket
@@ -132,6 +134,34 @@ def test_system_account_history_pages_the_same_from_bucketed_and_plain_rows(
             expected = [t for t in times if until is None or t > until]
             assert [t for page in answers[0] for t in page] == expected, (account, limit)
             assert all(len(page) == limit for page in answers[0][:-1])
+
+
+def test_a_system_account_page_is_one_read_once_the_reader_knows_its_pace(mixed: CountingGateway) -> None:
+    """The reader learns the fee collector's pace from its first page (a request per range), then
+    reads each page in a window of time: one ReadRows of every range; past the end of the history
+    the window holds too little and the ranges are read once more to the page size. A page bounded
+    below (``until``) ends in its window: one ReadRows each, the last page too."""
+    times = sorted((i.consensus_ns for b in blocks() for i in b.record.items), reverse=True)
+    reader = HistoryReader(mixed)
+    for until in (None, times[-PER_BLOCK]):
+        expected = [t for t in times if until is None or t > until]
+        listed: list[int] = []
+        reads: list[int] = []
+        before = None
+        while True:
+            mixed.reads.clear()
+            page = reader.account_history("0.0.98", before=before, until=until, limit=7)
+            reads.append(mixed.reads.count(s.ACCOUNT_HISTORY))
+            assert not page.errors
+            listed.extend(e.consensus_ns for e in page.entries)
+            if page.next_before is None:
+                break
+            before = page.next_before
+        assert listed == expected, until
+        if until is None:
+            assert reads[0] == RANGES and set(reads[1:-1]) == {1} and reads[-1] == 1 + RANGES, reads
+        else:
+            assert set(reads) == {1}, reads
 
 
 def test_a_block_and_its_sidecar_files_are_one_read_each(mixed: CountingGateway) -> None:
