@@ -63,3 +63,32 @@ def test_a_process_settles_once_after_start() -> None:
     settle_after_start()
     assert gc.get_freeze_count() == frozen, "a second call must not freeze again"
     assert made_since
+
+
+@pytest.mark.usefixtures("unsettled")
+def test_a_task_in_a_settled_process_leaves_it_settled() -> None:
+    settle_after_start()
+    settled = gc.get_threshold()
+    frozen = gc.get_freeze_count()
+    with task_collector():
+        pass
+    assert gc.get_threshold() == settled
+    assert gc.get_freeze_count() >= frozen > 0
+
+
+@pytest.mark.usefixtures("unsettled")
+def test_a_process_that_settles_during_a_task_stays_settled_after_it() -> None:
+    before = gc.get_threshold()
+    with task_collector():
+        settle_after_start()
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, *before[1:])
+    assert gc.get_freeze_count() > 0
+
+
+@pytest.mark.usefixtures("unsettled")
+def test_a_heap_frozen_before_a_task_stays_frozen() -> None:
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    with task_collector():
+        pass
+    assert gc.get_freeze_count() >= frozen > 0

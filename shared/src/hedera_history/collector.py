@@ -30,21 +30,30 @@ YOUNG_THRESHOLD = 50_000
 a few megabytes of cyclic garbage at most before it is found."""
 
 
+_settled = False
+_settling = Lock()
+
+
 @contextmanager
 def task_collector() -> Iterator[None]:
-    """Freeze the objects alive now and collect the young generation less often, until the end."""
+    """Freeze the objects alive now and collect the young generation less often, until the end.
+
+    Then the settings it found come back; a process settled for good (``settle_after_start``,
+    before or during the task) keeps its own, and a heap frozen before stays frozen: the collector
+    can only thaw every frozen object at once."""
     thresholds = gc.get_threshold()
+    was_frozen = gc.get_freeze_count() > 0
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, *thresholds[1:])
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
-
-
-_settled = False
-_settling = Lock()
+        with _settling:
+            settled = _settled
+            if not settled:
+                gc.set_threshold(*thresholds)
+            if not (settled or was_frozen):
+                gc.unfreeze()
 
 
 def settle_after_start() -> None:
