@@ -391,6 +391,18 @@ class InfraInvalidError(DeployError):
     misses one it requires."""
 
 
+class DuplicateLocalError(InfraInvalidError):
+    """Two ``locals`` of one name in one Terraform module (in one file or two): Terraform refuses
+    the configuration."""
+
+    def __init__(self, name: str, first: str, second: str) -> None:
+        super().__init__(
+            f"local.{name} is defined twice, in {first} and in {second}; a module's locals need one name each"
+        )
+        self.name = name
+        self.places = (first, second)
+
+
 def is_transient(error: BaseException) -> bool:
     """True when trying again may succeed."""
     return isinstance(error, Transient)

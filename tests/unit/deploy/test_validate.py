@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from hedera_history.cli.main import cli
 from hedera_history.deploy import provider_schema, schema_snapshot
 from hedera_history.deploy.validate import satisfies, validate_directory
+from hedera_history.errors import DuplicateLocalError
 
 from tests.unit.deploy.infra import INFRA, REPO
 
@@ -120,6 +121,32 @@ def test_a_dynamic_block_of_an_unknown_block_fails(repository):
     body = '  dynamic "corss" {\n    for_each = []\n    content {}\n  }'
     add_file(repository, BUCKET.format(body=body))
     assert_fails_with(repository, "dynamic unknown block corss (did you mean cors?)")
+
+
+def test_a_local_defined_again_in_another_file_fails_naming_both(repository):
+    pubsub = repository / "infra" / "pubsub.tf"
+    line = next(n for n, text in enumerate(pubsub.read_text().splitlines(), 1) if "push_function =" in text)
+    add_file(repository, 'locals {\n  push_function = "store"\n}\n')
+    with pytest.raises(DuplicateLocalError) as raised:
+        validate_directory(repository / "infra", root=repository)
+    assert raised.value.name == "push_function"
+    assert raised.value.places == (f"infra/pubsub.tf:{line}", "infra/scratch.tf:2")
+    result = validate(repository)
+    assert result.exit_code == 1, result.output
+    assert "local.push_function is defined twice, in infra/pubsub.tf" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_local_defined_twice_in_one_file_fails(repository):
+    add_file(repository, "locals {\n  twice = 1\n}\n\nlocals {\n  twice = 2\n}\n")
+    with pytest.raises(DuplicateLocalError, match=r"in infra/scratch\.tf:2 and in infra/scratch\.tf:6"):
+        validate_directory(repository / "infra", root=repository)
+
+
+def test_a_module_may_name_a_local_as_the_root_does(repository):
+    add_file(repository, "locals {\n  scratch_only = 1\n}\n")
+    (repository / "infra" / "modules" / "contract" / "scratch.tf").write_text("locals {\n  scratch_only = 2\n}\n")
+    assert validate_directory(repository / "infra", root=repository).findings == ()
 
 
 @pytest.mark.parametrize(

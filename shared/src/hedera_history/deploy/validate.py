@@ -6,7 +6,8 @@ they are written (``dynamic`` blocks included: their ``content`` against the blo
 required arguments and blocks are there; a single-item block is not repeated; literal values have a
 type Terraform can convert to the argument's (a string literal where a list is required fails, a
 string ``"5"`` where a number is required passes, as it does in Terraform). Expressions are not
-evaluated. The snapshot's provider version must satisfy the pin in ``versions.tf``.
+evaluated. The snapshot's provider version must satisfy the pin in ``versions.tf``. A module's
+``locals`` have one name each across its files (Terraform refuses a second).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from hedera_history.deploy import provider_schema
 from hedera_history.deploy.hcl_tree import Attribute, Block, Value, parse_file
 from hedera_history.deploy.provider_schema import BlockSchema, ProviderSchema
+from hedera_history.errors import DuplicateLocalError
 
 PROVIDER_NAME = "google"
 _RESOURCE_META_ARGUMENTS = frozenset({"count", "for_each", "depends_on", "provider"})
@@ -62,9 +64,11 @@ def validate_directory(infra: Path, schema: ProviderSchema | None = None, *, roo
     findings: list[Finding] = []
     counts = {"resource": 0, "data": 0}
     paths = sorted(infra.glob("*.tf")) + sorted(infra.glob("modules/*/*.tf"))
+    locals_seen: dict[tuple[Path, str], str] = {}
     for path in paths:
         shown = str(path.relative_to(shown_from)) if path.is_relative_to(shown_from) else str(path)
         tree = parse_file(path)
+        _check_unique_locals(path.parent, shown, tree, locals_seen)
         checker = _FileChecker(shown, schema)
         checker.check(tree)
         findings.extend(sorted(checker.findings, key=lambda finding: finding.line or 0))
@@ -74,6 +78,20 @@ def validate_directory(infra: Path, schema: ProviderSchema | None = None, *, roo
             findings.extend(_pin_findings(shown, tree, schema))
     package = f"{schema.source['package']} {schema.source['version']}"
     return Report(tuple(findings), counts["resource"], counts["data"], schema.provider_version, package)
+
+
+def _check_unique_locals(module: Path, shown: str, tree: Block, seen: dict[tuple[Path, str], str]) -> None:
+    """Record the file's locals in ``seen`` (by module folder and name: where each is defined);
+    :class:`DuplicateLocalError` when a name of its module is defined a second time."""
+    for block in tree.blocks:
+        if block.type != "locals":
+            continue
+        for attribute in block.attributes:
+            place = f"{shown}:{attribute.line}" if attribute.line is not None else shown
+            first = seen.get((module, attribute.name))
+            if first is not None:
+                raise DuplicateLocalError(attribute.name, first, place)
+            seen[(module, attribute.name)] = place
 
 
 class _FileChecker:
