@@ -129,7 +129,8 @@ def test_a_window_gives_the_rows_every_range_gives_whatever_pace_it_was_sized_by
         if case % 4:  # else nothing is known of the account yet
             paces.learn(account, None, [newest, newest - spacing])
         before = rng.choice([None, rng.choice(times), rng.choice(times) + 1, rng.randint(0, times[-1] * 2)])
-        until = rng.choice([None, None, rng.choice(times), rng.randint(0, times[-1])])
+        near = (before if before is not None else times[-1]) - 10 ** rng.randint(6, 12)  # bounds a window may reach
+        until = rng.choice([None, None, rng.choice(times), rng.randint(0, times[-1]), near])
         want = rng.choice([1, 2, 7, 25, 100])
         expected = newest_rows(gateway, account, before, until, want)
         gateway.read_queries.clear()
