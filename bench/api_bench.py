@@ -6,7 +6,8 @@ REST route and JSON-RPC method, requests go through the ``query`` function itsel
 validation, the reads, rendering, JSON) and the baseline makes the same reads directly on a
 ``HistoryReader`` (no HTTP, no rendering). Each side has its own warm reader, as in a long-running
 function instance. p50 and p99 of both are printed with the p50 ratio and the p50 difference,
-then the ReadRows requests each of the fee collector's first pages takes from a new reader.
+then the ReadRows requests each of the fee collector's first pages takes from a new reader, and
+its newest page's rows timed read in one window and read from every key range to the page size.
 
 Goal: API p50 / reader p50 <= 1.5, or the API adding at most 1 ms at p50. The second half is for
 routes that make one small read: the emulator answers those in about 1.3 ms, while the request
@@ -40,6 +41,7 @@ from hedera_history.localstack.emulators import BigtableEmulator
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import reader as reader_module
 from hedera_history.store import schema as s
+from hedera_history.store.account_rows import RANGES, AccountPaces, newest_rows
 from hedera_history.store.bigtable_client import BigtableDataGateway, open_admin_instance
 from hedera_history.store.decode import decode_sidecar_message
 from hedera_history.store.gateway import BigtableGateway, MutationFailure, RowQuery, StoredRow
@@ -265,19 +267,36 @@ class CountingGateway:
 
 def print_fee_history_requests(gateway: BigtableGateway, pages: int = 4) -> None:
     """ReadRows requests of each of the fee collector's first pages, from a reader that has not
-    read the account yet: the first page reads every key range, the next ones one window each."""
+    read the account yet (the first page reads every key range, the next ones one window each),
+    then the newest page's rows timed both ways: one window, and every range to the page size."""
     counting = CountingGateway(gateway)
     reader = HistoryReader(counting)
+    fee_collector = entity_id(0, 0, FEE_COLLECTOR)
     requests = []
     before = None
     for _ in range(pages):
         counting.history_reads = 0
-        page = reader.account_history(entity_id(0, 0, FEE_COLLECTOR), before=before, limit=PAGE)
+        page = reader.account_history(fee_collector, before=before, limit=PAGE)
         requests.append(counting.history_reads)
         before = page.next_before
         if before is None:
             break
-    print(f"account_history ReadRows per page of 0.0.98 ({PAGE}), pages 1 to {len(requests)}: {requests}")
+    print(f"account_history ReadRows per page of {fee_collector} ({PAGE}), pages 1 to {len(requests)}: {requests}")
+    paces = AccountPaces()
+    newest_rows(gateway, fee_collector, None, None, PAGE, paces)
+
+    def pair() -> tuple[Call, Call]:
+        return (
+            lambda: newest_rows(gateway, fee_collector, None, None, PAGE, paces),
+            lambda: newest_rows(gateway, fee_collector, None, None, PAGE),
+        )
+
+    window, ranges = paired_samples(pair, LOOKUPS, random.Random(4))
+    (w50, w99), (r50, r99) = p50_p99(window), p50_p99(ranges)
+    print(
+        f"newest page rows p50/p99 ms: one window {w50 * 1e3:.2f}/{w99 * 1e3:.2f}, "
+        f"{RANGES} range requests {r50 * 1e3:.2f}/{r99 * 1e3:.2f}"
+    )
 
 
 def arguments() -> argparse.Namespace:
