@@ -63,7 +63,7 @@ def newest_rows(
     if len(ranges) <= 1:
         return [row for key_range in ranges for row in _read(gateway, key_range, want)]
     window = None if paces is None else paces.window(account, before, until, want)
-    rows = None if window is None else _read_window(gateway, account, before, until, window, want)
+    rows = None if window is None else _read_window(gateway, account, before, window, want)
     if rows is None:
         answers = _pool().map(lambda key_range: _read(gateway, key_range, want), ranges)
         rows = merged_newest_first([row for answer in answers for row in answer])[:want]
@@ -143,7 +143,7 @@ class Window:
 
 
 def _read_window(
-    gateway: BigtableGateway, account: str, before: int | None, until: int | None, window: Window, want: int
+    gateway: BigtableGateway, account: str, before: int | None, window: Window, want: int
 ) -> list[StoredRow] | None:
     """The newest ``want`` rows when ``window`` holds them (one ReadRows), else None. The request
     reads at most as many rows as every range read to the page size could."""
