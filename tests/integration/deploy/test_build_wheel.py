@@ -1,6 +1,6 @@
-"""The project wheel (the runtime and the command line) builds from its inputs alone, twice byte for
-byte the same, with the compiled core, and the whole function build through `hedera-history deploy
-build` reports every source, each holding the wheel's compiled core."""
+"""The project wheel (the runtime: no tooling, none of its console scripts) builds from its inputs
+alone, twice byte for byte the same, with the compiled core, and the whole function build through
+`hedera-history deploy build` reports every source, each holding the wheel's compiled core."""
 
 from __future__ import annotations
 
@@ -45,6 +45,9 @@ def test_two_wheel_builds_are_byte_identical(tmp_path):
         assert [name for name in names if name.startswith("hedera_history/_speedups.") and name.endswith(".so")]
         assert not [name for name in names if "__pycache__" in name or name.startswith(("tests/", "functions/"))]
         assert {info.date_time for info in wheel.infolist()} == {FIXED_TIME}
+        entry_points = [name for name in names if name.endswith(".dist-info/entry_points.txt")]
+        declared = "".join(wheel.read(name).decode() for name in entry_points)
+        assert not [package for package in tooling if package.replace("/", ".") in declared], declared
 
 
 def test_deploy_build_writes_the_wheel_and_every_function_archive(tmp_path):

@@ -6,7 +6,7 @@ backfill are left out, no function imports them), and a
 ``requirements.txt`` of pinned, hashed requirements cut from ``functions/requirements.lock`` to what
 that function imports (``deploy.lock``). Two builds of the same tree are byte-identical: files in
 sorted order, one fixed timestamp, fixed permissions. The wheel (``build_wheel``) is what the
-backfill ships to Spark.
+backfill ships to Spark: the runtime, declaring none of the tooling's console scripts.
 
 The compiled core (``hedera_history._speedups``) is built once, into the wheel, by the compiler of
 the machine that builds it (Cloud Build's python:3.11, the Python of the functions' runtime and of
@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -89,6 +90,8 @@ def build_wheel(root: Path, out_dir: Path) -> Path:
             if origin.is_dir():
                 ignore = _package_ignore(root / PACKAGE, NOT_IN_THE_WHEEL, _LOCAL_BUILDS)
                 shutil.copytree(origin, staging / name, ignore=ignore)
+            elif name == "pyproject.toml" and origin.is_file():
+                (staging / name).write_text(wheel_pyproject(origin.read_text()))
             elif origin.is_file():
                 shutil.copy2(origin, staging / name)
             else:
@@ -105,6 +108,32 @@ def build_wheel(root: Path, out_dir: Path) -> Path:
         target = out_dir / wheels[0].name
         shutil.copyfile(wheels[0], target)
     return target
+
+
+def wheel_pyproject(text: str) -> str:
+    """``pyproject.toml`` as the wheel is built from it: without the console scripts whose modules
+    the wheel leaves out (:data:`NOT_IN_THE_WHEEL`: ``hedera-history`` is the command line, tooling,
+    installed from the source tree), so the wheel declares no command it cannot run."""
+    try:
+        scripts: dict[str, str] = tomllib.loads(text).get("project", {}).get("scripts", {})
+    except tomllib.TOMLDecodeError as e:
+        raise BuildError(f"pyproject.toml does not parse: {e}") from e
+    left_out = tuple(f"{PACKAGE.name}.{name}." for name in NOT_IN_THE_WHEEL)
+    dropped = {name for name, target in scripts.items() if target.startswith(left_out)}
+    lines: list[str] = []
+    table = ""
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            table = stripped
+        elif table == "[project.scripts]" and stripped.partition("=")[0].strip().strip('"') in dropped:
+            continue
+        lines.append(line)
+    kept = "".join(lines)
+    left = tomllib.loads(kept).get("project", {}).get("scripts", {})
+    if set(left) != set(scripts) - dropped:
+        raise BuildError(f"cannot leave the console scripts {sorted(dropped)} out of pyproject.toml")
+    return kept
 
 
 def build_function_sources(
