@@ -60,6 +60,8 @@ from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.period import PeriodFiles
 from hedera_history.verify.stream import verify_stream
 
+from bench.process_cpu import cpu_seconds
+
 STREAM = GeneratorConfig(nodes=4, periods=30, transactions=2000, seed=7)
 """Mainnet-sized periods (about 1,000 transactions/s: 2,000 per 2 s period) of the generator's
 mainnet-shaped mix (transfers, token and NFT transfers, contract calls with sidecars)."""
@@ -102,15 +104,6 @@ class Measured:
         return self.transactions / self.cpu_seconds
 
 
-def _cpu_seconds(pid: int) -> float:
-    """CPU of a process and of its children it has waited for (0 when it has gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return 0.0
-    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-
-
 def _tree_cpu_seconds(root: int, leave_out: int | None) -> float:
     """CPU of ``root`` and every live process below it, except ``leave_out`` and what is below it."""
     parents: dict[int, list[int]] = {}
@@ -126,7 +119,7 @@ def _tree_cpu_seconds(root: int, leave_out: int | None) -> float:
         pid = todo.pop()
         if pid == leave_out:
             continue
-        total += _cpu_seconds(pid)
+        total += cpu_seconds(pid)
         todo.extend(parents.get(pid, ()))
     return total
 
@@ -175,13 +168,13 @@ def backfill(
         runs: list[Measured] = []
         for _ in range(ROUNDS):
             gateway = open_gateway(settings)
-            ours, emulator = _tree_cpu_seconds(os.getpid(), emulator_pid), _cpu_seconds(emulator_pid)
+            ours, emulator = _tree_cpu_seconds(os.getpid(), emulator_pid), cpu_seconds(emulator_pid)
             try:
                 report = run_backfill(job, spark_executor(spark, job), gateway=gateway, source=LocalSource(folder))
             finally:
                 gateway.close()
             ours = _tree_cpu_seconds(os.getpid(), emulator_pid) - ours
-            emulator = _cpu_seconds(emulator_pid) - emulator
+            emulator = cpu_seconds(emulator_pid) - emulator
             assert report.ok, report.summary_lines()
             runs.append(
                 Measured(

@@ -1,0 +1,22 @@
+"""CPU seconds of processes and process groups, read from /proc (Linux; 0 where it is not there)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hedera_history.localstack.processes import process_group_members
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU of a process and of its children it has waited for (0 when it has gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def group_cpu_seconds(group_id: int) -> float:
+    """CPU of the live processes of a process group (an emulator, a function and its workers)."""
+    return sum(cpu_seconds(pid) for pid in process_group_members(group_id))
