@@ -598,7 +598,8 @@ class HistoryReader:
 
         Cursors are consensus timestamps (ns), so one that was never stored works as well.
         ``limit`` is capped at MAX_HISTORY_LIMIT. Rows an errata removed are skipped and reading
-        goes on past them, so a page is short only at the end of the history.
+        goes on past them, so a page is short only at the end of the history. A system account's
+        rows are one request a page once this reader has read a page of it (``store.account_rows``).
         """
         limit = max(1, min(limit, MAX_HISTORY_LIMIT))
         entries: list[AccountHistoryEntry] = []
