@@ -63,20 +63,27 @@ def newest_rows(
     if len(ranges) <= 1:
         return [row for key_range in ranges for row in _read(gateway, key_range, want)]
     window = None if paces is None else paces.window(account, before, until, want)
-    rows = None if window is None else _read_window(gateway, account, before, window, want)
-    if rows is None:
+    merged = None if window is None else _read_window(gateway, account, before, window, want)
+    if merged is None:
         answers = _pool().map(lambda key_range: _read(gateway, key_range, want), ranges)
-        rows = merged_newest_first([row for answer in answers for row in answer])[:want]
+        merged = _merged([row for answer in answers for row in answer])
+    rows, times = merged
     if paces is not None:
-        paces.learn(account, before, _decoded_times(rows))
-    return rows
+        paces.learn(account, before, times[:want])
+    return rows[:want]
 
 
 def merged_newest_first(rows: list[StoredRow]) -> list[StoredRow]:
     """One row per time (the plain one when both exist), newest first; rows whose key is no
     history key last."""
+    return _merged(rows)[0]
+
+
+def _merged(rows: list[StoredRow]) -> tuple[list[StoredRow], list[int]]:
+    """:func:`merged_newest_first`, and the times of its rows whose keys decode (they come first)."""
     found, unreadable = one_per_time(rows, _time_of, is_plain_account_history_key)
-    return [found[ns] for ns in sorted(found, reverse=True)] + unreadable
+    times = sorted(found, reverse=True)
+    return [found[ns] for ns in times] + unreadable, times
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,17 +151,18 @@ class Window:
 
 def _read_window(
     gateway: BigtableGateway, account: str, before: int | None, window: Window, want: int
-) -> list[StoredRow] | None:
-    """The newest ``want`` rows when ``window`` holds them (one ReadRows), else None. The request
-    reads at most as many rows as every range read to the page size could."""
+) -> tuple[list[StoredRow], list[int]] | None:
+    """The window's rows merged (:func:`_merged`) when they hold the newest ``want`` (one
+    ReadRows), else None. The request reads at most as many rows as every range read to the page
+    size could."""
     ranges = _key_ranges(account, before, window.start)
     cap = RANGES * want
     rows = list(gateway.read_rows(s.ACCOUNT_HISTORY, RowQuery(ranges=tuple(ranges), limit=cap)))
     if len(rows) >= cap:
         return None  # the limit may have cut the later buckets off: not every row of the window came
-    merged = merged_newest_first(rows)
-    if window.reaches_bound or len(_decoded_times(merged)) >= want:
-        return merged[:want]
+    merged = _merged(rows)
+    if window.reaches_bound or len(merged[1]) >= want:
+        return merged
     return None
 
 
@@ -164,12 +172,6 @@ def _key_ranges(account: str, before: int | None, until: int | None) -> list[Key
 
 def _read(gateway: BigtableGateway, key_range: KeyRange, want: int) -> list[StoredRow]:
     return list(gateway.read_rows(s.ACCOUNT_HISTORY, RowQuery(ranges=(key_range,), limit=want)))
-
-
-def _decoded_times(rows: list[StoredRow]) -> list[int]:
-    """The times of ``rows`` (newest first, as merged) whose keys decode."""
-    found, _ = one_per_time(rows, _time_of, is_plain_account_history_key)
-    return sorted(found, reverse=True)
 
 
 def _time_of(key: bytes) -> int:
