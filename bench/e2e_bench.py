@@ -398,7 +398,8 @@ def report(shape: BenchShape, figures: Figures) -> None:
 
 def print_cpu(periods: list[PeriodTimes]) -> None:
     """Where the machine's CPU went during a latency period, by process, on average."""
-    mean = {name: statistics.mean(p.cpu.get(name, 0.0) for p in periods) for p in periods for name in p.cpu}
+    names = {name for period in periods for name in period.cpu}
+    mean = {name: statistics.mean(p.cpu.get(name, 0.0) for p in periods) for name in names}
     wall = statistics.mean(p.listed for p in periods)
     print(f"  CPU seconds a period, mean ({sum(mean.values()):.1f} s in all; {os.cpu_count()} cores x {wall:.1f} s):")
     for name, seconds in sorted(mean.items(), key=lambda item: -item[1]):
