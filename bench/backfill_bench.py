@@ -60,7 +60,7 @@ from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.period import PeriodFiles
 from hedera_history.verify.stream import verify_stream
 
-from bench.process_cpu import cpu_seconds
+from bench.process_cpu import cpu_seconds, tree_cpu_seconds
 
 STREAM = GeneratorConfig(nodes=4, periods=30, transactions=2000, seed=7)
 """Mainnet-sized periods (about 1,000 transactions/s: 2,000 per 2 s period) of the generator's
@@ -102,26 +102,6 @@ class Measured:
     def cpu_rate(self) -> float:
         """Transactions per second of the work's own CPU: the rate of one core doing nothing else."""
         return self.transactions / self.cpu_seconds
-
-
-def _tree_cpu_seconds(root: int, leave_out: int | None) -> float:
-    """CPU of ``root`` and every live process below it, except ``leave_out`` and what is below it."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (FileNotFoundError, ProcessLookupError, IndexError):
-                continue
-            parents.setdefault(parent, []).append(int(entry.name))
-    total, todo = 0.0, [root]
-    while todo:
-        pid = todo.pop()
-        if pid == leave_out:
-            continue
-        total += cpu_seconds(pid)
-        todo.extend(parents.get(pid, ()))
-    return total
 
 
 def single_process(folder: Path, settings: Settings) -> tuple[Measured, int, int]:
@@ -168,12 +148,12 @@ def backfill(
         runs: list[Measured] = []
         for _ in range(ROUNDS):
             gateway = open_gateway(settings)
-            ours, emulator = _tree_cpu_seconds(os.getpid(), emulator_pid), cpu_seconds(emulator_pid)
+            ours, emulator = tree_cpu_seconds(os.getpid(), emulator_pid), cpu_seconds(emulator_pid)
             try:
                 report = run_backfill(job, spark_executor(spark, job), gateway=gateway, source=LocalSource(folder))
             finally:
                 gateway.close()
-            ours = _tree_cpu_seconds(os.getpid(), emulator_pid) - ours
+            ours = tree_cpu_seconds(os.getpid(), emulator_pid) - ours
             emulator = cpu_seconds(emulator_pid) - emulator
             assert report.ok, report.summary_lines()
             runs.append(

@@ -20,3 +20,23 @@ def cpu_seconds(pid: int) -> float:
 def group_cpu_seconds(group_id: int) -> float:
     """CPU of the live processes of a process group (an emulator, a function and its workers)."""
     return sum(cpu_seconds(pid) for pid in process_group_members(group_id))
+
+
+def tree_cpu_seconds(root: int, leave_out: int | None) -> float:
+    """CPU of ``root`` and every live process below it, except ``leave_out`` and what is below it."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+            parents.setdefault(parent, []).append(int(entry.name))
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        if pid == leave_out:
+            continue
+        total += cpu_seconds(pid)
+        todo.extend(parents.get(pid, ()))
+    return total
