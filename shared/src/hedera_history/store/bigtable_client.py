@@ -42,6 +42,7 @@ from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 
 from hedera_history.config import Settings
 from hedera_history.errors import StoreError, StoreUnavailableError
+from hedera_history.grpc_options import UNLIMITED_MESSAGES
 from hedera_history.store.gateway import (
     DEADLINE_EXCEEDED,
     UNAVAILABLE,
@@ -81,17 +82,14 @@ def translate(error: Exception, what: str) -> StoreError:
     return StoreError(f"{what}: {error}")
 
 
-# The gRPC options the data client sets on its channels to the real service; on the emulator it
-# opens a bare channel, which refuses any answer over 4 MiB: a mainnet-sized block's items (20,000
-# transactions) come back larger, and the query answered "store unavailable, retry" forever.
-_UNLIMITED_MESSAGES = (("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1))
-
-
 class _DataClient(BigtableDataClient):  # type: ignore[misc]
+    """The data client, whose emulator channel takes messages of any size (as its channels to the
+    real service do; it opens a bare one to the emulator)."""
+
     def _build_grpc_channel(self, *args: Any, **kwargs: Any) -> Any:
         if self._emulator_host is None:
             return super()._build_grpc_channel(*args, **kwargs)
-        return SwappableChannel(partial(grpc.insecure_channel, self._emulator_host, options=_UNLIMITED_MESSAGES))
+        return SwappableChannel(partial(grpc.insecure_channel, self._emulator_host, options=UNLIMITED_MESSAGES))
 
 
 class BigtableDataGateway:

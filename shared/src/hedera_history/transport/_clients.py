@@ -9,10 +9,7 @@ from google.cloud import pubsub_v1
 from google.pubsub_v1.services.publisher.transports import PublisherGrpcTransport
 from google.pubsub_v1.services.subscriber.transports import SubscriberGrpcTransport
 
-# What the library sets on the channels it makes itself: without them gRPC refuses any answer over
-# 4 MiB, and one streaming pull answer carries several messages of up to 10 MB (a mainnet-sized
-# block's sub-batch messages are about 1 MB each), so the stream failed and was pulled again forever.
-UNLIMITED_MESSAGES = (("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1))
+from hedera_history.grpc_options import UNLIMITED_MESSAGES
 
 
 def emulator_channel(emulator_host: str) -> grpc.Channel:
