@@ -1,4 +1,4 @@
-/* The compiled core of two hot loops; hedera_history.native picks it, or the pure-Python code
+/* The compiled core of a few hot loops; hedera_history.speedups picks it, or the pure-Python code
  * when it is missing, and both give the same values byte for byte (tests run them against each
  * other).
  *
@@ -8,9 +8,14 @@
  * the record a consensus time that fits in 64 bits of nanoseconds); for anything else it answers
  * None and the Python readers, which name every fault, take over.
  *
- * mutation_entries: rows (store.model.Row) as the ``entries`` fields of a MutateRowsRequest,
- * exactly as store.mutation_wire writes them. None when a row or cell holds a value of another
- * type than the model's (the Python encoder then decides what happens).
+ * mutation_entries, mutation_runs: rows (store.model.Row) as the ``entries`` fields of a
+ * MutateRowsRequest, exactly as store.mutation_wire writes them: one bytes object per row, or one
+ * buffer per run of rows of one table with the totals the writer cuts its batches on. None when a
+ * row or cell holds a value of another type than the model's (the Python encoder then decides
+ * what happens).
+ *
+ * mutate_rows_answer: a MutateRowsResponse's entry count and failed entries, read without building
+ * its message; None for anything but the regular shape (protobuf then decides).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -370,56 +375,76 @@ static char *put_cell(char *out, const CellParts *c) {
     return out;
 }
 
-/* One row's entries field, or Py_None when a value is of another type; NULL on error. */
-static PyObject *row_entry(PyObject *row) {
-    PyObject *key = read_field(&row_cache, row, row_names, 3, 0);
-    PyObject *cells = key ? read_field(&row_cache, row, row_names, 3, 1) : NULL;
-    PyObject *entry = NULL;
-    CellParts one_part;
-    PyObject *one_owned[4] = {NULL, NULL, NULL, NULL};
-    CellParts *parts = &one_part;
-    PyObject **owned = one_owned;
-    Py_ssize_t count = 0, taken = 0;
-    if (cells == NULL) goto done;
-    if (!PyBytes_CheckExact(key) || !PyTuple_CheckExact(cells)) {
-        entry = Py_NewRef(Py_None);
-        goto done;
-    }
-    count = PyTuple_GET_SIZE(cells);
-    if (count > 1) {
-        parts = PyMem_Malloc(sizeof(CellParts) * (size_t)count);
-        owned = PyMem_Calloc((size_t)count * 4, sizeof(PyObject *));
-        if (parts == NULL || owned == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-    }
-    Py_ssize_t key_size = PyBytes_GET_SIZE(key);
+/* A row being encoded: its key and cells, each cell's parts and the attributes those borrow from
+ * (owned until release_row). The arrays are kept from one row to the next. */
+typedef struct {
+    PyObject *key, *cells;
+    CellParts *parts;
+    PyObject **owned; /* four per cell */
+    Py_ssize_t capacity, count, taken;
+    size_t size; /* of the Entry message: its key field and its mutations */
+} RowParts;
+
+static void release_row(RowParts *r) {
+    for (Py_ssize_t i = 0; i < 4 * r->taken; i++) Py_CLEAR(r->owned[i]);
+    r->taken = 0;
+    Py_CLEAR(r->key);
+    Py_CLEAR(r->cells);
+}
+
+static void free_row_parts(RowParts *r) {
+    release_row(r);
+    PyMem_Free(r->parts);
+    PyMem_Free(r->owned);
+}
+
+/* Room for count cells in r's arrays (the new attribute slots empty, as release_row leaves them). */
+static int reserve_cells(RowParts *r, Py_ssize_t count) {
+    if (count <= r->capacity) return 0;
+    CellParts *parts = PyMem_Realloc(r->parts, sizeof(CellParts) * (size_t)count);
+    if (parts == NULL) goto failed;
+    r->parts = parts;
+    PyObject **owned = PyMem_Realloc(r->owned, sizeof(PyObject *) * 4 * (size_t)count);
+    if (owned == NULL) goto failed;
+    memset(owned + 4 * r->capacity, 0, sizeof(PyObject *) * 4 * (size_t)(count - r->capacity));
+    r->owned = owned;
+    r->capacity = count;
+    return 0;
+failed:
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* Reads row into r: 1 when read, 0 when a value is of another type than the model's, -1 on error.
+ * Whatever it answers, release_row(r) comes next. */
+static int read_row(RowParts *r, PyObject *row) {
+    r->key = read_field(&row_cache, row, row_names, 3, 0);
+    if (r->key == NULL) return -1;
+    r->cells = read_field(&row_cache, row, row_names, 3, 1);
+    if (r->cells == NULL) return -1;
+    if (!PyBytes_CheckExact(r->key) || !PyTuple_CheckExact(r->cells)) return 0;
+    Py_ssize_t count = PyTuple_GET_SIZE(r->cells);
+    if (reserve_cells(r, count) < 0) return -1;
+    Py_ssize_t key_size = PyBytes_GET_SIZE(r->key);
     size_t size = key_size ? field_size((size_t)key_size) : 0;
-    for (; taken < count; taken++) {
-        if (!cell_parts(PyTuple_GET_ITEM(cells, taken), &parts[taken], &owned[4 * taken])) {
-            taken++; /* its attributes are released below */
-            if (!PyErr_Occurred()) entry = Py_NewRef(Py_None);
-            goto done;
-        }
-        size += field_size(parts[taken].mutation_size);
+    while (r->taken < count) {
+        Py_ssize_t i = r->taken++; /* its attributes are released even when they are not all read */
+        if (!cell_parts(PyTuple_GET_ITEM(r->cells, i), &r->parts[i], &r->owned[4 * i])) return PyErr_Occurred() ? -1 : 0;
+        size += field_size(r->parts[i].mutation_size);
     }
-    entry = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)field_size(size));
-    if (entry == NULL) goto done;
-    char *out = PyBytes_AS_STRING(entry);
+    r->count = count;
+    r->size = size;
+    return 1;
+}
+
+/* The bytes of r's entries field (field_size(r->size) of them) at out; where they end. */
+static char *put_entry(char *out, const RowParts *r) {
     *out++ = 0x12; /* MutateRowsRequest.entries = 2 */
-    out = put_varint(out, size);
-    if (key_size) out = put_field(out, 0x0a, PyBytes_AS_STRING(key), (size_t)key_size);
-    for (Py_ssize_t i = 0; i < count; i++) out = put_cell(out, &parts[i]);
-done:
-    if (owned != NULL) {
-        for (Py_ssize_t i = 0; i < 4 * taken; i++) Py_XDECREF(owned[i]);
-    }
-    if (parts != &one_part) PyMem_Free(parts);
-    if (owned != one_owned) PyMem_Free(owned);
-    Py_XDECREF(key);
-    Py_XDECREF(cells);
-    return entry;
+    out = put_varint(out, r->size);
+    Py_ssize_t key_size = PyBytes_GET_SIZE(r->key);
+    if (key_size) out = put_field(out, 0x0a, PyBytes_AS_STRING(r->key), (size_t)key_size);
+    for (Py_ssize_t i = 0; i < r->count; i++) out = put_cell(out, &r->parts[i]);
+    return out;
 }
 
 /* A slot of obj when its type is the cache's, else NULL; reads nothing but obj itself. */
@@ -464,104 +489,235 @@ static PyObject *mutation_entries(PyObject *module, PyObject *rows) {
     if (sequence == NULL) return NULL;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
     PyObject **items = PySequence_Fast_ITEMS(sequence);
-    PyObject *out = PyList_New(count);
-    if (out == NULL) goto failed;
+    PyObject *out = PyList_New(count), *result = NULL;
+    RowParts r = {0};
+    if (out == NULL) goto done;
     for (Py_ssize_t i = 0; i < count; i++) {
         prefetch_rows(items, i, count);
-        PyObject *entry = row_entry(PySequence_Fast_GET_ITEM(sequence, i));
-        if (entry == NULL) goto failed;
-        if (entry == Py_None) {
-            Py_DECREF(out);
-            Py_DECREF(sequence);
-            return entry;
+        int read = read_row(&r, items[i]);
+        if (read <= 0) {
+            if (read == 0) result = Py_NewRef(Py_None);
+            goto done;
         }
+        PyObject *entry = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)field_size(r.size));
+        if (entry == NULL) goto done;
+        put_entry(PyBytes_AS_STRING(entry), &r);
         PyList_SET_ITEM(out, i, entry);
+        release_row(&r);
     }
-    Py_DECREF(sequence);
-    return out;
-failed:
+    result = Py_NewRef(out);
+done:
+    free_row_parts(&r);
     Py_XDECREF(out);
     Py_DECREF(sequence);
-    return NULL;
+    return result;
 }
 
-/* ---- table_runs ------------------------------------------------------------------------------ */
+/* ---- mutation_runs --------------------------------------------------------------------------- */
 
-/* Closes the run [start, stop) of table: appends (table, stop, sizes, cells) to runs. */
-static int close_run(PyObject *runs, PyObject *table, Py_ssize_t stop, PyObject *sizes, PyObject *cells) {
+/* A run of rows of one table as it is encoded: its entries fields written back to back. */
+typedef struct {
+    PyObject *table;
+    Py_ssize_t start; /* its first row */
+    PyObject *body;   /* a bytes object being written, larger than used until the run closes */
+    Py_ssize_t used;
+} Run;
+
+static PyObject *int64_bytes(const int64_t *values, Py_ssize_t count) {
+    return PyBytes_FromStringAndSize((const char *)values, count * (Py_ssize_t)sizeof(int64_t));
+}
+
+/* Room for more bytes in run's body, which at least doubles when it grows. */
+static int reserve_body(Run *run, size_t more) {
+    Py_ssize_t capacity = PyBytes_GET_SIZE(run->body);
+    if ((size_t)(capacity - run->used) >= more) return 0;
+    size_t wanted = (size_t)capacity * 2;
+    while (wanted - (size_t)run->used < more) wanted *= 2;
+    if (wanted > PY_SSIZE_T_MAX) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return _PyBytes_Resize(&run->body, (Py_ssize_t)wanted);
+}
+
+/* Appends (table, stop, body, ends, cells) of the run [run->start, stop) to runs. */
+static int close_body_run(PyObject *runs, Run *run, Py_ssize_t stop, const int64_t *ends, const int64_t *cells) {
+    if (_PyBytes_Resize(&run->body, run->used) < 0) return -1;
+    Py_ssize_t count = stop - run->start;
     PyObject *end = PyLong_FromSsize_t(stop);
-    if (end == NULL) return -1;
-    PyObject *run = PyTuple_Pack(4, table, end, sizes, cells);
-    Py_DECREF(end);
-    return append_new(runs, run);
+    PyObject *ends_bytes = int64_bytes(ends + run->start, count);
+    PyObject *cells_bytes = int64_bytes(cells + run->start, count);
+    PyObject *tuple = NULL;
+    if (end != NULL && ends_bytes != NULL && cells_bytes != NULL)
+        tuple = PyTuple_Pack(5, run->table, end, run->body, ends_bytes, cells_bytes);
+    Py_XDECREF(end);
+    Py_XDECREF(ends_bytes);
+    Py_XDECREF(cells_bytes);
+    Py_CLEAR(run->table);
+    Py_CLEAR(run->body);
+    return append_new(runs, tuple);
 }
 
-/* Runs of consecutive rows of one table: (table, stop, running byte sizes of their entries, running
- * cell counts), the totals the batches are cut on, both starting over in each run. */
-static PyObject *table_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "table_runs(rows, entries)");
-        return NULL;
+enum { FIRST_BODY_SIZE = 1 << 16 };
+
+/* Rows as runs of one table, each encoded in one pass into one buffer: (table, stop (the index
+ * after its last row), its rows' entries fields back to back, where each entry ends in them and
+ * the running count of cells, both as native int64 arrays, counted from the run's start); None
+ * when a value is of another type than the model's, as for mutation_entries. */
+static PyObject *mutation_runs(PyObject *module, PyObject *rows) {
+    PyObject *sequence = PySequence_Fast(rows, "rows must be a sequence");
+    if (sequence == NULL) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
+    PyObject **items = PySequence_Fast_ITEMS(sequence);
+    PyObject *runs = PyList_New(0), *result = NULL;
+    int64_t *ends = PyMem_Malloc(sizeof(int64_t) * (size_t)(count ? count : 1));
+    int64_t *cells = PyMem_Malloc(sizeof(int64_t) * (size_t)(count ? count : 1));
+    RowParts r = {0};
+    Run run = {NULL, 0, NULL, 0};
+    int64_t cell_total = 0;
+    if (runs == NULL || ends == NULL || cells == NULL) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
     }
-    PyObject *rows = PySequence_Fast(args[0], "rows must be a sequence");
-    PyObject *entries = rows ? PySequence_Fast(args[1], "entries must be a sequence") : NULL;
-    PyObject *runs = entries ? PyList_New(0) : NULL;
-    PyObject *table = NULL, *sizes = NULL, *cells = NULL;
-    if (runs == NULL) goto failed;
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(rows);
-    if (PySequence_Fast_GET_SIZE(entries) != count) {
-        PyErr_SetString(PyExc_ValueError, "table_runs: one entry per row");
-        goto failed;
-    }
-    long long size = 0, cell_count = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *row = PySequence_Fast_GET_ITEM(rows, i);
-        PyObject *row_table = read_field(&row_cache, row, row_names, 3, 2);
-        if (row_table == NULL) goto failed;
-        int same = table == NULL ? 0 : (row_table == table ? 1 : PyObject_RichCompareBool(row_table, table, Py_EQ));
-        if (same < 0) {
-            Py_DECREF(row_table);
-            goto failed;
-        }
-        if (!same) {
-            if (table != NULL && close_run(runs, table, i, sizes, cells) < 0) {
-                Py_DECREF(row_table);
-                goto failed;
+        prefetch_rows(items, i, count);
+        PyObject *row = items[i];
+        PyObject *table = read_field(&row_cache, row, row_names, 3, 2);
+        if (table == NULL) goto done;
+        int same = run.table == NULL ? 0 : (table == run.table ? 1 : PyObject_RichCompareBool(table, run.table, Py_EQ));
+        if (same != 0) Py_DECREF(table);
+        if (same < 0) goto done;
+        if (same == 0) {
+            if (run.table != NULL && close_body_run(runs, &run, i, ends, cells) < 0) {
+                Py_DECREF(table);
+                goto done;
             }
-            Py_XSETREF(table, row_table);
-            Py_XSETREF(sizes, PyList_New(0));
-            Py_XSETREF(cells, PyList_New(0));
-            if (sizes == NULL || cells == NULL) goto failed;
-            size = cell_count = 0;
-        } else {
-            Py_DECREF(row_table);
+            run.table = table;
+            run.start = i;
+            run.used = 0;
+            cell_total = 0;
+            run.body = PyBytes_FromStringAndSize(NULL, FIRST_BODY_SIZE);
+            if (run.body == NULL) goto done;
         }
-        PyObject *row_cells = read_field(&row_cache, row, row_names, 3, 1);
-        if (row_cells == NULL) goto failed;
-        Py_ssize_t row_cell_count = PyObject_Size(row_cells);
-        Py_DECREF(row_cells);
-        Py_ssize_t entry_size = PyObject_Size(PySequence_Fast_GET_ITEM(entries, i));
-        if (row_cell_count < 0 || entry_size < 0) goto failed;
-        size += entry_size;
-        cell_count += row_cell_count;
-        if (append_new(sizes, PyLong_FromLongLong(size)) < 0 || append_new(cells, PyLong_FromLongLong(cell_count)) < 0)
-            goto failed;
+        int read = read_row(&r, row);
+        if (read <= 0) {
+            if (read == 0) result = Py_NewRef(Py_None);
+            goto done;
+        }
+        size_t size = field_size(r.size);
+        if (reserve_body(&run, size) < 0) goto done;
+        put_entry(PyBytes_AS_STRING(run.body) + run.used, &r);
+        run.used += (Py_ssize_t)size;
+        cell_total += r.count;
+        ends[i] = run.used;
+        cells[i] = cell_total;
+        release_row(&r);
     }
-    if (table != NULL && close_run(runs, table, count, sizes, cells) < 0) goto failed;
-    Py_XDECREF(table);
-    Py_XDECREF(sizes);
-    Py_XDECREF(cells);
-    Py_DECREF(rows);
-    Py_DECREF(entries);
-    return runs;
-failed:
-    Py_XDECREF(table);
-    Py_XDECREF(sizes);
-    Py_XDECREF(cells);
+    if (run.table != NULL && close_body_run(runs, &run, count, ends, cells) < 0) goto done;
+    result = Py_NewRef(runs);
+done:
+    free_row_parts(&r);
+    Py_XDECREF(run.table);
+    Py_XDECREF(run.body);
+    PyMem_Free(ends);
+    PyMem_Free(cells);
     Py_XDECREF(runs);
-    Py_XDECREF(rows);
-    Py_XDECREF(entries);
-    return NULL;
+    Py_DECREF(sequence);
+    return result;
+}
+
+/* ---- mutate_rows_answer ---------------------------------------------------------------------- */
+
+/* One MutateRowsResponse read without building its message: the number of its entries and the
+ * (index, code, message) of each whose status is not OK, in order. None for anything but the
+ * regular shape (malformed, a known field of another wire type, a status message that is not
+ * UTF-8, a status with details or an answer with rate_limit_info: messages whose inside protobuf
+ * would check), where the protobuf parser decides. Fields are merged as a parse merges them: the
+ * last index, code and message of an entry win; unknown fields are skipped. */
+/* next_field, refusing also the field numbers protobuf refuses (over 2^29 - 1). */
+static int answer_field(const unsigned char **pos, const unsigned char *end, Field *f) {
+    return next_field(pos, end, f) && f->number <= 536870911u;
+}
+
+static PyObject *mutate_rows_answer(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *failures = PyList_New(0), *result = NULL;
+    Py_ssize_t count = 0;
+    int regular = 1;
+    if (failures == NULL) goto done;
+    const unsigned char *p = (const unsigned char *)view.buf, *end = p + view.len;
+    while (p < end && regular) {
+        Field f, g, h;
+        if (!answer_field(&p, end, &f)) {
+            regular = 0;
+            break;
+        }
+        if (f.number == 3) { /* rate_limit_info: a message protobuf would check */
+            regular = 0;
+            break;
+        }
+        if (f.number != 1) continue; /* MutateRowsResponse.entries = 1 */
+        if (f.wire_type != WIRE_LEN) {
+            regular = 0;
+            break;
+        }
+        count++;
+        int64_t index = 0;
+        int32_t code = 0;
+        const unsigned char *message = NULL, *message_end = NULL;
+        const unsigned char *e = f.start;
+        while (e < f.stop && regular) {
+            if (!answer_field(&e, f.stop, &g)) {
+                regular = 0;
+            } else if (g.number == 1) { /* Entry.index */
+                if (g.wire_type == WIRE_VARINT) index = (int64_t)g.varint;
+                else regular = 0;
+            } else if (g.number == 2) { /* Entry.status */
+                if (g.wire_type != WIRE_LEN) {
+                    regular = 0;
+                    break;
+                }
+                const unsigned char *s = g.start;
+                while (s < g.stop && regular) {
+                    if (!answer_field(&s, g.stop, &h)) {
+                        regular = 0;
+                    } else if (h.number == 1) { /* Status.code */
+                        if (h.wire_type == WIRE_VARINT) code = (int32_t)(uint32_t)h.varint;
+                        else regular = 0;
+                    } else if (h.number == 2) { /* Status.message */
+                        if (h.wire_type == WIRE_LEN) {
+                            message = h.start;
+                            message_end = h.stop;
+                        } else {
+                            regular = 0;
+                        }
+                    } else if (h.number == 3) { /* details: messages protobuf would check */
+                        regular = 0;
+                    }
+                }
+            }
+        }
+        if (!regular) break;
+        if (code == 0 && message == message_end) continue;
+        PyObject *text = PyUnicode_DecodeUTF8((const char *)message, message_end - message, NULL);
+        if (text == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto done;
+            PyErr_Clear();
+            regular = 0;
+            break;
+        }
+        if (code == 0) {
+            Py_DECREF(text);
+            continue;
+        }
+        if (append_new(failures, Py_BuildValue("(LiN)", (long long)index, (int)code, text)) < 0) goto done;
+    }
+    result = regular ? Py_BuildValue("(nO)", count, failures) : Py_NewRef(Py_None);
+done:
+    Py_XDECREF(failures);
+    PyBuffer_Release(&view);
+    return result;
 }
 
 /* ---- module ---------------------------------------------------------------------------------- */
@@ -571,9 +727,11 @@ static PyMethodDef methods[] = {
      "Transactions, records and consensus times (ns) of decompressed V6 content, or None."},
     {"record_items", (PyCFunction)(void (*)(void))record_items, METH_FASTCALL,
      "Instances of a slots class from three columns (bytes, bytes, int), left out of the cyclic GC."},
-    {"table_runs", (PyCFunction)(void (*)(void))table_runs, METH_FASTCALL,
-     "Runs of rows of one table: (table, stop, running entry sizes, running cell counts)."},
     {"mutation_entries", mutation_entries, METH_O, "The MutateRows entries field of each row, or None."},
+    {"mutation_runs", mutation_runs, METH_O,
+     "Runs of rows of one table, encoded: (table, stop, entries, int64 ends, int64 running cells), or None."},
+    {"mutate_rows_answer", mutate_rows_answer, METH_O,
+     "A MutateRowsResponse's entry count and its failed entries (index, code, message), or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -28,9 +28,13 @@ else."""
 MutationEntries = Callable[[Sequence[Any]], list[bytes] | None]
 """Rows (``store.model.Row``) to their MutateRows ``entries`` fields, or None for a value of
 another type than the model's."""
-TableRuns = Callable[[Sequence[Any], Sequence[bytes]], list[tuple[str, int, list[int], list[int]]]]
-"""Rows and their entries to the runs of rows of one table: (table, stop, running entry sizes,
-running cell counts)."""
+MutationRuns = Callable[[Sequence[Any]], list[tuple[str, int, bytes, bytes, bytes]] | None]
+"""Rows to the runs of rows of one table, each encoded into one buffer: (table, stop, the rows'
+``entries`` fields back to back, where each ends in them and the running cell count, both as
+native int64 arrays counted from the run's start), or None as for ``MutationEntries``."""
+MutateRowsAnswer = Callable[[bytes], tuple[int, list[tuple[int, int, str]]] | None]
+"""A serialised MutateRowsResponse to its number of entries and the (index, code, message) of those
+that failed, or None where the protobuf parser must decide (anything but the regular shape)."""
 
 logger = logging.getLogger(__name__)
 
@@ -38,11 +42,12 @@ logger = logging.getLogger(__name__)
 try:
     from hedera_history import _speedups
 
-    _compiled: tuple[ItemLists, RecordItems, MutationEntries, TableRuns] | None = (
+    _compiled: tuple[ItemLists, RecordItems, MutationEntries, MutationRuns, MutateRowsAnswer] | None = (
         _speedups.v6_item_lists,
         _speedups.record_items,
         _speedups.mutation_entries,
-        _speedups.table_runs,
+        _speedups.mutation_runs,
+        _speedups.mutate_rows_answer,
     )
 except ImportError as e:
     logger.warning(
@@ -54,4 +59,5 @@ available = _compiled is not None
 v6_item_lists: ItemLists | None = None if _compiled is None else _compiled[0]
 record_items: RecordItems | None = None if _compiled is None else _compiled[1]
 mutation_entries: MutationEntries | None = None if _compiled is None else _compiled[2]
-table_runs: TableRuns | None = None if _compiled is None else _compiled[3]
+mutation_runs: MutationRuns | None = None if _compiled is None else _compiled[3]
+mutate_rows_answer: MutateRowsAnswer | None = None if _compiled is None else _compiled[4]

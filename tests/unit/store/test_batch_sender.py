@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import threading
 
-import pytest
-from hedera_history import speedups
 from hedera_history.errors import StoreError
-from hedera_history.store.batch_sender import (
-    MIN_EARLY_BYTES,
-    Batch,
-    BatchSender,
-    TableBatches,
-    python_table_runs,
-    run_totals,
-)
+from hedera_history.store.batch_sender import MIN_EARLY_BYTES, Batch, BatchSender, TableBatches, run_totals
 from hedera_history.store.model import Cell, Row
+from hedera_history.store.mutation_wire import TableRun
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,9 +33,21 @@ def greedy(entries: list[tuple[str, int, int, int]]) -> list[tuple[str, list[int
     return out
 
 
+def runs_of(rows: list[Row], entries: list[bytes]) -> list[TableRun]:
+    """The runs of ``rows``, with ``entries`` standing for their encoding (any bytes of a size)."""
+    runs: list[TableRun] = []
+    start = 0
+    for end in range(1, len(rows) + 1):
+        if end == len(rows) or rows[end].table != rows[start].table:
+            run = TableRun.of_entries(rows[start].table, rows[start:end], entries[start:end])
+            runs.append(TableRun(run.table, end, run.body, run.ends, run.cells))
+            start = end
+    return runs
+
+
 @settings(max_examples=300, deadline=None)
-@given(blocks=st.lists(row_shapes, max_size=4), compiled=st.booleans())
-def test_batches_are_the_greedy_cut(blocks: list[list[tuple[str, int, int]]], compiled: bool) -> None:
+@given(blocks=st.lists(row_shapes, max_size=4))
+def test_batches_are_the_greedy_cut(blocks: list[list[tuple[str, int, int]]]) -> None:
     sent: list[Batch] = []
     batches = TableBatches(MAX_BYTES, MAX_CELLS, sent.append)
     flat: list[tuple[str, int, int, int]] = []
@@ -52,30 +56,35 @@ def test_batches_are_the_greedy_cut(blocks: list[list[tuple[str, int, int]]], co
         for table, cells, size in shapes:
             number = len(flat)
             rows.append(Row(table, b"%d" % number, tuple(Cell("f", b"q", b"", 0) for _ in range(cells))))
-            encoded.append(bytes(size))
+            encoded.append(bytes([number]) * size)
             flat.append((table, cells, size, owner))
-        batches.add(owner, rows, encoded, None if compiled else python_table_runs(rows, encoded))
+        runs = runs_of(rows, encoded)
+        assert run_totals(runs) == (sum(map(len, encoded)), sum(len(r.cells) for r in rows))
+        batches.add(owner, rows, runs)
     batches.flush()
     got = [(b.table, [int(r.key) for r in b.rows]) for b in sent]
     assert sorted(got) == sorted(greedy(flat))
     for batch in sent:
         assert batch.owners == [flat[int(r.key)][3] for r in batch.rows]
-        assert batch.size == sum(map(len, batch.encoded)) and batch.cells == sum(len(r.cells) for r in batch.rows)
+        entries = [bytes(e) for e in batch.entries()]
+        assert entries == [bytes([int(r.key)]) * flat[int(r.key)][2] for r in batch.rows]
+        assert b"".join(batch.chunks()) == b"".join(entries)
+        assert batch.size == sum(map(len, entries)) and batch.cells == sum(len(r.cells) for r in batch.rows)
 
 
-@pytest.mark.skipif(speedups.table_runs is None, reason="the compiled core is not built here")
-@settings(max_examples=300, deadline=None)
-@given(shapes=row_shapes)
-def test_the_compiled_table_runs_are_the_python_ones(shapes: list[tuple[str, int, int]]) -> None:
-    # Tables equal but not the same object, as rows built apart carry them.
-    rows = [
-        Row("".join(table), b"k", tuple(Cell("f", b"", b"", 0) for _ in range(cells))) for table, cells, _ in shapes
-    ]
-    encoded = [bytes(size) for _, _, size in shapes]
-    assert speedups.table_runs is not None
-    runs = speedups.table_runs(rows, encoded)
-    assert runs == python_table_runs(rows, encoded)
-    assert run_totals(runs) == (sum(map(len, encoded)), sum(len(r.cells) for r in rows))
+def test_a_selection_carries_its_rows_entries() -> None:
+    rows = [Row("t", b"%d" % i, (Cell("f", b"q", b"", 0),) * i) for i in range(4)]
+    entries = [b"a", b"bb", b"", b"dddd"]
+    batches: list[Batch] = []
+    table_batches = TableBatches(MAX_BYTES, 100, batches.append)
+    table_batches.add(7, rows[:2], runs_of(rows[:2], entries[:2]))
+    table_batches.add(8, rows[2:], runs_of(rows[2:], entries[2:]))
+    table_batches.flush()
+    (batch,) = batches
+    chosen = batch.select([1, 3])
+    assert chosen.rows == [rows[1], rows[3]] and chosen.owners == [7, 8]
+    assert [bytes(e) for e in chosen.entries()] == [b"bb", b"dddd"] and b"".join(chosen.chunks()) == b"bbdddd"
+    assert (chosen.size, chosen.cells) == (6, 4)
 
 
 def test_an_owner_that_failed_sends_no_more_rows() -> None:
@@ -87,7 +96,7 @@ def test_an_owner_that_failed_sends_no_more_rows() -> None:
 
     def batch(owners: list[int]) -> Batch:
         rows = [Row("t", b"k", ()) for _ in owners]
-        return Batch("t", rows, [b""] * len(owners), owners)
+        return Batch.of_entries("t", rows, [b""] * len(owners), owners)
 
     for background in (False, True):
         calls.clear()
@@ -101,8 +110,9 @@ def test_an_owner_that_failed_sends_no_more_rows() -> None:
         assert list(errors) == [1]
 
 
-def _rows(table: str, count: int, size: int) -> tuple[list[Row], list[bytes]]:
-    return [Row(table, b"%d" % i, (Cell("f", b"q", b"", 0),)) for i in range(count)], [bytes(size)] * count
+def _rows(table: str, count: int, size: int) -> tuple[list[Row], list[TableRun]]:
+    rows = [Row(table, b"%d" % i, (Cell("f", b"q", b"", 0),)) for i in range(count)]
+    return rows, runs_of(rows, [bytes(size)] * count)
 
 
 def test_while_a_sender_waits_the_fullest_batch_goes_before_it_is_full() -> None:
@@ -132,7 +142,7 @@ def test_batches_in_flight_at_once() -> None:
     sender = BatchSender(send, background=True, in_flight=2)
     assert sender.idle()
     for owner in range(3):
-        sender.submit(Batch("t", [Row("t", b"k", ())], [b""], [owner]))
+        sender.submit(Batch.of_entries("t", [Row("t", b"k", ())], [b""], [owner]))
     assert started.acquire(timeout=60) and started.acquire(timeout=60)  # two sent at once
     assert not sender.idle()
     assert not started.acquire(timeout=0.2)  # the third waits for a free sender

@@ -1,15 +1,16 @@
-"""The hand-written MutateRows encoding, compiled (``_speedups.mutation_entries``) and in Python, is
-byte for byte what the protobuf runtime writes."""
+"""The hand-written MutateRows encoding, compiled (``_speedups.mutation_entries``, ``mutation_runs``)
+and in Python, is byte for byte what the protobuf runtime writes."""
 
 from __future__ import annotations
 
+from itertools import accumulate, groupby
 from typing import Any
 
 import pytest
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 from hedera_history import speedups
 from hedera_history.store.model import Cell, Row
-from hedera_history.store.mutation_wire import EncodedRows, MutationEncoder, varint
+from hedera_history.store.mutation_wire import EncodedRows, MutationEncoder, TableRun, varint
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,12 @@ cells = st.builds(
 )
 rows = st.builds(
     Row, table=st.just("transactions"), key=st.binary(max_size=300), cells=st.lists(cells, max_size=5).map(tuple)
+)
+tables_rows = st.builds(
+    Row,
+    table=st.sampled_from(["transactions", "blocks", "items"]),
+    key=st.binary(max_size=40),
+    cells=st.lists(cells, max_size=3).map(tuple),
 )
 
 
@@ -54,7 +61,46 @@ def test_requests_are_the_bytes_protobuf_writes(batch: list[Row], app_profile: s
         assert encoder.request(TABLE, encoder.python_entries(batch), app_profile) == expected
 
 
+@settings(max_examples=150, deadline=None)
+@given(batch=st.lists(tables_rows, max_size=12), app_profile=st.sampled_from([None, "writers"]))
+def test_runs_hold_the_entries_of_each_run_of_one_table(batch: list[Row], app_profile: str | None) -> None:
+    encoder = MutationEncoder()
+    entries = encoder.python_entries(batch)
+    runs = encoder.runs(batch)
+    assert [run.table for run in runs] == [table for table, _ in groupby(r.table for r in batch)]
+    start = 0
+    for run in runs:
+        assert all(row.table == run.table for row in batch[start : run.stop])
+        assert run.body == b"".join(entries[start : run.stop])
+        assert [bytes(run.chunk(i, i + 1)) for i in range(run.stop - start)] == entries[start : run.stop]
+        assert list(run.cells) == list(accumulate(len(row.cells) for row in batch[start : run.stop]))
+        start = run.stop
+    assert start == len(batch)
+    chunks = [run.chunk(0, len(run.ends)) for run in runs]
+    assert encoder.request(TABLE, chunks, app_profile) == protobuf_bytes(TABLE, batch, app_profile)
+
+
 needs_compiled = pytest.mark.skipif(speedups.mutation_entries is None, reason="the compiled core is not built here")
+
+
+@needs_compiled
+@settings(max_examples=150, deadline=None)
+@given(batch=st.lists(tables_rows, max_size=12))
+def test_the_compiled_runs_are_the_python_ones(batch: list[Row]) -> None:
+    """Tables equal but not the same object, as rows built apart carry them."""
+    assert speedups.mutation_runs is not None
+    apart = [Row("".join(row.table), row.key, row.cells) for row in batch]
+    assert speedups.mutation_runs(apart) == MutationEncoder().python_runs(batch)
+    assert speedups.mutation_runs(tuple(batch)) == MutationEncoder().python_runs(batch)
+
+
+@needs_compiled
+def test_runs_of_many_and_large_rows_grow_their_buffer() -> None:
+    assert speedups.mutation_runs is not None
+    batch = [Row("t", b"k%d" % i, (Cell("f", b"q", bytes(i % 7) * 5_000, i),)) for i in range(100)]
+    batch += [Row("u", b"", ())]
+    assert speedups.mutation_runs(batch) == MutationEncoder().python_runs(batch)
+    assert speedups.mutation_runs([]) == [] == MutationEncoder().python_runs([])
 
 
 @needs_compiled
@@ -79,8 +125,10 @@ def test_the_compiled_entries_are_the_python_ones(batch: list[Row]) -> None:
     ],
 )
 def test_a_value_of_another_type_is_left_to_the_python_encoder(odd: Row) -> None:
-    assert speedups.mutation_entries is not None
+    assert speedups.mutation_entries is not None and speedups.mutation_runs is not None
     assert speedups.mutation_entries([Row("t", b"k", ()), odd]) is None
+    assert speedups.mutation_runs([Row("t", b"k", ()), odd]) is None
+    assert speedups.mutation_runs([Row("other", b"k", ()), odd]) is None
 
 
 @needs_compiled
@@ -90,6 +138,11 @@ def test_the_compiled_entries_raise_what_the_python_ones_raise() -> None:
         speedups.mutation_entries([object()])
     with pytest.raises(UnicodeEncodeError):
         speedups.mutation_entries([Row("t", b"k", (Cell("\ud800", b"q", b"v", 1),))])
+    assert speedups.mutation_runs is not None
+    with pytest.raises(AttributeError):
+        speedups.mutation_runs([Row("t", b"k", ()), object()])
+    with pytest.raises(UnicodeEncodeError):
+        speedups.mutation_runs([Row("t", b"k", (Cell("\ud800", b"q", b"v", 1),))])
     with pytest.raises(UnicodeEncodeError):
         MutationEncoder().python_entries([Row("t", b"k", (Cell("\ud800", b"q", b"v", 1),))])
 
@@ -115,4 +168,20 @@ def test_encoded_rows_read_as_their_rows() -> None:
     encoded = MutationEncoder().encode(batch)
     assert isinstance(encoded, EncodedRows)
     assert list(encoded) == batch and len(encoded) == 2 and encoded[1] == batch[1] and list(encoded[:1]) == batch[:1]
-    assert len(encoded.entries) == 2
+    assert b"".join(encoded.chunks) == b"".join(MutationEncoder().python_entries(batch))
+
+
+def test_a_run_of_given_entries() -> None:
+    batch = [Row("t", b"a", ()), Row("t", b"b", (Cell("f", b"q", b"v", 1), Cell("f", b"r", b"", 1)))]
+    run = TableRun.of_entries("t", batch, [b"1", memoryview(b"22")])
+    assert (run.stop, run.body, list(run.ends), list(run.cells), run.size, run.cell_count) == (
+        2,
+        b"122",
+        [1, 3],
+        [0, 2],
+        3,
+        2,
+    )
+    assert bytes(run.chunk(1, 2)) == b"22" and bytes(run.chunk(0, 2)) == b"122"
+    empty = TableRun.of_entries("t", [], [])
+    assert (empty.size, empty.cell_count) == (0, 0)

@@ -1,11 +1,12 @@
 """MutateRows batches cut per table as encoded rows arrive, sent in order, a few at a time.
 
-Rows come in runs of one table (a block's rows are grouped by table); a run joins its table's
-open batch by slices, and the cut points come from running totals (``table_runs``, compiled where
-the core is built, and ``bisect``), so that batching costs no Python step per row. In the background mode the batches
-go out on sender threads while the caller encodes the next rows; when a sender would otherwise
-wait, the fullest open batch goes out before it is full, so the channel stays busy from the
-first rows on and batches grow to the limits only while the senders are behind.
+Rows come in runs of one table (a block's rows are grouped by table), each encoded into one buffer
+(``mutation_wire.TableRun``); a run joins its table's open batch by slices of that buffer, and the
+cut points come from the run's running totals and ``bisect``, so that batching costs no Python step
+and no object per row. In the background mode the batches go out on sender threads while the
+caller encodes the next rows; when a sender would otherwise wait, the fullest open batch goes out
+before it is full, so the channel stays busy from the first rows on and batches grow to the limits
+only while the senders are behind.
 """
 
 from __future__ import annotations
@@ -15,66 +16,59 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from itertools import accumulate, groupby, repeat
+from itertools import repeat
 from operator import attrgetter
 
 from hedera_history.errors import StoreError
-from hedera_history.speedups import table_runs as compiled_table_runs
 from hedera_history.store.model import Row
+from hedera_history.store.mutation_wire import Chunk, TableRun
 
-_table_of = attrgetter("table")
-_cells_of = attrgetter("cells")
 _size_of = attrgetter("size")
+
+
+Piece = tuple[TableRun, int, int]
+"""Rows ``start`` to ``end`` (exclusive) of a run."""
 
 
 @dataclass(slots=True)
 class Batch:
-    """Rows of one table, their encoded MutateRows entries and their owners (blocks of a group)."""
+    """Rows of one table, their encoded MutateRows entries (``pieces`` of runs) and their owners
+    (blocks of a group)."""
 
     table: str
     rows: list[Row] = field(default_factory=list)
-    encoded: list[bytes] = field(default_factory=list)
+    pieces: list[Piece] = field(default_factory=list)
     owners: list[int] = field(default_factory=list)
     size: int = 0
     cells: int = 0
 
+    @classmethod
+    def of_entries(cls, table: str, rows: list[Row], entries: Sequence[Chunk], owners: list[int]) -> Batch:
+        """A batch of rows whose ``entries`` fields are given one by one."""
+        run = TableRun.of_entries(table, rows, entries)
+        return cls(table, rows, [(run, 0, len(rows))], owners, run.size, run.cell_count)
+
+    def chunks(self) -> list[memoryview]:
+        """The rows' ``entries`` fields, a slice of a run's buffer for each piece."""
+        return [run.chunk(start, end) for run, start, end in self.pieces]
+
+    def entries(self) -> list[memoryview]:
+        """Each row's ``entries`` field (for a retry of some of them)."""
+        return [run.chunk(i, i + 1) for run, start, end in self.pieces for i in range(start, end)]
+
     def select(self, indexes: Sequence[int]) -> Batch:
-        return Batch(
+        entries = self.entries()
+        return Batch.of_entries(
             self.table,
             [self.rows[i] for i in indexes],
-            [self.encoded[i] for i in indexes],
+            [entries[i] for i in indexes],
             [self.owners[i] for i in indexes],
         )
 
 
-TableRun = tuple[str, int, list[int], list[int]]
-"""A run of consecutive rows of one table: the table, where the run stops (the index after its
-last row), and the running totals of its entries' sizes and of its cells, from the run's start."""
-
-
-def table_runs(rows: Sequence[Row], encoded: Sequence[bytes]) -> list[TableRun]:
-    """The runs of ``rows`` (with their ``encoded`` entries), by the compiled core where it is built."""
-    if compiled_table_runs is not None:
-        return compiled_table_runs(rows, encoded)
-    return python_table_runs(rows, encoded)
-
-
-def python_table_runs(rows: Sequence[Row], encoded: Sequence[bytes]) -> list[TableRun]:
-    """``table_runs`` without the compiled core."""
-    runs: list[TableRun] = []
-    start = 0
-    for table, run in groupby(map(_table_of, rows)):
-        stop = start + len(list(run))
-        sizes = list(accumulate(map(len, encoded[start:stop])))
-        cells = list(accumulate(map(len, map(_cells_of, rows[start:stop]))))
-        runs.append((table, stop, sizes, cells))
-        start = stop
-    return runs
-
-
 def run_totals(runs: Sequence[TableRun]) -> tuple[int, int]:
     """Bytes and cells of every row of ``runs``."""
-    return sum(run[2][-1] for run in runs), sum(run[3][-1] for run in runs)
+    return sum(run.size for run in runs), sum(run.cell_count for run in runs)
 
 
 SendBatch = Callable[[Batch], dict[int, StoreError]]
@@ -106,14 +100,12 @@ class TableBatches:
         self._idle = idle
         self._open: dict[str, Batch] = {}
 
-    def add(
-        self, owner: int, rows: Sequence[Row], encoded: Sequence[bytes], runs: Sequence[TableRun] | None = None
-    ) -> None:
-        """Add ``owner``'s rows, whose ``table_runs`` are ``runs`` (worked out here when None)."""
+    def add(self, owner: int, rows: Sequence[Row], runs: Sequence[TableRun]) -> None:
+        """Add ``owner``'s rows, encoded as ``runs`` (``MutationEncoder.runs``)."""
         start = 0
-        for table, stop, sizes, cells in table_runs(rows, encoded) if runs is None else runs:
-            self._add_run(table, owner, rows[start:stop], encoded[start:stop], sizes, cells)
-            start = stop
+        for run in runs:
+            self._add_run(owner, rows[start : run.stop], run)
+            start = run.stop
         idle = self._idle
         while idle is not None and idle() and self._submit_fullest():
             pass
@@ -127,9 +119,8 @@ class TableBatches:
         self._open[fullest.table] = Batch(fullest.table)
         return True
 
-    def _add_run(
-        self, table: str, owner: int, rows: Sequence[Row], encoded: Sequence[bytes], sizes: list[int], cells: list[int]
-    ) -> None:
+    def _add_run(self, owner: int, rows: Sequence[Row], run: TableRun) -> None:
+        table, sizes, cells = run.table, run.ends, run.cells
         batch = self._open.get(table) or self._open.setdefault(table, Batch(table))
         count = len(rows)
         start = 0
@@ -147,7 +138,7 @@ class TableBatches:
                     continue
                 end = start + 1  # one row over a limit goes alone
             batch.rows.extend(rows[start:end])
-            batch.encoded.extend(encoded[start:end])
+            batch.pieces.append((run, start, end))
             batch.owners.extend(repeat(owner, end - start))
             batch.size += sizes[end - 1] - size_before
             batch.cells += cells[end - 1] - cells_before

@@ -39,10 +39,12 @@ from google.cloud.bigtable.data.exceptions import (
     RetryExceptionGroup,
 )
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+from google.protobuf.message import DecodeError
 
 from hedera_history.config import Settings
 from hedera_history.errors import StoreError, StoreUnavailableError
 from hedera_history.grpc_options import UNLIMITED_MESSAGES
+from hedera_history.speedups import mutate_rows_answer as compiled_answer
 from hedera_history.store.gateway import (
     DEADLINE_EXCEEDED,
     UNAVAILABLE,
@@ -69,6 +71,8 @@ _RAW_MUTATE_ROWS_RESPONSE: Any = bigtable_types.MutateRowsResponse.pb()
 _MUTATE_ROWS_METHOD = "/google.bigtable.v2.Bigtable/MutateRows"
 _INSTANCE_NAME = re.compile(r"projects/(?P<project>[^/]+)/instances/(?P<instance>[^/]+)")
 _UNKNOWN = 2
+_INTERNAL = 13
+"""The code gRPC gives a call whose answer it cannot read."""
 _index_of = operator.attrgetter("index")
 _code_of_result = operator.attrgetter("status.code")
 
@@ -123,50 +127,38 @@ class BigtableDataGateway:
 
         The client's ``bulk_mutate_rows`` builds every cell as a proto-plus object and spends most
         of a large write in that conversion (bench/store_bench.py measures both paths); the
-        request is identical on the wire. ``EncodedRows`` (from the writer) arrive encoded. No
+        request is identical on the wire. ``EncodedRows`` (from the writer) arrive encoded. The
+        answers arrive as bytes and are read by ``read_answer`` (no message per entry). No
         retries here: the writer retries exactly the entries that failed.
         """
         if not rows:
             return []
-        entries = rows.entries if isinstance(rows, EncodedRows) else self._encoder.entries(rows)
+        chunks = rows.chunks if isinstance(rows, EncodedRows) else self._encoder.entries(rows)
         table_name, metadata = self._mutate_target(table)
-        request = self._encoder.request(table_name, entries, self._app_profile)
+        request = self._encoder.request(table_name, chunks, self._app_profile)
         rpc = self._mutate_rpc
         if rpc is None:
-            rpc = self._client.transport.grpc_channel.unary_stream(
-                _MUTATE_ROWS_METHOD,
-                request_serializer=bytes,  # already the wire bytes
-                response_deserializer=_RAW_MUTATE_ROWS_RESPONSE.FromString,
-            )
+            # Both ways the wire bytes: the request is serialised already, the answers are read here.
+            rpc = self._client.transport.grpc_channel.unary_stream(_MUTATE_ROWS_METHOD)
             self._mutate_rpc = rpc
-        answers: list[Any] = []
+        answers: list[bytes] = []
         count = 0
         failures: list[MutationFailure] = []
         try:
-            for response in rpc(request, timeout=self._timeout, metadata=metadata):
-                # One answer per entry, read in C (attrgetter) unless one of them failed; which
-                # entries were answered is worked out only when some were not.
-                results = response.entries
-                answers.append(results)
-                count += len(results)
-                if any(map(_code_of_result, results)):
-                    failures.extend(
-                        MutationFailure(int(r.index), r.status.code, r.status.message) for r in results if r.status.code
-                    )
+            for answer in rpc(request, timeout=self._timeout, metadata=metadata):
+                answers.append(answer)
+                answered, failed = read_answer(answer)
+                count += answered
+                failures.extend(MutationFailure(index, code, message) for index, code, message in failed)
         except grpc.RpcError as e:
             error = core_exceptions.from_grpc_error(e)  # type: ignore[no-untyped-call]
             if isinstance(error, core_exceptions.NotFound | core_exceptions.PermissionDenied):
                 raise translate(error, f"MutateRows on {table}") from e
-            code = _code_of(error)
-            answered = _answered(answers)
-            return [
-                *failures,
-                *(MutationFailure(i, code, str(error)) for i in range(len(rows)) if i not in answered),
-            ]
+            return _with_unanswered(failures, len(rows), answers, _code_of(error), str(error))
+        except DecodeError as e:
+            return _with_unanswered(failures, len(rows), answers, _INTERNAL, f"unreadable MutateRows answer: {e}")
         if count < len(rows):
-            answered = _answered(answers)
-            missing = [i for i in range(len(rows)) if i not in answered]
-            failures.extend(MutationFailure(i, UNAVAILABLE, "no result for this entry") for i in missing)
+            return _with_unanswered(failures, len(rows), answers, UNAVAILABLE, "no result for this entry")
         return failures
 
     def mutate_rows_request(self, table: str) -> Any:
@@ -355,9 +347,33 @@ def _code_of(error: BaseException) -> int:
     return _UNKNOWN
 
 
-def _answered(answers: list[Any]) -> set[int]:
-    """The entry indexes the MutateRows responses answered."""
-    return {index for results in answers for index in map(_index_of, results)}
+def read_answer(answer: bytes) -> tuple[int, list[tuple[int, int, str]]]:
+    """A serialised MutateRowsResponse: how many entries it answers, and the (index, code, message)
+    of those that failed. Read by the compiled core where it is built (without a message per
+    entry, which took longer than the call itself on a large batch); by protobuf where it is not,
+    or where the answer is not of the regular shape."""
+    read = None if compiled_answer is None else compiled_answer(answer)
+    return python_read_answer(answer) if read is None else read
+
+
+def python_read_answer(answer: bytes) -> tuple[int, list[tuple[int, int, str]]]:
+    """``read_answer`` without the compiled core; DecodeError for what protobuf refuses."""
+    results = _RAW_MUTATE_ROWS_RESPONSE.FromString(answer).entries
+    if not any(map(_code_of_result, results)):
+        return len(results), []
+    return len(results), [(r.index, r.status.code, r.status.message) for r in results if r.status.code]
+
+
+def _with_unanswered(
+    failures: list[MutationFailure], count: int, answers: list[bytes], code: int, message: str
+) -> list[MutationFailure]:
+    """``failures`` and a failure for each of the ``count`` entries that ``answers`` left unanswered
+    (rare: only then are the indexes read)."""
+    answered: set[int] = set()
+    for answer in answers:
+        with contextlib.suppress(DecodeError):  # an unreadable answer answers nothing
+            answered.update(map(_index_of, _RAW_MUTATE_ROWS_RESPONSE.FromString(answer).entries))
+    return [*failures, *(MutationFailure(i, code, message) for i in range(count) if i not in answered)]
 
 
 def _routing_params(request: Any) -> str:

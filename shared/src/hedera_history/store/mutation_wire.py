@@ -6,20 +6,29 @@ to write directly. Each row becomes one ``entries`` field (``Entry{row_key, muta
 mutations are all ``SetCell``; a request is the table name, the entries it carries and the app
 profile, so a retry resends a subset of the same bytes without encoding them again.
 
+The writer encodes a block's rows as ``TableRun``s: each run of rows of one table written back to
+back into one buffer, with where each row's entry ends and the running count of cells, so that
+batches are cut from those totals and sent as slices of the buffers, without an object per row.
+
 The bytes are what the protobuf runtime itself produces for the same message (fields in number
 order, default values left out); tests compare the two. Where the compiled core is built
-(``hedera_history.speedups``) it writes the entries (the same bytes, tests compare them too): the
-encoding then holds the interpreter lock for a fraction of the time, which the sender threads
-need to answer the requests in flight.
+(``hedera_history.speedups``) it writes the entries and the runs (the same bytes and totals, tests
+compare them too): the encoding then holds the interpreter lock for a fraction of the time, which
+the sender threads need to answer the requests in flight.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import accumulate, groupby
+from operator import attrgetter
 from typing import overload
 
 from hedera_history.formats.wire import varint as _encode_varint
 from hedera_history.speedups import mutation_entries as compiled_entries
+from hedera_history.speedups import mutation_runs as compiled_runs
 from hedera_history.store.model import Cell, Row
 
 # Tags (field number << 3 | wire type 2 "length-delimited", 0 "varint").
@@ -41,6 +50,8 @@ timestamp, which would otherwise grow it without bound in a long-lived process).
 
 
 _VARINTS = [_encode_varint(n) for n in range(_SMALL)]
+_table_of = attrgetter("table")
+_INT64 = "q"
 
 
 def varint(number: int) -> bytes:
@@ -53,16 +64,66 @@ def _length_delimited(tag: bytes, payload: bytes) -> bytes:
     return tag + (_VARINTS[size] if size < _SMALL else _encode_varint(size)) + payload
 
 
+Chunk = bytes | memoryview
+"""Bytes of one or more whole ``entries`` fields."""
+RawRun = tuple[str, int, bytes, bytes, bytes]
+"""A ``TableRun`` as the encoder writes it: its ``ends`` and ``cells`` as native int64 arrays."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRun:
+    """Consecutive rows of one table, encoded: ``body`` holds their ``entries`` fields back to back,
+    row ``i`` of the run (counted from its start) ends at ``ends[i]`` in it, and rows ``0..i``
+    carry ``cells[i]`` cells."""
+
+    table: str
+    stop: int
+    """The index after the run's last row in the rows encoded."""
+    body: bytes
+    ends: Sequence[int]
+    cells: Sequence[int]
+
+    @classmethod
+    def of(cls, raw: RawRun) -> TableRun:
+        table, stop, body, ends, cells = raw
+        # Arrays, one object each (the collector counts objects; a cast memoryview costs three).
+        return cls(table, stop, body, array(_INT64, ends), array(_INT64, cells))
+
+    @classmethod
+    def of_entries(cls, table: str, rows: Sequence[Row], entries: Sequence[Chunk]) -> TableRun:
+        """The run of ``rows``, all of ``table``, whose ``entries`` fields are given one by one."""
+        return cls.of(_raw_run(table, len(rows), rows, entries))
+
+    @property
+    def size(self) -> int:
+        return self.ends[-1] if self.ends else 0
+
+    @property
+    def cell_count(self) -> int:
+        return self.cells[-1] if self.cells else 0
+
+    def chunk(self, start: int, end: int) -> memoryview:
+        """The entries of rows ``start`` to ``end`` (exclusive) of the run, as one slice of ``body``."""
+        return memoryview(self.body)[self.ends[start - 1] if start else 0 : self.ends[end - 1]]
+
+
+def _raw_run(table: str, stop: int, rows: Sequence[Row], entries: Sequence[Chunk]) -> RawRun:
+    ends = array(_INT64, accumulate(map(len, entries)))
+    cells = array(_INT64, accumulate(len(row.cells) for row in rows))
+    return table, stop, b"".join(entries), ends.tobytes(), cells.tobytes()
+
+
 class EncodedRows(Sequence[Row]):
-    """Rows with their ``entries`` fields: what the writer hands the gateway, so a batch is encoded
-    once (its exact size known before it is sent) and a retry reuses the bytes of its subset.
-    Any gateway may read it as the plain sequence of rows it is."""
+    """Rows with their encoding: ``chunks`` joined are their ``entries`` fields, in order. What the
+    writer hands the gateway, so a batch is encoded once (its exact size known before it is sent)
+    and a retry reuses the bytes of its subset. Any gateway may read it as the plain sequence of
+    rows it is."""
 
-    __slots__ = ("entries", "rows")
+    __slots__ = ("chunks", "rows")
 
-    def __init__(self, rows: Sequence[Row], entries: Sequence[bytes]) -> None:
+    def __init__(self, rows: Sequence[Row], chunks: Sequence[Chunk]) -> None:
         self.rows = rows
-        self.entries = entries
+        self.chunks = chunks
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -97,8 +158,9 @@ class MutationEncoder:
         """(family, qualifier size, timestamp, value size) of a cell: its ``mutations`` field up to
         the qualifier, and from there to the value."""
 
-    def request(self, table_name: str, entries: Sequence[bytes], app_profile_id: str | None = None) -> bytes:
-        """A whole request carrying ``entries`` (fields in number order, as protobuf writes them)."""
+    def request(self, table_name: str, entries: Sequence[Chunk], app_profile_id: str | None = None) -> bytes:
+        """A whole request carrying ``entries`` (any chunks of whole ``entries`` fields; fields in
+        number order, as protobuf writes them)."""
         head = _length_delimited(_TABLE_NAME, table_name.encode()) if table_name else b""
         tail = _length_delimited(_APP_PROFILE, app_profile_id.encode()) if app_profile_id else b""
         return b"".join((head, *entries, tail))
@@ -107,6 +169,22 @@ class MutationEncoder:
         """One ``entries`` field per row, in order."""
         encoded = None if compiled_entries is None else compiled_entries(rows)
         return self.python_entries(rows) if encoded is None else encoded
+
+    def runs(self, rows: Sequence[Row]) -> list[TableRun]:
+        """The runs of ``rows`` of one table, each encoded into one buffer."""
+        raw = None if compiled_runs is None else compiled_runs(rows)
+        return [TableRun.of(run) for run in (self.python_runs(rows) if raw is None else raw)]
+
+    def python_runs(self, rows: Sequence[Row]) -> list[RawRun]:
+        """``runs`` without the compiled core, as it writes them."""
+        entries = self.python_entries(rows)
+        runs: list[RawRun] = []
+        start = 0
+        for table, run in groupby(map(_table_of, rows)):
+            stop = start + len(list(run))
+            runs.append(_raw_run(table, stop, rows[start:stop], entries[start:stop]))
+            start = stop
+        return runs
 
     def python_entries(self, rows: Sequence[Row]) -> list[bytes]:
         """``entries`` without the compiled core."""

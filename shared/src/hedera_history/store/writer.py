@@ -2,9 +2,10 @@
 block's completion cell only after every other row of that block has landed.
 
 Rows of several small blocks share batches; at most about ``max_group_bytes`` of rows (or one
-larger block) are held at a time. Each row is encoded once, as it arrives, into the bytes of its
-MutateRows entry (``store.mutation_wire``): batches are cut on those exact sizes and a retry
-sends the same bytes again. A group's batches go out on sender threads, ``IN_FLIGHT`` at once,
+larger block) are held at a time. Each block's rows are encoded once, as they arrive, into the
+bytes of their MutateRows entries, a buffer per run of one table (``store.mutation_wire``):
+batches are cut on those exact sizes, sent as slices of the buffers, and a retry sends the same
+bytes again. A group's batches go out on sender threads, ``IN_FLIGHT`` at once,
 while the next rows are encoded, and a batch goes early whenever a sender would wait
 (``store.batch_sender``); its completion cells wait until all have landed.
 A block whose rows did not all land gets no completion cell, so readers keep it invisible;
@@ -20,7 +21,7 @@ from dataclasses import dataclass, replace
 from hedera_history.block import VerifiedBlock
 from hedera_history.config import Settings
 from hedera_history.errors import RetentionWindowError, StoreError, StoreUnavailableError
-from hedera_history.store.batch_sender import Batch, BatchSender, TableBatches, run_totals, table_runs
+from hedera_history.store.batch_sender import Batch, BatchSender, TableBatches, run_totals
 from hedera_history.store.chaintime import check_history_retention, sidecars_retained
 from hedera_history.store.duplicates import complete_duplicates
 from hedera_history.store.gateway import UNAVAILABLE, BigtableGateway, MutationFailure
@@ -123,9 +124,8 @@ class BlockWriter:
                 skipped.add(owner)
                 built = replace(built, rows=tuple(r for r in built.rows if r.table != SIDECARS))  # noqa: PLW2901
             group.append(built)
-            encoded = self._encoder.entries(built.rows)
-            runs = table_runs(built.rows, encoded)
-            batches.add(owner, built.rows, encoded, runs)
+            runs = self._encoder.runs(built.rows)
+            batches.add(owner, built.rows, runs)
             block_size, block_cells = run_totals(runs)
             size += block_size
             cells.append(block_cells)
@@ -177,25 +177,26 @@ class BlockWriter:
         did not land."""
         sender = BatchSender(self._mutate_with_retries, background=False)
         batches = TableBatches(self.max_batch_bytes, self.max_batch_cells, sender.submit)
-        encoded = self._encoder.entries([row for _, row in owned])
         for start, end in _owner_runs(owned):
-            batches.add(owned[start][0], [row for _, row in owned[start:end]], encoded[start:end])
+            rows = [row for _, row in owned[start:end]]
+            batches.add(owned[start][0], rows, self._encoder.runs(rows))
         batches.flush()
         return sender.wait()
 
     def _mutate_with_retries(self, batch: Batch) -> dict[int, StoreError]:
         """Errors by row index for the rows that never landed."""
-        table, rows, encoded = batch.table, batch.rows, batch.encoded
+        table, rows = batch.table, batch.rows
         pending: Sequence[int] = range(len(rows))  # a list only once some rows are retried
+        entries: list[memoryview] = []  # each row's, once some are retried
         errors: dict[int, StoreError] = {}
         delay = self.retry.first_backoff_seconds
         for attempt in range(1, self.retry.max_attempts + 1):
             try:
-                sent = (
-                    EncodedRows(rows, encoded)
-                    if attempt == 1
-                    else EncodedRows([rows[i] for i in pending], [encoded[i] for i in pending])
-                )
+                if attempt == 1:
+                    sent = EncodedRows(rows, batch.chunks())
+                else:
+                    entries = entries or batch.entries()
+                    sent = EncodedRows([rows[i] for i in pending], [entries[i] for i in pending])
                 failures = self.gateway.mutate_rows(table, sent)
             except StoreUnavailableError as e:
                 failures = [MutationFailure(j, UNAVAILABLE, str(e)) for j in range(len(pending))]
