@@ -184,16 +184,16 @@ def test_a_run_that_read_the_period_before_another_published_it_does_not_publish
     assert Outcome.PUBLISHED in {ingest_object(pipeline.ingest, name).outcome for name in names}
     # A later run read the period's state just before the first run marked it published and let
     # its claim go: its first read answers "not published", and its claim succeeds.
-    read_state = pipeline.ingest.state.period
+    read_state = pipeline.ingest.state.period_and_claim
     stale: list[int] = []
 
     def read_before_the_publication(consensus_ns: int) -> Any:
         if not stale:
             stale.append(consensus_ns)
-            return None
+            return None, read_state(consensus_ns)[1]  # the claim cell as it is now: the claim succeeds
         return read_state(consensus_ns)
 
-    monkeypatch.setattr(pipeline.ingest.state, "period", read_before_the_publication)
+    monkeypatch.setattr(pipeline.ingest.state, "period_and_claim", read_before_the_publication)
     caplog.set_level(logging.INFO, logger="hedera_history.pipeline.ingest")
     result = ingest_object(pipeline.ingest, names[0])
     assert stale and result.outcome is not Outcome.PUBLISHED

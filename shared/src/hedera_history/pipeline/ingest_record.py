@@ -32,7 +32,13 @@ from hedera_history.pipeline.ingest_links import broken_link_before, links_to, p
 from hedera_history.pipeline.ingest_publish import publish_verified
 from hedera_history.pipeline.ingest_quarantine import quarantine_bad_trigger, quarantine_checked_copy
 from hedera_history.pipeline.ingest_verify import PeriodCheck, number_before_v6, on_certain_state
-from hedera_history.pipeline.period_state import CLAIM_POLL_SECONDS, CLAIM_TTL_SECONDS, PeriodProgress, Stage
+from hedera_history.pipeline.period_state import (
+    CLAIM_POLL_SECONDS,
+    CLAIM_TTL_SECONDS,
+    PeriodProgress,
+    Stage,
+    poll_pause,
+)
 from hedera_history.sources.period_files import StreamLocation
 
 HELD_FOR_STATE = "held until the address book and node stakes in force are certain"
@@ -40,6 +46,9 @@ HELD_FOR_STATE = "held until the address book and node stakes in force are certa
 RELEASE_LIMIT = 8
 """Held periods one publication verifies again at once (the sweep takes the rest)."""
 WAITING_FOR_PREVIOUS = "waiting for the previous block (files before V6 carry no block number)"
+_READ_LATE = frozenset({StreamFileKind.SIGNATURE, StreamFileKind.RECORD})
+"""The kinds of file ``after_publication`` may read once their period is published (a late sidecar
+copy never is): for the others, the book in force is not even looked up."""
 
 
 def ingest_period(
@@ -86,17 +95,19 @@ def _ingest_period(
     sweeping: bool,
 ) -> IngestResult:
     progress = PeriodProgress.of(ctx.state, period_key, location, Stage.NEW)
-    book = ctx.books.consensus_book_at(progress.consensus_ns)
     give_up = time.monotonic() + 2 * CLAIM_TTL_SECONDS
+    pause = CLAIM_POLL_SECONDS
     while True:
+        # One read a look: the period's row holds its claim cell too.
         if progress.refresh().published is not None:
-            return _already_published(ctx, progress, trigger, book)
-        if progress.claim():
+            return _already_published(ctx, progress, trigger)
+        if progress.claim_as_refreshed():
             try:
                 # Read again under the claim: the run that held it may have published the period
                 # and released the claim between the read above and this claim.
                 if progress.refresh().published is not None:
-                    return _already_published(ctx, progress, trigger, book)
+                    return _already_published(ctx, progress, trigger)
+                book = ctx.books.consensus_book_at(progress.consensus_ns)
                 return _verify_and_publish(ctx, progress, book, trigger=trigger, sweeping=sweeping)
             finally:
                 progress.release()
@@ -104,16 +115,14 @@ def _ingest_period(
             reason = "another run kept the period's verification claim"
             progress.defer(reason)
             return IngestResult(Outcome.PENDING, period_key, reason=reason)
-        time.sleep(CLAIM_POLL_SECONDS)  # another run is verifying the period: wait for its result
+        pause = poll_pause(pause)  # another run is verifying the period: wait for its result
 
 
-def _already_published(
-    ctx: IngestContext, progress: PeriodProgress, trigger: ObjectPath | None, book: AddressBook
-) -> IngestResult:
+def _already_published(ctx: IngestContext, progress: PeriodProgress, trigger: ObjectPath | None) -> IngestResult:
     published = progress.settle()
-    if trigger is None:
+    if trigger is None or trigger.file.kind not in _READ_LATE:
         return IngestResult(Outcome.ALREADY_PUBLISHED, progress.period_key, published.block_number)
-    return after_publication(ctx, trigger, published, book)
+    return after_publication(ctx, trigger, published, ctx.books.consensus_book_at(progress.consensus_ns))
 
 
 def _verify_and_publish(

@@ -65,6 +65,10 @@ CLAIM_TTL_SECONDS = 30.0
 """How long one run may hold a claim (far above a period's verification time); a run that dies
 holding it delays the period by at most this."""
 CLAIM_POLL_SECONDS = 0.05
+"""The first wait of a run polling for another run's claim; each next wait doubles, up to
+:data:`CLAIM_POLL_MAX_SECONDS` (a period's waiting runs read its row a few times a second, not
+twenty, while one verifies it)."""
+CLAIM_POLL_MAX_SECONDS = 0.2
 REASON_LIMIT = 2000
 
 
@@ -171,9 +175,12 @@ class _Claimable:
     def claim(self, ttl_seconds: float = CLAIM_TTL_SECONDS) -> bool:
         """CLAIM: take the claim if nobody holds a live one (False: another run does)."""
         self._check(Transition.CLAIM, Stage.CLAIMED)
+        return self._take_claim(self.state.claim_cell(self.claim_row + hex16(self.consensus_ns)), ttl_seconds)
+
+    def _take_claim(self, current: bytes | None, ttl_seconds: float) -> bool:
+        """Compare and set the claim cell from ``current``, its value as read (None: never claimed)."""
         owner = uuid.uuid4().hex
         key = self.claim_row + hex16(self.consensus_ns)
-        current = self.state.claim_cell(key)
         if current and _claim_live(current):
             return False
         expiry = time.time_ns() // 1_000_000 + int(ttl_seconds * 1000)
@@ -211,6 +218,8 @@ class PeriodProgress(_Claimable):
     published: Published | None = None
     """The published cell, once read (``PUBLISHED`` or, under a claim, found published meanwhile)."""
     reason: str = ""
+    _claim_read: bytes | None = field(default=None, repr=False)
+    """The claim cell as :meth:`refresh` read it (None: never claimed)."""
 
     @classmethod
     def of(cls, state: IngestState, period_key: str, location: StreamLocation | None, stage: Stage) -> PeriodProgress:
@@ -220,12 +229,18 @@ class PeriodProgress(_Claimable):
     def refresh(self) -> PeriodProgress:
         """Read the period's row. Under this run's claim the stage stays ``CLAIMED`` (``published``
         says whether another run published the period before the claim was taken)."""
-        known = self.state.period(self.consensus_ns)
+        known, self._claim_read = self.state.period_and_claim(self.consensus_ns)
         self.published = known.published if known is not None else None
         self.reason = known.reason if known is not None else ""
         if self.stage is not Stage.CLAIMED:
             self.stage = stage_of(known)
         return self
+
+    def claim_as_refreshed(self, ttl_seconds: float = CLAIM_TTL_SECONDS) -> bool:
+        """CLAIM, judged on the claim cell the last :meth:`refresh` read (the row holds it) instead
+        of reading it again; the compare-and-set fails if it changed since."""
+        self._check(Transition.CLAIM, Stage.CLAIMED)
+        return self._take_claim(self._claim_read, ttl_seconds)
 
     def defer(self, reason: str) -> None:
         """DEFER: pending for ``reason``."""
@@ -345,11 +360,18 @@ def stage_of(known: PeriodState | None) -> Stage:
 
 def wait_for_claim(progress: _Claimable, give_up: float) -> bool:
     """Poll for the claim until the monotonic time ``give_up`` (False: another run kept it)."""
+    delay = CLAIM_POLL_SECONDS
     while not progress.claim():
         if time.monotonic() > give_up:
             return False
-        time.sleep(CLAIM_POLL_SECONDS)
+        delay = poll_pause(delay)
     return True
+
+
+def poll_pause(delay: float) -> float:
+    """Sleep ``delay`` seconds between two looks at another run's claim; the next pause."""
+    time.sleep(delay)
+    return min(delay * 2, CLAIM_POLL_MAX_SECONDS)
 
 
 def _claim_live(value: bytes) -> bool:

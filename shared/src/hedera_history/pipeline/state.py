@@ -65,10 +65,16 @@ class IngestState:
     # ---- periods ---------------------------------------------------------------------------------
 
     def period(self, consensus_ns: int) -> PeriodState | None:
+        return self.period_and_claim(consensus_ns)[0]
+
+    def period_and_claim(self, consensus_ns: int) -> tuple[PeriodState | None, bytes | None]:
+        """The period's row and its ``claim`` cell (None: never claimed), in one read: the claim
+        lives in the period's row."""
         key = PERIOD + hex16(consensus_ns)
         for row in self._gateway.read_rows(s.INGEST_PROGRESS, RowQuery(keys=(key,))):
-            return period_state_from_row(consensus_ns, row)
-        return None
+            cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_CLAIM)
+            return period_state_from_row(consensus_ns, row), None if cell is None else cell.value
+        return None, None
 
     def published_before(self, consensus_ns: int, *, scan: int = 50) -> PeriodState | None:
         """The newest published period before ``consensus_ns`` among the ``scan`` newest periods

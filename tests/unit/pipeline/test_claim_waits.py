@@ -1,0 +1,78 @@
+"""What a run costs the state table while another verifies its period, and once the period is
+published: one read of the period's row a look (its claim cell is in it), looks spaced further
+and further apart, and no address-book read for a file that is never read late."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pytest
+from hedera_history.formats.stream_paths import parse_object_path
+from hedera_history.pipeline.ingest import IngestContext, Outcome
+from hedera_history.pipeline.ingest_record import ingest_period
+from hedera_history.pipeline.period_state import CLAIM_POLL_MAX_SECONDS, CLAIM_POLL_SECONDS, PeriodProgress, Stage
+from hedera_history.pipeline.state_cells import PERIOD, Q_LOCATION, Q_PUBLISHED, location_to_json
+from hedera_history.store import schema as s
+from hedera_history.store.keys import hex16
+
+from tests.unit.pipeline.test_period_state import LOCATION, PERIOD_KEY, PUBLISHED, new_state
+
+SIDECAR = parse_object_path(f"recordstreams/record0.0.3/sidecar/{PERIOD_KEY}_01.rcd.gz")
+
+
+class CountingBooks:
+    """An address-book history that only counts its lookups (none is expected)."""
+
+    def __init__(self) -> None:
+        self.lookups = 0
+
+    def consensus_book_at(self, consensus_ns: int) -> Any:
+        self.lookups += 1
+        raise AssertionError(f"book looked up for {consensus_ns}")
+
+
+def context(state: Any, books: CountingBooks) -> IngestContext:
+    return cast(IngestContext, _Context(state, books))
+
+
+class _Context:
+    def __init__(self, state: Any, books: CountingBooks) -> None:
+        self.state, self.books = state, books
+
+
+def publish(state: Any) -> None:
+    cells = [(Q_LOCATION, location_to_json(LOCATION)), (Q_PUBLISHED, PUBLISHED.to_json())]
+    state.put(PERIOD + hex16(PUBLISHED.block_time_ns), cells, 1)
+
+
+def progress_reads(gateway: Any) -> int:
+    return sum(1 for table, _ in gateway.read_queries if table == s.INGEST_PROGRESS)
+
+
+def test_a_late_sidecar_of_a_published_period_reads_its_row_once_and_no_book() -> None:
+    state, gateway = new_state()
+    publish(state)
+    books = CountingBooks()
+    result = ingest_period(context(state, books), PERIOD_KEY, LOCATION, trigger=SIDECAR)
+    assert (result.outcome, result.block_number) == (Outcome.ALREADY_PUBLISHED, PUBLISHED.block_number)
+    assert progress_reads(gateway) == 1
+    assert books.lookups == 0
+
+
+def test_a_waiting_run_reads_the_row_once_a_look_and_backs_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    state, gateway = new_state()
+    holder = PeriodProgress.of(state, PERIOD_KEY, LOCATION, Stage.NEW)
+    assert holder.claim()  # another run verifies the period
+    gateway.read_queries.clear()
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        if len(pauses) == 5:
+            publish(state)  # the other run published it meanwhile
+
+    monkeypatch.setattr("hedera_history.pipeline.period_state.time.sleep", pause)
+    result = ingest_period(context(state, CountingBooks()), PERIOD_KEY, LOCATION, trigger=SIDECAR)
+    assert result.outcome is Outcome.ALREADY_PUBLISHED
+    assert pauses == [CLAIM_POLL_SECONDS, 2 * CLAIM_POLL_SECONDS, 4 * CLAIM_POLL_SECONDS] + 2 * [CLAIM_POLL_MAX_SECONDS]
+    assert progress_reads(gateway) == len(pauses) + 1, "one read of the period's row a look, none of its claim"
