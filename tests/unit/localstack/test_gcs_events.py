@@ -10,13 +10,16 @@ from typing import Any
 
 import functions_framework
 import pytest
-from hedera_history.errors import SourceError, SourceUnavailableError
+from hedera_history.errors import ConfigError, SourceError, SourceUnavailableError
 from hedera_history.localstack.gcs_events import (
     FINALIZED_EVENT_TYPE,
     BucketObject,
+    DiscoverySchedule,
+    DiscoveryShape,
     GcsEventBridge,
     JsonApiBucketLister,
     NewObjectTracker,
+    RecentFolders,
     backoff_seconds,
     event_id,
     finalized_event,
@@ -144,6 +147,64 @@ def test_tracker_reports_new_objects_once_per_generation() -> None:
     assert len(tracker) == 2
 
 
+# ---- discovery: when to sweep, where to probe ----------------------------------------------------
+
+
+def test_sweeps_back_off_while_they_find_nothing_and_come_back_when_they_do() -> None:
+    schedule = DiscoverySchedule(fast=0.1, idle=1.0, duty_factor=0.0)
+    assert schedule.sweep_due(0.0)
+    waits = []
+    now = 0.0
+    for _ in range(6):
+        schedule.after_sweep(now, found=0, took=0.0)
+        waits.append(round(schedule.next_sweep_at - now, 3))
+        assert not schedule.sweep_due(now) and schedule.sweep_due(schedule.next_sweep_at)
+        now = schedule.next_sweep_at
+    assert waits == [0.2, 0.4, 0.8, 1.0, 1.0, 1.0]
+    schedule.after_sweep(now, found=3, took=0.0)
+    assert schedule.next_sweep_at - now == pytest.approx(0.1)
+
+
+def test_a_slow_sweep_pushes_the_next_one_away_by_the_duty_factor() -> None:
+    schedule = DiscoverySchedule(fast=0.05, idle=1.0, duty_factor=4.0)
+    schedule.after_sweep(10.0, found=5, took=0.1)  # found something, but it took 0.1 s
+    assert schedule.next_sweep_at == pytest.approx(10.4)
+    schedule.after_sweep(20.0, found=5, took=0.001)
+    assert schedule.next_sweep_at == pytest.approx(20.05)
+
+
+def test_a_probe_that_finds_something_makes_the_sweep_due_at_once() -> None:
+    schedule = DiscoverySchedule(fast=0.1, idle=1.0)
+    for _ in range(5):
+        schedule.after_sweep(0.0, found=0, took=0.0)
+    schedule.after_probe(0)
+    assert not schedule.sweep_due(0.5)
+    schedule.after_probe(2)
+    assert schedule.sweep_due(0.0)
+    schedule.after_sweep(0.0, found=0, took=0.0)
+    assert schedule.next_sweep_at == pytest.approx(0.2)  # fast again, then backing off anew
+    schedule.restart()
+    assert schedule.sweep_due(0.0)
+
+
+def test_schedule_refuses_an_idle_interval_below_the_fast_one() -> None:
+    with pytest.raises(ConfigError):
+        DiscoverySchedule(fast=1.0, idle=0.5)
+
+
+def test_recent_folders_are_the_newest_distinct_ones_and_never_the_root() -> None:
+    folders = RecentFolders(capacity=2)
+    folders.note([obj("a/x", 1), obj("b/y", 1), obj("top-level", 1)])
+    assert folders.prefixes() == ["b/", "a/"]
+    folders.note([obj("c/d/z", 1)])
+    assert folders.prefixes() == ["c/d/", "b/"]
+    folders.note([obj("b/w", 1)])
+    assert folders.prefixes() == ["b/", "c/d/"]
+    none = RecentFolders(capacity=0)
+    none.note([obj("a/x", 1)])
+    assert none.prefixes() == []
+
+
 def test_retry_decisions_and_backoff() -> None:
     assert should_retry(None)
     assert should_retry(429)
@@ -158,13 +219,15 @@ def test_retry_decisions_and_backoff() -> None:
 
 
 class FakeLister:
-    """A bucket listing the test changes between polls."""
+    """A bucket listing the test changes between polls; it remembers the prefix of each call."""
 
     def __init__(self) -> None:
         self.objects: list[BucketObject] = []
+        self.prefixes: list[str] = []
 
-    def list_objects(self) -> list[BucketObject]:
-        return list(self.objects)
+    def list_objects(self, prefix: str = "") -> list[BucketObject]:
+        self.prefixes.append(prefix)
+        return [o for o in self.objects if o.name.startswith(prefix)]
 
 
 def _bridge(lister: FakeLister, url: str, **options: Any) -> GcsEventBridge:
@@ -190,6 +253,45 @@ def test_each_generation_is_posted_exactly_once() -> None:
         assert all(r.method == "POST" and r.path == "/ingest" for r in server.requests)
         stats = bridge.stats()
         assert (stats.sent, stats.retried, stats.dropped, stats.objects) == (3, 0, 0, 2)
+
+
+def test_probes_list_the_recently_active_folders_and_sweeps_still_find_the_rest() -> None:
+    lister = FakeLister()
+    lister.objects = [obj("node3/p1", 1)]
+    with RecordingServer() as server:
+        # Sweeps at most every 0.5 s: probes (every 0.02 s) do most of the listing.
+        bridge = _bridge(lister, server.url, poll_interval=0.02, discovery=DiscoveryShape(idle_poll_interval=0.5))
+        with bridge:
+            assert server.wait_for(lambda r: len(r) >= 1, timeout=10)
+            lister.objects.append(obj("node3/p2", 1))  # where the last object came: a probe's folder
+            assert server.wait_for(lambda r: len(r) >= 2, timeout=10)
+            lister.objects.append(obj("node4/p0", 1))  # an old name in a folder no probe lists
+            lister.objects.append(obj("root-object", 1))  # nor at the root
+            assert server.wait_for(lambda r: len(r) >= 4, timeout=10)
+            time.sleep(0.3)  # more probes and sweeps of the same objects
+        assert sorted(_events(server)) == [
+            ("objects/node3/p1", "1"),
+            ("objects/node3/p2", "1"),
+            ("objects/node4/p0", "1"),
+            ("objects/root-object", "1"),
+        ]
+        assert "node3/" in lister.prefixes
+        stats = bridge.stats()
+        assert stats.sent == 4
+        assert stats.probes >= 1 and stats.sweeps >= 2
+
+
+def test_a_restarted_bridge_sweeps_at_once_and_announces_only_what_is_new() -> None:
+    lister = FakeLister()
+    lister.objects = [obj("f/a", 1)]
+    with RecordingServer() as server:
+        bridge = _bridge(lister, server.url, discovery=DiscoveryShape(idle_poll_interval=60.0, probe_folders=0))
+        with bridge:
+            assert server.wait_for(lambda r: len(r) >= 1, timeout=10)
+        lister.objects += [obj("g/b", 1), obj("f/a", 2)]  # uploaded while it was stopped
+        with bridge:
+            assert server.wait_for(lambda r: len(r) >= 3, timeout=10)
+        assert sorted(_events(server)) == [("objects/f/a", "1"), ("objects/f/a", "2"), ("objects/g/b", "1")]
 
 
 def test_a_failing_function_is_retried_with_the_same_event_then_succeeds() -> None:
@@ -245,11 +347,11 @@ def test_a_failing_listing_does_not_stop_the_bridge() -> None:
     class FlakyLister(FakeLister):
         calls = 0
 
-        def list_objects(self) -> list[BucketObject]:
+        def list_objects(self, prefix: str = "") -> list[BucketObject]:
             self.calls += 1
             if self.calls <= 3:
                 raise SourceUnavailableError("bucket listing failed")
-            return super().list_objects()
+            return super().list_objects(prefix)
 
     lister = FlakyLister()
     lister.objects = [obj("a", 1)]
@@ -273,9 +375,11 @@ def test_json_api_lister_follows_pages() -> None:
     with RecordingServer(answer) as server:
         lister = JsonApiBucketLister(server.url, BUCKET)
         found = lister.list_objects()
-        lister.close()
         assert [(o.name, o.generation) for o in found] == [("a", 1), ("b", 1), ("c", 3)]
         assert server.requests[0].path == f"/storage/v1/b/{BUCKET}/o"
+        lister.list_objects("streams/node 3/")
+        lister.close()
+        assert server.requests[2].path == f"/storage/v1/b/{BUCKET}/o?prefix=streams%2Fnode+3%2F"
 
 
 def test_json_api_lister_errors_are_typed() -> None:

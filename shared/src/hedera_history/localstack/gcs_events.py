@@ -1,7 +1,7 @@
 """The bucket-to-CloudEvent bridge: Eventarc's ``object.v1.finalized`` trigger for a bucket on the GCS emulator.
 
-The emulator has no notifications, so :class:`GcsEventBridge` polls the bucket listing (every
-``poll_interval`` seconds) and POSTs one binary-mode CloudEvent per new ``(name, generation)`` to
+The emulator has no notifications, so :class:`GcsEventBridge` polls bucket listings (see Discovery
+below) and POSTs one binary-mode CloudEvent per new ``(name, generation)`` to
 the ingest function, from a small pool of threads (Eventarc delivers events concurrently and in
 no particular order). A re-upload of a name is a new generation, hence a new event, as in GCS.
 
@@ -20,8 +20,34 @@ itself is wrong, sending it again cannot help). Periods left unfinished that way
 completed: every node uploads its own copy of each file (each one an event), and the sweep
 retries pending periods.
 
-The pure parts (:func:`parse_bucket_object`, :func:`finalized_event`, :class:`NewObjectTracker`)
-hold the decisions and are unit tested without a network.
+Discovery: the emulator has no notifications, no paging and no ``startOffset``; a listing
+serialises every object it returns as JSON, on a single-threaded server that serves no upload or
+download meanwhile. A whole-bucket listing (a *sweep*) costs about 10 us of CPU per object, split
+between the emulator and the bridge (``python -m bench.bucket_events_bench``), so sweeping every
+0.05 s grew with the bucket until it took a large share of the emulator. A ``prefix`` listing
+filters names before serialising and costs about 0.2 ms plus the objects it returns; ``matchGlob``
+runs a regex per name and alternative, several times dearer than ``prefix`` for no gain here. So:
+
+- a sweep is the only listing that sees every object, so it alone keeps the contract (no object
+  missed, in any upload order, old names late included). Sweeps come every ``poll_interval`` while
+  they find something, then twice as far apart after each one that found nothing, up to
+  ``idle_poll_interval``; and never closer than ``LISTING_DUTY_FACTOR`` times the last sweep's own
+  duration, so that a large bucket or a busy machine cannot make the bridge the emulator's main
+  client;
+- between sweeps, every ``poll_interval``, *probes* list the ``probe_folders`` folders (``prefix``)
+  where new objects appeared most recently: uploads keep coming to the same folders (a node writes
+  its next files where it wrote the last ones), so a probe sees the next upload at a fraction of a
+  sweep's cost, and whatever it finds brings the sweeps back to their fast cadence at once. A probe
+  guesses where to look; a name it does not cover waits for the next sweep, at most
+  ``idle_poll_interval`` away.
+
+Every listing, sweep or probe, goes through one :class:`NewObjectTracker`, which decides on
+``(name, generation)``: an object found by a probe is not announced again by the sweep that lists it
+next, nor the other way round.
+
+The pure parts (:func:`parse_bucket_object`, :func:`finalized_event`, :class:`NewObjectTracker`,
+:class:`DiscoverySchedule`, :class:`RecentFolders`) hold the decisions and are unit tested without a
+network.
 """
 
 from __future__ import annotations
@@ -31,6 +57,8 @@ import hashlib
 import json
 import logging
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -47,6 +75,11 @@ logger = logging.getLogger(__name__)
 FINALIZED_EVENT_TYPE = "google.cloud.storage.object.v1.finalized"
 CLOUD_EVENT_SPEC_VERSION = "1.0"
 DEFAULT_POLL_INTERVAL_SECONDS = 0.2
+DEFAULT_IDLE_POLL_INTERVAL_SECONDS = 1.0
+"""The longest wait between two sweeps: how late an object no probe covers can be announced."""
+DEFAULT_PROBE_FOLDERS = 2
+LISTING_DUTY_FACTOR = 4.0
+"""A sweep waits at least this many times the last sweep's duration: at most a fifth of the emulator's time."""
 DEFAULT_DELIVERY_WORKERS = 4
 DEFAULT_MAX_ATTEMPTS = 4
 DEFAULT_FIRST_BACKOFF_SECONDS = 0.5
@@ -140,6 +173,81 @@ class NewObjectTracker:
         return len(self._generations)
 
 
+class RecentFolders:
+    """The folders where new objects appeared most recently, newest first: where probes look.
+
+    An object at the bucket's root has no folder a ``prefix`` could narrow down; only sweeps see it.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._folders: OrderedDict[str, None] = OrderedDict()
+
+    def note(self, objects: Iterable[BucketObject]) -> None:
+        if self.capacity < 1:
+            return
+        for obj in objects:
+            folder, slash, _ = obj.name.rpartition("/")
+            if not slash:
+                continue
+            prefix = folder + slash
+            self._folders[prefix] = None
+            self._folders.move_to_end(prefix)
+        while len(self._folders) > self.capacity:
+            self._folders.popitem(last=False)
+
+    def prefixes(self) -> list[str]:
+        return list(reversed(self._folders))
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryShape:
+    """How a bridge discovers new objects (see Discovery in the module docstring)."""
+
+    idle_poll_interval: float = DEFAULT_IDLE_POLL_INTERVAL_SECONDS
+    """The longest wait between sweeps (never shorter than the bridge's ``poll_interval``)."""
+    probe_folders: int = DEFAULT_PROBE_FOLDERS
+    listing_duty_factor: float = LISTING_DUTY_FACTOR
+
+    @classmethod
+    def sweep_every_poll(cls) -> DiscoveryShape:
+        """A sweep every ``poll_interval`` and no probes: the bridge's former behaviour (benchmarks)."""
+        return cls(idle_poll_interval=0.0, probe_folders=0, listing_duty_factor=0.0)
+
+
+class DiscoverySchedule:
+    """When the next sweep is due (see Discovery in the module docstring); times on one monotonic clock."""
+
+    def __init__(self, fast: float, idle: float, duty_factor: float = LISTING_DUTY_FACTOR) -> None:
+        if fast < 0 or idle < fast or duty_factor < 0:
+            raise ConfigError(f"poll intervals need 0 <= fast <= idle and duty >= 0, got {fast}, {idle}, {duty_factor}")
+        self.fast = fast
+        self.idle = idle
+        self.duty_factor = duty_factor
+        self.interval = fast
+        """The current wait between sweeps, before the duty bound."""
+        self.next_sweep_at = float("-inf")
+
+    def sweep_due(self, now: float) -> bool:
+        return now >= self.next_sweep_at
+
+    def after_sweep(self, finished: float, found: int, took: float) -> None:
+        """A sweep that took ``took`` seconds ended at ``finished`` and found ``found`` new objects."""
+        self.interval = self.fast if found else min(self.idle, max(self.fast, self.interval * 2))
+        self.next_sweep_at = finished + max(self.interval, self.duty_factor * took)
+
+    def after_probe(self, found: int) -> None:
+        """Probes found ``found`` new objects: more are on their way, sweep now and often again."""
+        if found:
+            self.interval = self.fast
+            self.next_sweep_at = float("-inf")
+
+    def restart(self) -> None:
+        """Sweep at once (a started bridge lists everything first)."""
+        self.interval = self.fast
+        self.next_sweep_at = float("-inf")
+
+
 def should_retry(status: int | None) -> bool:
     """True for no answer (None), 429 and 5xx: what a function answers when trying again may help."""
     return status is None or status == 429 or status >= 500
@@ -151,8 +259,9 @@ def backoff_seconds(attempt: int, first: float = DEFAULT_FIRST_BACKOFF_SECONDS) 
 
 
 class BucketLister(Protocol):
-    def list_objects(self) -> list[BucketObject]:
-        """Every object of the bucket; :class:`SourceError` when the listing fails."""
+    def list_objects(self, prefix: str = "") -> list[BucketObject]:
+        """Every object of the bucket whose name starts with ``prefix``; :class:`SourceError` when
+        the listing fails."""
         ...
 
 
@@ -166,13 +275,15 @@ class JsonApiBucketLister:
         self.timeout = timeout
         self._session = requests.Session()
 
-    def list_objects(self) -> list[BucketObject]:
-        return list(self._objects())
+    def list_objects(self, prefix: str = "") -> list[BucketObject]:
+        return list(self._objects(prefix))
 
-    def _objects(self) -> Iterator[BucketObject]:
+    def _objects(self, prefix: str) -> Iterator[BucketObject]:
         token: str | None = None
         while True:
-            params = {"pageToken": token} if token else {}
+            params = {"prefix": prefix} if prefix else {}
+            if token:
+                params["pageToken"] = token
             try:
                 response = self._session.get(self.url, params=params, timeout=self.timeout)
             except requests.RequestException as e:
@@ -204,6 +315,10 @@ class EventStats:
     """Events given up on (attempts exhausted, or a 4xx)."""
     objects: int
     """Distinct object names seen."""
+    sweeps: int = 0
+    """Whole-bucket listings."""
+    probes: int = 0
+    """Listings of one recently active folder."""
 
 
 class GcsEventBridge:
@@ -215,16 +330,23 @@ class GcsEventBridge:
         endpoint: str,
         *,
         poll_interval: float = DEFAULT_POLL_INTERVAL_SECONDS,
+        discovery: DiscoveryShape | None = None,
         workers: int = DEFAULT_DELIVERY_WORKERS,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         first_backoff: float = DEFAULT_FIRST_BACKOFF_SECONDS,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT_SECONDS,
     ) -> None:
+        """``discovery``: how sweeps back off and where probes look (default :class:`DiscoveryShape`)."""
         if workers < 1 or max_attempts < 1:
             raise ConfigError(f"workers and max_attempts must be at least 1, got {workers} and {max_attempts}")
         self.lister = lister
         self.endpoint = endpoint
         self.poll_interval = poll_interval
+        shape = discovery or DiscoveryShape()
+        idle = max(poll_interval, shape.idle_poll_interval)
+        self._schedule = DiscoverySchedule(poll_interval, idle, shape.listing_duty_factor)
+        self._recent_folders = RecentFolders(shape.probe_folders)
+        self._sweeps = self._probes = 0
         self.workers = workers
         self.max_attempts = max_attempts
         self.first_backoff = first_backoff
@@ -242,6 +364,7 @@ class GcsEventBridge:
         if self._thread is not None:
             raise BridgeRunningError("the bucket event bridge is already running")
         self._stopping.clear()
+        self._schedule.restart()
         self._executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=self.workers, thread_name_prefix="gcs-events"
         )
@@ -251,12 +374,28 @@ class GcsEventBridge:
         return self
 
     def poll_once(self) -> int:
-        """List the bucket once and queue an event for each new generation; returns how many."""
+        """Sweep: list the whole bucket and queue an event for each new generation; returns how many."""
+        found = self._announce(self.lister.list_objects())
+        with self._lock:
+            self._sweeps += 1
+        return found
+
+    def probe_once(self) -> int:
+        """List the recently active folders and queue an event for each new generation; returns how many."""
+        found = 0
+        for prefix in self._recent_folders.prefixes():
+            found += self._announce(self.lister.list_objects(prefix))
+            with self._lock:
+                self._probes += 1
+        return found
+
+    def _announce(self, listing: Iterable[BucketObject]) -> int:
         if self._executor is None:
             raise BridgeRunningError("the bucket event bridge is not started")
-        fresh = self._tracker.new_objects(self.lister.list_objects())
+        fresh = self._tracker.new_objects(listing)
         for obj in fresh:
             self._executor.submit(self._deliver, obj)
+        self._recent_folders.note(fresh)
         return len(fresh)
 
     def stop(self, timeout: float = 30.0) -> None:
@@ -273,7 +412,7 @@ class GcsEventBridge:
 
     def stats(self) -> EventStats:
         with self._lock:
-            return EventStats(self._sent, self._retried, self._dropped, len(self._tracker))
+            return EventStats(self._sent, self._retried, self._dropped, len(self._tracker), self._sweeps, self._probes)
 
     def __enter__(self) -> GcsEventBridge:
         return self.start()
@@ -284,7 +423,7 @@ class GcsEventBridge:
     def _poll_forever(self) -> None:
         while not self._stopping.is_set():
             try:
-                self.poll_once()
+                self._discover()
                 if self._listing_failing:
                     event(logger, "bucket listing works again")
                 self._listing_failing = False
@@ -294,7 +433,21 @@ class GcsEventBridge:
                 self._listing_failing = True
             except RuntimeError:
                 return  # stopped between the check and the submit
-            self._stopping.wait(self.poll_interval)
+            if not self._schedule.sweep_due(time.monotonic()):
+                self._stopping.wait(self.poll_interval)
+
+    def _discover(self) -> None:
+        """One step: the sweep when it is due, else the probes (which may make it due at once)."""
+        started = time.monotonic()
+        if self._schedule.sweep_due(started):
+            found = 0
+            try:
+                found = self.poll_once()
+            finally:  # a failed sweep counts as one that found nothing: the next one backs off
+                finished = time.monotonic()
+                self._schedule.after_sweep(finished, found, finished - started)
+        else:
+            self._schedule.after_probe(self.probe_once())
 
     def _deliver(self, obj: BucketObject) -> None:
         headers, body = finalized_event(obj)
@@ -338,7 +491,14 @@ class GcsEventBridge:
 
     def _stats_fields(self) -> dict[str, int]:
         stats = self.stats()
-        return {"sent": stats.sent, "retried": stats.retried, "dropped": stats.dropped, "objects": stats.objects}
+        return {
+            "sent": stats.sent,
+            "retried": stats.retried,
+            "dropped": stats.dropped,
+            "objects": stats.objects,
+            "sweeps": stats.sweeps,
+            "probes": stats.probes,
+        }
 
 
 def _json_bytes(data: Mapping[str, Any]) -> bytes:
