@@ -187,11 +187,11 @@ def test_a_run_that_read_the_period_before_another_published_it_does_not_publish
     read_state = pipeline.ingest.state.period_and_claim
     stale: list[int] = []
 
-    def read_before_the_publication(consensus_ns: int) -> Any:
+    def read_before_the_publication(consensus_ns: int, **options: Any) -> Any:
         if not stale:
             stale.append(consensus_ns)
             return None, read_state(consensus_ns)[1]  # the claim cell as it is now: the claim succeeds
-        return read_state(consensus_ns)
+        return read_state(consensus_ns, **options)
 
     monkeypatch.setattr(pipeline.ingest.state, "period_and_claim", read_before_the_publication)
     caplog.set_level(logging.INFO, logger="hedera_history.pipeline.ingest")

@@ -1,6 +1,7 @@
 """What a run costs the state table while another verifies its period, and once the period is
 published: one read of the period's row a look (its claim cell is in it), looks spaced further
-and further apart, and no address-book read for a file that is never read late."""
+and further apart and shared by the instance's threads for a moment, and no address-book read
+for a file that is never read late."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ import pytest
 from hedera_history.formats.stream_paths import parse_object_path
 from hedera_history.pipeline.ingest import IngestContext, Outcome
 from hedera_history.pipeline.ingest_record import ingest_period
-from hedera_history.pipeline.period_state import CLAIM_POLL_MAX_SECONDS, CLAIM_POLL_SECONDS, PeriodProgress, Stage
+from hedera_history.pipeline.period_state import (
+    CLAIM_POLL_MAX_SECONDS,
+    CLAIM_POLL_SECONDS,
+    SHARED_LOOK_SECONDS,
+    PeriodProgress,
+    Stage,
+)
 from hedera_history.pipeline.state_cells import PERIOD, Q_LOCATION, Q_PUBLISHED, location_to_json
 from hedera_history.store import schema as s
 from hedera_history.store.keys import hex16
@@ -72,7 +79,26 @@ def test_a_waiting_run_reads_the_row_once_a_look_and_backs_off(monkeypatch: pyte
             publish(state)  # the other run published it meanwhile
 
     monkeypatch.setattr("hedera_history.pipeline.period_state.time.sleep", pause)
+    monkeypatch.setattr("hedera_history.pipeline.recent_reads.time.monotonic", lambda: 1000.0 + sum(pauses))
     result = ingest_period(context(state, CountingBooks()), PERIOD_KEY, LOCATION, trigger=SIDECAR)
     assert result.outcome is Outcome.ALREADY_PUBLISHED
     assert pauses == [CLAIM_POLL_SECONDS, 2 * CLAIM_POLL_SECONDS, 4 * CLAIM_POLL_SECONDS] + 2 * [CLAIM_POLL_MAX_SECONDS]
     assert progress_reads(gateway) == len(pauses) + 1, "one read of the period's row a look, none of its claim"
+
+
+def test_looks_of_one_instance_share_a_read_until_it_writes_the_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    state, gateway = new_state()
+    now = [1000.0]
+    monkeypatch.setattr("hedera_history.pipeline.recent_reads.time.monotonic", lambda: now[0])
+    consensus_ns = PUBLISHED.block_time_ns
+    first = state.period_and_claim(consensus_ns, max_age=SHARED_LOOK_SECONDS)
+    now[0] += SHARED_LOOK_SECONDS / 2
+    assert state.period_and_claim(consensus_ns, max_age=SHARED_LOOK_SECONDS) == first
+    assert progress_reads(gateway) == 1, "a look another thread made a moment ago answers"
+    assert state.period_and_claim(consensus_ns) == first and progress_reads(gateway) == 2, "a plain read reads"
+    publish(state)  # this instance wrote the row: what it remembered of it goes
+    known, _ = state.period_and_claim(consensus_ns, max_age=SHARED_LOOK_SECONDS)
+    assert known is not None and known.published == PUBLISHED and progress_reads(gateway) == 3
+    now[0] += 2 * SHARED_LOOK_SECONDS
+    state.period_and_claim(consensus_ns, max_age=SHARED_LOOK_SECONDS)
+    assert progress_reads(gateway) == 4, "an older look reads again"

@@ -98,8 +98,9 @@ def _ingest_period(
     give_up = time.monotonic() + 2 * CLAIM_TTL_SECONDS
     pause = CLAIM_POLL_SECONDS
     while True:
-        # One read a look: the period's row holds its claim cell too.
-        if progress.refresh().published is not None:
+        # One read a look (the period's row holds its claim cell too), shared by the instance's
+        # threads waiting for the same period.
+        if progress.refresh(shared=True).published is not None:
             return _already_published(ctx, progress, trigger)
         if progress.claim_as_refreshed():
             try:

@@ -69,6 +69,9 @@ CLAIM_POLL_SECONDS = 0.05
 :data:`CLAIM_POLL_MAX_SECONDS` (a period's waiting runs read its row a few times a second, not
 twenty, while one verifies it)."""
 CLAIM_POLL_MAX_SECONDS = 0.2
+SHARED_LOOK_SECONDS = CLAIM_POLL_SECONDS / 2
+"""How old a read of a period's row, by another thread of the instance, a waiting look may take
+instead of reading (less than the first pause, so that a run's next look is never its own last)."""
 REASON_LIMIT = 2000
 
 
@@ -226,10 +229,13 @@ class PeriodProgress(_Claimable):
         """A period whose stage the caller knows (from the pending index or a trace)."""
         return cls(state, parse_timestamp(period_key), stage, period_key=period_key, location=location)
 
-    def refresh(self) -> PeriodProgress:
+    def refresh(self, *, shared: bool = False) -> PeriodProgress:
         """Read the period's row. Under this run's claim the stage stays ``CLAIMED`` (``published``
-        says whether another run published the period before the claim was taken)."""
-        known, self._claim_read = self.state.period_and_claim(self.consensus_ns)
+        says whether another run published the period before the claim was taken). ``shared``: a
+        read another thread of this instance began less than :data:`SHARED_LOOK_SECONDS` ago will
+        do (a look while waiting; never under the claim)."""
+        max_age = SHARED_LOOK_SECONDS if shared and self.stage is not Stage.CLAIMED else 0.0
+        known, self._claim_read = self.state.period_and_claim(self.consensus_ns, max_age=max_age)
         self.published = known.published if known is not None else None
         self.reason = known.reason if known is not None else ""
         if self.stage is not Stage.CLAIMED:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import Protocol
 
+from hedera_history.pipeline.recent_reads import RecentReads
 from hedera_history.pipeline.state_cells import (
     ERRATA_PENDING,
     FILE_LINK,
@@ -49,6 +50,9 @@ from hedera_history.store.model import Cell, Row
 _FIRST_LOOKBACK_NS = 3600 * 10**9
 
 
+PeriodAndClaim = tuple[PeriodState | None, bytes | None]
+
+
 class StateGateway(ConditionalGateway, Protocol):
     def delete_rows(self, table: str, keys: Sequence[bytes]) -> None: ...
 
@@ -61,20 +65,29 @@ def now_micros() -> int:
 class IngestState:
     def __init__(self, gateway: StateGateway) -> None:
         self._gateway = gateway
+        self._recent: RecentReads[PeriodAndClaim] = RecentReads()
 
     # ---- periods ---------------------------------------------------------------------------------
 
     def period(self, consensus_ns: int) -> PeriodState | None:
         return self.period_and_claim(consensus_ns)[0]
 
-    def period_and_claim(self, consensus_ns: int) -> tuple[PeriodState | None, bytes | None]:
+    def period_and_claim(self, consensus_ns: int, *, max_age: float = 0.0) -> PeriodAndClaim:
         """The period's row and its ``claim`` cell (None: never claimed), in one read: the claim
-        lives in the period's row."""
+        lives in the period's row. With ``max_age``, a read another thread of this instance began
+        at most that many seconds ago answers instead (``pipeline.recent_reads``)."""
         key = PERIOD + hex16(consensus_ns)
+        if max_age > 0:
+            recent = self._recent.get(key, max_age)
+            if recent is not None:
+                return recent
+        read_at = time.monotonic()
+        found: PeriodAndClaim = (None, None)
         for row in self._gateway.read_rows(s.INGEST_PROGRESS, RowQuery(keys=(key,))):
             cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_CLAIM)
-            return period_state_from_row(consensus_ns, row), None if cell is None else cell.value
-        return None, None
+            found = period_state_from_row(consensus_ns, row), None if cell is None else cell.value
+        self._recent.remember(key, found, read_at)
+        return found
 
     def published_before(self, consensus_ns: int, *, scan: int = 50) -> PeriodState | None:
         """The newest published period before ``consensus_ns`` among the ``scan`` newest periods
@@ -113,6 +126,7 @@ class IngestState:
 
     def set_claim(self, key: bytes, expected: bytes | None, value: bytes) -> bool:
         """Compare and set the ``claim`` cell of an ``ingest_progress`` row."""
+        self._recent.forget(key)
         return self._gateway.check_and_set(
             s.INGEST_PROGRESS, key, CellSwap(s.INGEST_PROGRESS_FAMILY, Q_CLAIM, expected=expected, value=value)
         )
@@ -234,10 +248,12 @@ class IngestState:
     def put(self, key: bytes, cells: Sequence[tuple[bytes, bytes]], stamp: int) -> None:
         """Write cells of one ``ingest_progress`` row."""
         row = Row(s.INGEST_PROGRESS, key, tuple(Cell(s.INGEST_PROGRESS_FAMILY, q, v, stamp) for q, v in cells))
+        self._recent.forget(key)
         self._mutate(s.INGEST_PROGRESS, [row])
 
     def delete(self, *keys: bytes) -> None:
         """Delete whole ``ingest_progress`` rows."""
+        self._recent.forget(*keys)
         self._gateway.delete_rows(s.INGEST_PROGRESS, list(keys))
 
     def _mutate(self, table: str, rows: Sequence[Row]) -> None:
