@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Protocol
 
@@ -16,6 +16,7 @@ from hedera_history.config import Settings
 from hedera_history.errors import FileNameError, ObjectNotFoundError
 from hedera_history.formats.stream_paths import ObjectPath, node_account
 from hedera_history.pipeline.address_books import AddressBookHistory
+from hedera_history.pipeline.recent_reads import RecentReads
 from hedera_history.pipeline.state import IngestState
 from hedera_history.sources.base import ObjectSink, ObjectSource
 from hedera_history.store import schema as s
@@ -65,6 +66,9 @@ class IngestContext:
     publisher: Publisher
     producer: BatchProducer
     quarantine: ObjectSink | None = None
+    recent_books: RecentReads[AddressBook] = field(default_factory=RecentReads)
+    """Consensus books in force by period (``hex16`` of its time), as this instance's threads read
+    them lately: what a late file of a published period is checked on (``pipeline.ingest_record``)."""
 
 
 def write_block_cells(ctx: IngestContext, rows: list[Row]) -> None:

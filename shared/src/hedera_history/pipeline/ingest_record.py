@@ -33,6 +33,7 @@ from hedera_history.pipeline.ingest_publish import publish_verified
 from hedera_history.pipeline.ingest_quarantine import quarantine_bad_trigger, quarantine_checked_copy
 from hedera_history.pipeline.ingest_verify import PeriodCheck, number_before_v6, on_certain_state
 from hedera_history.pipeline.period_state import (
+    CLAIM_POLL_MAX_SECONDS,
     CLAIM_POLL_SECONDS,
     CLAIM_TTL_SECONDS,
     PeriodProgress,
@@ -40,12 +41,16 @@ from hedera_history.pipeline.period_state import (
     poll_pause,
 )
 from hedera_history.sources.period_files import StreamLocation
+from hedera_history.store.keys import hex16
 
 HELD_FOR_STATE = "held until the address book and node stakes in force are certain"
 """How the pending reason of a period verified on a state not certain yet begins."""
 RELEASE_LIMIT = 8
 """Held periods one publication verifies again at once (the sweep takes the rest)."""
 WAITING_FOR_PREVIOUS = "waiting for the previous block (files before V6 carry no block number)"
+LATE_BOOK_SECONDS = CLAIM_POLL_MAX_SECONDS
+"""How old a read of the book in force may be for checking a late file (the longest pause of a
+waiting run, so that the runs a publication wakes share one read)."""
 _READ_LATE = frozenset({StreamFileKind.SIGNATURE, StreamFileKind.RECORD})
 """The kinds of file ``after_publication`` may read once their period is published (a late sidecar
 copy never is): for the others, the book in force is not even looked up."""
@@ -123,7 +128,21 @@ def _already_published(ctx: IngestContext, progress: PeriodProgress, trigger: Ob
     published = progress.settle()
     if trigger is None or trigger.file.kind not in _READ_LATE:
         return IngestResult(Outcome.ALREADY_PUBLISHED, progress.period_key, published.block_number)
-    return after_publication(ctx, trigger, published, ctx.books.consensus_book_at(progress.consensus_ns))
+    return after_publication(ctx, trigger, published, _late_file_book(ctx, progress.consensus_ns))
+
+
+def _late_file_book(ctx: IngestContext, consensus_ns: int) -> AddressBook:
+    """The consensus book in force for a late file of a published period: one another thread of
+    this instance read within :data:`LATE_BOOK_SECONDS` will do (the runs waiting for a period wake
+    together once it is published). A late signature that fails on it is judged again on the book
+    read anew (``after_publication``)."""
+    key = hex16(consensus_ns)
+    book = ctx.recent_books.get(key, LATE_BOOK_SECONDS)
+    if book is None:
+        read_at = time.monotonic()
+        book = ctx.books.consensus_book_at(consensus_ns)
+        ctx.recent_books.remember(key, book, read_at)
+    return book
 
 
 def _verify_and_publish(
