@@ -95,6 +95,41 @@ def test_the_compiled_runs_are_the_python_ones(batch: list[Row]) -> None:
 
 
 @needs_compiled
+@settings(max_examples=150, deadline=None)
+@given(batch=st.lists(tables_rows, min_size=1, max_size=12), extra=st.lists(tables_rows, max_size=3))
+def test_the_compiled_runs_of_many_rows_are_the_python_ones(batch: list[Row], extra: list[Row]) -> None:
+    """Runs of many rows, whose buffers grow and whose totals run long."""
+    assert speedups.mutation_runs is not None
+    many = (batch * (80 // len(batch) + 1)) + extra
+    assert speedups.mutation_runs(many) == MutationEncoder().python_runs(many)
+
+
+class OtherRow(Row):
+    """A subclass: a type the encoder's slot cache has not seen."""
+
+    __slots__ = ()
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    "odd",
+    [
+        OtherRow("t", b"k", (Cell("f", b"q", b"v", 1),)),
+        Row("t", b"k", (Cell("f", b"q", b"v", 2**61),)),  # three int digits
+        Row("t", b"k", (Cell("é", b"q", b"v", 1),)),  # a family not ASCII
+        Row("é", b"k", (Cell("f", b"q", b"v", 1),)),  # a table not ASCII
+        Row("".join(["t", "x"]), b"k", (Cell("f", b"q", b"v", 1),)),  # equal tables, not the same object
+    ],
+)
+def test_an_odd_row_amid_many_is_encoded_as_the_python_encoder_does(odd: Row) -> None:
+    assert speedups.mutation_runs is not None
+    plain = [Row("tx", b"k%d" % i, (Cell("f", b"q", b"v%d" % i, 1_700_000_000_000_000 + i),)) for i in range(100)]
+    for at in (0, 50, 99):
+        rows = [*plain[:at], odd, *plain[at:]]
+        assert speedups.mutation_runs(rows) == MutationEncoder().python_runs(rows)
+
+
+@needs_compiled
 def test_runs_of_many_and_large_rows_grow_their_buffer() -> None:
     assert speedups.mutation_runs is not None
     batch = [Row("t", b"k%d" % i, (Cell("f", b"q", bytes(i % 7) * 5_000, i),)) for i in range(100)]
