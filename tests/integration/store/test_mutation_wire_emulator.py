@@ -117,3 +117,39 @@ def test_blocks_written_without_the_compiled_core_are_the_same_cells(
         assert cells(python.snapshot()) == cells(store.snapshot())
     finally:
         gateway.close()
+
+
+class UnreadableAnswers:
+    """A call that reaches the emulator and then answers what protobuf refuses, after ``readable``
+    of the emulator's own answers."""
+
+    def __init__(self, rpc: Any, readable: int) -> None:
+        self.rpc = rpc
+        self.readable = readable
+        self.cancelled = 0
+
+    def __call__(self, request: bytes, **options: Any) -> UnreadableAnswers:
+        self.answers = list(self.rpc(request, **options))[: self.readable]
+        return self
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.answers
+        yield b"\x0a\x02\x12\x01"  # an entry running past its end
+
+    def cancel(self) -> None:
+        self.cancelled += 1
+
+
+@pytest.mark.parametrize("readable", [0, 1])
+def test_an_unreadable_answer_fails_the_entries_left_unanswered(store: Store, readable: int) -> None:
+    record_calls(store.gateway)
+    call = UnreadableAnswers(store.gateway._mutate_rpc.rpc, readable)
+    store.gateway._mutate_rpc = call
+    rows = [Row(s.INGEST_PROGRESS, b"k%d" % i, (Cell("p", b"q", b"v", 1_000),)) for i in range(3)]
+    failures = store.gateway.mutate_rows(s.INGEST_PROGRESS, rows)
+    assert call.cancelled == 1
+    if readable:  # the emulator's one answer covers every entry
+        assert failures == []
+    else:
+        assert [(f.index, f.code, f.retryable) for f in failures] == [(0, 13, False), (1, 13, False), (2, 13, False)]
+        assert all("unreadable MutateRows answer" in f.message for f in failures)

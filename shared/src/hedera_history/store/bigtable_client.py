@@ -144,8 +144,9 @@ class BigtableDataGateway:
         answers: list[bytes] = []
         count = 0
         failures: list[MutationFailure] = []
+        call = rpc(request, timeout=self._timeout, metadata=metadata)
         try:
-            for answer in rpc(request, timeout=self._timeout, metadata=metadata):
+            for answer in call:
                 answers.append(answer)
                 answered, failed = read_answer(answer)
                 count += answered
@@ -156,6 +157,7 @@ class BigtableDataGateway:
                 raise translate(error, f"MutateRows on {table}") from e
             return _with_unanswered(failures, len(rows), answers, _code_of(error), str(error))
         except DecodeError as e:
+            call.cancel()
             return _with_unanswered(failures, len(rows), answers, _INTERNAL, f"unreadable MutateRows answer: {e}")
         if count < len(rows):
             return _with_unanswered(failures, len(rows), answers, UNAVAILABLE, "no result for this entry")
