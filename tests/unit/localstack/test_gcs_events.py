@@ -165,9 +165,9 @@ def test_sweeps_back_off_while_they_find_nothing_and_come_back_when_they_do() ->
     assert schedule.next_sweep_at - now == pytest.approx(0.1)
 
 
-def test_a_slow_sweep_pushes_the_next_one_away_by_the_duty_factor() -> None:
+def test_a_costly_sweep_pushes_the_next_one_away_by_the_duty_factor() -> None:
     schedule = DiscoverySchedule(fast=0.05, idle=1.0, duty_factor=4.0)
-    schedule.after_sweep(10.0, found=5, took=0.1)  # found something, but it took 0.1 s
+    schedule.after_sweep(10.0, found=5, took=0.1)  # found something, but cost 0.1 s of CPU
     assert schedule.next_sweep_at == pytest.approx(10.4)
     schedule.after_sweep(20.0, found=5, took=0.001)
     assert schedule.next_sweep_at == pytest.approx(20.05)
@@ -263,7 +263,11 @@ def test_probes_list_the_recently_active_folders_and_sweeps_still_find_the_rest(
         bridge = _bridge(lister, server.url, poll_interval=0.02, discovery=DiscoveryShape(idle_poll_interval=0.5))
         with bridge:
             assert server.wait_for(lambda r: len(r) >= 1, timeout=10)
-            lister.objects.append(obj("node3/p2", 1))  # where the last object came: a probe's folder
+            deadline = time.monotonic() + 10
+            while "node3/" not in lister.prefixes and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert "node3/" in lister.prefixes  # probed: the folder where the last object came
+            lister.objects.append(obj("node3/p2", 1))
             assert server.wait_for(lambda r: len(r) >= 2, timeout=10)
             lister.objects.append(obj("node4/p0", 1))  # an old name in a folder no probe lists
             lister.objects.append(obj("root-object", 1))  # nor at the root
@@ -275,7 +279,6 @@ def test_probes_list_the_recently_active_folders_and_sweeps_still_find_the_rest(
             ("objects/node4/p0", "1"),
             ("objects/root-object", "1"),
         ]
-        assert "node3/" in lister.prefixes
         stats = bridge.stats()
         assert stats.sent == 4
         assert stats.probes >= 1 and stats.sweeps >= 2
