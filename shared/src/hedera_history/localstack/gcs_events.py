@@ -1,9 +1,9 @@
 """The bucket-to-CloudEvent bridge: Eventarc's ``object.v1.finalized`` trigger for a bucket on the GCS emulator.
 
 The emulator has no notifications, so :class:`GcsEventBridge` polls bucket listings (see Discovery
-below) and POSTs one binary-mode CloudEvent per new ``(name, generation)`` to
-the ingest function, from a small pool of threads (Eventarc delivers events concurrently and in
-no particular order). A re-upload of a name is a new generation, hence a new event, as in GCS.
+below) and POSTs one binary-mode CloudEvent per new ``(name, generation)`` to the ingest function,
+from a small pool of threads (Eventarc delivers events concurrently and in no particular order).
+A re-upload of a name is a new generation, hence a new event, as in GCS.
 
 Delivery is **at least once**, never exactly once: an event whose request timed out after the
 function did its work is sent again, and a restarted bridge sends an event for every object it
@@ -38,7 +38,14 @@ runs a regex per name and alternative, several times dearer than ``prefix`` for 
   its next files where it wrote the last ones), so a probe sees the next upload at a fraction of a
   sweep's cost, and whatever it finds brings the sweeps back to their fast cadence at once. A probe
   guesses where to look; a name it does not cover waits for the next sweep, at most
-  ``idle_poll_interval`` away.
+  ``idle_poll_interval`` away. One folder by default: a request costs about 1 ms of CPU whatever
+  it returns, and a period of 30 nodes lands in 60 folders, shuffled, which a few probes cannot
+  foresee; in the bench one probe took the median upload-to-event delay from 0.11 s (no probes) to
+  that of sweeping every poll (0.08 s), three cost more and bought nothing.
+
+A probe of only the names after the newest of each folder would return less, but the emulator has
+no ``startOffset``, one ``prefix`` request per folder costs its fixed price each, and a ``matchGlob``
+(one request for every folder) runs a regex per name and alternative, about as dear as a sweep.
 
 Every listing, sweep or probe, goes through one :class:`NewObjectTracker`, which decides on
 ``(name, generation)``: an object found by a probe is not announced again by the sweep that lists it
