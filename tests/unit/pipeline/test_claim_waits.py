@@ -1,7 +1,7 @@
 """What a run costs the state table while another verifies its period, and once the period is
 published: one read of the period's row a look (its claim cell is in it), looks spaced further
-and further apart and shared by the instance's threads for a moment, and no address-book read
-for a file that is never read late."""
+and further apart and shared by the instance's threads for a moment, no address-book read
+for a file that is never read late, and one delete of its pending mark an instance."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ from hedera_history.pipeline.ingest_record import LATE_BOOK_SECONDS, ingest_peri
 from hedera_history.pipeline.period_state import (
     CLAIM_POLL_MAX_SECONDS,
     CLAIM_POLL_SECONDS,
+    SETTLE_SECONDS,
     SHARED_LOOK_SECONDS,
     PeriodProgress,
     Stage,
 )
 from hedera_history.pipeline.recent_reads import RecentReads
-from hedera_history.pipeline.state_cells import PERIOD, Q_LOCATION, Q_PUBLISHED, location_to_json
+from hedera_history.pipeline.state_cells import PENDING, PERIOD, Q_LOCATION, Q_PERIOD, Q_PUBLISHED, location_to_json
 from hedera_history.store import schema as s
 from hedera_history.store.keys import hex16
 
@@ -134,3 +135,25 @@ def test_the_late_files_of_a_period_a_publication_wakes_share_one_read_of_the_bo
     now[0] += LATE_BOOK_SECONDS
     ingest_period(ctx, PERIOD_KEY, LOCATION, trigger=SIGNERS_RECORD)
     assert books.lookups == 2, "an older read is not taken"
+
+
+def test_the_runs_a_publication_wakes_delete_its_pending_mark_once_an_instance(monkeypatch: pytest.MonkeyPatch) -> None:
+    state, gateway = new_state()
+    publish(state)
+    now = [1000.0]
+    monkeypatch.setattr("hedera_history.pipeline.recent_reads.time.monotonic", lambda: now[0])
+    ctx = context(state, CountingBooks())
+
+    def pending_deletes() -> int:
+        return sum(1 for _, keys in gateway.deleted for key in keys if key.startswith(PENDING))
+
+    for _ in range(3):
+        ingest_period(ctx, PERIOD_KEY, LOCATION, trigger=SIDECAR)
+        now[0] += SETTLE_SECONDS / 4
+    assert pending_deletes() == 1
+    state.put(PENDING + hex16(PUBLISHED.block_time_ns), [(Q_PERIOD, PERIOD_KEY.encode())], 1)  # this instance wrote it
+    ingest_period(ctx, PERIOD_KEY, LOCATION, trigger=SIDECAR)
+    assert pending_deletes() == 2 and state.pending(10) == []
+    now[0] += SETTLE_SECONDS
+    ingest_period(ctx, PERIOD_KEY, LOCATION, trigger=SIDECAR)
+    assert pending_deletes() == 3, "a delete older than the window is made again"

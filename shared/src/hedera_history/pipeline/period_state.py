@@ -69,6 +69,9 @@ CLAIM_POLL_SECONDS = 0.05
 :data:`CLAIM_POLL_MAX_SECONDS` (a period's waiting runs read its row a few times a second, not
 twenty, while one verifies it)."""
 CLAIM_POLL_MAX_SECONDS = 0.2
+SETTLE_SECONDS = CLAIM_POLL_MAX_SECONDS
+"""How long after an instance deleted a published period's pending mark its runs that find the
+period published delete it no more (the longest pause of a waiting run)."""
 SHARED_LOOK_SECONDS = CLAIM_POLL_SECONDS / 2
 """How old a read of a period's row, by another thread of the instance, a waiting look may take
 instead of reading (less than the first pause, so that a run's next look is never its own last)."""
@@ -279,11 +282,14 @@ class PeriodProgress(_Claimable):
         self.stage = Stage.PUBLISHED
 
     def settle(self) -> Published:
-        """SETTLE: found published; a pending mark written meanwhile goes."""
+        """SETTLE: found published; a pending mark written meanwhile goes. The runs a publication
+        wakes settle together: one delete of the mark an instance within :data:`SETTLE_SECONDS`
+        (a mark written after it by another instance, a run that lost its claim, goes with the
+        next run's settle or the sweep's)."""
         self._check(Transition.SETTLE, Stage.PUBLISHED)
         if self.published is None:
             raise IllegalTransitionError(f"period {self.period_key}: settle before its published cell was read")
-        self.state.delete(PENDING + hex16(self.consensus_ns))
+        self.state.delete_unless_deleted(PENDING + hex16(self.consensus_ns), SETTLE_SECONDS)
         self.stage = Stage.PUBLISHED
         return self.published
 

@@ -66,6 +66,8 @@ class IngestState:
     def __init__(self, gateway: StateGateway) -> None:
         self._gateway = gateway
         self._recent: RecentReads[PeriodAndClaim] = RecentReads()
+        self._deleted: RecentReads[bool] = RecentReads()
+        """Rows this instance deleted lately (``delete_unless_deleted``)."""
 
     # ---- periods ---------------------------------------------------------------------------------
 
@@ -249,12 +251,22 @@ class IngestState:
         """Write cells of one ``ingest_progress`` row."""
         row = Row(s.INGEST_PROGRESS, key, tuple(Cell(s.INGEST_PROGRESS_FAMILY, q, v, stamp) for q, v in cells))
         self._recent.forget(key)
+        self._deleted.forget(key)
         self._mutate(s.INGEST_PROGRESS, [row])
 
     def delete(self, *keys: bytes) -> None:
         """Delete whole ``ingest_progress`` rows."""
         self._recent.forget(*keys)
         self._gateway.delete_rows(s.INGEST_PROGRESS, list(keys))
+
+    def delete_unless_deleted(self, key: bytes, within: float) -> None:
+        """Delete an ``ingest_progress`` row unless a thread of this instance deleted it less than
+        ``within`` seconds ago and has not written it since."""
+        if self._deleted.get(key, within):
+            return
+        deleted_at = time.monotonic()
+        self.delete(key)
+        self._deleted.remember(key, True, deleted_at)
 
     def _mutate(self, table: str, rows: Sequence[Row]) -> None:
         write_or_raise(self._gateway, table, rows, f"{table} state")
