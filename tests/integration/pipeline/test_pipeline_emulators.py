@@ -110,6 +110,36 @@ def test_a_late_copy_is_read_only_from_a_node_that_did_not_sign_the_block_or_whe
     assert [path for path, _ in pipeline.ingest.state.quarantined()] == [copy]
 
 
+def test_a_late_copy_is_read_when_its_nodes_signature_disowns_it_not_when_it_signed_late_or_is_not_in(
+    pipeline: Pipeline, stream: GeneratedStream
+) -> None:
+    rng = random.Random(14)
+    late, forked = stream.nodes[2], stream.nodes[3]
+    damaged = tamper(stream, late.account, 0)  # its copy damaged, its signature of the true file
+    damaged = tamper(damaged, forked.account, 0, resign=True)  # its copy damaged and signed as it is
+    signature = {n.account: damaged.signature_path(n.node_id, 0) for n in (late, forked)}
+    copy = {n.account: damaged.record_path(n.node_id, 0) for n in (late, forked)}
+    held = set(signature.values()) | set(copy.values())
+    pipeline.run_stream({name: data for name, data in damaged.objects.items() if name not in held}, rng)
+    first = stream.truth["blocks"][0]
+    period = pipeline.ingest.state.period(parse_timestamp(first["name"].split(".rcd")[0]))
+    assert period is not None and period.published is not None
+    assert not {late.account, forked.account} & period.published.signers
+
+    def arrives(path: str) -> tuple[Outcome, tuple[str, ...]]:
+        [name] = pipeline.upload({path: damaged.objects[path]}, rng)
+        result = ingest_object(pipeline.ingest, name)
+        return result.outcome, result.quarantined
+
+    assert arrives(copy[forked.account]) == (Outcome.ALREADY_PUBLISHED, ())  # its signature not in yet
+    assert arrives(signature[late.account])[0] is Outcome.SIGNATURE_ADDED
+    assert arrives(copy[late.account]) == (Outcome.ALREADY_PUBLISHED, ())  # its signature vouches for it
+    assert arrives(signature[forked.account]) == (Outcome.QUARANTINED, (signature[forked.account],))
+    assert arrives(copy[forked.account]) == (Outcome.QUARANTINED, (copy[forked.account],))  # disowned
+    quarantined = {path for path, _ in pipeline.ingest.state.quarantined()}
+    assert quarantined == {signature[forked.account], copy[forked.account]}
+
+
 def test_too_few_signatures_store_nothing_and_the_period_stays_pending(
     pipeline: Pipeline, stream: GeneratedStream
 ) -> None:

@@ -7,10 +7,11 @@ from __future__ import annotations
 import logging
 
 from hedera_history.block import NodeSignature
-from hedera_history.books.address_book import AddressBook
+from hedera_history.books.address_book import AddressBook, NodeEntry
 from hedera_history.errors import FormatError, VerificationError
 from hedera_history.formats.dispatch import parse_signature_file, record_file_hash
 from hedera_history.formats.names import StreamFileKind, parse_stream_file_name, parse_timestamp
+from hedera_history.formats.parsed_files import SignatureFile
 from hedera_history.formats.stream_paths import ObjectPath, parse_object_path
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest_context import (
@@ -37,7 +38,7 @@ def after_publication(ctx: IngestContext, trigger: ObjectPath, published: Publis
     """A file of an already published period: add a late signature, check a late copy."""
     period_key = trigger.file.period_key
     account = node_account_of(trigger, book)
-    data = read_object(ctx.source, trigger.path) if _worth_reading(ctx, trigger, account, published) else None
+    data = read_object(ctx.source, trigger.path) if _worth_reading(ctx, trigger, account, published, book) else None
     if data is None:
         return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number)
     try:
@@ -63,27 +64,62 @@ def after_publication(ctx: IngestContext, trigger: ObjectPath, published: Publis
     return IngestResult(Outcome.ALREADY_PUBLISHED, period_key, published.block_number)
 
 
-def _worth_reading(ctx: IngestContext, trigger: ObjectPath, account: str, published: Published) -> bool:
-    """A signature is always read (it may add a node's cell). A record copy is read when its node's
-    signature did not name the published file hash, or every copy is audited
-    (``check_every_copy``): a signer's copy claims the signed bytes, and the block was verified on
-    one copy already, as the mirror node reads one per period. A late sidecar copy is never read:
-    the block's sidecars were verified with it."""
+def _worth_reading(
+    ctx: IngestContext, trigger: ObjectPath, account: str, published: Published, book: AddressBook
+) -> bool:
+    """A signature is always read (it may add a node's cell). A record copy is read only when every
+    copy is audited (``check_every_copy``) or its node's signature, read first, names another file
+    hash or fails: a copy whose node signed the published hash claims the signed bytes, and the
+    block was verified on one copy already, as the mirror node reads one a period. A copy whose
+    node's signature is not uploaded yet is not read either (the signature is judged when it comes,
+    and quarantined on its own if bad). A late sidecar copy is never read: the block's sidecars
+    were verified with it."""
     kind = trigger.file.kind
     if kind is StreamFileKind.SIGNATURE:
         return True
-    if kind is StreamFileKind.RECORD:
-        return ctx.settings.check_every_copy or account not in published.signers
+    if kind is not StreamFileKind.RECORD:
+        return False
+    if ctx.settings.check_every_copy:
+        return True
+    if account in published.signers:
+        return False
+    return _signature_disowns(ctx, trigger, account, published, book)
+
+
+def _signature_disowns(
+    ctx: IngestContext, trigger: ObjectPath, account: str, published: Published, book: AddressBook
+) -> bool:
+    """Whether the node's own signature file of the period fails or names another file hash than
+    the published one (False while it is not uploaded)."""
+    name = parse_stream_file_name(trigger.file.period_key + ".rcd_sig")
+    data = read_object(ctx.source, trigger.sibling(name))
+    if data is None:
+        return False
+    try:
+        _signed_published(data, name.name, account, published, book)
+    except (FormatError, VerificationError):
+        return True
     return False
 
 
 def _add_late_signature(
     ctx: IngestContext, trigger: ObjectPath, data: bytes, account: str, *, published: Published, book: AddressBook
 ) -> None:
+    sig, entry = _signed_published(data, trigger.file.name, account, published, book)
+    signature = NodeSignature(account, entry.node_id, sig.file_signature, sig.metadata_signature)
+    duplicates = parse_duplicate_blocks(ctx.settings.duplicate_blocks)
+    write_block_cells(ctx, [signature_row(published.block_number, published.block_time_ns, signature, duplicates)])
+
+
+def _signed_published(
+    data: bytes, file_name: str, account: str, published: Published, book: AddressBook
+) -> tuple[SignatureFile, NodeEntry]:
+    """The node's signature file, verified with its key in ``book`` and naming the published file
+    hash, and the node's entry; else a :class:`VerificationError` (or the file's FormatError)."""
     entry = next((n for n in book.nodes if n.account == account), None)
     if entry is None:
         raise VerificationError(f"node {account} is not in the address book in force", node=account)
-    sig = parse_signature_file(data, trigger.file.name, node=account)
+    sig = parse_signature_file(data, file_name, node=account)
     verify_node_signature(sig, entry)
     if sig.file_hash != published.file_hash:
         raise VerificationError(
@@ -91,9 +127,7 @@ def _add_late_signature(
             f"{published.file_hash.hex()[:16]}…",
             node=account,
         )
-    signature = NodeSignature(account, entry.node_id, sig.file_signature, sig.metadata_signature)
-    duplicates = parse_duplicate_blocks(ctx.settings.duplicate_blocks)
-    write_block_cells(ctx, [signature_row(published.block_number, published.block_time_ns, signature, duplicates)])
+    return sig, entry
 
 
 def _check_late_copy(ctx: IngestContext, trigger: ObjectPath, data: bytes, account: str, published: Published) -> None:
