@@ -150,30 +150,29 @@ def emulator_cpu_per_call(emulator_pid: int, call: Callable[[], object]) -> floa
     return (group_cpu_seconds(emulator_pid) - before) / calls
 
 
-def listing_cost(emulator: GcsEmulator, bucket: Bucket, sizes: Sequence[int], rng: random.Random) -> None:
+def listing_cost(emulator: GcsEmulator, bucket: Bucket, rng: random.Random) -> None:
+    """One row: a sweep's and a probe's CPU at the bucket's current size, and an upload's."""
     assert emulator.pid is not None
     lister = JsonApiBucketLister(emulator.endpoint, BUCKET)
     folder = "recordstreams/record0.0.3/"
     print("listing cost per call (ms of CPU); baseline: the whole-bucket listing, probe: one folder's prefix;")
     print("and the emulator's CPU per upload, which grows with the bucket too")
     print(f"  {'objects':>7}  {'emulator':>26}  {'this process':>26}  {'ratio probe/base':>16}  {'upload':>6}")
-    for size in sizes:
-        bucket.fill_to(size, rng)
-        before = group_cpu_seconds(emulator.pid)
-        uploads = len(bucket.upload_period(rng))
-        emulator_upload = (group_cpu_seconds(emulator.pid) - before) / uploads
-        emulator_base = emulator_cpu_per_call(emulator.pid, lister.list_objects)
-        emulator_probe = emulator_cpu_per_call(emulator.pid, lambda: lister.list_objects(folder))
-        probe, base = paired_samples(
-            lambda: (lambda: lister.list_objects(folder), lister.list_objects), 30, rng, clock=time.thread_time
-        )
-        client_base, client_probe = statistics.median(base), statistics.median(probe)
-        ratio = (emulator_probe + client_probe) / (emulator_base + client_base)
-        print(
-            f"  {bucket.objects:>7}  base {1000 * emulator_base:6.2f} probe {1000 * emulator_probe:5.2f}"
-            f"  base {1000 * client_base:6.2f} probe {1000 * client_probe:5.2f}  {ratio:16.3f}"
-            f"  {1000 * emulator_upload:6.2f}"
-        )
+    before = group_cpu_seconds(emulator.pid)
+    uploads = len(bucket.upload_period(rng))
+    emulator_upload = (group_cpu_seconds(emulator.pid) - before) / uploads
+    emulator_base = emulator_cpu_per_call(emulator.pid, lister.list_objects)
+    emulator_probe = emulator_cpu_per_call(emulator.pid, lambda: lister.list_objects(folder))
+    probe, base = paired_samples(
+        lambda: (lambda: lister.list_objects(folder), lister.list_objects), 30, rng, clock=time.thread_time
+    )
+    client_base, client_probe = statistics.median(base), statistics.median(probe)
+    ratio = (emulator_probe + client_probe) / (emulator_base + client_base)
+    print(
+        f"  {bucket.objects:>7}  base {1000 * emulator_base:6.2f} probe {1000 * emulator_probe:5.2f}"
+        f"  base {1000 * client_base:6.2f} probe {1000 * client_probe:5.2f}  {ratio:16.3f}"
+        f"  {1000 * emulator_upload:6.2f}"
+    )
     lister.close()
 
 
@@ -281,9 +280,8 @@ def measure_bridge(
     )
 
 
-def bridge_cost(
-    emulator: GcsEmulator, bucket: Bucket, sizes: Sequence[int], seconds: float, poll: float, rng: random.Random
-) -> None:
+def bridge_cost(emulator: GcsEmulator, bucket: Bucket, seconds: float, poll: float, rng: random.Random) -> None:
+    """One block: every discovery idle and under upload, from the bucket's current size."""
     shapes: dict[str, DiscoveryShape | None] = {
         "none": None,
         "every-poll": DiscoveryShape.sweep_every_poll(),
@@ -291,16 +289,14 @@ def bridge_cost(
         "no-probes": DiscoveryShape(probe_folders=0),
         "probes-3": DiscoveryShape(probe_folders=3),
     }
-    print(f"\nthe bridge, polling every {poll} s: CPU-s a second (emulator, this process), idle then under upload")
-    for size in sizes:
-        bucket.fill_to(size, rng)
-        print(f"  bucket of {bucket.objects} objects (growing by {bucket.nodes * 3} a period under upload)")
-        print("    " + "  ".join(f"{h:>9}" for h in ROW_HEADINGS))
-        found = {}
-        for label, shape in shapes.items():
-            found[label] = figures = measure_bridge(emulator, bucket, shape, seconds, poll, rng)
-            print("    " + "  ".join(f"{v:>9}" for v in figures.row(label)))
-        print_ratios(found["none"], found["every-poll"], found["ours"])
+    print(f"the bridge, polling every {poll} s: CPU-s a second (emulator, this process), idle then under upload")
+    print(f"  bucket of {bucket.objects} objects (growing by {bucket.nodes * 3} a period under upload)")
+    print("    " + "  ".join(f"{h:>9}" for h in ROW_HEADINGS))
+    found = {}
+    for label, shape in shapes.items():
+        found[label] = figures = measure_bridge(emulator, bucket, shape, seconds, poll, rng)
+        print("    " + "  ".join(f"{v:>9}" for v in figures.row(label)))
+    print_ratios(found["none"], found["every-poll"], found["ours"])
 
 
 def print_ratios(none: BridgeFigures, baseline: BridgeFigures, ours: BridgeFigures) -> None:
@@ -338,8 +334,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         GcsEmulator(log_dir=Path(logs)) as emulator,
     ):
         bucket = Bucket(emulator.endpoint, options.nodes)
-        listing_cost(emulator, bucket, options.sizes, rng)
-        bridge_cost(emulator, bucket, options.bridge_sizes, options.seconds, options.poll_interval, rng)
+        # Sizes in ascending order: the bucket only grows (the bridge's uploads add to it).
+        for size in sorted(set(options.sizes) | set(options.bridge_sizes)):
+            bucket.fill_to(size, rng)
+            if size in options.sizes:
+                listing_cost(emulator, bucket, rng)
+            if size in options.bridge_sizes:
+                bridge_cost(emulator, bucket, options.seconds, options.poll_interval, rng)
 
 
 if __name__ == "__main__":
