@@ -8,8 +8,9 @@ import logging
 
 import pytest
 from hedera_history import hapi  # noqa: F401 (registers the SDK package the balance message comes from)
+from hedera_history.derived import applier as applier_module
 from hedera_history.derived.applier import BalanceApplier
-from hedera_history.derived.balances import account_balance, read_progress
+from hedera_history.derived.balances import account_balance, latest_entry, read_progress
 from hedera_history.derived.query import rest_balances_body, rpc_get_balance_result
 from hedera_history.derived.rows import PROGRESS_KEY, Q_NEXT, STATE_TIMESTAMP, encode_pair, one_cell_row
 from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot, parse_snapshot
@@ -178,3 +179,62 @@ def test_an_undecodable_record_is_counted_logged_and_moves_nothing(
     assert getattr(record, "fields", {}) == {"block": 1, "consensus_ns": bad_ns, "record_bytes": 3}
     [summary] = [r for r in caplog.records if r.getMessage() == "balances applied"]
     assert getattr(summary, "fields", {})["skipped_items"] == 1
+
+
+def _balance_reads(gateway: VersionedGateway, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A counter of the balance rows the applier looks up (one read per account not cached)."""
+    counted: list[int] = []
+
+    def counting(gateway: VersionedGateway, account: str, at_ns: int) -> object:
+        counted.append(at_ns)
+        return latest_entry(gateway, account, at_ns)
+
+    monkeypatch.setattr(applier_module, "latest_entry", counting)
+    return counted
+
+
+def test_an_applier_goes_on_from_its_cache_when_nothing_moved_the_progress_since(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    gateway = _seeded(blocks=(0, 1))
+    reads = _balance_reads(gateway, monkeypatch)
+    applier = BalanceApplier(gateway, SETTINGS)
+    assert applier.run().applied == [0, 1]
+    first_run = len(reads)
+    assert all(r.complete for r in BlockWriter(gateway, SETTINGS).write_blocks([BLOCKS[2]]))
+    assert applier.run().applied == [2]
+    fresh = {f"0.0.{a.accountID.accountNum}" for tx in BLOCK_TXS[2] for a in tx.record.transferList.accountAmounts}
+    seen = {
+        f"0.0.{a.accountID.accountNum}"
+        for txs in BLOCK_TXS[:2]
+        for tx in txs
+        for a in tx.record.transferList.accountAmounts
+    }
+    assert len(reads) - first_run == len(fresh - seen)  # only accounts the first run never touched
+    assert _balances(gateway) == _expected(3)
+
+
+def test_an_applier_starts_from_the_table_when_another_moved_the_progress() -> None:
+    gateway = _seeded(blocks=(0,))
+    mine, other = BalanceApplier(gateway, SETTINGS), BalanceApplier(gateway, SETTINGS)
+    assert mine.run().applied == [0]
+    assert all(r.complete for r in BlockWriter(gateway, SETTINGS).write_blocks([BLOCKS[1]]))
+    assert other.run().applied == [1]  # mine's cache is now a block behind
+    assert all(r.complete for r in BlockWriter(gateway, SETTINGS).write_blocks([BLOCKS[2]]))
+    assert mine.run().applied == [2]
+    assert _balances(gateway) == _expected(3)
+
+
+def test_an_applier_whose_progress_came_back_with_a_new_compensation_starts_from_the_table() -> None:
+    gateway = _seeded(blocks=(0, 1))
+    mine, other = BalanceApplier(gateway, SETTINGS), BalanceApplier(gateway, SETTINGS)
+    assert mine.run().applied == [0, 1]
+    # In block 1's slot, on accounts block 2 moves: the other applier rewinds to block 1 and ends where
+    # mine did, with balances mine has not seen.
+    issued = D.consensus_ns + 200 * MS
+    apply_errata(errata_file(issued, D.consensus_ns, None, [("0.0.1001", -20), ("0.0.1002", 20)]), gateway, SETTINGS)
+    report = other.run()
+    assert (report.rewound_to, report.applied) == (1, [1])
+    assert all(r.complete for r in BlockWriter(gateway, SETTINGS).write_blocks([BLOCKS[2]]))
+    assert mine.run().applied == [2]
+    assert _balances(gateway) == _expected(3, {"0.0.1001": -20, "0.0.1002": 20})

@@ -102,7 +102,11 @@ class BalanceApplier:
         self.writer = BlockWriter(gateway, settings)
         self.max_cached_accounts = max_cached_accounts
         self._cache: dict[str, int] = {}
-        """Balances as of the current bound (valid only while blocks are applied in one run)."""
+        """Balances as of the bound this applier last reached (valid while ``_cache_for`` holds)."""
+        self._cache_for: tuple[Progress, tuple[Compensation, ...]] | None = None
+        """The progress this applier last wrote and the compensations it applied with: a run that
+        finds both as they were goes on from the cache (no other run moved the progress or
+        rewound it for a new compensation); anything else starts it empty."""
 
     def start(self, first_block: int, bound_ns: int) -> None:
         """Begin with ``first_block``; balances at or before ``bound_ns`` are given (a snapshot's time,
@@ -122,7 +126,6 @@ class BalanceApplier:
         ``should_continue`` is asked before each block; False ends the run there.
         """
         report = ApplyReport()
-        self._cache.clear()  # another run may have moved the progress since
         progress = read_progress(self.gateway)
         if progress is None:
             first = self.reader.first_available_block()
@@ -132,6 +135,9 @@ class BalanceApplier:
             progress = Progress(first, 0)
         start = read_start(self.gateway) or progress
         compensations = self._compensations()
+        if self._cache_for != (progress, tuple(compensations)):
+            self._cache.clear()  # another run moved the progress since, or a compensation came
+        self._cache_for = None  # until this run ends where it says
         progress = self._rewind_for_late(progress, start, compensations, report)
         number, bound = progress.next_block, progress.bound_ns
         while max_blocks is None or len(report.applied) < max_blocks:
@@ -145,6 +151,7 @@ class BalanceApplier:
             bound = self._apply_block(block, bound, compensations, report)
             report.applied.append(number)
             number += 1
+        self._cache_for = (Progress(number, bound), tuple(compensations))
         if report.applied:
             event(
                 logger,
