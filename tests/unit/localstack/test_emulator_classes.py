@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from gcp_storage_emulator.storage import Storage
 from hedera_history.errors import EmulatorError, PrerequisiteError
 from hedera_history.localstack.cloud_sdk import CloudSdk
 from hedera_history.localstack.emulators import (
@@ -18,6 +19,7 @@ from hedera_history.localstack.emulators import (
     S3Emulator,
     stop_recorded,
 )
+from hedera_history.localstack.gcs_in_memory import skip_journal_in_memory
 
 
 def test_commands_bind_loopback_on_the_given_port() -> None:
@@ -35,7 +37,7 @@ def test_commands_bind_loopback_on_the_given_port() -> None:
         "--port=8085",
     ]
     gcs = GcsEmulator().command(9023)
-    assert gcs[:3] == [sys.executable, "-m", "gcp_storage_emulator"]
+    assert gcs[:3] == [sys.executable, "-m", "hedera_history.localstack.gcs_in_memory"]
     assert "--in-memory" in gcs and "127.0.0.1" in gcs and "9023" in gcs
     assert S3Emulator().command(5000) == [
         sys.executable,
@@ -109,3 +111,21 @@ def test_stop_recorded_refuses_a_group_that_is_not_the_emulator(tmp_path: Path) 
     finally:
         unrelated.kill()
         unrelated.wait()
+
+
+def test_the_in_memory_gcs_emulator_skips_its_metadata_journal_only_in_memory() -> None:
+    class Journalled(Storage):  # type: ignore[misc]
+        """The emulator's storage with its journal writes counted (the emulator's class is left as it was)."""
+
+        writes = 0
+
+        def _write_config_to_file(self) -> None:
+            type(self).writes += 1
+
+    assert skip_journal_in_memory(Journalled)
+    in_memory, on_disk = Journalled(use_memory_fs=True), Journalled(use_memory_fs=True)
+    on_disk._use_memory_fs = False
+    in_memory._write_config_to_file()
+    on_disk._write_config_to_file()
+    assert Journalled.writes == 1  # the one on disk
+    assert not skip_journal_in_memory(object)  # another emulator version: nothing to change

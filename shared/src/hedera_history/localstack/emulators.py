@@ -308,7 +308,8 @@ class PubSubEmulator(CloudCliEmulator):
 
 
 class GcsEmulator(Emulator):
-    """``gcp-storage-emulator`` keeping objects in memory; speaks the GCS JSON API."""
+    """``gcp-storage-emulator`` keeping objects in memory (without its metadata journal:
+    :mod:`~hedera_history.localstack.gcs_in_memory`); speaks the GCS JSON API."""
 
     name = "gcs"
 
@@ -324,7 +325,7 @@ class GcsEmulator(Emulator):
         return [
             sys.executable,
             "-m",
-            "gcp_storage_emulator",
+            "hedera_history.localstack.gcs_in_memory",
             "start",
             "--host",
             self.bind_address,
