@@ -157,3 +157,19 @@ def test_the_runs_a_publication_wakes_delete_its_pending_mark_once_an_instance(m
     now[0] += SETTLE_SECONDS
     ingest_period(ctx, PERIOD_KEY, LOCATION, trigger=SIDECAR)
     assert pending_deletes() == 3, "a delete older than the window is made again"
+
+
+def test_a_recent_read_answers_within_its_age_and_a_fresh_one_is_remembered() -> None:
+    reads: list[int] = []
+
+    def read() -> int:
+        reads.append(len(reads))
+        return len(reads)
+
+    recent: RecentReads[int] = RecentReads()
+    assert recent.read_through(b"k", 0.0, read) == 1  # no age: always read, and remembered
+    assert recent.read_through(b"k", 60.0, read) == 1
+    assert recent.read_through(b"k", 0.0, read) == 2
+    recent.forget(b"k")
+    assert recent.read_through(b"k", 60.0, read) == 3
+    assert len(reads) == 3

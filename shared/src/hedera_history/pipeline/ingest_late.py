@@ -33,6 +33,10 @@ from hedera_history.verify.consensus import count_signatures
 from hedera_history.verify.period import collect_signatures
 from hedera_history.verify.signatures import verify_node_signature
 
+READ_LATE = frozenset({StreamFileKind.SIGNATURE, StreamFileKind.RECORD})
+"""The kinds of file :func:`after_publication` may read once their period is published: a late
+sidecar copy never is (the block's sidecars were verified with it)."""
+
 
 def after_publication(ctx: IngestContext, trigger: ObjectPath, published: Published, book: AddressBook) -> IngestResult:
     """A file of an already published period: add a late signature, check a late copy."""
@@ -75,10 +79,8 @@ def _worth_reading(
     and quarantined on its own if bad). A late sidecar copy is never read: the block's sidecars
     were verified with it."""
     kind = trigger.file.kind
-    if kind is StreamFileKind.SIGNATURE:
-        return True
     if kind is not StreamFileKind.RECORD:
-        return False
+        return kind in READ_LATE
     if ctx.settings.check_every_copy:
         return True
     if account in published.signers:

@@ -27,7 +27,7 @@ from hedera_history.formats.names import StreamFileKind, parse_timestamp
 from hedera_history.formats.stream_paths import ObjectPath
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, lag_seconds, logger
-from hedera_history.pipeline.ingest_late import after_publication
+from hedera_history.pipeline.ingest_late import READ_LATE, after_publication
 from hedera_history.pipeline.ingest_links import broken_link_before, links_to, pre_v6_break
 from hedera_history.pipeline.ingest_publish import publish_verified
 from hedera_history.pipeline.ingest_quarantine import quarantine_bad_trigger, quarantine_checked_copy
@@ -51,9 +51,6 @@ WAITING_FOR_PREVIOUS = "waiting for the previous block (files before V6 carry no
 LATE_BOOK_SECONDS = CLAIM_POLL_MAX_SECONDS
 """How old a read of the book in force may be for checking a late file (the longest pause of a
 waiting run, so that the runs a publication wakes share one read)."""
-_READ_LATE = frozenset({StreamFileKind.SIGNATURE, StreamFileKind.RECORD})
-"""The kinds of file ``after_publication`` may read once their period is published (a late sidecar
-copy never is): for the others, the book in force is not even looked up."""
 
 
 def ingest_period(
@@ -126,7 +123,7 @@ def _ingest_period(
 
 def _already_published(ctx: IngestContext, progress: PeriodProgress, trigger: ObjectPath | None) -> IngestResult:
     published = progress.settle()
-    if trigger is None or trigger.file.kind not in _READ_LATE:
+    if trigger is None or trigger.file.kind not in READ_LATE:  # the book in force is not even looked up
         return IngestResult(Outcome.ALREADY_PUBLISHED, progress.period_key, published.block_number)
     return after_publication(ctx, trigger, published, _late_file_book(ctx, progress.consensus_ns))
 
@@ -136,13 +133,9 @@ def _late_file_book(ctx: IngestContext, consensus_ns: int) -> AddressBook:
     this instance read within :data:`LATE_BOOK_SECONDS` will do (the runs waiting for a period wake
     together once it is published). A late signature that fails on it is judged again on the book
     read anew (``after_publication``)."""
-    key = hex16(consensus_ns)
-    book = ctx.recent_books.get(key, LATE_BOOK_SECONDS)
-    if book is None:
-        read_at = time.monotonic()
-        book = ctx.books.consensus_book_at(consensus_ns)
-        ctx.recent_books.remember(key, book, read_at)
-    return book
+    return ctx.recent_books.read_through(
+        hex16(consensus_ns), LATE_BOOK_SECONDS, lambda: ctx.books.consensus_book_at(consensus_ns)
+    )
 
 
 def _verify_and_publish(

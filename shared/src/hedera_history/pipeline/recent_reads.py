@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -43,6 +44,17 @@ class RecentReads(Generic[V]):
             old = [k for k, (at, _) in self._reads.items() if read_at - at > _FORGET_AFTER_SECONDS]
             for k in old:
                 del self._reads[k]
+
+    def read_through(self, key: bytes, max_age: float, read: Callable[[], V]) -> V:
+        """The value read for ``key`` at most ``max_age`` seconds ago (0: none will do), else
+        ``read()``, remembered as read when it began."""
+        recent = self.get(key, max_age) if max_age > 0 else None
+        if recent is not None:
+            return recent
+        read_at = time.monotonic()
+        value = read()
+        self.remember(key, value, read_at)
+        return value
 
     def forget(self, *keys: bytes) -> None:
         """Drop what was read for ``keys`` (this instance wrote them)."""

@@ -79,17 +79,14 @@ class IngestState:
         lives in the period's row. With ``max_age``, a read another thread of this instance began
         at most that many seconds ago answers instead (``pipeline.recent_reads``)."""
         key = PERIOD + hex16(consensus_ns)
-        if max_age > 0:
-            recent = self._recent.get(key, max_age)
-            if recent is not None:
-                return recent
-        read_at = time.monotonic()
-        found: PeriodAndClaim = (None, None)
-        for row in self._gateway.read_rows(s.INGEST_PROGRESS, RowQuery(keys=(key,))):
-            cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_CLAIM)
-            found = period_state_from_row(consensus_ns, row), None if cell is None else cell.value
-        self._recent.remember(key, found, read_at)
-        return found
+
+        def read() -> PeriodAndClaim:
+            for row in self._gateway.read_rows(s.INGEST_PROGRESS, RowQuery(keys=(key,))):
+                cell = row.cell(s.INGEST_PROGRESS_FAMILY, Q_CLAIM)
+                return period_state_from_row(consensus_ns, row), None if cell is None else cell.value
+            return None, None
+
+        return self._recent.read_through(key, max_age, read)
 
     def published_before(self, consensus_ns: int, *, scan: int = 50) -> PeriodState | None:
         """The newest published period before ``consensus_ns`` among the ``scan`` newest periods
