@@ -52,6 +52,9 @@ class RecordGolden:
     index: int | None = None
     """The block number the reference assigns by counting files from 0 (V1/V2 tests assert it)."""
     sidecars: tuple[SidecarMetadataGolden, ...] = ()
+    directory: str | None = None
+    """Set for a file in the block node's fixture layout: one copy in ``directory`` with every node's
+    signature beside it as ``node_<account>.rcd_sig`` (``blocks/wrapped-mainnet/record-files/``)."""
 
     @property
     def previous_hash(self) -> str:
@@ -61,9 +64,13 @@ class RecordGolden:
         return value
 
     def path(self, node: str) -> str:
+        if self.directory is not None:
+            return f"{self.directory}/{self.name}"
         return f"{self.folder}/recordstreams/record{node}/{self.name}"
 
     def signature_path(self, node: str) -> str:
+        if self.directory is not None:
+            return f"{self.directory}/node_{node}.rcd_sig"
         return self.path(node).removesuffix(".gz").removesuffix(".rcd") + ".rcd_sig"
 
 
@@ -93,10 +100,24 @@ class SidecarFileGolden:
     size: int
     hash: str
     consensus_end: int
-    records: tuple[SidecarRecordGolden, ...]
+    records: tuple[SidecarRecordGolden, ...] | None
+    """Every record, where the source lists them; else ``record_count`` and ``types`` alone."""
+    record_count: int = 0
+    types: frozenset[int] = frozenset()
+    directory: str | None = None
+    """As :attr:`RecordGolden.directory`: the sidecar sits beside its record file."""
 
     def path(self, node: str) -> str:
+        if self.directory is not None:
+            return f"{self.directory}/{self.name}"
         return f"{self.folder}/recordstreams/record{node}/sidecar/{self.name}"
+
+    def record_path(self, node: str) -> str:
+        """The record file whose ``SidecarMetadata`` names this sidecar."""
+        record = self.name.rsplit("_", 1)[0] + (".rcd.gz" if self.name.endswith(".gz") else ".rcd")
+        if self.directory is not None:
+            return f"{self.directory}/{record}"
+        return f"{self.folder}/recordstreams/record{node}/{record}"
 
 
 @dataclass(frozen=True)
@@ -338,6 +359,94 @@ STANDALONE_SIGNATURES = (
     ),
 )
 
+# Real mainnet record files beside the blocks that wrap them (HIP-1427), in the block node's fixture
+# layout. The signed hashes, start and end running hashes, sizes, counts and versions are those of
+# ``blocks/README.md`` (where it shortens a hash, its prefix; every node's signature file names the
+# same file and metadata hash, and each verifies against the book the README names:
+# tests/conformance/test_verify_real.py). The first consensus time is the wrapping block's timestamp.
+WRAPPED_DIR = "blocks/wrapped-mainnet/record-files"
+WRAPPED_V2 = RecordGolden(
+    folder="blocks/wrapped-mainnet",
+    directory=f"{WRAPPED_DIR}/example-v2/2019-09-13T21_53_51.396440Z",
+    name="2019-09-13T21_53_51.396440Z.rcd",
+    version=2,
+    size=455,
+    count=1,
+    consensus_start=1568411631396440000,
+    consensus_end=1568411631396440000,
+    item_consensus_ns=(1568411631396440000,),
+    hapi_version=(0, 0, 0),
+    block_number=None,
+    start_running_hash=None,
+    end_running_hash="420fffe68fcd2a1eadcce589fdf9565bcf5a269d02232fe07cdc565b3b6f76ce46a9418ddc1bbe051d4894e04d091f8e",
+    file_hash="420fffe68fcd2a1eadcce589fdf9565bcf5a269d02232fe07cdc565b3b6f76ce46a9418ddc1bbe051d4894e04d091f8e",
+    metadata_hash=None,
+    previous_file_hash="00" * 48,
+    index=0,
+)
+WRAPPED_V5 = RecordGolden(
+    folder="blocks/wrapped-mainnet",
+    directory=f"{WRAPPED_DIR}/example-v5/2022-01-01T00_00_00.252365821Z",
+    name="2022-01-01T00_00_00.252365821Z.rcd",
+    version=5,
+    size=19622,
+    count=35,
+    consensus_start=1640995200252365821,
+    consensus_end=1640995201946271915,
+    item_consensus_ns=None,
+    hapi_version=(0, 11, 0),
+    block_number=None,
+    start_running_hash="13ab802d147ef5a5a32c4bd386225e354aaa03c91122e48fea9777ad31e010de840dab29d42074fb264b5cacd1f69702",
+    end_running_hash="0d7773874647eddc3039fedf1d9a47aac58b7f4f4c47e77a8599456b800472cd0b55954837f03e002a217095615430b8",
+    file_hash="5f63f5c65e02fa305a4dadbb3a5bad781aab70b02cd6d057a2f0ba8b14e08d77cf0c7aaff1876577e787ccb32582e566",
+    metadata_hash="47c23ef47aba41121ddaba07e15571c0fefe54fd03544310bd400170ee8db4c2cf6004e7f8f2f10b6e143cd2f574cc24",
+)
+WRAPPED_V6_SIDECAR_HASH = (
+    "e4cbf4516c964c8f9dbc5c46ee2956aa4cad468abfc74352f1146c7e40e81522e9528c943c9b9214faa43a6577d3d2f5"
+)
+WRAPPED_V6 = RecordGolden(
+    folder="blocks/wrapped-mainnet",
+    directory=f"{WRAPPED_DIR}/example-v6/2025-07-23T20_37_42.076472454Z",
+    name="2025-07-23T20_37_42.076472454Z.rcd",
+    version=6,
+    size=32665,
+    count=47,
+    consensus_start=1753303062076472454,
+    consensus_end=1753303063721549000,
+    item_consensus_ns=None,
+    hapi_version=(0, 63, 9),
+    block_number=82297471,
+    start_running_hash="cbd7a318fb7d0a023632002926857a1511953f6e1a6d162df1fe8b57f97d21389094f7a2bb31edd9d9859cc38c561bdd",
+    end_running_hash="f3a71062087f6afb70754c32cca0dcb48d297b0b909a956cd2b6d22c782ed6054742584b0465865e1fb1adcfbda7f65d",
+    file_hash="c998dda6ca7216881d0c0037e2b19897078a561c46354cd69176eff4bc8b65666ca2ace1abd849d0970a237d128f6352",
+    metadata_hash="3d51cc9c618dd7c72133d3f39bf0ecfa2473f3dc8bcc51b9b1cadea16df1a8d58d8360193f85e15f5791a41cc8a4d1dd",
+    sidecars=(SidecarMetadataGolden(id=1, types=(1, 2), hash=WRAPPED_V6_SIDECAR_HASH),),
+)
+WRAPPED_ORIGINALS = (WRAPPED_V2, WRAPPED_V5, WRAPPED_V6)
+WRAPPED_SIGNERS = {
+    WRAPPED_V2: tuple(f"0.0.{n}" for n in range(3, 10)),
+    WRAPPED_V5: tuple(f"0.0.{n}" for n in (*range(10, 19), 20, 21, 22)),
+    WRAPPED_V6: tuple(f"0.0.{n}" for n in (3, 21, 25, *range(28, 36), 37)),
+}
+WRAPPED_BOOKS = {
+    WRAPPED_V2: "addressbook/main-resources-mainnet.bin",
+    WRAPPED_V5: f"{WRAPPED_V5.directory}/address_book.bin",
+    WRAPPED_V6: f"{WRAPPED_V6.directory}/address_book.bin",
+}
+"""The book each original verifies with, all signatures (``blocks/README.md``)."""
+WRAPPED_SIDECAR = SidecarFileGolden(
+    folder="blocks/wrapped-mainnet",
+    directory=WRAPPED_V6.directory,
+    name="2025-07-23T20_37_42.076472454Z_01.rcd",
+    id=1,
+    size=41037,
+    hash=WRAPPED_V6_SIDECAR_HASH,
+    consensus_end=1753303063563756000,
+    records=None,
+    record_count=12,
+    types=frozenset({1, 2}),
+)
+
 # Every node signs the hashes of its record file; the signatures themselves differ per node.
 NODE_SIGNATURES = tuple(
     SignatureGolden(
@@ -349,13 +458,27 @@ NODE_SIGNATURES = tuple(
     )
     for record in RECORD_FILES
     for node in NODES
+) + tuple(
+    SignatureGolden(
+        path=record.signature_path(node),
+        version=max(record.version, 2),
+        file_hash=record.file_hash,
+        metadata_hash=record.metadata_hash,
+    )
+    for record, signers in WRAPPED_SIGNERS.items()
+    for node in signers
 )
 
 SIGNATURES = NODE_SIGNATURES + STANDALONE_SIGNATURES
 
 # (path, golden) for every node copy.
-RECORD_CASES = tuple((record.path(node), record) for record in RECORD_FILES for node in NODES)
-SIDECAR_CASES = tuple((sidecar.path(node), sidecar) for sidecar in SIDECAR_FILES for node in NODES)
+RECORD_CASES = tuple((record.path(node), record) for record in RECORD_FILES for node in NODES) + tuple(
+    (record.path(""), record) for record in WRAPPED_ORIGINALS
+)
+SIDECAR_CASES = (
+    *((sidecar.path(node), sidecar) for sidecar in SIDECAR_FILES for node in NODES),
+    (WRAPPED_SIDECAR.path(""), WRAPPED_SIDECAR),
+)
 SIGNATURE_CASES = tuple((signature.path, signature) for signature in SIGNATURES)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from hedera_history.errors import FormatError
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
+from hedera_history.formats.names import StreamFileKind, parse_stream_file_name
 from hedera_history.formats.parsed_files import RecordFile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -88,11 +89,10 @@ def _real(folder: Path) -> list[Sample]:
     for path in sorted(folder.rglob("*")):
         name = path.as_posix()
         if name.endswith(".rcd_sig"):
-            kind = "signature"
-        elif "/sidecar/" in name:
-            kind = "sidecar"
+            kind = "signature"  # node_0.0.3.rcd_sig in the block node's fixture layout has no time in its name
         elif name.endswith((".rcd", ".rcd.gz")):
-            kind = "record"
+            # A sidecar is <time>_NN.rcd[.gz], in a sidecar/ folder or beside its record file.
+            kind = "sidecar" if parse_stream_file_name(path.name).kind is StreamFileKind.SIDECAR else "record"
         else:
             continue
         samples.append(Sample(str(path.relative_to(folder)), path.name, path.read_bytes(), kind))
