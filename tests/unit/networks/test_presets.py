@@ -113,3 +113,16 @@ def test_the_requester_pays_flags_belong_to_the_presets_bucket() -> None:
     settings = Settings.from_env(env)
     assert settings.s3_requester_pays is False and settings.requester_pays_project == ""
     assert settings.block_pin == "1656461547557609267:34305852"
+
+
+def test_block_stream_facts_follow_the_reference() -> None:
+    """``ImporterProperties.HederaNetwork``: block buckets, and a cutover for mainnet and testnet only."""
+    for name, network in NETWORKS.items():
+        assert network.block_bucket == f"hedera-{name}-recent-block-streams"
+        assert network.block_folder == f"{name}/block/"
+        assert network.ledger_id is None
+    assert {name for name, network in NETWORKS.items() if network.cutover} == {"mainnet", "testnet"}
+    mainnet, testnet = NETWORKS["mainnet"].cutover, NETWORKS["testnet"].cutover
+    assert mainnet is not None and testnet is not None
+    assert mainnet.after_hapi_version == testnet.after_hapi_version == (0, 79, 0)
+    assert (testnet.planned_utc, mainnet.planned_utc) == ("2026-11-25", "2026-12-09")

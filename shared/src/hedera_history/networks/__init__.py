@@ -16,6 +16,13 @@ sources. ``custom`` presets nothing: every value comes from the settings.
   with the other book code (``hedera_history.books.bootstrap``).
 - Block-number pins (``migration/BlockNumberMigration.BLOCK_NUMBER_MAPPING``): the record file
   with that consensus end has that block number; files before V6 are numbered from it.
+- Block streams (HIP-1056; ``ImporterProperties.HederaNetwork`` and ``downloader/block/``): each
+  network's requester-pays ``hedera-<network>-recent-block-streams`` bucket, one file per block at
+  ``<network>/block/<19-digit number split 4/4/4/4/3>.blk.zstd`` (``BlockFileSource``); mainnet and
+  testnet cut over (``HederaNetwork.hasCutover``) after HAPI 0.79 (``block.cutover.hapiVersion``,
+  the operator guide ``docs/cutover.md``: testnet 2026-11-25, mainnet 2026-12-09). No public
+  network's ledger id is published yet (``BlockProperties.DEFAULT_LEDGER_IDS`` is empty): it comes
+  from the stream (the ledger id publication) or the ``HEDERA_HISTORY_LEDGER_ID`` setting.
 """
 
 from __future__ import annotations
@@ -29,6 +36,16 @@ from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.networks.block_numbers import BlockPin
 
 CUSTOM = "custom"
+
+
+@dataclass(frozen=True, slots=True)
+class Cutover:
+    """The switch from record files to blocks (HIP-1193), as a follower detects it."""
+
+    after_hapi_version: tuple[int, int, int]
+    """The last HAPI version that writes record files: the cutover comes with a later release."""
+    planned_utc: str
+    """The announced date (``docs/cutover.md`` of the mirror node), for alerts and docs only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +72,17 @@ class Network:
     duplicate_blocks: str = ""
     """Record files that carry one block number, ``NUMBER:FIRST_END_NS:SECOND_END_NS``
     (``migration/MergeDuplicateBlocksMigration``), stored as one block (``store.duplicates``)."""
+    block_bucket: str = ""
+    """Block-stream bucket (HIP-1056 files, recent blocks only), requester pays as ``requester_pays``."""
+    cutover: Cutover | None = None
+    """When the network leaves the record stream for the block stream; None: it never does."""
+    ledger_id: bytes | None = None
+    """The TSS ledger id, where the network has published it."""
+
+    @property
+    def block_folder(self) -> str:
+        """The block bucket's folder of this network's block files (``<network>/block/``)."""
+        return f"{self.name}/block/"
 
     @property
     def node_id_folder(self) -> str:
@@ -81,6 +109,8 @@ NETWORKS: dict[str, Network] = {
             pin=BlockPin(consensus_end_ns=1656461547557609267, block_number=34305852),
             errata="mainnet",
             duplicate_blocks="44029066:1675962000231859003:1675962001984524003",
+            block_bucket="hedera-mainnet-recent-block-streams",
+            cutover=Cutover(after_hapi_version=(0, 79, 0), planned_utc="2026-12-09"),
         ),
         Network(
             "testnet",
@@ -91,6 +121,8 @@ NETWORKS: dict[str, Network] = {
             # From the testnet before its 2024 reset; the 2024-02 bucket's files are all V6 and
             # carry their own numbers, so the pin is never reached there.
             pin=BlockPin(consensus_end_ns=1656461617493248000, block_number=22384256),
+            block_bucket="hedera-testnet-recent-block-streams",
+            cutover=Cutover(after_hapi_version=(0, 79, 0), planned_utc="2026-11-25"),
         ),
         Network(
             "previewnet",
@@ -98,6 +130,7 @@ NETWORKS: dict[str, Network] = {
             requester_pays=True,
             anonymous=False,
             books=((0, "previewnet.bin"),),
+            block_bucket="hedera-previewnet-recent-block-streams",
         ),
         Network(
             "demo",
@@ -105,6 +138,7 @@ NETWORKS: dict[str, Network] = {
             requester_pays=False,
             anonymous=True,
             books=((0, "demo.bin"),),
+            block_bucket="hedera-demo-recent-block-streams",
         ),
     )
 }
