@@ -106,6 +106,18 @@ def test_a_consumer_started_mid_chain_begins_where_it_joins() -> None:
     assert all(tracker.is_complete(block.hash) for block in blocks)
 
 
+def test_a_declared_root_starts_the_watermark_whatever_its_number() -> None:
+    blocks = [LETTERS[letter] for letter in "DC"]
+    undeclared, _, _ = new_tracker(first_number=1)
+    assert deliver_blocks(blocks, InMemoryConsumer(), undeclared)[2][-1] is None  # C's ancestors never come
+    tracker, _, _ = new_tracker(first_number=1)
+    tracker.declare_root(LETTERS["C"].header)
+    tracker.declare_root(LETTERS["C"].header)  # again: nothing changes
+    _, _, watermarks = deliver_blocks(blocks, InMemoryConsumer(), tracker)
+    assert watermarks == [None, LETTERS["D"].header]
+    assert not tracker.is_complete(LETTERS["C"].header.parent)
+
+
 @pytest.mark.parametrize("out_of_order", [False, True])
 def test_a_reorg_at_start_up(out_of_order: bool) -> None:
     blocks = tree({"A": (None, 1, 1), "B": ("A", 2, 2), "B2": ("A", 2, 3), "C2": ("B2", 3, 4)})

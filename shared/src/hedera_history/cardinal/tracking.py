@@ -178,6 +178,15 @@ class StatelessTracker:
     def is_complete(self, block_hash: bytes) -> bool:
         return COL_DONE in self._store.read_row(self.block_row(block_hash))
 
+    # ---- roots -----------------------------------------------------------------------------------
+
+    def declare_root(self, block: BlockHeader) -> None:
+        """Make ``block`` a root of the watermark whatever its number: a stream followed from its
+        middle begins at a block whose ancestors this store never receives. Its parent's row is
+        marked connected (and nothing else: the parent never completes here), so the block connects
+        once complete, as a block numbered ``first_number`` does. Idempotent."""
+        self._store.check_and_set(self.block_row(block.parent), COL_CONNECTED, None, _MARK)
+
     # ---- receiving -------------------------------------------------------------------------------
 
     def receive(self, message: msg.WireMessage) -> TrackingOutcome:
