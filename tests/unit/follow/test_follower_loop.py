@@ -12,10 +12,11 @@ from hedera_history.follow import follower as follower_module
 from hedera_history.follow.follower import Follower, FollowerClock
 from hedera_history.follow.position import read_position
 from hedera_history.formats.names import format_timestamp
+from hedera_history.pipeline.address_books import AddressBookHistory, StreamStart
 from hedera_history.pipeline.ingest import IngestContext, IngestResult, Outcome
 from hedera_history.store import schema as s
 
-from tests.unit.store.fakes import MemoryGateway
+from tests.unit.store.fakes import ConditionalMemoryGateway
 
 from .memory_source import MemorySource
 
@@ -49,7 +50,7 @@ def key(index: int) -> str:
 
 def test_the_loop_follows_a_growing_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
     source = MemorySource()
-    gateway = MemoryGateway([s.INGEST_PROGRESS])
+    gateway = ConditionalMemoryGateway([s.INGEST_PROGRESS, s.ADDRESS_BOOKS])
     handed: Counter[str] = Counter()
     late: list[str] = []
     published: set[str] = set()
@@ -69,7 +70,8 @@ def test_the_loop_follows_a_growing_bucket(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(follower_module, "ingest_object", ingest_object)
     monkeypatch.setattr(Follower, "_book_folders", lambda self, consensus_ns: FOLDERS)
     unused: Any = None  # parts of the context only ingest (faked here) uses
-    ctx = IngestContext(SETTINGS, unused, source, unused, unused, cast(Any, gateway), unused, unused)
+    books = AddressBookHistory(cast(Any, gateway), unused)
+    ctx = IngestContext(SETTINGS, unused, source, unused, books, cast(Any, gateway), unused, unused)
     follower = Follower(
         ctx,
         SETTINGS,
@@ -99,4 +101,6 @@ def test_the_loop_follows_a_growing_bucket(monkeypatch: pytest.MonkeyPatch) -> N
     assert handed[key(1)] == 2 and handed[key(0)] == handed[key(2)] == 1
     position = read_position(gateway)
     assert position is not None and position.period_key == key(2)
+    # An empty store: the first period handed off is recorded as where the history begins.
+    assert books.stream_start() == StreamStart(key(0), None)
     assert position.listed[FOLDERS[2]] == f"{FOLDERS[2]}{key(2)}.rcd_sig"

@@ -11,6 +11,7 @@ import pytest
 from hedera_history.config import Settings
 from hedera_history.follow.follower import Follower, FollowerClock
 from hedera_history.formats.names import format_timestamp
+from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.pipeline.ingest import IngestContext
 from hedera_history.store import schema as s
 
@@ -37,8 +38,9 @@ def lists_in(seconds: float, settings: Settings, monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(Follower, "_book_folders", lambda self, consensus_ns: FOLDERS)
     unused: Any = None  # nothing is handed to ingest: the bucket is idle
-    gateway = MemoryGateway([s.INGEST_PROGRESS])
-    ctx = IngestContext(settings, unused, source, unused, unused, cast(Any, gateway), unused, unused)
+    gateway = MemoryGateway([s.INGEST_PROGRESS, s.ADDRESS_BOOKS])
+    books = AddressBookHistory(cast(Any, gateway), unused)
+    ctx = IngestContext(settings, unused, source, unused, books, cast(Any, gateway), unused, unused)
     follower = Follower(
         ctx,
         settings,

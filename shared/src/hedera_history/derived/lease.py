@@ -48,8 +48,9 @@ class BalanceLease(CellLease):
 class ExclusiveBalanceApplier:
     """A :class:`BalanceApplier` that runs only while it holds the balance lease.
 
-    The first run of a deployment begins application at ``settings.first_block`` (the root of the
-    contiguous watermark), not at the lowest block stored so far: blocks complete out of order.
+    The first run of a deployment begins application at its first block (``first_block``: the
+    root of the contiguous watermark; by default ``settings.first_block``), not at the lowest block
+    stored so far: blocks complete out of order.
     A snapshot loaded before (``derived.snapshot.load_snapshot``) has begun it already. Without
     one, nothing is begun until that block is complete, so a snapshot loaded after the functions
     came up but before the stream's first block (the local stack, a new deployment) still counts
@@ -59,11 +60,20 @@ class ExclusiveBalanceApplier:
     local lock keeps them apart as the lease keeps instances apart).
     """
 
-    def __init__(self, gateway: LeaseGateway, settings: Settings, *, lease: BalanceLease | None = None) -> None:
+    def __init__(
+        self,
+        gateway: LeaseGateway,
+        settings: Settings,
+        *,
+        lease: BalanceLease | None = None,
+        first_block: Callable[[], int] | None = None,
+    ) -> None:
+        """``first_block``: read only until application begins (a stream followed from its middle
+        learns its first block when that block's period is verified)."""
         self.gateway = gateway
         self.applier = BalanceApplier(gateway, settings)
         self.lease = lease or BalanceLease(gateway)
-        self.first_block = settings.first_block
+        self.first_block = first_block or (lambda: settings.first_block)
         self._running = threading.Lock()
 
     def run(self, max_blocks: int | None = None) -> ApplyReport | None:
@@ -76,9 +86,10 @@ class ExclusiveBalanceApplier:
                 return None
             try:
                 if read_progress(self.gateway) is None:
-                    if not self.applier.reader.complete_blocks([self.first_block]):
-                        return ApplyReport(stopped_at=self.first_block)
-                    self.applier.start(self.first_block, 0)
+                    first = self.first_block()
+                    if not self.applier.reader.complete_blocks([first]):
+                        return ApplyReport(stopped_at=first)
+                    self.applier.start(first, 0)
                 return self.applier.run(max_blocks, should_continue=self.lease.keep)
             finally:
                 self.lease.release()

@@ -48,7 +48,7 @@ from hedera_history.follow.position import (
     resume_after,
     write_position,
 )
-from hedera_history.follow.start import resolve_start
+from hedera_history.follow.start import fresh_start
 from hedera_history.follow.tracker import GivenUp, Tracker, backoff_seconds
 from hedera_history.formats.names import parse_timestamp
 from hedera_history.formats.stream_paths import BucketLayout
@@ -163,6 +163,8 @@ class Follower:
         self._written: tuple[str, tuple[tuple[str, str], ...]] | None = None
         self._last_write = float("-inf")
         self._reported_given_up = 0
+        self._begins_history = False
+        """Nothing handed off yet on an empty store: the first period begins the history."""
 
     # ---- entry points ----------------------------------------------------------------------------
 
@@ -207,7 +209,8 @@ class Follower:
         if stored is not None:
             key, ns = stored.period_key, stored.consensus_ns
         else:
-            key, ns = resolve_start(self.start, gateway, now_ns=self._wall_ns())
+            fresh = fresh_start(self.start, gateway, self.ctx.books, now_ns=self._wall_ns())
+            key, ns, self._begins_history = fresh.period_key, fresh.consensus_ns, fresh.begins_history
         s = self.settings
         self.tracker = Tracker(
             key, ns, settle_seconds=s.follow_settle_seconds, give_up_seconds=s.follow_give_up_seconds
@@ -251,16 +254,18 @@ class Follower:
             if tracker.saw(sighting, now):
                 self._late.append(_Late(sighting, now, now))
         self._collect(report)
-        self._hand_off(pool)
+        self._hand_off(pool, report)
         tracker.advance()
         self._report_given_up()
         self._store_position(report)
         self._fill(report)
         event(logger, "follower position", logging.INFO, **_summary(report))
 
-    def _hand_off(self, pool: concurrent.futures.ThreadPoolExecutor) -> None:
+    def _hand_off(self, pool: concurrent.futures.ThreadPoolExecutor, report: FollowReport) -> None:
         tracker, _ = self._parts()
         now = self._clock()
+        if self._begins_history and not self._mark_history_start(now, report):
+            return
         free = max(0, max(1, self.settings.follow_workers) - len(self._futures))
         for period in tracker.due(now, limit=free):
             future = pool.submit(ingest_period, self.ctx, period.period_key, self.location)
@@ -272,6 +277,24 @@ class Follower:
             self._futures[future] = (late.sighting.period_key, late.sighting)
             late.attempts += 1
             self._late_running[future] = late
+
+    def _mark_history_start(self, now: float, report: FollowReport) -> bool:
+        """Record the first period about to be handed off on an empty store as the stream's start
+        (``follow.start``); False while that cannot be written (nothing is handed off before)."""
+        tracker, _ = self._parts()
+        first = tracker.first_due(now)
+        if first is None:
+            return True
+        try:
+            start = self.ctx.books.mark_stream_start(first.period_key)
+        except HistoryError as e:
+            report.errors.append(f"stream start: {e}")
+            event(logger, "follower start not recorded", logging.WARNING, period=first.period_key, error=str(e))
+            return False
+        self._begins_history = False
+        if start is not None:
+            event(logger, "follower begins the history", period=start.period_key, source=self.source_url)
+        return True
 
     def _collect(self, report: FollowReport) -> None:
         tracker, _ = self._parts()

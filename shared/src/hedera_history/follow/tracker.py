@@ -158,14 +158,21 @@ class Tracker:
 
     def due(self, now: float, limit: int | None = None) -> list[TrackedPeriod]:
         """Periods to hand to ingest now, oldest first (they are marked running)."""
-        ready = sorted(
-            (p for p in self._periods.values() if p.status in (Status.SETTLING, Status.PENDING) and p.due <= now),
-            key=lambda p: p.consensus_ns,
-        )[:limit]
+        ready = self._ready(now)[:limit]
         for period in ready:
             period.status = Status.RUNNING
             self.handed_off += 1
         return ready
+
+    def first_due(self, now: float) -> TrackedPeriod | None:
+        """The oldest period :meth:`due` would hand over now, left as it is."""
+        return next(iter(self._ready(now)), None)
+
+    def _ready(self, now: float) -> list[TrackedPeriod]:
+        return sorted(
+            (p for p in self._periods.values() if p.status in (Status.SETTLING, Status.PENDING) and p.due <= now),
+            key=lambda p: p.consensus_ns,
+        )
 
     def finished(self, period_key: str, outcome: Outcome | None, reason: str, now: float) -> list[str]:
         """Record an attempt's result (``outcome`` None: it raised). For a period now published,

@@ -21,12 +21,20 @@
   or projected from their recorded rows. A period verified on a state that is neither is held
   (pending) and never published on it (``pipeline.ingest``, docs/pipeline.md).
 
+- A follower that begins on an empty store (``follow.start``) marks its first period in the
+  ``start`` row before handing anything off; the run that verifies that period begins the history
+  at its block (:meth:`AddressBookHistory.begin_at`): the bootstrap book in force from that period
+  on, the keeper at the block before it. So a stream followed from its middle is certain from its
+  first block, however far the network is past block 0, and it stays so after a restart.
+
 The rows' values and the keeper's state are encoded by ``books.codec`` (the keeper's state is the
 backfill's ``BookState``), and changes are applied by ``books.updates.AddressBookTracker.apply``, as
 the backfill applies them while it verifies: the two cannot disagree on a book.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.address_book import AddressBook
@@ -41,6 +49,7 @@ from hedera_history.books.codec import (
 from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.books.stakes import NodeStakes, weigh
 from hedera_history.books.updates import AddressBookTracker
+from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import (
     BigtableGateway,
@@ -57,11 +66,24 @@ BOOK = b"book/"
 STAKES = b"stakes/"
 CHANGE = b"change/"
 KEEPER = b"keeper"
+START = b"start"
 Q_BOOK = b"book"
 Q_STAKES = b"stakes"
 Q_CHANGES = b"changes"
 Q_STATE = b"state"
+Q_PERIOD = b"period"
+Q_BLOCK = b"block"
 ADVANCE_BATCH = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class StreamStart:
+    """Where a stream followed from its middle begins (the ``start`` row)."""
+
+    period_key: str
+    """The first period the follower handed off."""
+    block: int | None
+    """Its block, once verified: the history's first block (None before)."""
 
 
 BookGateway = ConditionalGateway
@@ -132,6 +154,32 @@ class AddressBookHistory:
         # Unchanged in between: what the rows say (they also hold what a backfill put in force).
         return weigh(book or self.book_at(consensus_ns), stakes or self.stakes_at(consensus_ns))
 
+    def mark_stream_start(self, period_key: str) -> StreamStart | None:
+        """Record that the stream begins with ``period_key`` unless the history has begun (the
+        keeper applied blocks) or a start is recorded already (the first mark stays); the start in
+        force, None when the history had begun."""
+        if self._read_cell(KEEPER, Q_STATE) is not None:
+            return None
+        swap = CellSwap(s.ADDRESS_BOOKS_FAMILY, Q_PERIOD, expected=None, value=period_key.encode())
+        self._gateway.check_and_set(s.ADDRESS_BOOKS, START, swap)
+        return read_stream_start(self._gateway)
+
+    def stream_start(self) -> StreamStart | None:
+        return read_stream_start(self._gateway)
+
+    def begin_at(self, block: VerifiedBlock) -> bool:
+        """Begin the history at ``block`` (the recorded start's, verified), unless it has begun:
+        the bootstrap book in force from its period on, the keeper at the block before it (written
+        last: once it is there, the rest is). True when the history now begins at or before it."""
+        number = block.block_number
+        if self._read_cell(KEEPER, Q_STATE) is None:
+            write_book(self._gateway, block.record.consensus_start, self._bootstrap)
+            self._write(START, Q_BLOCK, str(number).encode())
+            state = encode_keeper_state(number - 1, BookState.of_tracker(AddressBookTracker(self._bootstrap)))
+            swap = CellSwap(s.ADDRESS_BOOKS_FAMILY, Q_STATE, expected=None, value=state)
+            self._gateway.check_and_set(s.ADDRESS_BOOKS, KEEPER, swap)
+        return self.applied_through() >= number - 1
+
     def applied_through(self) -> int:
         """The last block whose changes are applied: books are certain for the blocks after it."""
         applied, _ = self._tracker(self._read_cell(KEEPER, Q_STATE))
@@ -185,6 +233,27 @@ class AddressBookHistory:
     def _write(self, key: bytes, qualifier: bytes, value: bytes) -> None:
         row = Row(s.ADDRESS_BOOKS, key, (Cell(s.ADDRESS_BOOKS_FAMILY, qualifier, value, 0),))
         write_or_raise(self._gateway, s.ADDRESS_BOOKS, [row], f"address book row {key!r}")
+
+
+def read_stream_start(gateway: BigtableGateway) -> StreamStart | None:
+    """The recorded start of a stream followed from its middle; None when none was recorded."""
+    for row in gateway.read_rows(s.ADDRESS_BOOKS, RowQuery(keys=(START,))):
+        period = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_PERIOD)
+        if period is None:
+            return None
+        block = row.cell(s.ADDRESS_BOOKS_FAMILY, Q_BLOCK)
+        try:
+            return StreamStart(period.value.decode(), None if block is None else int(block.value))
+        except ValueError as e:
+            raise RowDecodeError(f"stream start row unreadable: {e}") from e
+    return None
+
+
+def first_block_of_stream(gateway: BigtableGateway, configured: int) -> int:
+    """The history's first block: where a stream followed from its middle began, else ``configured``
+    (``HEDERA_HISTORY_FIRST_BLOCK``)."""
+    start = read_stream_start(gateway)
+    return configured if start is None or start.block is None else start.block
 
 
 def write_book(gateway: BigtableGateway, effective_ns: int, book: AddressBook) -> None:

@@ -205,11 +205,18 @@ def _not_verified(
 
 def _hold(ctx: IngestContext, progress: PeriodProgress, number: int, quarantined: tuple[str, ...]) -> IngestResult:
     """Keep a period verified on a state that is not certain pending (``HELD_FOR_STATE``)."""
-    applied = ctx.books.applied_through()
-    reason = (
-        f"{HELD_FOR_STATE}: block {number} needs the changes of blocks {applied + 1}-{number - 1}, "
-        "not all published yet"
-    )
+    start = ctx.books.stream_start()
+    if start is not None and start.block is None:
+        reason = (
+            f"{HELD_FOR_STATE}: block {number} waits for the first period followed, {start.period_key}, "
+            "to be published (the history begins there)"
+        )
+    else:
+        applied = ctx.books.applied_through()
+        reason = (
+            f"{HELD_FOR_STATE}: block {number} needs the changes of blocks {applied + 1}-{number - 1}, "
+            "not all published yet"
+        )
     progress.defer(reason)
     _log_pending(progress, reason, "held")
     return IngestResult(Outcome.PENDING, progress.period_key, number, reason=reason, quarantined=quarantined)

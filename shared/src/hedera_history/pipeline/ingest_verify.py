@@ -14,6 +14,7 @@ from hedera_history.networks.block_numbers import BlockPin, pin_problem
 from hedera_history.pipeline.ingest_context import IngestContext, logger
 from hedera_history.pipeline.period_state import PeriodProgress
 from hedera_history.pipeline.state_cells import PeriodState
+from hedera_history.pipeline.tracking_rows import TrackingRows
 from hedera_history.sources.period_files import SourcePeriod, StreamLocation
 from hedera_history.sources.period_listing import ListedPeriod
 from hedera_history.sources.pinned_numbers import StreamAccess, range_numbering
@@ -95,21 +96,42 @@ def on_certain_state(ctx: IngestContext, progress: PeriodProgress, check: Period
     if number is None:
         return False
     if ctx.books.applied_through() >= number - 1:
-        # The book was read before the claim: the keeper may have applied a change since. Read
-        # now, after the certainty check, it is the state in force; verify again if it differs
-        # (else a rotated-out key could count, and a rotated-in one be quarantined as bad).
-        current = ctx.books.consensus_book_at(progress.consensus_ns)
-        if current != check.book:
-            check.with_book(ctx, progress, current)
+        _verify_on_state_in_force(ctx, progress, check)
         return True
     # The keeper lags: when every earlier block is recorded, their book and stake changes give
     # the state in force exactly; verify again if it keys or weighs the nodes otherwise.
     projected = ctx.books.projected_consensus_book(number, progress.consensus_ns)
-    if projected is None:
+    if projected is not None:
+        if projected != check.book:
+            check.with_book(ctx, progress, projected)
+        return True
+    if _begins_the_stream(ctx, progress, check):
+        _verify_on_state_in_force(ctx, progress, check)
+        return True
+    return False
+
+
+def _verify_on_state_in_force(ctx: IngestContext, progress: PeriodProgress, check: PeriodCheck) -> None:
+    # The book was read before the claim: the keeper may have applied a change since. Read now,
+    # after the certainty check, it is the state in force; verify again if it differs (else a
+    # rotated-out key could count, and a rotated-in one be quarantined as bad).
+    current = ctx.books.consensus_book_at(progress.consensus_ns)
+    if current != check.book:
+        check.with_book(ctx, progress, current)
+
+
+def _begins_the_stream(ctx: IngestContext, progress: PeriodProgress, check: PeriodCheck) -> bool:
+    """Whether the period is the recorded first of a stream followed from its middle: its verified
+    block then begins the history (the watermark's root, the keeper at the block before it), so the
+    bootstrap book is the state in force for it, whatever blocks came before it on the network."""
+    block = check.report.block
+    if block is None:
         return False
-    if projected != check.book:
-        check.with_book(ctx, progress, projected)
-    return True
+    start = ctx.books.stream_start()
+    if start is None or start.period_key != progress.period_key:
+        return False
+    TrackingRows(ctx.gateway, ctx.settings.first_block).declare_root(block)  # before the keeper: see begin_at
+    return ctx.books.begin_at(block)
 
 
 def _verify(ctx: IngestContext, files: SourcePeriod, book: AddressBook, block_number: int | None) -> PeriodReport:

@@ -24,11 +24,9 @@ each unconfirmed period older than ``reconcile_after_seconds`` (oldest first, at
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from hedera_history.block_identity import IDENTITY_SIZE
-from hedera_history.cardinal.tracking import COL_CONFLICT, COL_DONE, StatelessTracker
+from hedera_history.cardinal.tracking import COL_CONFLICT, COL_DONE
 from hedera_history.errors import HistoryError, VerificationError, is_transient
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest_context import IngestContext, Outcome
@@ -36,8 +34,8 @@ from hedera_history.pipeline.ingest_publish import publish_batch
 from hedera_history.pipeline.ingest_record import ingest_period
 from hedera_history.pipeline.period_state import PeriodProgress, Stage
 from hedera_history.pipeline.state_cells import Published, Unconfirmed
+from hedera_history.pipeline.tracking_rows import TrackingRows
 from hedera_history.sources.period_files import SourcePeriod
-from hedera_history.store.tracking_store import BigtableTrackingStore
 from hedera_history.verify.period import check_period
 
 logger = logging.getLogger(__name__)
@@ -65,31 +63,10 @@ class ReconcileReport:
         }
 
 
-class _NoSink:
-    """The reconciler only reads tracking rows; it never delivers values."""
-
-    def write(self, *_: object) -> None:
-        raise AssertionError("the reconciler does not deliver messages")
-
-    def finish(self, *_: object) -> None:
-        raise AssertionError("the reconciler does not deliver messages")
-
-
-class Tracking:
-    """The store function's Cardinal tracking rows, read only."""
-
-    def __init__(self, ctx: IngestContext) -> None:
-        self._store = BigtableTrackingStore(ctx.gateway)
-        self._tracker = StatelessTracker(self._store, _NoSink(), first_number=ctx.settings.first_block)
-
-    def batch_row(self, published: Published) -> Mapping[bytes, bytes]:
-        return self._store.read_row(self._tracker.block_row(published.hash[:IDENTITY_SIZE]))
-
-
 def reconcile(ctx: IngestContext, now_micros: int, errors: list[str]) -> ReconcileReport:
     """One bounded pass over the unconfirmed periods (see the module docstring)."""
     report = ReconcileReport()
-    tracker = Tracking(ctx)
+    tracker = TrackingRows(ctx.gateway, ctx.settings.first_block)
     deadline = int(ctx.settings.reconcile_after_seconds * 1_000_000)
     for mark in ctx.state.unconfirmed(ctx.settings.sweep_max_periods):
         report.examined += 1
@@ -105,7 +82,7 @@ def reconcile(ctx: IngestContext, now_micros: int, errors: list[str]) -> Reconci
     return report
 
 
-def _reconcile_one(ctx: IngestContext, tracker: Tracking, mark: Unconfirmed, report: ReconcileReport) -> None:
+def _reconcile_one(ctx: IngestContext, tracker: TrackingRows, mark: Unconfirmed, report: ReconcileReport) -> None:
     state = ctx.state.period(mark.consensus_ns)
     published = state.published if state is not None else None
     if published is None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from hedera_history.collector import settle_after_start
 from hedera_history.config import Settings
-from hedera_history.pipeline.address_books import AddressBookHistory
+from hedera_history.pipeline.address_books import AddressBookHistory, first_block_of_stream
 from hedera_history.sources.address_book_file import read_address_book
 
 if TYPE_CHECKING:
@@ -82,7 +82,12 @@ def build_store_context(settings: Settings, gateway: BigtableDataGateway | None 
         books = AddressBookHistory(
             gateway, read_address_book(settings.address_book, settings), first_block=settings.first_block
         )
-    balances = ExclusiveBalanceApplier(gateway, settings) if settings.balances_enabled else None
+    balances = None
+    if settings.balances_enabled:
+        stored = gateway  # narrowed for the closure
+        balances = ExclusiveBalanceApplier(
+            stored, settings, first_block=lambda: first_block_of_stream(stored, settings.first_block)
+        )
     network_errata = network_errata_pass(gateway, settings)
     return StoreContext(tracker, books, balances, settings.balances_blocks_per_store_run, network_errata)
 

@@ -24,6 +24,7 @@ from hedera_history.derived.lease import ExclusiveBalanceApplier
 from hedera_history.errata.network_pass import NETWORK_ERRATA_BLOCKS_PER_RUN, network_errata_pass, run_network_errata
 from hedera_history.errors import HistoryError
 from hedera_history.logs import event
+from hedera_history.pipeline.address_books import first_block_of_stream
 from hedera_history.pipeline.ingest_context import IngestContext
 from hedera_history.pipeline.ingest_errata import ingest_errata
 from hedera_history.pipeline.ingest_late import recheck_signatures
@@ -147,7 +148,10 @@ def replay_held_dead_letters(
 
 def _apply_balances(ctx: IngestContext, report: SweepReport) -> None:
     try:
-        applied = ExclusiveBalanceApplier(ctx.gateway, ctx.settings).run(ctx.settings.balances_blocks_per_sweep)
+        applier = ExclusiveBalanceApplier(
+            ctx.gateway, ctx.settings, first_block=lambda: first_block_of_stream(ctx.gateway, ctx.settings.first_block)
+        )
+        applied = applier.run(ctx.settings.balances_blocks_per_sweep)
     except HistoryError as e:
         report.errors.append(f"balances: {e}")
         return
