@@ -63,22 +63,22 @@ class ReferenceContract:
                 return template
         raise AssertionError(f"{path} is not a path of the reference")
 
-    def response_pointer(self, template: str, status: int) -> str:
+    def response_pointer(self, template: str, status: int, method: str = "get") -> str:
         """A JSON pointer (within the document) to the schema of the answer ``status``."""
-        responses = self.document["paths"][template]["get"]["responses"]
+        responses = self.document["paths"][template][method]["responses"]
         key = str(status)
         if key not in responses:
-            raise AssertionError(f"the reference declares no {status} answer on {template}")
+            raise AssertionError(f"the reference declares no {status} answer on {method.upper()} {template}")
         response = responses[key]
-        pointer = f"/paths/{_escape(template)}/get/responses/{key}"
+        pointer = f"/paths/{_escape(template)}/{method}/responses/{key}"
         if "$ref" in response:
             pointer = response["$ref"].removeprefix("#")
         return pointer + "/content/application~1json/schema"
 
-    def validate(self, path: str, status: int, body: Any) -> str:
+    def validate(self, path: str, status: int, body: Any, method: str = "get") -> str:
         """Validate one answer; returns the reference template it was checked against."""
         template = self.template_of(path)
-        schema = {"$ref": f"{DOCUMENT_URI}#{self.response_pointer(template, status)}"}
+        schema = {"$ref": f"{DOCUMENT_URI}#{self.response_pointer(template, status, method)}"}
         OAS31Validator(schema, registry=self._registry).validate(body)
         return template
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hedera_history.api import jsonrpc, rest
+from hedera_history.api.contract_call import is_contract_call, refuse_contract_call
 from hedera_history.api.errors import (
     ApiError,
     MethodNotAllowedError,
@@ -49,6 +50,8 @@ def handle(
             raise PayloadTooLargeError(f"body larger than {MAX_BODY_BYTES} bytes")
         if rpc:
             return _jsonrpc(reader, method, body, proofs)
+        if is_contract_call(method, path):
+            raise refuse_contract_call(body)
         return _rest(reader, method, path, query, proofs=proofs, accept=accept)
     except ApiError as e:
         return _api_error(e, rpc)
@@ -90,9 +93,10 @@ def _api_error(error: ApiError, rpc: bool) -> ApiResponse:
     if rpc:
         rpc_error = {"code": error.rpc_code, "message": error.reason}
         return ApiResponse(error.status, {"jsonrpc": "2.0", "id": None, "error": rpc_error})
-    return ApiResponse(error.status, _rest_error(error.reason))
+    return ApiResponse(error.status, _rest_error(error.reason, error.detail))
 
 
-def _rest_error(message: str) -> dict[str, Any]:
-    """The mirror node's error shape."""
-    return {"_status": {"messages": [{"message": message}]}}
+def _rest_error(message: str, detail: str | None = None) -> dict[str, Any]:
+    """The mirror node's error shape (``detail`` as its EVM routes give one)."""
+    entry = {"message": message} if detail is None else {"message": message, "detail": detail}
+    return {"_status": {"messages": [entry]}}

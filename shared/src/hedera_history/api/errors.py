@@ -36,10 +36,15 @@ def store_fault(error: StoreError) -> StoreFault:
 
 
 class ApiError(HistoryError):
-    """A request the API refuses; ``reason`` is safe to show to the caller."""
+    """A request the API refuses; ``reason`` is safe to show to the caller, and so is ``detail``
+    (the error object's ``detail``, as the reference's EVM routes give one; None: no such field)."""
 
     status = 400
     rpc_code = -32602
+
+    def __init__(self, message: str, *, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 class ParseError(ApiError):

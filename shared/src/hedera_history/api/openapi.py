@@ -121,6 +121,7 @@ def _proof(summary: str, params: list[dict[str, Any]]) -> dict[str, Any]:
 def openapi_document() -> dict[str, Any]:
     limit = _param("limit", "query", "Page size, 1-100 (default 25)")
     timestamp_param = _param("timestamp", "path", "Consensus timestamp of the transaction, 'seconds.nanos'")
+    obj = {"type": "object"}
     paths: dict[str, Any] = {
         "/": {
             "post": {
@@ -205,6 +206,14 @@ def openapi_document() -> dict[str, Any]:
             ],
             "ContractResult",
         ),
+        "/api/v1/contracts/call": {
+            "post": {
+                "summary": "EVM call simulation: not executed here (no EVM state is kept), answered as the "
+                "reference answers a call it cannot execute",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": obj}}},
+                "responses": _errors("400", "501"),
+            }
+        },
         "/api/v1/network/nodes": _get(
             "The nodes of the newest address book in force, from the address-book history",
             [
@@ -291,7 +300,6 @@ def openapi_document() -> dict[str, Any]:
         ),
         "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
     }
-    obj = {"type": "object"}
     schemas: dict[str, Any] = {
         "Error": {
             "type": "object",
