@@ -48,12 +48,22 @@ class CorruptFileError(FormatError):
     """A field holds a value that cannot be right (bad marker, length out of range, bad protobuf)."""
 
 
+class BlockTransactionError(CorruptFileError):
+    """A native block's transaction cannot be read (its signed transaction or body does not decode)."""
+
+
 class DecompressionError(FormatError):
     """The gzip stream is broken, or decompresses to more than the configured limit."""
 
 
 class FileNameError(FormatError):
     """A path is not a stream file name in a known bucket layout."""
+
+
+class UnsupportedItemError(FormatError):
+    """A block item whose place in the block's hash this project cannot know: a filtered or redacted
+    item, or an item number the block stream's forward-compatibility rule leaves to specific handling.
+    Hashing it anyway would be a guess that may disagree with the network."""
 
 
 # ---- verification --------------------------------------------------------------------------------
@@ -100,6 +110,15 @@ class BrokenChainError(VerificationError):
     """A file's start running hash (or previous file hash) differs from its predecessor's end."""
 
 
+class BlockNumberMismatchError(VerificationError):
+    """A block's number differs from the one its file name, its proof, or the block before it gives."""
+
+
+class UnverifiedProofError(VerificationError):
+    """A block proof of a form this project cannot check (a TSS signature before its verifier is in
+    place, a pre-TSS placeholder, an unknown proof kind): the block is reported, never counted verified."""
+
+
 class FileNameMismatchError(VerificationError):
     """A record file's name does not give the consensus time of its first transaction: a file
     replayed under another period's name (its place in the history would be a lie)."""
@@ -112,6 +131,67 @@ class AddressBookError(VerificationError):
 class BlockPinMismatchError(VerificationError):
     """A record file and the network's block-number pin disagree: the file that ends at the pin
     would get another number, or no file ends at the pin where the listing put it."""
+
+
+class TssError(VerificationError):
+    """A block's TSS signature does not prove its root (``hedera_history.verify.tss``)."""
+
+
+class TssFormatError(TssError):
+    """The signature (or the ledger's roster) does not decode: a wrong length, a point off its
+    curve or outside its prime-order subgroup, a scalar not below its field's modulus."""
+
+
+class TssThresholdError(TssError):
+    """The hinTS signers hold no more than half of the verification key's total weight."""
+
+
+class TssAggregateSignatureError(TssError):
+    """The aggregate BLS signature does not sign this message (the block root) under the
+    aggregate public key the hinTS proof carries."""
+
+
+class TssHintsProofError(TssError):
+    """The hinTS proof that the aggregate key and weight come from the key's signers fails."""
+
+
+class TssOpeningError(TssHintsProofError):
+    """A KZG opening in the hinTS proof (at the challenge r, or at r/ω) does not verify."""
+
+
+class TssPolynomialIdentityError(TssHintsProofError):
+    """The pairing identity B(τ)·SK(τ) = aggregate key + Q_z(τ)·Z(τ) + Q_x(τ)·τ does not hold."""
+
+
+class TssScalarIdentityError(TssHintsProofError):
+    """One of the four identities over the proof's evaluations at r does not hold."""
+
+
+class TssDegreeCheckError(TssHintsProofError):
+    """The degree check e(Q_x, τ) = e(Q_x·τ, 1) does not hold."""
+
+
+class TssEndorsementError(TssError):
+    """The hinTS verification key is not endorsed by the ledger: the aggregate Schnorr signature
+    over ledger id ‖ Poseidon(key) does not verify under the endorsers' keys."""
+
+
+class TssEndorsementWeightError(TssEndorsementError):
+    """The endorsers hold less than half of the ledger roster's weight."""
+
+
+class TssRosterError(TssError):
+    """A key of the ledger's roster carries a proof of knowledge that does not verify."""
+
+
+class TssUnverifiableProofError(TssError):
+    """The endorsement is a form this project does not check (a compressed WRAPS proof) and the
+    verification key was never proven before: the signature is never counted as verified."""
+
+
+class TssStateProofError(TssError):
+    """A block state proof's Merkle paths are malformed, or do not lead from the block's root to
+    the root its signature signs."""
 
 
 class ProofError(VerificationError):
@@ -240,6 +320,11 @@ class ConfigError(HistoryError):
 class WatermarkRootError(ConfigError):
     """The deployment's first block is numbered above ``HEDERA_HISTORY_FIRST_BLOCK``: the contiguous
     watermark, rooted at that setting, could never start."""
+
+
+class AddressBookNotGivenError(ConfigError):
+    """Something that verifies a network's files was started without the bootstrap address book it
+    verifies them with; the message names the flag or setting that gives it."""
 
 
 class BlockPinOutOfReachError(ConfigError):
