@@ -1,0 +1,49 @@
+"""A native block as the record file (and sidecar file) the row builder reads.
+
+The reference mirror node stores a block as a record file of version 7 with the block's root hash
+as its hash and the footer's previous block root as its previous hash, its HAPI version from the
+header; here the same values fill the fields the chain link reads from V5 on (the start running
+hash is the previous block's root, the end running hash this block's), so a block links to the
+one before it as record files do. Sidecar records the trace data gives stand in one sidecar file
+of id 1, with no hash (nothing signs them apart from the block).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hedera_history.formats.block_records import BlockRecords
+from hedera_history.formats.parsed_files import RecordFile, SidecarFile
+
+BLOCK_FILE_VERSION = 7
+"""The version the reference gives a block-stream block in its record file table."""
+BLOCK_SIDECAR_ID = 1
+
+
+def block_record_file(
+    name: str, header: Any, records: BlockRecords, *, root_hash: bytes, previous_root_hash: bytes, size: int
+) -> RecordFile:
+    """The record file of a native block: ``header`` is its ``BlockHeader``, ``records`` its
+    transactions' records, the hashes its root and its footer's previous block root."""
+    version = header.hapi_proto_version
+    return RecordFile(
+        name=name,
+        version=BLOCK_FILE_VERSION,
+        hapi_version=(version.major, version.minor, version.patch),
+        items=records.items,
+        file_hash=root_hash,
+        metadata_hash=None,
+        start_running_hash=previous_root_hash,
+        end_running_hash=root_hash,
+        computed_end_running_hash=root_hash,
+        previous_file_hash=None,
+        block_number=header.number,
+        size=size,
+    )
+
+
+def block_sidecar_files(name: str, records: BlockRecords) -> tuple[SidecarFile, ...]:
+    """The block's sidecar records as one sidecar file, or none when the block has none."""
+    if not records.sidecar_records:
+        return ()
+    return (SidecarFile(name=name, id=BLOCK_SIDECAR_ID, hash=b"", records=records.sidecar_records),)
