@@ -439,3 +439,34 @@ def test_back_to_back_job_waits_before_calling_again_after_a_failure() -> None:
         job.stop()  # ends the wait of 600 s at once
         assert len(server.requests) == 1
         assert (job.calls, job.failures) == (1, 1)
+
+
+def test_a_job_keeps_why_its_calls_fail_until_one_succeeds() -> None:
+    answers = iter(
+        [
+            (500, json.dumps({"error": "cannot read the address book: no such file", "type": "ConfigError"}).encode()),
+            (503, b"<html>Service Unavailable</html>"),
+            (200, b"{}"),
+        ]
+    )
+
+    def answer(_request: Recorded) -> tuple[int, bytes, dict[str, str]]:
+        code, body = next(answers)
+        return code, body, {"Content-Type": "application/json" if body.startswith(b"{") else "text/html"}
+
+    with RecordingServer(answer) as server:
+        job = ScheduledJob(server.url, 0.0, name="follow")
+        assert job.call_once() is False
+        assert (job.failing, job.last_error, job.last_error_transient) == (
+            1,
+            "ConfigError: cannot read the address book: no such file",
+            False,
+        )
+        assert job.call_once() is False
+        assert (job.failing, job.last_error, job.last_error_transient) == (
+            2,
+            "HTTP 503: <html>Service Unavailable</html>",
+            True,
+        )
+        assert job.call_once() is True
+        assert (job.calls, job.failures, job.failing) == (3, 2, 0)

@@ -5,10 +5,15 @@ without the follower's fields still read, and the command line's checks."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hedera_history.cli import stack_cmd
+from hedera_history.errors import AddressBookNotGivenError
 from hedera_history.localstack.bridges import BridgeStats
 from hedera_history.localstack.stack import LocalStack, StackConfig, follow_source_url
 from hedera_history.localstack.stack_state import StackState
@@ -68,6 +73,30 @@ def test_bridge_stats_of_an_older_bridge_read_without_the_follow_counters() -> N
     }
     stats = BridgeStats.from_json(json.dumps(older))
     assert stats is not None and (stats.follow_calls, stats.follow_in_flight) == (0, 0)
+
+
+def test_a_follower_failing_is_said_at_once_unless_its_calls_only_asked_to_be_retried() -> None:
+    following = BridgeStats(0, 0, 0, 0, 0, 0, 0, 0, follow_calls=4)
+    assert following.follower_failure() is None
+    no_book = replace(following, follow_failing=1, follow_error="ConfigError: cannot read the address book")
+    assert no_book.follower_failure() == "ConfigError: cannot read the address book"
+    retried = replace(following, follow_failing=2, follow_error="HTTP 503", follow_error_retried=1)
+    assert retried.follower_failure() is None
+    assert replace(retried, follow_failing=3).follower_failure() == "HTTP 503"
+    assert BridgeStats.from_json(no_book.to_json()) == no_book
+
+
+def test_a_stack_that_follows_without_a_book_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    config = StackConfig(state_dir=tmp_path / "stack", follow_source=str(tmp_path / "network"))
+    with pytest.raises(AddressBookNotGivenError, match="--address-book FILE"):
+        LocalStack(config).start()
+    assert not (tmp_path / "stack").exists()
+    # The command line says so, names what to give, and exits 1 without a traceback.
+    command = [sys.executable, "-m", "hedera_history.cli.main", "stack", "up", "--state-dir", str(tmp_path / "up")]
+    ran = subprocess.run([*command, "--follow", str(tmp_path / "network")], capture_output=True, text=True, check=False)
+    assert ran.returncode == 1, ran.stderr
+    assert "--address-book FILE (HEDERA_HISTORY_ADDRESS_BOOK)" in ran.stderr and "--network NAME" in ran.stderr
+    assert "Traceback" not in ran.stderr
 
 
 def test_follow_start_without_follow_is_a_usage_error(tmp_path: Path) -> None:

@@ -304,7 +304,9 @@ def upload(*, directory: Path, state_dir: Path | None, shuffle: bool, duplicates
 def wait(
     ctx: click.Context, *, state_dir: Path | None, blocks: int | None, for_directory: Path | None, timeout: float
 ) -> None:
-    """Wait until blocks are complete; exit 1 on timeout, naming the blocks still missing."""
+    """Wait until blocks are complete; exit 1 on timeout, naming the blocks still missing, and at
+    once when the stack's follower is failing, with its error. ``--blocks N`` counts from the
+    stack's first block: where its follower began the history, when it began it mid-stream."""
     from hedera_history.localstack.stack_progress import (  # noqa: PLC0415
         directory_target,
         first_blocks_target,
@@ -312,26 +314,41 @@ def wait(
         open_gateway_for,
         wait_for_blocks,
     )
+    from hedera_history.localstack.status import follower_failure  # noqa: PLC0415
+    from hedera_history.pipeline.address_books import first_block_of_stream  # noqa: PLC0415
     from hedera_history.store.reader import HistoryReader  # noqa: PLC0415
 
     if (blocks is None) == (for_directory is None):
         raise click.UsageError("give exactly one of --blocks N and --for DIR")
     console = Console(stderr=True)
-    state = require_running_state(_state_dir(state_dir))
+    folder = _state_dir(state_dir)
+    state = require_running_state(folder)
+    gateway = open_gateway_for(state)
     if for_directory is not None:
         target = directory_target(for_directory)
     else:
-        target = first_blocks_target(state.first_block, blocks or 0)
-    reader = HistoryReader(open_gateway_for(state))
+        target = first_blocks_target(first_block_of_stream(gateway, state.first_block), blocks or 0)
     with Progress(
         TextColumn("complete blocks"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     ) as progress:
         task = progress.add_task("wait", total=target.count)
         outcome = wait_for_blocks(
-            reader, target, timeout, on_progress=lambda done: progress.update(task, completed=done)
+            HistoryReader(gateway),
+            target,
+            timeout,
+            on_progress=lambda done: progress.update(task, completed=done),
+            stop_reason=lambda: follower_failure(state, folder),
         )
     if outcome.done:
         click.echo(f"{target.description}: all {target.count} complete after {outcome.seconds:.1f} s")
+        return
+    if outcome.stopped is not None:
+        click.echo(
+            f"the follower is failing, no block will come: {outcome.stopped} "
+            f"({outcome.complete} of {target.count} complete, {target.description})",
+            err=True,
+        )
+        ctx.exit(1)
         return
     missing = f"; missing: {format_ranges(outcome.missing)}" if outcome.missing else ""
     click.echo(
@@ -404,7 +421,9 @@ def _print_status(state: StackState, alive: dict[str, bool], report: dict[str, A
 
 
 def follower_line(follower: dict[str, Any]) -> str:
-    """One line of the follower's status (``api.status.follower_status``)."""
+    """One line of the follower's status (``api.status.follower_status``, or failing and why)."""
+    if follower.get("error"):
+        return f"{follower['status']}: {follower['error']}"
     if follower["status"] != "following":
         return str(follower["status"])
     return (

@@ -13,7 +13,9 @@
 
 They run in threads of the process that started an in-process stack, or in a detached process of
 their own (``hedera-history stack bridge``, :func:`run_bridge_process`) when the stack was started
-from the command line, so that they outlive ``stack up``.
+from the command line, so that they outlive ``stack up``. Either way their counters land in
+``bridge-stats.json`` every second, which ``stack status`` and ``stack wait`` read: among them
+whether the follow function's calls keep failing, and why (:meth:`BridgeStats.follower_failure`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ logger = logging.getLogger(__name__)
 
 STORE_SUBSCRIPTIONS = (STORE_HISTORY, STORE_SIDECARS)
 STATS_INTERVAL_SECONDS = 1.0
+FAILING_AFTER_RETRIED_CALLS = 3
+"""Failed follow calls in a row, each answered "try again", after which the follower counts as
+failing all the same (a store that stays away); any other failure counts at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +60,22 @@ class BridgeStats:
     follow_failures: int = 0
     follow_in_flight: int = 0
     """1 while a call of the follow function is under way (it follows for a window before it returns)."""
+    follow_failing: int = 0
+    """Follow calls in a row that failed (0: the last one followed)."""
+    follow_error: str = ""
+    """Why the last failed follow call failed (the function's error)."""
+    follow_error_retried: int = 0
+    """1 when that failure's answer asked to be retried (a 503: the store or bucket did not answer)."""
+
+    def follower_failure(self) -> str | None:
+        """The follow function's error when its calls keep failing: the last one failed in a way
+        another call meets again (no book, a bad setting), or :data:`FAILING_AFTER_RETRIED_CALLS`
+        in a row failed; None while it follows."""
+        if not self.follow_failing:
+            return None
+        if self.follow_error_retried and self.follow_failing < FAILING_AFTER_RETRIED_CALLS:
+            return None
+        return self.follow_error or "the follow function's calls fail"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -62,7 +83,8 @@ class BridgeStats:
     @classmethod
     def from_json(cls, text: str) -> BridgeStats | None:
         try:
-            return cls(**{k: int(v) for k, v in json.loads(text).items()})
+            read: dict[str, Any] = {k: v if isinstance(v, str) else int(v) for k, v in json.loads(text).items()}
+            return cls(**read)
         except (ValueError, TypeError, AttributeError):
             return None
 
@@ -71,8 +93,13 @@ class StackBridges:
     """The bucket event bridge (or the follower's scheduler), the sweep scheduler and the store push
     bridges of one stack."""
 
-    def __init__(self, state: StackState) -> None:
+    def __init__(self, state: StackState, *, stats_dir: Path | None = None) -> None:
+        """``stats_dir``: write the counters there every second while running (an in-process stack;
+        the detached bridge process writes its own)."""
         self.state = state
+        self._stats_dir = stats_dir
+        self._stats_stop = threading.Event()
+        self._stats_thread: threading.Thread | None = None
         self._lister: JsonApiBucketLister | None = None
         self.events: GcsEventBridge | None = None
         self.follower: ScheduledJob | None = None
@@ -115,6 +142,10 @@ class StackBridges:
         except BaseException:
             self.stop()
             raise
+        if self._stats_dir is not None:
+            self._stats_stop.clear()
+            self._stats_thread = threading.Thread(target=self._write_stats_until_stopped, name="stats", daemon=True)
+            self._stats_thread.start()
         return self
 
     def stop(self) -> None:
@@ -124,6 +155,16 @@ class StackBridges:
             bridge.stop()
         if self._lister is not None:
             self._lister.close()
+        thread, self._stats_thread = self._stats_thread, None
+        if thread is not None:
+            self._stats_stop.set()
+            thread.join()
+
+    def _write_stats_until_stopped(self) -> None:
+        assert self._stats_dir is not None
+        while not self._stats_stop.wait(STATS_INTERVAL_SECONDS):
+            _write_stats(self._stats_dir, self.stats())
+        _write_stats(self._stats_dir, self.stats())
 
     def stats(self) -> BridgeStats:
         events = self.events.stats() if self.events is not None else None
@@ -136,9 +177,7 @@ class StackBridges:
             sweep_failures=self.scheduler.failures,
             store_acked=sum(push.acked for push in self.pushes),
             store_nacked=sum(push.nacked for push in self.pushes),
-            follow_calls=self.follower.calls if self.follower else 0,
-            follow_failures=self.follower.failures if self.follower else 0,
-            follow_in_flight=int(self.follower.in_flight) if self.follower else 0,
+            **_follow_counters(self.follower),
         )
 
     def __enter__(self) -> StackBridges:
@@ -146,6 +185,20 @@ class StackBridges:
 
     def __exit__(self, *_: object) -> None:
         self.stop()
+
+
+def _follow_counters(follower: ScheduledJob | None) -> dict[str, Any]:
+    if follower is None:
+        return {}
+    failing = follower.failing
+    return {
+        "follow_calls": follower.calls,
+        "follow_failures": follower.failures,
+        "follow_in_flight": int(follower.in_flight),
+        "follow_failing": failing,
+        "follow_error": follower.last_error if failing else "",
+        "follow_error_retried": int(bool(failing and follower.last_error_transient)),
+    }
 
 
 def read_bridge_stats(state_dir: Path) -> BridgeStats | None:

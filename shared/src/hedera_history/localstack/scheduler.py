@@ -12,6 +12,9 @@ A :class:`ScheduledJob` calls one endpoint in one of two ways:
   first, so a function that cannot start (no book yet) is not hammered.
 
 A failed call is logged and the next one tries again, as a scheduler job with no retries does.
+The job keeps how many calls in a row failed and the last failure's error (the function's own
+``{"error": ...}`` answer when it gave one), as Cloud Scheduler shows a job's last attempt, so the
+stack's status can say why a follower is not following.
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ from hedera_history.logs import event
 logger = logging.getLogger(__name__)
 
 SCHEDULER_USER_AGENT = "Google-Cloud-Scheduler"
+RETRIED_STATUSES = frozenset({429, 502, 503, 504})
+"""Answers that say "try again" (the follow function answers 503 when the store or bucket did not
+answer); any other failure is one the next call meets again."""
+ERROR_TEXT_LIMIT = 500
 DEFAULT_REQUEST_TIMEOUT_SECONDS = 540.0
 """The sweep function's own timeout (``deploy.catalogue.SWEEP``)."""
 
@@ -56,6 +63,12 @@ class ScheduledJob:
         self.failures = 0
         self.in_flight = False
         """A call was sent and has not returned (a follow window under way)."""
+        self.failing = 0
+        """Calls in a row that failed (0: the last call succeeded, or none was made)."""
+        self.last_error = ""
+        """Why the last failed call failed."""
+        self.last_error_transient = False
+        """The last failure asked to be retried (a 503, a connection that failed)."""
 
     @classmethod
     def back_to_back_calls(
@@ -83,7 +96,7 @@ class ScheduledJob:
 
     def call_once(self) -> bool:
         """One scheduled call; True when the function answered with a 2xx."""
-        ok = False
+        error, transient = "", True
         self.in_flight = True
         try:
             response = self._session.post(
@@ -92,16 +105,29 @@ class ScheduledJob:
                 headers={"Content-Type": "application/json", "User-Agent": SCHEDULER_USER_AGENT},
                 timeout=self.request_timeout,
             )
-            ok = 200 <= response.status_code < 300
-            if not ok and not self._stopping.is_set():
-                event(logger, "scheduled call rejected", logging.WARNING, job=self.name, status=response.status_code)
+            if not 200 <= response.status_code < 300:
+                error, transient = answer_error(response), response.status_code in RETRIED_STATUSES
+                if not self._stopping.is_set():
+                    event(
+                        logger,
+                        "scheduled call rejected",
+                        logging.WARNING,
+                        job=self.name,
+                        status=response.status_code,
+                        error=error,
+                    )
             response.close()
         except requests.RequestException as e:
+            error = f"{type(e).__name__}: {e}"[:ERROR_TEXT_LIMIT]
             if not self._stopping.is_set():  # a call cut short by the stack stopping is no failure worth a line
                 event(logger, "scheduled call failed", logging.WARNING, job=self.name, error=repr(e))
+        ok = not error
         with self._lock:
             self.calls += 1
             self.failures += 0 if ok else 1
+            self.failing = 0 if ok else self.failing + 1
+            if not ok:
+                self.last_error, self.last_error_transient = error, transient
         self.in_flight = False
         return ok
 
@@ -124,3 +150,17 @@ class ScheduledJob:
             return
         while not self._stopping.wait(self.interval):
             self.call_once()
+
+
+def answer_error(response: requests.Response) -> str:
+    """What a failed answer says: the function's ``{"error": ...}`` (with its ``type``), else its
+    status and the start of its body."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and body.get("error"):
+        kind = f"{body['type']}: " if body.get("type") else ""
+        return f"{kind}{body['error']}"[:ERROR_TEXT_LIMIT]
+    text = " ".join(response.text.split())
+    return (f"HTTP {response.status_code}" + (f": {text}" if text else ""))[:ERROR_TEXT_LIMIT]

@@ -38,7 +38,7 @@ from typing import Self
 import hedera_history
 from hedera_history.config import Settings, env_name
 from hedera_history.deploy.catalogue import FOLLOW, FUNCTIONS, INGEST, STORE, SWEEP, FunctionSpec
-from hedera_history.errors import EmulatorError, StackError
+from hedera_history.errors import AddressBookNotGivenError, EmulatorError, StackError
 from hedera_history.localstack.bridges import StackBridges
 from hedera_history.localstack.emulators import (
     DEFAULT_STARTUP_TIMEOUT_SECONDS,
@@ -208,6 +208,17 @@ class StackConfig:
         return tuple(spec for spec in FUNCTIONS if spec is not idle)
 
 
+def require_book_to_follow(config: StackConfig) -> None:
+    """A stack that follows verifies what it lists from its first call on: without a bootstrap book
+    every call would fail. Refused before anything starts (``AddressBookNotGivenError``)."""
+    if config.following and config.address_book is None:
+        raise AddressBookNotGivenError(
+            f"following {config.follow_source} needs the address book in force where the follower starts: "
+            f"give --address-book FILE ({env_name('address_book')}), or --network NAME for a public "
+            "network's packaged book"
+        )
+
+
 def follow_source_url(source: str) -> str:
     """``source`` as the functions read it: a directory made absolute (they run in other folders)."""
     if "://" in source:
@@ -247,6 +258,7 @@ class LocalStack:
     def start(self) -> Self:
         if self._state is not None:
             raise StackError(f"the stack in {self.state_dir} is already started")
+        require_book_to_follow(self.config)
         self._claim_state_dir()
         try:
             self._on_step("checking prerequisites")
@@ -473,7 +485,7 @@ class LocalStack:
 
     def _start_bridges(self) -> None:
         if not self.config.detached:
-            self._bridges = StackBridges(self.state).start()
+            self._bridges = StackBridges(self.state, stats_dir=self.state_dir).start()
             return
         ready = self.state_dir / BRIDGE_READY_FILE
         ready.unlink(missing_ok=True)

@@ -146,6 +146,8 @@ class WaitOutcome:
     missing: tuple[int, ...]
     """Numbers of the target not complete (empty for a count-only target)."""
     seconds: float
+    stopped: str | None = None
+    """Why waiting stopped before the blocks were complete or the time was up (the follower fails)."""
 
     @property
     def done(self) -> bool:
@@ -170,8 +172,10 @@ def wait_for_blocks(
     *,
     on_progress: Callable[[int], None] | None = None,
     poll_seconds: float = DEFAULT_WAIT_POLL_SECONDS,
+    stop_reason: Callable[[], str | None] | None = None,
 ) -> WaitOutcome:
-    """Poll until the target's blocks are complete or ``timeout`` seconds pass."""
+    """Poll until the target's blocks are complete or ``timeout`` seconds pass, or ``stop_reason``
+    (asked after each look) gives a reason no block will come."""
     started = time.monotonic()
     while True:
         complete, missing = complete_of(reader, target)
@@ -180,6 +184,9 @@ def wait_for_blocks(
         elapsed = time.monotonic() - started
         if complete >= target.count or elapsed >= timeout:
             return WaitOutcome(complete, target, missing, elapsed)
+        stopped = stop_reason() if stop_reason is not None else None
+        if stopped is not None:
+            return WaitOutcome(complete, target, missing, elapsed, stopped)
         time.sleep(min(poll_seconds, max(0.0, timeout - elapsed)))
 
 
