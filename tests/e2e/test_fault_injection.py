@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.cloud import pubsub_v1
-from google.protobuf import duration_pb2, field_mask_pb2
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.formats.names import parse_timestamp
@@ -49,7 +47,7 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 from hedera_history.transport.dead_letters import replay_dead_letters
-from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
+from hedera_history.transport.topics import RetryPolicy
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT, unique_name
@@ -59,6 +57,10 @@ from tests.helpers.bigtable_cells import TableCells, describe_difference, histor
 pytestmark = [pytest.mark.emulator, pytest.mark.e2e]
 
 WAIT_SECONDS = 240
+RESTART_BOUND_SECONDS = 30
+"""With the default settings, every block complete within this long of the store's restart."""
+DEFAULT_SETTINGS_RUNS = int(os.environ.get("HEDERA_HISTORY_FAULT_RUNS", "1"))
+"""How many times the default-settings kill runs (``HEDERA_HISTORY_FAULT_RUNS=10`` for ten in a row)."""
 FAST_RECONCILE = {
     "HEDERA_HISTORY_RECONCILE_AFTER_SECONDS": "2",
     "HEDERA_HISTORY_SWEEP_MIN_AGE_SECONDS": "2",
@@ -160,19 +162,6 @@ def wait_until_published(
     pytest.fail(f"ingest did not publish {wanted} periods within {timeout:.0f} s")
 
 
-def shorten_retry_policy(stack: LocalStack) -> None:
-    subscriber = pubsub_v1.SubscriberClient()
-    try:
-        for name in (STORE_HISTORY, STORE_SIDECARS):
-            subscription = subscriber.get_subscription(subscription=stack.state.subscription_path(name))
-            subscription.retry_policy.minimum_backoff = duration_pb2.Duration(seconds=0)
-            subscription.retry_policy.maximum_backoff = duration_pb2.Duration(seconds=1)
-            mask = field_mask_pb2.FieldMask(paths=["retry_policy"])
-            subscriber.update_subscription(request={"subscription": subscription, "update_mask": mask})
-    finally:
-        subscriber.close()
-
-
 @pytest.mark.parametrize(
     ("function", "seed", "after_a_block", "down_seconds"),
     [
@@ -201,21 +190,42 @@ def test_function_killed_mid_ingest_heals(
     assert_heals_to_reference(stack, stream_dir, reference)
 
 
+@pytest.mark.parametrize("run", range(DEFAULT_SETTINGS_RUNS))
+def test_store_killed_with_default_settings_completes_within_seconds_of_its_restart(
+    local_stack_factory: StackFactory,
+    stream: GeneratedStream,
+    stream_dir: Path,
+    reference: TableCells,
+    run: int,
+) -> None:
+    # No setting shortened: the store subscriptions' retry policy, the reconciler's 180 s. A message
+    # the dead store rejected must come back by redelivery, not wait for the reconciler.
+    stack = local_stack_factory(first_block=stream.truth["blocks"][0]["number"])
+    upload(stack, stream_dir, seed=100 + run)
+    wait_for_some_blocks(stack, stream, 1)
+    store = stack.function("store")
+    store.kill()
+    time.sleep(4)
+    store.restart()
+    reader = HistoryReader(open_gateway_for(stack.state))
+    outcome = wait_for_blocks(reader, directory_target(stream_dir), RESTART_BOUND_SECONDS)
+    assert outcome.done, f"blocks {outcome.missing} still incomplete {RESTART_BOUND_SECONDS} s after the restart"
+    assert_heals_to_reference(stack, stream_dir, reference, reconciled=False)
+
+
 def test_dead_lettered_messages_replayed_complete_their_blocks(
     local_stack_factory: StackFactory, stream: GeneratedStream, stream_dir: Path, reference: TableCells
 ) -> None:
     # The reconciler waits long and the sweep sends no dead letter back by itself (its own replay is
     # tests/integration/test_dead_letter_replay.py): the command's replay is what must heal. A
-    # rejected message is nacked (no extra delay in the bridge) and the retry policy shortened, so
-    # that the ten deliveries take seconds instead of the production backoff's half hour (10 s
-    # doubling to 600 s).
+    # rejected message comes back at once (a retry policy without backoff), so that the ten
+    # deliveries take seconds instead of the production backoff's forty minutes (10 s doubling to 600 s).
     stack = start(
         local_stack_factory,
         stream,
-        store_redelivery_delay_seconds=0,
+        store_retry_policy=RetryPolicy(0.0, 0.0),
         extra_env={"HEDERA_HISTORY_RECONCILE_AFTER_SECONDS": "3600", "HEDERA_HISTORY_SWEEP_MAX_DEAD_LETTERS": "0"},
     )
-    shorten_retry_policy(stack)
     store = stack.function("store")
     store.kill()  # every push fails until the dead-letter policy parks the message
     upload(stack, stream_dir, seed=3)

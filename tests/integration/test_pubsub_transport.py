@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import random
 import threading
 import time
@@ -28,6 +29,7 @@ from hedera_history.transport.message import (
 from hedera_history.transport.pubsub import PublisherTuning, PubSubPublisher, received_from_pull
 from hedera_history.transport.push_bridge import PushBridge, PushMode
 from hedera_history.transport.push_format import MESSAGE_PUBLISHED, decode_push_envelope
+from hedera_history.transport.topics import RetryPolicy
 
 from tests.fixtures.emulators import PROJECT, PubSubResources, unique_name
 from tests.http_recorder import Recorded, RecordingServer, status
@@ -196,7 +198,7 @@ def test_ensure_topics_is_idempotent_and_converges(pubsub_resources: PubSubResou
 
 
 def _bridge(
-    subscription: str, endpoint: str, mode: PushMode = PushMode.CLOUD_EVENT, redelivery_delay_seconds: int = 0
+    subscription: str, endpoint: str, mode: PushMode = PushMode.CLOUD_EVENT, retry_policy: RetryPolicy | None = None
 ) -> PushBridge:
     return PushBridge(
         subscription,
@@ -204,7 +206,7 @@ def _bridge(
         mode=mode,
         max_concurrency=3,
         request_timeout_seconds=10,
-        redelivery_delay_seconds=redelivery_delay_seconds,
+        retry_policy=retry_policy,
         emulator_host=Settings.from_env().pubsub_emulator_host,
     )
 
@@ -385,6 +387,36 @@ def test_bridge_can_hold_back_a_rejected_message(pubsub_resources: PubSubResourc
         arrivals.append(time.monotonic())
         return (503 if len(arrivals) == 1 else 200), b"", {}
 
-    with RecordingServer(fail_first) as server, _bridge(subscription, server.url, redelivery_delay_seconds=2):
+    with RecordingServer(fail_first) as server, _bridge(subscription, server.url, retry_policy=RetryPolicy(2, 2)):
         assert server.wait_for(lambda got: len(got) >= 2, WAIT_SECONDS)
     assert arrivals[1] - arrivals[0] >= 1.5
+
+
+def test_bridge_spaces_redeliveries_by_its_retry_policy(pubsub_resources: PubSubResources) -> None:
+    # As a push subscription with an exponential retry policy: the first failure waits the minimum,
+    # each further one twice as long, up to the maximum; the server counts every delivery (the
+    # dead-letter policy's attempts) although the bridge, not the emulator, sets the pace.
+    topic = pubsub_resources.topic("history")
+    dead_letter = pubsub_resources.topic("dead")
+    subscription = pubsub_resources.subscription(topic, dead_letter_topic=dead_letter, max_delivery_attempts=10)
+    with _publisher() as publisher:
+        publisher.publish_all([_message(_topic_id(topic), 1)])
+    arrivals: list[float] = []
+    failures = 4
+
+    def fail_first(_request: Recorded) -> tuple[int, bytes, dict[str, str]]:
+        arrivals.append(time.monotonic())
+        return (503 if len(arrivals) <= failures else 200), b"", {}
+
+    policy = RetryPolicy(1, 4)
+    with (
+        RecordingServer(fail_first) as server,
+        _bridge(subscription, server.url, PushMode.ENVELOPE, retry_policy=policy) as bridge,
+    ):
+        assert server.wait_for(lambda got: len(got) > failures, WAIT_SECONDS)
+        attempts = [decode_push_envelope(r.body).delivery_attempt for r in server.requests]
+    assert bridge.acked == 1 and bridge.nacked == failures
+    assert attempts == [1, 2, 3, 4, 5]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
+    # Lower bounds only: a busy machine delays a redelivery, it never brings one forward.
+    assert [round(gap) >= policy.delay(n) for n, gap in enumerate(gaps, start=1)] == [True] * failures

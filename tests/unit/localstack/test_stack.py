@@ -63,7 +63,6 @@ def make_state(state_dir: Path, **changes: object) -> StackState:
         sweep_endpoint="http://127.0.0.1:5",
         sweep_interval_seconds=5.0,
         poll_interval_seconds=0.2,
-        store_redelivery_delay_seconds=1,
         owner_pid=0,
         started_at="2024-01-01T00:00:00+00:00",
     )

@@ -122,7 +122,7 @@ class StackBridges:
                 mode=PushMode.CLOUD_EVENT,
                 max_concurrency=STORE.concurrency // len(STORE_SUBSCRIPTIONS) or 1,
                 request_timeout_seconds=float(STORE.timeout_seconds),
-                redelivery_delay_seconds=state.store_redelivery_delay_seconds,
+                retry_policy=state.store_retry_policy,
                 emulator_host=state.pubsub_host,
             )
             for name in STORE_SUBSCRIPTIONS

@@ -77,8 +77,9 @@ def create_tables(settings: Settings, bigtable_host: str) -> None:
 
 
 def create_topics(project: str, pubsub_host: str, prefix: str) -> None:
-    """The pipeline's topics, and its subscriptions as pull subscriptions (the bridge pushes)."""
+    """The pipeline's topics, and its subscriptions as the push bridge reads them (pull, the
+    redeliveries spaced by the bridge: ``topics.bridged_subscriptions``)."""
     from hedera_history.transport.admin import ensure_topics
-    from hedera_history.transport.topics import TOPICS, pipeline_subscriptions
+    from hedera_history.transport.topics import TOPICS, bridged_subscriptions
 
-    ensure_topics(project, TOPICS, pipeline_subscriptions(None), prefix=prefix, emulator_host=pubsub_host)
+    ensure_topics(project, TOPICS, bridged_subscriptions(), prefix=prefix, emulator_host=pubsub_host)

@@ -63,6 +63,7 @@ from hedera_history.localstack.stack_state import (
     write_state,
 )
 from hedera_history.sources.base import parse_url
+from hedera_history.transport.topics import STORE_RETRY_POLICY, RetryPolicy
 
 EMULATOR_NAMES = ("bigtable", "pubsub", "gcs")
 FUNCTION_NAMES = tuple(spec.name for spec in FUNCTIONS)
@@ -141,8 +142,9 @@ class StackConfig:
     """More variables for every function (``stack up --env KEY=VALUE``); they win over the stack's."""
     sweep_interval_seconds: float = 5.0
     poll_interval_seconds: float = 0.2
-    store_redelivery_delay_seconds: int = 1
-    """How long a message the store function rejected stays hidden before it is pushed again."""
+    store_retry_policy: RetryPolicy = STORE_RETRY_POLICY
+    """When a message the store function rejected is pushed again (the push bridges apply it as the
+    deployed push subscriptions do: Terraform declares the same policy)."""
     repo_root: Path | None = None
     """Where ``functions/`` is (default: found from the installed package, else the working folder)."""
     function_sources: Mapping[str, Path] = field(default_factory=dict)
@@ -395,7 +397,8 @@ class LocalStack:
             sweep_endpoint=config.sweep_endpoint or "",
             sweep_interval_seconds=config.sweep_interval_seconds,
             poll_interval_seconds=config.poll_interval_seconds,
-            store_redelivery_delay_seconds=config.store_redelivery_delay_seconds,
+            store_min_backoff_seconds=config.store_retry_policy.minimum_seconds,
+            store_max_backoff_seconds=config.store_retry_policy.maximum_seconds,
             follow_source=follow_source_url(config.follow_source) if config.following else "",
             s3_endpoint=self._s3_endpoint,
             owner_pid=os.getpid(),

@@ -23,6 +23,7 @@ from hedera_history.config import Settings, env_name
 from hedera_history.errors import StackError
 from hedera_history.localstack.emulators import S3_TEST_CREDENTIALS, EmulatorState
 from hedera_history.localstack.processes import process_group_alive, stop_process_group
+from hedera_history.transport.topics import STORE_RETRY_POLICY, RetryPolicy
 
 STATE_FILE = "state.json"
 STATE_FORMAT = 1
@@ -83,7 +84,6 @@ class StackState:
     """What the scheduler calls (normally the sweep function)."""
     sweep_interval_seconds: float
     poll_interval_seconds: float
-    store_redelivery_delay_seconds: int
     owner_pid: int
     """The process that started the stack (it runs the bridge itself when ``bridge`` is None)."""
     started_at: str
@@ -99,6 +99,13 @@ class StackState:
     """What the follower's scheduler calls back to back (normally the follow function)."""
     s3_endpoint: str = ""
     """The moto server the stack started for an s3:// source (empty: none started)."""
+    store_min_backoff_seconds: float = STORE_RETRY_POLICY.minimum_seconds
+    store_max_backoff_seconds: float = STORE_RETRY_POLICY.maximum_seconds
+    """The retry policy the push bridges apply to messages the store function rejected."""
+
+    @property
+    def store_retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(self.store_min_backoff_seconds, self.store_max_backoff_seconds)
 
     @property
     def following(self) -> bool:
@@ -163,6 +170,7 @@ class StackState:
                 raise StackError(f"stack state {where} has format {raw.get('format')!r}, expected {STATE_FORMAT}")
             values: dict[str, Any] = {name: raw[name] for name in _SCALARS}
             bridge = raw.get("bridge")
+            policy = STORE_RETRY_POLICY
             return cls(
                 **values,
                 emulators=tuple(_record(r) for r in raw.get("emulators", ())),
@@ -172,6 +180,8 @@ class StackState:
                 follow_source=str(raw.get("follow_source", "")),
                 follow_endpoint=str(raw.get("follow_endpoint", "")),
                 s3_endpoint=str(raw.get("s3_endpoint", "")),
+                store_min_backoff_seconds=float(raw.get("store_min_backoff_seconds", policy.minimum_seconds)),
+                store_max_backoff_seconds=float(raw.get("store_max_backoff_seconds", policy.maximum_seconds)),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise StackError(f"unreadable stack state {where}: {e}") from e
@@ -211,11 +221,16 @@ _SCALARS = (
     "sweep_endpoint",
     "sweep_interval_seconds",
     "poll_interval_seconds",
-    "store_redelivery_delay_seconds",
     "owner_pid",
     "started_at",
 )
-_OPTIONAL = ("follow_source", "follow_endpoint", "s3_endpoint")
+_OPTIONAL = (
+    "follow_source",
+    "follow_endpoint",
+    "s3_endpoint",
+    "store_min_backoff_seconds",
+    "store_max_backoff_seconds",
+)
 """Fields a state file of an older stack may lack (read with a default)."""
 
 

@@ -68,10 +68,11 @@ def subscription_proto(project: str, spec: SubscriptionSpec, *, prefix: str = ""
             "dead_letter_topic": f"projects/{project}/topics/{prefix}{spec.dead_letter_topic}",
             "max_delivery_attempts": spec.max_delivery_attempts,
         }
-    if spec.min_backoff_seconds is not None or spec.max_backoff_seconds is not None:
+    policy = spec.retry_policy
+    if policy is not None:
         fields["retry_policy"] = {
-            "minimum_backoff": timedelta(seconds=spec.min_backoff_seconds or 10.0),
-            "maximum_backoff": timedelta(seconds=spec.max_backoff_seconds or 600.0),
+            "minimum_backoff": timedelta(seconds=policy.minimum_seconds),
+            "maximum_backoff": timedelta(seconds=policy.maximum_seconds),
         }
     if spec.retention_seconds is not None:
         fields["message_retention_duration"] = timedelta(seconds=spec.retention_seconds)

@@ -3,8 +3,16 @@
 The local stack uses it in front of the store function. Each message goes out as a real push
 delivery would: by default as the binary-mode CloudEvent Eventarc sends to a Pub/Sub-triggered
 function, or as the push JSON envelope. A 2xx answer acks the message; anything else (or no
-answer) nacks it, so the subscription's dead-letter policy applies as it would in the cloud.
-At most ``max_concurrency`` messages are in flight at once.
+answer) fails the delivery, so the subscription's dead-letter policy applies as it would in the
+cloud. At most ``max_concurrency`` messages are in flight at once.
+
+When does a message whose delivery failed come back? With a ``retry_policy`` (the store's, as
+Terraform declares it on the push subscription), after the policy's backoff: the bridge keeps the
+message out of sight that long (an ack deadline of the backoff, the message then let go), so the
+server counts the delivery and redelivers it when the deadline ends, as a push subscription with
+that policy does. The subscription pulled must then have no retry policy of its own (the stack's
+are made so, ``topics.bridged_subscriptions``), or the emulator adds its own backoff on top.
+Without one, the message is nacked: back at once, or after the subscription's own policy.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ import concurrent.futures
 import enum
 import json
 import logging
+import math
 import threading
 from typing import Any
 
@@ -26,10 +35,13 @@ from hedera_history.transport._clients import subscriber_client
 from hedera_history.transport._errors import CLIENT_ERRORS, transport_error
 from hedera_history.transport.http_sessions import ThreadSessions
 from hedera_history.transport.push_format import PublishedMessage, cloud_event_request, push_envelope
+from hedera_history.transport.topics import RetryPolicy
 
 logger = logging.getLogger(__name__)
 
 RESUBSCRIBE_SECONDS = 1.0
+MAX_ACK_DEADLINE_SECONDS = 600
+"""Pub/Sub's longest ack deadline, and a retry policy's longest backoff."""
 
 
 class PushMode(enum.StrEnum):
@@ -50,12 +62,12 @@ class PushBridge:
         mode: PushMode = PushMode.CLOUD_EVENT,
         max_concurrency: int = 4,
         request_timeout_seconds: float = 60.0,
-        redelivery_delay_seconds: int = 0,
+        retry_policy: RetryPolicy | None = None,
         emulator_host: str = "",
         subscriber: Any = None,
     ) -> None:
-        """``subscription``: full path ``projects/<p>/subscriptions/<s>``. ``redelivery_delay_seconds``:
-        after a rejection, hide the message this long (0: redeliver at once, as a nack does)."""
+        """``subscription``: full path ``projects/<p>/subscriptions/<s>``. ``retry_policy``: when a
+        message whose delivery failed comes back (see the module docstring; None: nacked)."""
         if max_concurrency < 1:
             raise ConfigError(f"push bridge: max_concurrency must be at least 1, got {max_concurrency}")
         self.subscription = subscription
@@ -63,7 +75,7 @@ class PushBridge:
         self.mode = mode
         self.max_concurrency = max_concurrency
         self.request_timeout_seconds = request_timeout_seconds
-        self.redelivery_delay_seconds = redelivery_delay_seconds
+        self.retry_policy = retry_policy
         self._emulator_host = emulator_host
         self._subscriber = subscriber
         self._own_subscriber = subscriber is None
@@ -73,6 +85,8 @@ class PushBridge:
         self._sessions = ThreadSessions()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._failures: dict[str, int] = {}
+        """Failed deliveries by message id, for a subscription that counts none (no dead-letter policy)."""
         self.acked = 0
         self.nacked = 0
 
@@ -188,6 +202,7 @@ class PushBridge:
             message.ack()
             with self._lock:
                 self.acked += 1
+                self._failures.pop(str(message.message_id), None)
             return
         if status is not None:
             event(
@@ -203,12 +218,24 @@ class PushBridge:
             self.nacked += 1
 
     def _reject(self, message: Any) -> None:
-        if self.redelivery_delay_seconds <= 0:
+        """The delivery failed: hide the message for the retry policy's backoff, then let it go (the
+        server redelivers it when that deadline ends); without a policy, or with no backoff, nack it."""
+        delay = 0 if self.retry_policy is None else math.ceil(self.retry_policy.delay(self._failed_deliveries(message)))
+        if delay <= 0:
             message.nack()
             return
-        # A nack is a zero deadline; a longer one hides the message for that long, like push backoff.
-        message.modify_ack_deadline(min(self.redelivery_delay_seconds, 600))
+        message.modify_ack_deadline(min(delay, MAX_ACK_DEADLINE_SECONDS))
         message.drop()
+
+    def _failed_deliveries(self, message: Any) -> int:
+        """How many deliveries of ``message`` failed, this one included: the server's count when the
+        subscription keeps one (a dead-letter policy), else the bridge's own."""
+        if message.delivery_attempt:
+            return int(message.delivery_attempt)
+        with self._lock:
+            failed = self._failures.get(str(message.message_id), 0) + 1
+            self._failures[str(message.message_id)] = failed
+        return failed
 
     def _request(self, message: Any) -> tuple[dict[str, str], bytes]:
         published = PublishedMessage(
