@@ -6,7 +6,7 @@ import hashlib
 from typing import Any
 
 from hedera_history import hapi
-from hedera_history.formats.block_protos import BlockHeader, BlockItem
+from hedera_history.formats.block_protos import BlockItem
 from hedera_history.formats.block_record_file import block_record_file, block_sidecar_files
 from hedera_history.formats.block_records import records_from_items
 from hedera_history.formats.block_state import (
@@ -495,10 +495,9 @@ def test_a_slot_written_inside_a_batch_has_the_value_the_next_transaction_read()
 
 
 def test_a_block_is_a_record_file_that_links_by_its_root_hashes() -> None:
-    header = BlockHeader(number=42, hapi_proto_version={"major": 0, "minor": 73, "patch": 1})
     block = records_from_items([signed_item(body(cryptoTransfer={})), result_item(BASE_NS)])
     record = block_record_file(
-        "42.blk.zstd", header, block, root_hash=b"\x01" * 48, previous_root_hash=b"\x02" * 48, size=9
+        "42.blk.zstd", 42, (0, 73, 1), block, root_hash=b"\x01" * 48, previous_root_hash=b"\x02" * 48, size=9
     )
     assert (record.version, record.block_number, record.hapi_version) == (7, 42, (0, 73, 1))
     assert (record.previous_hash, record.hash, record.consensus_start) == (b"\x02" * 48, b"\x01" * 48, BASE_NS)

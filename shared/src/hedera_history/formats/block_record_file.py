@@ -10,8 +10,6 @@ of id 1, with no hash (nothing signs them apart from the block).
 
 from __future__ import annotations
 
-from typing import Any
-
 from hedera_history.formats.block_records import BlockRecords
 from hedera_history.formats.parsed_files import RecordFile, SidecarFile
 
@@ -21,15 +19,22 @@ BLOCK_SIDECAR_ID = 1
 
 
 def block_record_file(
-    name: str, header: Any, records: BlockRecords, *, root_hash: bytes, previous_root_hash: bytes, size: int
+    name: str,
+    number: int,
+    hapi_version: tuple[int, int, int],
+    records: BlockRecords,
+    *,
+    root_hash: bytes,
+    previous_root_hash: bytes,
+    size: int,
 ) -> RecordFile:
-    """The record file of a native block: ``header`` is its ``BlockHeader``, ``records`` its
-    transactions' records, the hashes its root and its footer's previous block root."""
-    version = header.hapi_proto_version
+    """The record file of native block ``number``: ``hapi_version`` from its header, ``records``
+    its transactions' records, the hashes its root and its footer's previous block root, ``size``
+    its bytes as stored."""
     return RecordFile(
         name=name,
         version=BLOCK_FILE_VERSION,
-        hapi_version=(version.major, version.minor, version.patch),
+        hapi_version=hapi_version,
         items=records.items,
         file_hash=root_hash,
         metadata_hash=None,
@@ -37,7 +42,7 @@ def block_record_file(
         end_running_hash=root_hash,
         computed_end_running_hash=root_hash,
         previous_file_hash=None,
-        block_number=header.number,
+        block_number=number,
         size=size,
     )
 

@@ -1,0 +1,191 @@
+"""Real native blocks (``blocks/tss-schnorr`` and ``blocks/mirror-node-blockstreams``) become records:
+the counts and consensus times the reference's tests assert, every record's id, time, status and
+hash, balanced transfers, and receipts checked against the chain itself (every topic message's
+running hash recomputed from its topic's creation; every new account credited its initial
+balance). The records then feed the row builder as a record file does."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import struct
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+from hedera_history import hapi
+from hedera_history.block import ConsensusSummary, VerifiedBlock
+from hedera_history.config import Settings
+from hedera_history.formats.block_protos import BlockItem
+from hedera_history.formats.block_record_file import block_record_file, block_sidecar_files
+from hedera_history.formats.block_records import BlockRecords, block_records, transaction_hash
+from hedera_history.formats.block_transactions import BlockTransaction, block_transactions
+from hedera_history.store import schema
+from hedera_history.store.rows import block_to_rows
+
+from hiero_sdk_python.hapi.block.stream import block_pb2  # isort: skip  (after hapi: the bare SDK package)
+
+TSS = "blocks/tss-schnorr/{}.blk.gz"
+MIRROR = "blocks/mirror-node-blockstreams/0000/0000/0000/0000/{:03d}.blk.zstd"
+TSS_COUNTS = (759, 59, 171, 24, 22, 25)
+"""Transactions per block: its ``transaction_result`` items (README)."""
+MIRROR_NODE_BLOCKS = {7: (1770842061390565879, 1), 8: (1770842063775529380, 1), 16: (None, 0)}
+"""Block -> (consensus start = end, count), as ``BlockStreamReaderTest`` asserts."""
+GENESIS_MINT = (0, 1, 2, 5_000_000_000_000_000_000)
+"""Block 0's second transaction creates the treasury 11.12.2 with all the hbar there is: the one
+transfer list that does not balance (block, transaction, account, amount)."""
+SUCCESS = hapi.ResponseCodeEnum.Value("SUCCESS")
+
+
+def read_block(path: Path) -> list[BlockItem]:
+    data = path.read_bytes()
+    content = (
+        gzip.decompress(data) if path.suffix == ".gz" else zstandard.ZstdDecompressor().decompressobj().decompress(data)
+    )
+    return list(block_pb2.Block.FromString(content).items)
+
+
+@pytest.fixture(scope="module")
+def tss_blocks(hedera_data: Path) -> list[tuple[list[BlockItem], tuple[BlockTransaction, ...], BlockRecords]]:
+    blocks = []
+    for number in range(len(TSS_COUNTS)):
+        items = read_block(hedera_data / TSS.format(number))
+        transactions = block_transactions(items)
+        blocks.append((items, transactions, block_records(transactions)))
+    return blocks
+
+
+@pytest.mark.parametrize("number", sorted(MIRROR_NODE_BLOCKS))
+def test_the_mirror_node_blocks_have_the_count_and_times_its_reader_asserts(hedera_data: Path, number: int) -> None:
+    consensus, count = MIRROR_NODE_BLOCKS[number]
+    records = block_records(block_transactions(read_block(hedera_data / MIRROR.format(number))))
+    assert len(records.items) == count
+    if count:
+        assert records.items[0].consensus_ns == records.items[-1].consensus_ns == consensus
+
+
+def test_every_tss_block_has_a_record_per_transaction_result(tss_blocks: list[Any]) -> None:
+    assert tuple(len(records.items) for _, _, records in tss_blocks) == TSS_COUNTS
+
+
+def test_every_record_states_the_id_time_status_and_hash_of_its_transaction(tss_blocks: list[Any]) -> None:
+    previous = 0
+    for _, transactions, records in tss_blocks:
+        for transaction, item in zip(transactions, records.items, strict=True):
+            record = hapi.TransactionRecord.FromString(item.record_bytes)
+            body = transaction.body
+            assert record.transactionID == body.transactionID
+            assert item.consensus_ns == transaction.consensus_ns > previous
+            previous = item.consensus_ns
+            assert record.consensusTimestamp == transaction.result.consensus_timestamp
+            assert record.receipt.status == transaction.result.status
+            assert record.transactionFee == transaction.result.transaction_fee_charged
+            expected_hash = (
+                hashlib.sha384(item.transaction_bytes).digest()
+                if transaction.signed_transaction.use_serialized_tx_message_hash_algorithm
+                else hashlib.sha384(transaction.signed_transaction_bytes).digest()
+            )
+            assert record.transactionHash == expected_hash == transaction_hash(transaction)
+
+
+def test_every_transfer_list_balances_but_the_genesis_mint(tss_blocks: list[Any]) -> None:
+    unbalanced = []
+    for number, (_, _, records) in enumerate(tss_blocks):
+        for index, item in enumerate(records.items):
+            amounts = hapi.TransactionRecord.FromString(item.record_bytes).transferList.accountAmounts
+            total = sum(a.amount for a in amounts)
+            if total:
+                unbalanced.append((number, index, [(a.accountID.accountNum, a.amount) for a in amounts]))
+    block, transaction, account, amount = GENESIS_MINT
+    assert unbalanced == [(block, transaction, [(account, amount)])]
+
+
+def _next_running_hash(previous: bytes, transaction: BlockTransaction, record: Any) -> bytes:
+    """HCS running hash version 3, as the consensus node computes it: a Java object stream of the
+    previous hash, the version, payer, topic, consensus time and sequence number, then the
+    message's SHA-384 (two byte arrays, the second naming the first's class by reference)."""
+    payer = transaction.body.transactionID.accountID
+    topic = transaction.body.consensusSubmitMessage.topicID
+    time = record.consensusTimestamp
+    numbers = (3, payer.shardNum, payer.realmNum, payer.accountNum, topic.shardNum, topic.realmNum, topic.topicNum)
+    block = struct.pack(">7qqiq", *numbers, time.seconds, time.nanos, record.receipt.topicSequenceNumber)
+    message_hash = hashlib.sha384(transaction.body.consensusSubmitMessage.message).digest()
+    stream = (
+        bytes.fromhex("aced0005757200025b42acf317f8060854e0020000787000000030")
+        + previous
+        + bytes([0x77, len(block)])
+        + block
+        + bytes.fromhex("7571007e000000000030")
+        + message_hash
+    )
+    return hashlib.sha384(stream).digest()
+
+
+def test_every_topic_message_carries_the_running_hash_its_topic_chain_gives(tss_blocks: list[Any]) -> None:
+    """Topics start from 48 zero bytes at their creation: a message's hash matches only if its
+    create was given the right topic id and the submit the right state."""
+    running: dict[int, bytes] = {}
+    checked = 0
+    for _, transactions, records in tss_blocks:
+        for transaction, item in zip(transactions, records.items, strict=True):
+            record = hapi.TransactionRecord.FromString(item.record_bytes)
+            case = transaction.body.WhichOneof("data")
+            if case == "consensusCreateTopic":
+                running[record.receipt.topicID.topicNum] = bytes(48)
+            elif case == "consensusSubmitMessage":
+                topic = transaction.body.consensusSubmitMessage.topicID.topicNum
+                assert record.receipt.topicRunningHashVersion == 3
+                assert record.receipt.topicRunningHash == _next_running_hash(running[topic], transaction, record)
+                running[topic] = record.receipt.topicRunningHash
+                checked += 1
+    assert checked == 23 and len(running) == 5
+
+
+def test_every_new_account_is_the_one_credited_its_initial_balance(tss_blocks: list[Any]) -> None:
+    created = set()
+    for _, transactions, records in tss_blocks:
+        for transaction, item in zip(transactions, records.items, strict=True):
+            if transaction.body.WhichOneof("data") != "cryptoCreateAccount":
+                continue
+            record = hapi.TransactionRecord.FromString(item.record_bytes)
+            account = record.receipt.accountID
+            assert account.accountNum not in created
+            created.add(account.accountNum)
+            balance = transaction.body.cryptoCreateAccount.initialBalance
+            if balance:
+                assert (account, balance) in [(a.accountID, a.amount) for a in record.transferList.accountAmounts]
+    assert len(created) == 906
+
+
+@pytest.mark.parametrize("number", [0, 2, 5])
+def test_the_records_feed_the_row_builder(tss_blocks: list[Any], number: int) -> None:
+    items, transactions, records = tss_blocks[number]
+    header = items[0].block_header
+    name = f"{number}.blk.gz"
+    version = header.hapi_proto_version
+    record_file = block_record_file(
+        name,
+        header.number,
+        (version.major, version.minor, version.patch),
+        records,
+        root_hash=bytes(48),
+        previous_root_hash=bytes(48),
+        size=1,
+    )
+    block = VerifiedBlock(
+        record=record_file,
+        block_number=header.number,
+        sidecars=block_sidecar_files(name, records),
+        signatures=(),
+        consensus=ConsensusSummary(record_file.file_hash, None, 4, 4),
+    )
+    rows = block_to_rows(block, Settings())
+    assert rows.undecodable_records == 0
+    keys = {row.key for row in rows.rows if row.table == schema.TX_BY_HASH}
+    assert len(keys) == len(transactions)
+    by_id = {row.key for row in rows.rows if row.table == schema.TX_BY_ID}
+    assert by_id and all(key.startswith(b"11.12.") for key in by_id)
+    assert any(row.table == schema.ACCOUNT_HISTORY for row in rows.rows)
+    assert {row.table for row in rows.rows} >= {schema.TRANSACTIONS, schema.ITEMS, schema.BLOCKS}
+    assert hapi.TransactionRecord.FromString(records.items[0].record_bytes).receipt.status == SUCCESS
