@@ -35,7 +35,6 @@ MIRROR_NODE_BLOCKS = {7: (1770842061390565879, 1), 8: (1770842063775529380, 1), 
 GENESIS_MINT = (0, 1, 2, 5_000_000_000_000_000_000)
 """Block 0's second transaction creates the treasury 11.12.2 with all the hbar there is: the one
 transfer list that does not balance (block, transaction, account, amount)."""
-SUCCESS = hapi.ResponseCodeEnum.Value("SUCCESS")
 
 
 def read_block(path: Path) -> list[BlockItem]:
@@ -158,17 +157,16 @@ def test_every_new_account_is_the_one_credited_its_initial_balance(tss_blocks: l
     assert len(created) == 906
 
 
-@pytest.mark.parametrize("number", [0, 2, 5])
-def test_the_records_feed_the_row_builder(tss_blocks: list[Any], number: int) -> None:
-    items, transactions, records = tss_blocks[number]
+def _rows_of(items: list[BlockItem], records: BlockRecords, name: str) -> Any:
     header = items[0].block_header
-    name = f"{number}.blk.gz"
     version = header.hapi_proto_version
+    time = header.block_timestamp
     record_file = block_record_file(
         name,
         header.number,
         (version.major, version.minor, version.patch),
         records,
+        timestamp_ns=time.seconds * 1_000_000_000 + time.nanos,
         root_hash=bytes(48),
         previous_root_hash=bytes(48),
         size=1,
@@ -180,7 +178,13 @@ def test_the_records_feed_the_row_builder(tss_blocks: list[Any], number: int) ->
         signatures=(),
         consensus=ConsensusSummary(record_file.file_hash, None, 4, 4),
     )
-    rows = block_to_rows(block, Settings())
+    return block_to_rows(block, Settings())
+
+
+@pytest.mark.parametrize("number", [0, 2, 5])
+def test_the_records_feed_the_row_builder(tss_blocks: list[Any], number: int) -> None:
+    items, transactions, records = tss_blocks[number]
+    rows = _rows_of(items, records, f"{number}.blk.gz")
     assert rows.undecodable_records == 0
     keys = {row.key for row in rows.rows if row.table == schema.TX_BY_HASH}
     assert len(keys) == len(transactions)
@@ -188,4 +192,10 @@ def test_the_records_feed_the_row_builder(tss_blocks: list[Any], number: int) ->
     assert by_id and all(key.startswith(b"11.12.") for key in by_id)
     assert any(row.table == schema.ACCOUNT_HISTORY for row in rows.rows)
     assert {row.table for row in rows.rows} >= {schema.TRANSACTIONS, schema.ITEMS, schema.BLOCKS}
-    assert hapi.TransactionRecord.FromString(records.items[0].record_bytes).receipt.status == SUCCESS
+    assert rows.block_time_ns == records.items[0].consensus_ns
+
+
+def test_a_block_without_transactions_is_stamped_with_its_header_time(hedera_data: Path) -> None:
+    items = read_block(hedera_data / MIRROR.format(16))
+    rows = _rows_of(items, block_records(block_transactions(items)), "016.blk.zstd")
+    assert rows.block_time_ns == 1770842078844243554

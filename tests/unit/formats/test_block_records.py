@@ -496,9 +496,12 @@ def test_a_slot_written_inside_a_batch_has_the_value_the_next_transaction_read()
 
 def test_a_block_is_a_record_file_that_links_by_its_root_hashes() -> None:
     block = records_from_items([signed_item(body(cryptoTransfer={})), result_item(BASE_NS)])
-    record = block_record_file(
-        "42.blk.zstd", 42, (0, 73, 1), block, root_hash=b"\x01" * 48, previous_root_hash=b"\x02" * 48, size=9
-    )
+    hashes = {"root_hash": b"\x01" * 48, "previous_root_hash": b"\x02" * 48}
+    record = block_record_file("42.blk.zstd", 42, (0, 73, 1), block, timestamp_ns=BASE_NS - 9, size=9, **hashes)
     assert (record.version, record.block_number, record.hapi_version) == (7, 42, (0, 73, 1))
     assert (record.previous_hash, record.hash, record.consensus_start) == (b"\x02" * 48, b"\x01" * 48, BASE_NS)
     assert block_sidecar_files("42.blk.zstd", block) == ()
+    empty = block_record_file(
+        "43.blk.zstd", 43, (0, 73, 1), records_from_items([]), timestamp_ns=BASE_NS, size=9, **hashes
+    )
+    assert empty.consensus_start == empty.consensus_end == BASE_NS

@@ -2,9 +2,10 @@
 
 The reference mirror node stores a block as a record file of version 7 with the block's root hash
 as its hash and the footer's previous block root as its previous hash, its HAPI version from the
-header; here the same values fill the fields the chain link reads from V5 on (the start running
-hash is the previous block's root, the end running hash this block's), so a block links to the
-one before it as record files do. Sidecar records the trace data gives stand in one sidecar file
+header, and a block without transactions starts and ends at its header's timestamp. Here the
+same values fill the fields the chain link reads from V5 on (the start running hash is the
+previous block's root, the end running hash this block's), so a block links to the one before
+it as record files do. Sidecar records the trace data gives stand in one sidecar file
 of id 1, with no hash (nothing signs them apart from the block).
 """
 
@@ -24,12 +25,13 @@ def block_record_file(
     hapi_version: tuple[int, int, int],
     records: BlockRecords,
     *,
+    timestamp_ns: int,
     root_hash: bytes,
     previous_root_hash: bytes,
     size: int,
 ) -> RecordFile:
-    """The record file of native block ``number``: ``hapi_version`` from its header, ``records``
-    its transactions' records, the hashes its root and its footer's previous block root, ``size``
+    """The record file of native block ``number``: ``hapi_version`` and ``timestamp_ns`` from its
+    header, ``records`` its transactions' records, the hashes its root and its footer's previous block root, ``size``
     its bytes as stored."""
     return RecordFile(
         name=name,
@@ -44,6 +46,7 @@ def block_record_file(
         previous_file_hash=None,
         block_number=number,
         size=size,
+        block_timestamp_ns=timestamp_ns,
     )
 
 

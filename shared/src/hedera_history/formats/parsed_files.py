@@ -115,14 +115,17 @@ class RecordFile(ChainLinked):
     header_hapi_int: int | None = None
     """V1 and V2: the header's second int32, kept to rebuild the signed bytes. The reference mirror
     node reads no HAPI version from these files, so ``hapi_version`` is 0.0.0 for them."""
+    block_timestamp_ns: int | None = None
+    """Native blocks: the header's block timestamp, the consensus start and end of a block without
+    transactions (as the reference gives them); None for record files."""
 
     @property
     def consensus_start(self) -> int:
-        return self.items[0].consensus_ns if self.items else 0
+        return self.items[0].consensus_ns if self.items else self.block_timestamp_ns or 0
 
     @property
     def consensus_end(self) -> int:
-        return self.items[-1].consensus_ns if self.items else 0
+        return self.items[-1].consensus_ns if self.items else self.block_timestamp_ns or 0
 
 
 @dataclass(frozen=True, slots=True)

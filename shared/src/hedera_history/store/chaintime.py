@@ -1,11 +1,11 @@
 """Chain time: the timestamps cells carry, and the retention window measured in it.
 
-Every cell of a block has the block's consensus time as its timestamp (the first transaction's,
-or the file name's for a block without transactions). Writing the same block again therefore
-rewrites identical cells, a block's rows age out together, and a max-age GC rule keeps the last
-N days of history. A block that is already older than the window when written would be collected
-at once; the writer refuses it with RetentionWindowError (sidecar rows older than their own,
-shorter window are left out instead).
+Every cell of a block has the block's consensus time as its timestamp (the first transaction's;
+for a block without transactions the file name's, or a native block's header timestamp). Writing
+the same block again therefore rewrites identical cells, a block's rows age out together, and a
+max-age GC rule keeps the last N days of history. A block that is already older than the window
+when written would be collected at once; the writer refuses it with RetentionWindowError (sidecar
+rows older than their own, shorter window are left out instead).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ NS_PER_DAY = 86_400 * 1_000_000_000
 
 def block_time_ns(record: RecordFile) -> int:
     """The consensus time a block's cells are stamped with."""
-    if record.items:
+    if record.items or record.block_timestamp_ns is not None:
         return record.consensus_start
     return parse_stream_file_name(record.name).consensus_ns
 
