@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from flask import Flask, Request, Response, request
 
@@ -19,6 +20,9 @@ from hedera_history.api.caching import (
 from hedera_history.api.proofs import ProofConfig, no_proofs, settings_proofs
 from hedera_history.errors import StoreUnavailableError
 from hedera_history.store.reader import HistoryReader
+
+if TYPE_CHECKING:  # the settings module is read on first use, not at a cold start
+    from hedera_history.config import Settings
 
 
 def serve_request(request: Request, reader: Callable[[], HistoryReader], proofs: ProofConfig = no_proofs) -> Response:
@@ -48,12 +52,12 @@ def serve_request(request: Request, reader: Callable[[], HistoryReader], proofs:
     return Response(body, status=answer.status, mimetype=answer.media_type, headers=headers)
 
 
-def local_app() -> Flask:
+def local_app(settings: Settings | None = None) -> Flask:
     """The ``query`` function's code as a Flask app: every path and method to :func:`serve_request`
-    (``hedera-history serve``)."""
+    (``hedera-history serve``); ``settings`` default to the environment's."""
     app = Flask("hedera-history")
-    reader = lazy_reader()
-    proofs = settings_proofs()
+    reader = lazy_reader(settings)
+    proofs = settings_proofs(settings)
 
     @app.route("/", defaults={"path": ""}, methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
     @app.route("/<path:path>", methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
@@ -63,8 +67,9 @@ def local_app() -> Flask:
     return app
 
 
-def lazy_reader() -> Callable[[], HistoryReader]:
-    """A reader built from Settings on first use (the Bigtable client is imported then)."""
+def lazy_reader(settings: Settings | None = None) -> Callable[[], HistoryReader]:
+    """A reader built from ``settings`` (default the environment's) on first use (the Bigtable
+    client is imported then)."""
     made: list[HistoryReader] = []
 
     def get() -> HistoryReader:
@@ -75,7 +80,7 @@ def lazy_reader() -> Callable[[], HistoryReader]:
             from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
 
             try:
-                made.append(HistoryReader(open_gateway(Settings.from_env())))
+                made.append(HistoryReader(open_gateway(settings or Settings.from_env())))
             except GoogleAuthError as e:
                 raise StoreUnavailableError(f"no credentials for Bigtable: {e}") from e
         return made[0]

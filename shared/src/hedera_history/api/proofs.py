@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError, ServerError
 from hedera_history.api.parse import parse_transaction_id
@@ -15,6 +16,9 @@ from hedera_history.errors import ConfigError, HistoryError, ObjectNotFoundError
 from hedera_history.logs import event
 from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.consensus import DEFAULT_RATIO
+
+if TYPE_CHECKING:
+    from hedera_history.config import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -37,27 +41,28 @@ def no_proofs() -> ProofSettings:
     raise NotServedError("proofs are not served here: no bootstrap address book is configured")
 
 
-def settings_proofs() -> ProofConfig:
-    """The deployment's settings (``address_book``, ``first_block``, ``consensus_ratio``), the book
-    read on first use and kept for the instance's life; a failed read is retried next time."""
+def settings_proofs(settings: Settings | None = None) -> ProofConfig:
+    """The deployment's settings (``address_book``, ``first_block``, ``consensus_ratio``; default
+    the environment's), the book read on first use and kept for the instance's life; a failed read
+    is retried next time."""
     made: list[ProofSettings] = []
     lock = threading.Lock()
 
     def get() -> ProofSettings:
         with lock:
             if not made:
-                made.append(_from_settings())
+                made.append(_from_settings(settings))
             return made[0]
 
     return get
 
 
-def _from_settings() -> ProofSettings:
+def _from_settings(given: Settings | None) -> ProofSettings:
     from hedera_history.config import Settings  # noqa: PLC0415
     from hedera_history.sources.address_book_file import read_address_book_bytes  # noqa: PLC0415
     from hedera_history.verify.consensus import parse_consensus_ratio  # noqa: PLC0415
 
-    settings = Settings.from_env()
+    settings = given or Settings.from_env()
     if not settings.address_book:
         no_proofs()
     try:

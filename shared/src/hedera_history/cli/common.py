@@ -32,8 +32,19 @@ def load_address_book(location: str, settings: Settings | None = None) -> Addres
     return read_address_book(location, settings or Settings.from_env())
 
 
+def network_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--network``: a preset (docs/networks.md)."""
+    return click.option(
+        "--network",
+        type=click.Choice(NAMES, case_sensitive=False),
+        default=None,
+        help="Network preset: bucket, layout, requester pays, bootstrap book and block pin, each unless "
+        "given explicitly; custom presets nothing [HEDERA_HISTORY_NETWORK].",
+    )(command)
+
+
 def network_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--network`` (a preset, docs/networks.md) and ``--block-pin``, for commands that read streams."""
+    """``--network`` and ``--block-pin``, for commands that read streams."""
     command = click.option(
         "--block-pin",
         default=None,
@@ -41,12 +52,17 @@ def network_options(command: Callable[..., Any]) -> Callable[..., Any]:
         help="The record file with this consensus end is this block; files before V6 count from it "
         "(the preset's unless --start-block is given) [HEDERA_HISTORY_BLOCK_PIN].",
     )(command)
+    return network_option(command)
+
+
+def address_book_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--address-book FILE``: the bootstrap book (a preset's by default, with ``--network``)."""
     return click.option(
-        "--network",
-        type=click.Choice(NAMES, case_sensitive=False),
+        "--address-book",
+        type=click.Path(dir_okay=False, path_type=Path),
         default=None,
-        help="Network preset: bucket, layout, requester pays, bootstrap book and block pin, each unless "
-        "given explicitly; custom presets nothing [HEDERA_HISTORY_NETWORK].",
+        help="NodeAddressBook file (0.0.102) in force at the first block; default the --network "
+        "preset's [HEDERA_HISTORY_ADDRESS_BOOK].",
     )(command)
 
 
@@ -76,12 +92,7 @@ def local_stream(directory: Path, settings: Settings) -> LocalStream:
 
 def local_stream_arguments(command: Callable[..., Any]) -> Callable[..., Any]:
     """DIR and ``--address-book``, for commands that read a stream from a folder."""
-    command = click.option(
-        "--address-book",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="NodeAddressBook file (0.0.102) in force at the first period [HEDERA_HISTORY_ADDRESS_BOOK].",
-    )(command)
+    command = address_book_option(command)
     return click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))(command)
 
 
