@@ -154,3 +154,60 @@ def _timestamp_ns(match: re.Match[str], name: str) -> int:
     nanos = int(frac.ljust(9, "0")) if frac else 0
     epoch_seconds = calendar.timegm((year, month, day, hours, minutes, seconds, 0, 0, 0))
     return epoch_seconds * _NS_PER_SECOND + nanos
+
+
+# ---- block files (HIP-1056) ----------------------------------------------------------------------
+# One file per block: ``<number>.blk`` with ``.gz`` or ``.zstd``. The public buckets keep them under
+# ``<network>/block/`` with the 19-digit number split 4/4/4/4/3 into folders and the file name
+# (``0000/0000/0000/0000/007.blk.zstd`` is block 7); the block node's own folders name them flat,
+# ``0000000000000000007.blk.zstd`` or ``7.blk.gz``. Other names (``v2-block.blk.gz``) carry no number.
+
+BLOCK_NUMBER_DIGITS = 19
+_BUCKET_SPLIT = (4, 4, 4, 4, 3)
+_BLOCK_NAME = re.compile(r"(?P<stem>[^/]+)\.blk(?:\.(?P<compression>gz|zstd))?")
+_BUCKET_FOLDERS = re.compile(r"(?:.*/)?(?P<a>\d{4})/(?P<b>\d{4})/(?P<c>\d{4})/(?P<d>\d{4})/(?P<e>\d{3})\.blk(?:\.\w+)?")
+
+
+@dataclass(frozen=True, slots=True)
+class BlockFileName:
+    """A block file's name: its number when the name (or the bucket folders above it) gives one."""
+
+    name: str
+    number: int | None
+    compression: str
+    """``""``, ``"gz"`` or ``"zstd"``."""
+
+
+def is_block_file_name(name: str) -> bool:
+    return _BLOCK_NAME.fullmatch(name.rsplit("/", 1)[-1]) is not None
+
+
+def parse_block_file_name(path: str) -> BlockFileName:
+    """The number a block file's path gives (bucket folders, a flat number, or none) and its
+    compression; FileNameError when it is not ``*.blk``, ``*.blk.gz`` or ``*.blk.zstd``."""
+    base = path.rsplit("/", 1)[-1]
+    match = _BLOCK_NAME.fullmatch(base)
+    if match is None:
+        raise FileNameError("not a block file name: expected <number>.blk, .blk.gz or .blk.zstd", file=path)
+    compression = match["compression"] or ""
+    bucket = _BUCKET_FOLDERS.fullmatch(path)
+    if bucket is not None:
+        return BlockFileName(base, int("".join(bucket.group("a", "b", "c", "d", "e"))), compression)
+    stem = match["stem"]
+    return BlockFileName(base, int(stem) if stem.isdigit() and stem.isascii() else None, compression)
+
+
+def block_file_path(number: int, *, compression: str = "zstd", bucket: bool = True) -> str:
+    """Block ``number``'s path relative to the block folder: bucket folders (``0000/0000/0000/0000/
+    007.blk.zstd``), or flat 19 digits (``0000000000000000007.blk.zstd``)."""
+    if not 0 <= number < 10**BLOCK_NUMBER_DIGITS:
+        raise FileNameError(f"a block number has at most {BLOCK_NUMBER_DIGITS} digits, got {number}")
+    digits = f"{number:0{BLOCK_NUMBER_DIGITS}d}"
+    suffix = f".blk.{compression}" if compression else ".blk"
+    if not bucket:
+        return digits + suffix
+    parts, start = [], 0
+    for width in _BUCKET_SPLIT:
+        parts.append(digits[start : start + width])
+        start += width
+    return "/".join(parts) + suffix

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hedera_history.books.address_book import AddressBook
 from hedera_history.books.bootstrap import bootstrap_location
-from hedera_history.books.parse import parse_address_book
+from hedera_history.books.json_book import parse_book_file
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError, SourceError
 from hedera_history.networks import network_named
@@ -14,8 +14,9 @@ from hedera_history.sources.base import open_source
 
 
 def read_address_book(location: str, settings: Settings) -> AddressBook:
-    """``NodeAddressBook`` bytes from ``location``; ConfigError when none is configured or unreadable."""
-    return parse_address_book(read_address_book_bytes(location, settings), location.rstrip("/").rpartition("/")[2])
+    """The book at ``location`` (``NodeAddressBook`` bytes, or its JSON form); ConfigError when none
+    is configured or unreadable."""
+    return parse_book_file(read_address_book_bytes(location, settings), location.rstrip("/").rpartition("/")[2])
 
 
 def read_address_book_bytes(location: str, settings: Settings) -> bytes:
