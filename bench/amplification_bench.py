@@ -43,6 +43,8 @@ from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows
 from hedera_history.verify.stream import verify_stream
 
+from bench.machine import reports_machine
+
 STREAM = GeneratorConfig(nodes=4, periods=10, transactions=2000, seed=5)
 
 # ---- one month of mainnet history, and list prices (us-central1, USD) ----------------------------
@@ -223,6 +225,7 @@ def month_of_mainnet(result: Amplification) -> None:
     )
 
 
+@reports_machine
 def main() -> None:
     print(f"generating {STREAM.periods} periods x {STREAM.transactions} transactions ...", flush=True)
     result = generated()

@@ -52,6 +52,7 @@ from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.stream import verify_stream
 
+from bench.machine import reports_machine
 from bench.timing import Call, p50_p99, paired_samples
 
 BLOCKS = 20
@@ -320,6 +321,7 @@ def limit_caches(size: int) -> None:
     reader_module.CELL_CACHE_SIZE = size
 
 
+@reports_machine
 def main() -> None:
     args = arguments()
     if args.cache is not None:

@@ -60,6 +60,7 @@ from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.period import PeriodFiles
 from hedera_history.verify.stream import verify_stream
 
+from bench.machine import MachineReport, machine_report
 from bench.process_cpu import cpu_seconds, tree_cpu_seconds
 
 STREAM = GeneratorConfig(nodes=4, periods=30, transactions=2000, seed=7)
@@ -247,6 +248,11 @@ def sizing(one_core: Measured, rows: int, row_bytes: int) -> list[str]:
 
 
 def main() -> None:
+    with machine_report() as machine:
+        run(machine)
+
+
+def run(machine: MachineReport) -> None:
     logging.getLogger("py4j").setLevel(logging.ERROR)
     emulator = BigtableEmulator()
     print("starting the Bigtable emulator ...", flush=True)
@@ -271,15 +277,20 @@ def main() -> None:
             baseline, rows, row_bytes = min(
                 (single_process(folder, settings["single"]) for _ in range(ROUNDS)), key=lambda m: m[0].seconds
             )
+            machine.calibrate()
             pid = emulator.pid
             assert pid is not None
             one = backfill(folder, settings["one"], 1, start, end, pid)
+            machine.calibrate()
             two = backfill(folder, settings["two"], 2, start, end, pid)
+            machine.calibrate()
             distant = read_ahead(folder, settings["one"], start, end)
+        calibration = machine.median
         print(
             f"single process (verify_stream + BlockWriter): {baseline.rate:,.0f} transactions/s, "
             f"{baseline.cpu_rate:,.0f} per second of its CPU"
         )
+        print(f"  a transaction's CPU here: {calibration.as_work(1 / baseline.cpu_rate)} (median calibration)")
         for name, cores, measured in (("local[1]", 1, one), ("local[2]", 2, two)):
             busy = measured.cpu_seconds / (cores * measured.seconds)
             print(
@@ -289,6 +300,7 @@ def main() -> None:
                 f"Spark {measured.spark_cpu_seconds:.2f}, emulator {measured.emulator_cpu_seconds:.2f}; "
                 f"busy {busy:.2f}"
             )
+            print(f"  a transaction's task CPU here: {calibration.as_work(1 / measured.cpu_rate)} (median calibration)")
         print(
             f"scaling local[2] / local[1]: wall clock {two.rate / one.rate:.2f} (2 cores shared with the emulator "
             f"and the JVM), work per CPU 2 x {two.cpu_rate:,.0f} / {one.cpu_rate:,.0f} = "

@@ -43,6 +43,7 @@ import requests
 from hedera_history.localstack.emulators import GcsEmulator
 from hedera_history.localstack.gcs_events import DiscoveryShape, GcsEventBridge, JsonApiBucketLister
 
+from bench.machine import reports_machine
 from bench.process_cpu import group_cpu_seconds
 from bench.timing import paired_samples
 
@@ -319,6 +320,7 @@ def sizes_argument(text: str) -> list[int]:
     return [int(part) for part in text.split(",") if part]
 
 
+@reports_machine
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sizes", type=sizes_argument, default=[100, 1000, 5000])

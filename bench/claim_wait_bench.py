@@ -31,6 +31,8 @@ from hedera_history.store.gateway import CellSwap, MutationFailure, RowQuery, St
 from hedera_history.store.keys import hex16
 from hedera_history.store.model import Cell, Row
 
+from bench.machine import reports_machine
+
 PERIOD_KEY = "2024-01-01T00_00_02.000000000Z"
 LOCATION = StreamLocation(BucketLayout.ACCOUNT)
 PUBLISHED = Published(7, b"\x01" * 48, b"\x02" * 48, b"\x03" * 48, 1_704_067_202_000_000_000)
@@ -107,6 +109,7 @@ def every_look_reads(**overrides: Any) -> dict[str, Any]:
     return {"SHARED_LOOK_SECONDS": 0.0, "CLAIM_POLL_MAX_SECONDS": period_state.CLAIM_POLL_SECONDS, **overrides}
 
 
+@reports_machine
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=30)

@@ -31,6 +31,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.machine import reports_machine
+
 RUNS = 7
 IMPORT_GOAL_SECONDS = 1.0
 HELP_GOAL_SECONDS = 0.5
@@ -135,6 +137,7 @@ def export_commit(commit: str, into: Path) -> Path:
     return into
 
 
+@reports_machine
 def main(arguments: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--baseline", metavar="COMMIT", help="Also measure this commit's code, round-robin.")

@@ -15,6 +15,8 @@ from hedera_history.config import Settings
 from hedera_history.errors import DecompressionError
 from hedera_history.formats.compression import gunzip
 
+from bench.machine import reports_machine
+
 MIB = 1024 * 1024
 GOAL = 1.2
 
@@ -46,6 +48,7 @@ def measure(label: str, data: bytes, limit: int) -> float:
     return ratio
 
 
+@reports_machine
 def main() -> None:
     limit = Settings().max_decompressed_bytes
     worst = max(

@@ -62,6 +62,7 @@ from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.stream import verify_stream
 
+from bench.machine import Calibration, machine_report
 from bench.process_cpu import group_cpu_seconds
 from bench.timing import percentile
 
@@ -366,7 +367,7 @@ def verdict_line(name: str, ok: bool, detail: str) -> str:
     return f"  {name}: {'met' if ok else 'NOT met'} ({detail})"
 
 
-def report(shape: BenchShape, figures: Figures) -> None:
+def report(shape: BenchShape, figures: Figures, calibration: Calibration) -> None:
     e2e_rate = figures.e2e_transactions / figures.e2e_seconds
     writer_rate = figures.writer_transactions / figures.writer_seconds
     p50 = statistics.median(figures.latencies)
@@ -389,7 +390,7 @@ def report(shape: BenchShape, figures: Figures) -> None:
     )
     after_p50, after_p99 = statistics.median(figures.after_upload), percentile(figures.after_upload, 0.99)
     print(f"  from the period's last file uploaded: p50 {after_p50 * 1000:,.0f} ms, p99 {after_p99 * 1000:,.0f} ms")
-    print_cpu(figures.periods)
+    print_cpu(figures.periods, calibration)
     for period in figures.warmup:
         print(f"  warm-up block {period.number} (the functions starting, left out): listed after {period.listed:.1f} s")
     print("  each period, seconds from its first upload: uploaded, ingest published it, store completed it, listed")
@@ -407,12 +408,15 @@ def report(shape: BenchShape, figures: Figures) -> None:
     print(verdict_line("end to end >= 0.7 of the writer", figures.ratio >= GOAL_RATIO, f"{figures.ratio:.2f}"))
 
 
-def print_cpu(periods: list[PeriodTimes]) -> None:
-    """Where the machine's CPU went during a latency period, by process, on average."""
+def print_cpu(periods: list[PeriodTimes], calibration: Calibration) -> None:
+    """Where the machine's CPU went during a latency period, by process, on average; the sum also as
+    the calibration's work, which another machine's run can be compared with."""
     names = {name for period in periods for name in period.cpu}
     mean = {name: statistics.mean(p.cpu.get(name, 0.0) for p in periods) for name in names}
     wall = statistics.mean(p.listed for p in periods)
-    print(f"  CPU seconds a period, mean ({sum(mean.values()):.1f} s in all; {os.cpu_count()} cores x {wall:.1f} s):")
+    total = sum(mean.values())
+    print(f"  CPU seconds a period, mean ({total:.1f} s in all; {os.cpu_count()} cores x {wall:.1f} s):")
+    print(f"    in all, as calibration work here: {calibration.as_work(total)} (median calibration)")
     for name, seconds in sorted(mean.items(), key=lambda item: -item[1]):
         print(f"    {name:28} {seconds:6.2f}")
 
@@ -423,7 +427,10 @@ def _seconds(value: float | None) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     shape = parse_shape(argv)
-    report(shape, run(shape))
+    with machine_report() as machine:
+        figures = run(shape)
+        machine.calibrate()
+        report(shape, figures, machine.median)
 
 
 if __name__ == "__main__":

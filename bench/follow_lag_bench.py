@@ -46,6 +46,7 @@ from hedera_history.localstack.live_follow import Arrival, BlockArrivals, follow
 from hedera_history.localstack.stack import LocalStack, StackConfig
 from hedera_history.sources.base import ObjectSource, open_sink, open_source
 
+from bench.machine import reports_machine
 from bench.timing import percentile
 
 GOAL_SECONDS = 10.0
@@ -218,6 +219,7 @@ def report(
     print(f"verdict: steady-state p99 {p99:.2f} s {verdict} the goal (at most {GOAL_SECONDS:g} s behind)")
 
 
+@reports_machine
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=120.0, help="How long the network plays (default 120).")

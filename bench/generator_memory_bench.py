@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+from bench.machine import reports_machine
+
 _RUN = """
 import resource, sys
 from hedera_history.gen import GeneratorConfig, generate_into, generate_stream, write_stream
@@ -43,6 +45,7 @@ def peak_rss_mib(mode: str, periods: int, transactions: int) -> float:
     return int(result.stdout.strip().splitlines()[-1]) / 1024
 
 
+@reports_machine
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--periods", type=int, default=15)

@@ -44,6 +44,8 @@ from hedera_history.store.keys import (
     row_key_for_tx_id,
 )
 
+from bench.machine import reports_machine
+
 TPS = 10_000
 SECONDS = 60
 TABLETS = 64
@@ -168,6 +170,7 @@ def report(title: str, found: Iterator[Spread]) -> None:
     )
 
 
+@reports_machine
 def main() -> None:
     report("keys as stored (layout 3)", spreads())
     if "--plain" in sys.argv[1:]:

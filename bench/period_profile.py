@@ -40,6 +40,8 @@ from hedera_history.store.range_codec import is_range_key
 from hedera_history.store.rows import split_block
 from hedera_history.verify.period import check_period
 
+from bench.machine import reports_machine
+
 T = TypeVar("T")
 
 
@@ -54,6 +56,7 @@ def read_all(root: Path) -> int:
     return sum(len(p.read_bytes()) for p in root.rglob("*") if p.is_file() and "recordstreams" in p.parts)
 
 
+@reports_machine
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--transactions", type=int, default=20000)

@@ -30,6 +30,7 @@ from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import verify_proof
 
+from bench.machine import reports_machine
 from bench.timing import timed
 
 BLOCK_SIZES = (100, 1_000, 10_000)
@@ -91,6 +92,7 @@ def run(transactions: int, rng: random.Random) -> tuple[float, float]:
     return p50_ours / p50_compact, verify_ms
 
 
+@reports_machine
 def main() -> None:
     rng = random.Random(7)
     print(f"{NODES} nodes; goals: ours/compact <= {SIZE_GOAL}, verify p50 < {VERIFY_GOAL_MS} ms at 1,000 tx")

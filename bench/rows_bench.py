@@ -25,6 +25,8 @@ from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.rows import block_to_rows
 from hedera_history.verify.stream import verify_stream
 
+from bench.machine import reports_machine
+
 STREAM = GeneratorConfig(nodes=4, periods=10, transactions=2000, seed=5)
 ROUNDS = 5
 SETTINGS = Settings()
@@ -65,6 +67,7 @@ def best_seconds(work: Callable[[list[VerifiedBlock]], None], blocks: list[Verif
     return best
 
 
+@reports_machine
 def main() -> None:
     print(f"generating and verifying {STREAM.periods} periods x {STREAM.transactions} transactions ...", flush=True)
     blocks = verified_blocks()

@@ -68,6 +68,7 @@ from hedera_history.store.writer import IN_FLIGHT, MAX_BATCH_BYTES, MAX_BATCH_CE
 from hedera_history.verify.consensus import DEFAULT_RATIO
 from hedera_history.verify.stream import verify_stream
 
+from bench.machine import reports_machine
 from bench.timing import p50_p99, paired_samples, percentile, timed
 
 BLOCKS = 30
@@ -322,6 +323,7 @@ def bench_reads(
         print(f"{name:28} {o50 * 1e3:9.2f}/{o99 * 1e3:<9.2f} {p50 * 1e3:9.2f}/{p99 * 1e3:<9.2f} {ratio:9.2f} {verdict}")
 
 
+@reports_machine
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--writes", action="store_true", help="time the writes only")
