@@ -52,6 +52,11 @@ def one_record(items: list[BlockItem]) -> Any:
     return record
 
 
+def account_state(num: int, **fields: Any) -> Any:
+    """The account state change of account ``num`` with ``fields`` (alias, smart_contract, ...)."""
+    return map_update(STATE_ID_ACCOUNTS, value={"account_value": {"account_id": {"accountNum": num}, **fields}})
+
+
 # ---- fields every transaction has ------------------------------------------------------------------
 
 
@@ -239,10 +244,7 @@ def test_a_contract_create_gets_its_evm_address_and_bytecode_with_the_initcode_a
     }
     alias = b"\x42" * 20
     state = [
-        map_update(
-            STATE_ID_ACCOUNTS,
-            value={"account_value": {"account_id": {"accountNum": 4002}, "alias": alias, "smart_contract": True}},
-        ),
+        account_state(4002, alias=alias, smart_contract=True),
         map_update(
             STATE_ID_BYTECODE,
             key={"contract_id_key": {"contractNum": 4002}},
@@ -355,9 +357,7 @@ def test_token_supplies_are_told_back_from_the_last_transaction() -> None:
 
 def test_an_ethereum_transaction_gets_its_keccak_hash_and_its_signers_nonce() -> None:
     data = b"\x02\xf8\x70\x01"
-    state = map_update(
-        STATE_ID_ACCOUNTS, value={"account_value": {"account_id": {"accountNum": 1001}, "ethereum_nonce": 8}}
-    )
+    state = account_state(1001, ethereum_nonce=8)
     items = [
         signed_item(body(ethereumTransaction={"ethereum_data": data})),
         result_item(BASE_NS),
@@ -385,10 +385,7 @@ def test_a_contract_update_or_delete_names_its_contract_even_by_evm_address() ->
     items = [signed_item(body(contractDeleteInstance=long_zero)), result_item(BASE_NS)]
     assert one_record(items).receipt.contractID == contract(4003)
     alias = b"\x42" * 20
-    state = map_update(
-        STATE_ID_ACCOUNTS,
-        value={"account_value": {"account_id": {"accountNum": 4004}, "alias": alias, "smart_contract": True}},
-    )
+    state = account_state(4004, alias=alias, smart_contract=True)
     items = [
         signed_item(body(contractUpdateInstance={"contractID": {"evm_address": alias}})),
         result_item(BASE_NS),
@@ -399,7 +396,7 @@ def test_a_contract_update_or_delete_names_its_contract_even_by_evm_address() ->
 
 def test_an_account_update_by_alias_names_the_account_the_state_gives() -> None:
     alias = b"\x03" * 33
-    state = map_update(STATE_ID_ACCOUNTS, value={"account_value": {"account_id": {"accountNum": 2500}, "alias": alias}})
+    state = account_state(2500, alias=alias)
     items = [
         signed_item(body(cryptoUpdateAccount={"accountIDToUpdate": {"alias": alias}})),
         result_item(BASE_NS),
