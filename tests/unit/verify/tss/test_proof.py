@@ -17,6 +17,7 @@ from hedera_history.verify.tss import (
     LedgerPublication,
     ProofForm,
     TssTrust,
+    proof,
     verify_state_proof,
     verify_tss_signature,
 )
@@ -146,3 +147,24 @@ def test_a_state_proof_for_another_root_names_no_signed_root(
     verdict = verify_state_proof(tss_blocks[3].root, block.paths, block.signature, TssTrust(publication))
     assert isinstance(verdict.reason, TssStateProofError)
     assert verdict.signed_root is None
+
+
+def test_an_endorsement_seen_before_is_not_checked_again(
+    tss_blocks: tuple[TssBlock, ...], publication: LedgerPublication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trust = TssTrust(publication)
+    assert verify_tss_signature(tss_blocks[0].root, tss_blocks[0].signature, trust).verified
+    monkeypatch.setattr(proof, "verify_endorsement", lambda *_: pytest.fail("checked again"))
+    verdict = verify_tss_signature(tss_blocks[5].root, tss_blocks[5].signature, trust)
+    assert verdict.verified
+    assert verdict.endorser_node_ids == ENDORSERS
+
+
+def test_a_proven_key_with_a_changed_endorsement_is_checked_and_rejected(
+    tss_blocks: tuple[TssBlock, ...], publication: LedgerPublication
+) -> None:
+    trust = TssTrust(publication)
+    assert verify_tss_signature(tss_blocks[0].root, tss_blocks[0].signature, trust).verified
+    signature = tss_blocks[5].signature
+    changed = signature[:-1] + bytes([signature[-1] ^ 1])
+    assert isinstance(verify_tss_signature(tss_blocks[5].root, changed, trust).reason, TssEndorsementError)

@@ -84,12 +84,14 @@ def permute(state: Sequence[int]) -> list[int]:
     current = list(state)
     half = FULL_ROUNDS // 2
     for round_index, constants in enumerate(ark):
-        current = [(value + constant) % p for value, constant in zip(current, constants, strict=True)]
+        # Values may exceed p between rounds' steps; each S-box and the MDS product reduce them.
+        current = [value + constant for value, constant in zip(current, constants, strict=True)]
         if round_index < half or round_index >= half + PARTIAL_ROUNDS:
             current = [pow(value, ALPHA, p) for value in current]
         else:
             current[0] = pow(current[0], ALPHA, p)
-        current = [sum(m * v for m, v in zip(row, current, strict=True)) % p for row in mds]
+        a, b, c, d, e = current
+        current = [(m0 * a + m1 * b + m2 * c + m3 * d + m4 * e) % p for m0, m1, m2, m3, m4 in mds]
     return current
 
 

@@ -86,6 +86,8 @@ class TssTrust:
     def __init__(self, publication: LedgerPublication, proven_keys: Iterable[bytes] = ()) -> None:
         self.publication = publication
         self._proven = set(proven_keys)
+        self._endorsements: dict[tuple[bytes, bytes], Endorsers] = {}
+        """(key, Schnorr endorsement) -> its endorsers, for each endorsement checked already."""
 
     @property
     def ledger_id(self) -> bytes:
@@ -100,6 +102,20 @@ class TssTrust:
 
     def remember(self, verification_key: bytes) -> None:
         self._proven.add(verification_key)
+
+    def endorsers(self, verification_key: bytes, endorsement: bytes) -> Endorsers:
+        """Who endorses the key in ``endorsement`` (checked once per pair: a ledger's blocks repeat
+        the same endorsement until its WRAPS proof settles), or the reason it does not endorse it."""
+        found = self._endorsements.get((verification_key, endorsement))
+        if found is None:
+            found = verify_endorsement(
+                self.publication.roster,
+                endorsed_message(self.ledger_id, verification_key),
+                SchnorrEndorsement.parse(endorsement),
+            )
+            self._endorsements[verification_key, endorsement] = found
+            self.remember(verification_key)
+        return found
 
 
 def verify_tss_signature(block_root: bytes, block_signature: bytes, trust: TssTrust) -> TssVerdict:
@@ -120,7 +136,7 @@ def verify_tss_signature(block_root: bytes, block_signature: bytes, trust: TssTr
                 f"{WRAPS_PROOF_BYTES} bytes, not {len(block_signature)}"
             )
         if form is ProofForm.SCHNORR:
-            endorsers = _check_schnorr(key_bytes, endorsement_bytes, trust)
+            endorsers = trust.endorsers(key_bytes, endorsement_bytes)
             verdict = replace(verdict, endorser_node_ids=endorsers.node_ids, endorsement=Endorsement.SCHNORR)
         elif trust.is_proven(key_bytes):
             verdict = replace(verdict, endorsement=Endorsement.TRUSTED)
@@ -157,16 +173,6 @@ def _unverified(form: ProofForm, signed_root: bytes | None) -> TssVerdict:
         endorsement=Endorsement.NONE,
         signed_root=signed_root,
     )
-
-
-def _check_schnorr(key_bytes: bytes, endorsement_bytes: bytes, trust: TssTrust) -> Endorsers:
-    endorsers = verify_endorsement(
-        trust.publication.roster,
-        endorsed_message(trust.ledger_id, key_bytes),
-        SchnorrEndorsement.parse(endorsement_bytes),
-    )
-    trust.remember(key_bytes)
-    return endorsers
 
 
 def _form(endorsement_bytes: bytes) -> ProofForm:
