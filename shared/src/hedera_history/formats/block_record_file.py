@@ -11,7 +11,9 @@ of id 1, with no hash (nothing signs them apart from the block).
 
 from __future__ import annotations
 
-from hedera_history.formats.block_records import BlockRecords
+from hedera_history.formats.block import BlockFile
+from hedera_history.formats.block_hash import block_root_hash
+from hedera_history.formats.block_records import BlockRecords, records_from_items
 from hedera_history.formats.parsed_files import RecordFile, SidecarFile
 
 BLOCK_FILE_VERSION = 7
@@ -55,3 +57,20 @@ def block_sidecar_files(name: str, records: BlockRecords) -> tuple[SidecarFile, 
     if not records.sidecar_records:
         return ()
     return (SidecarFile(name=name, id=BLOCK_SIDECAR_ID, hash=b"", records=records.sidecar_records),)
+
+
+def native_block_files(block: BlockFile) -> tuple[RecordFile, tuple[SidecarFile, ...]]:
+    """A parsed native block as the record file and sidecar files the row builder reads (a wrapped
+    block carries its record file instead, and has no transactions of its own here)."""
+    records = records_from_items([item.message(block.name) for item in block.items])
+    record = block_record_file(
+        block.name,
+        block.number,
+        block.hapi_version.numbers,
+        records,
+        timestamp_ns=block.timestamp_ns,
+        root_hash=block_root_hash(block),
+        previous_root_hash=block.footer.previous_block_root_hash,
+        size=block.size,
+    )
+    return record, block_sidecar_files(block.name, records)
