@@ -205,10 +205,10 @@ def _not_verified(
 
 def _hold(ctx: IngestContext, progress: PeriodProgress, number: int, quarantined: tuple[str, ...]) -> IngestResult:
     """Keep a period verified on a state that is not certain pending (``HELD_FOR_STATE``)."""
-    start = ctx.books.stream_start()
-    if start is not None and start.block is None:
+    first = _unpublished_stream_start(ctx)
+    if first is not None:
         reason = (
-            f"{HELD_FOR_STATE}: block {number} waits for the first period followed, {start.period_key}, "
+            f"{HELD_FOR_STATE}: block {number} waits for the first period followed, {first}, "
             "to be published (the history begins there)"
         )
     else:
@@ -220,6 +220,15 @@ def _hold(ctx: IngestContext, progress: PeriodProgress, number: int, quarantined
     progress.defer(reason)
     _log_pending(progress, reason, "held")
     return IngestResult(Outcome.PENDING, progress.period_key, number, reason=reason, quarantined=quarantined)
+
+
+def _unpublished_stream_start(ctx: IngestContext) -> str | None:
+    """The first period of a stream followed from its middle while it is not published yet."""
+    start = ctx.books.stream_start()
+    if start is None or start.block is not None:
+        return None
+    state = ctx.state.period(parse_timestamp(start.period_key))
+    return start.period_key if state is None or state.published is None else None
 
 
 def _log_pending(progress: PeriodProgress, reason: str, error_type: str) -> None:
