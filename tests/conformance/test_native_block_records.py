@@ -42,6 +42,23 @@ TSS_ROOTS = (
 """Block roots (README; asserted by the block node's ``ResourceTestBlockBuilder``)."""
 MIRROR_NODE_BLOCKS = {7: (1770842061390565879, 1), 8: (1770842063775529380, 1), 16: (None, 0)}
 """Block -> (consensus start = end, count), as ``BlockStreamReaderTest`` asserts."""
+MIRROR_NODE_HASHES = {
+    7: (
+        "8b98440b3fa8b13d9d7f82e92ceb246c9707cf6c11ba38997385e7ea1097f06d752736753fe40b9ff06096211a11066a",
+        "e11e44567f5ca4ae23b75467b75d83c8880d0888f5c4154f08b8f221bf269b2e4f3f1686e8dcb9694beaaf287313b0fb",
+    ),
+    8: (
+        "78ef36dc7c7cb57cfb212966b768a0fbc9b0f5045574c6b3bfa0cccdcef9401b7edda1cf05ada60dedd7e0b435e0d81d",
+        "8b98440b3fa8b13d9d7f82e92ceb246c9707cf6c11ba38997385e7ea1097f06d752736753fe40b9ff06096211a11066a",
+    ),
+    16: (
+        "c61a2439f0754008932fe10155ce2c61b32457d6ec30e632a71eafeeef44b1df64b1cfd966c6325c0c5766431f5441f9",
+        "449c52f8efe0e284aac3a0961efb2403a7337a0fc519c1b5231a07ce6d3eae9e9b9d8809782202a5fd40048ddd533098",
+    ),
+}
+"""Block -> (hash, previous hash), as ``BlockStreamReaderTest`` asserts (README)."""
+MIRROR_NODE_EMPTY_BLOCK_TIME = 1770842078844243554
+"""Block 16's consensus start and end: its header's timestamp (no transactions)."""
 GENESIS_MINT = (0, 1, 2, 5_000_000_000_000_000_000)
 """Block 0's second transaction creates the treasury 11.12.2 with all the hbar there is: the one
 transfer list that does not balance (block, transaction, account, amount)."""
@@ -208,7 +225,19 @@ def test_the_records_feed_the_row_builder(tss_blocks: list[Any], number: int) ->
 def test_a_block_without_transactions_is_stamped_with_its_header_time(hedera_data: Path) -> None:
     items = read_block(hedera_data / MIRROR.format(16))
     rows = _rows_of(items, block_records(block_transactions(items)), "016.blk.zstd")
-    assert rows.block_time_ns == 1770842078844243554
+    assert rows.block_time_ns == MIRROR_NODE_EMPTY_BLOCK_TIME
+
+
+@pytest.mark.parametrize("number", sorted(MIRROR_NODE_HASHES))
+def test_a_mirror_node_block_is_the_record_file_its_reader_gives(hedera_data: Path, number: int) -> None:
+    path = hedera_data / MIRROR.format(number)
+    record, _ = native_block_files(parse_block_file(path.read_bytes(), path.name))
+    block_hash, previous_hash = MIRROR_NODE_HASHES[number]
+    assert (record.hash.hex(), record.previous_hash.hex()) == (block_hash, previous_hash)
+    assert (record.version, record.hapi_version, record.block_number) == (7, (0, 73, 0), number)
+    consensus, count = MIRROR_NODE_BLOCKS[number]
+    expected = consensus or MIRROR_NODE_EMPTY_BLOCK_TIME
+    assert (record.consensus_start, record.consensus_end, len(record.items)) == (expected, expected, count)
 
 
 def test_a_parsed_block_is_a_record_file_chained_by_its_roots(hedera_data: Path) -> None:
