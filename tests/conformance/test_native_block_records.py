@@ -27,19 +27,12 @@ from hedera_history.store.rows import block_to_rows
 
 from hiero_sdk_python.hapi.block.stream import block_pb2  # isort: skip  (after hapi: the bare SDK package)
 
+from .tss_blocks import ROOTS as TSS_ROOTS
+
 TSS = "blocks/tss-schnorr/{}.blk.gz"
 MIRROR = "blocks/mirror-node-blockstreams/0000/0000/0000/0000/{:03d}.blk.zstd"
 TSS_COUNTS = (759, 59, 171, 24, 22, 25)
 """Transactions per block: its ``transaction_result`` items (README)."""
-TSS_ROOTS = (
-    "85d7117a94f091156a97e1f94fb11b640c12431527106e50aa7ce8e4e02af287f3f28591dc43d4c3942a67e7064e4148",
-    "9799848eff3420617d5c2eb8e092f903bde6de8662887105f3bd17363d7c1cd3629814f9fc58a9d8f5e1e6ed3fdd53c1",
-    "0facbf0e5d94d4576635796c6be83f2d16203e6be633e475b70942f2b22c880944c156e1badcd27be96ffc7ee7b7e194",
-    "9d1ac9ba0c57558ab99691f97414d19698e068ff6d600502c3896fccfe3f58c261515f00dc3c116107961385be9f8eec",
-    "e313796875ef100613684c0ee4ef1a80a13b73aa9c97f5f9592f9b9a25c798b33e36e397fa0e1456b17cee2155b8d7ac",
-    "1c417b370965dd85e274b568694d0a5b3325b39f619a840df0161339864a30e389ba3aec4c7763236d2f4c505d031921",
-)
-"""Block roots (README; asserted by the block node's ``ResourceTestBlockBuilder``)."""
 MIRROR_NODE_BLOCKS = {7: (1770842061390565879, 1), 8: (1770842063775529380, 1), 16: (None, 0)}
 """Block -> (consensus start = end, count), as ``BlockStreamReaderTest`` asserts."""
 MIRROR_NODE_HASHES = {
@@ -248,7 +241,7 @@ def test_a_parsed_block_is_a_record_file_chained_by_its_roots(hedera_data: Path)
         path = hedera_data / TSS.format(number)
         record, sidecars = native_block_files(parse_block_file(path.read_bytes(), path.name))
         assert (record.block_number, len(record.items), sidecars) == (number, count, ())
-        assert record.hash.hex() == TSS_ROOTS[number]
+        assert record.hash.hex() == TSS_ROOTS[number]  # asserted by the block node's tests
         if previous is not None:
             assert record.previous_hash == previous.hash
         previous = record
