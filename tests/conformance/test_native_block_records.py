@@ -6,14 +6,12 @@ balance). The records then feed the row builder as a record file does."""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import struct
 from pathlib import Path
 from typing import Any
 
 import pytest
-import zstandard
 from hedera_history import hapi
 from hedera_history.block import ConsensusSummary, VerifiedBlock
 from hedera_history.config import Settings
@@ -24,8 +22,6 @@ from hedera_history.formats.block_records import BlockRecords, block_records, tr
 from hedera_history.formats.block_transactions import BlockTransaction, block_transactions
 from hedera_history.store import schema
 from hedera_history.store.rows import block_to_rows
-
-from hiero_sdk_python.hapi.block.stream import block_pb2  # isort: skip  (after hapi: the bare SDK package)
 
 from .tss_blocks import ROOTS as TSS_ROOTS
 
@@ -58,11 +54,7 @@ transfer list that does not balance (block, transaction, account, amount)."""
 
 
 def read_block(path: Path) -> list[BlockItem]:
-    data = path.read_bytes()
-    content = (
-        gzip.decompress(data) if path.suffix == ".gz" else zstandard.ZstdDecompressor().decompressobj().decompress(data)
-    )
-    return list(block_pb2.Block.FromString(content).items)
+    return [item.message(path.name) for item in parse_block_file(path.read_bytes(), path.name).items]
 
 
 @pytest.fixture(scope="module")
