@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 from hedera_history.errors import TssFormatError
-from hedera_history.verify.tss.serialization import Reader, compressed, g1_uncompressed, g2_uncompressed
+from hedera_history.verify.tss.serialization import (
+    Reader,
+    compressed,
+    g1_uncompressed,
+    g1_uncompressed_bytes,
+    g2_uncompressed,
+    g2_uncompressed_bytes,
+)
 from py_arkworks_bls12381 import G1Point, G2Point, Scalar
 
 G2_GENERATOR_X_C1 = "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
@@ -50,3 +57,12 @@ def test_the_reader_names_the_field_that_runs_out() -> None:
     assert reader.u64("count") == 0
     with pytest.raises(TssFormatError, match=r"thing\.weight: expected 32 bytes at offset 8"):
         reader.scalar("weight")
+
+
+def test_the_writers_invert_the_readers() -> None:
+    g1, g2 = G1Point() * Scalar(99), G2Point() * Scalar(77)
+    assert g1_uncompressed(g1_uncompressed_bytes(g1), "g1") == g1
+    assert g2_uncompressed_bytes(g2) == zcash_g2(g2)
+    assert g2_uncompressed(g2_uncompressed_bytes(g2), "g2") == g2
+    assert g1_uncompressed_bytes(G1Point.identity()) == b"\x40" + bytes(95)
+    assert g2_uncompressed(g2_uncompressed_bytes(G2Point.identity()), "g2") == G2Point.identity()

@@ -116,6 +116,22 @@ def field_element_le(data: bytes, modulus: int, what: str) -> int:
     return value
 
 
+def g1_uncompressed_bytes(point: G1Point) -> bytes:
+    """A G1 point as arkworks writes it uncompressed (the inverse of :func:`g1_uncompressed`)."""
+    if point == G1Point.identity():
+        return bytes([_INFINITY_FLAG]) + bytes(G1_BYTES - 1)
+    return point.to_xy_bytes_be()
+
+
+def g2_uncompressed_bytes(point: G2Point) -> bytes:
+    """A G2 point as arkworks writes it uncompressed, each coordinate c1 ‖ c0."""
+    if point == G2Point.identity():
+        return bytes([_INFINITY_FLAG]) + bytes(G2_BYTES - 1)
+    raw = point.to_xy_bytes_be()
+    x0, x1, y0, y1 = (raw[i : i + FP_BYTES] for i in range(0, G2_BYTES, FP_BYTES))
+    return x1 + x0 + y1 + y0
+
+
 def compressed(point: G1Point | G2Point) -> bytes:
     """The point's compressed zcash encoding, as arkworks ``serialize_compressed`` writes it."""
     return point.to_compressed_bytes()
