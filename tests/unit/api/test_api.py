@@ -257,6 +257,7 @@ def test_openapi_documents_every_route_and_method() -> None:
         "/api/v1/contracts/{contractIdOrAddress}/results",
         "/api/v1/contracts/{contractIdOrAddress}/results/{timestamp}",
         "/api/v1/contracts/call",
+        "/api/v1/contracts/{contractIdOrAddress}",
         "/api/v1/network/nodes",
         "/api/v1/accounts/{id}/transactions",
         "/api/v1/contracts/results/{timestamp}/actions",

@@ -126,7 +126,7 @@ def test_account_with_its_transactions(world: tuple[HistoryReader, list[Tx]]) ->
     assert get(reader, "/api/v1/accounts/5003", {"transactions": ["false"]})["transactions"] == []
     assert get(reader, "/api/v1/accounts/0.5003", {"limit": ["1"]})["account"] == "0.0.5003"
     get(reader, "/api/v1/accounts/0.0.777777", status=404)
-    get(reader, "/api/v1/accounts/0xd8da6bf26964af9d7eed9e03e53415d37aa96045", status=501)
+    get(reader, "/api/v1/accounts/0xd8da6bf26964af9d7eed9e03e53415d37aa96045", status=404)  # no such alias
     get(reader, "/api/v1/accounts/not-an-account", status=400)
     get(reader, "/api/v1/accounts/0.0.5003", {"order": ["asc"]}, status=501)
     get(reader, "/api/v1/transactions", {"account.id": ["gt:0.0.5"]}, status=501)

@@ -2,22 +2,27 @@
 derived hbar balance (docs/errata.md; at the upper ``timestamp`` bound when there is one) and its
 transactions newest first with ``links.next``.
 
-History knows an account's transactions and balance, not its live state: key, memo, expiry,
-staking settings and the like come back null (``decline_reward`` false, the schema has no null
+The account is named by id, EVM address or alias (``api.entity_lookup``). Its key, memo, alias,
+EVM address, creation time and deletion come from its creation and changes in history
+(``api.entity_state``), as of the same time; what history does not carry as state (expiry,
+staking settings and the like) comes back null (``decline_reward`` false, the schema has no null
 there); docs/api.md lists them. An account with neither history nor a balance is a 404.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
+from hedera_history.api.entity_lookup import resolve_entity
+from hedera_history.api.entity_state import entity_state, render_alias, render_key
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64
 from hedera_history.api.query import Query, only, order, page_limit
 from hedera_history.api.render import timestamp
-from hedera_history.api.transaction_filters import account_reference, last_value
+from hedera_history.api.transaction_filters import entity_reference, last_value
 from hedera_history.api.transactions_list import parse_filters, transactions_page
 from hedera_history.derived.query import rest_balances_body
 from hedera_history.errors import RowDecodeError
@@ -27,16 +32,11 @@ Reader = Callable[[], HistoryReader]
 SkippedRows = Callable[[Sequence[RowDecodeError]], None]
 
 _LIVE_STATE_FIELDS = (
-    "alias",
     "auto_renew_period",
-    "created_timestamp",
     "delegation_address",
-    "deleted",
     "ethereum_nonce",
     "expiry_timestamp",
-    "key",
     "max_automatic_token_associations",
-    "memo",
     "receiver_sig_required",
     "staked_account_id",
     "staked_node_id",
@@ -51,7 +51,7 @@ def long_zero_address(account: str) -> str:
 
 def get_account(get_reader: Reader, account_text: str, query: Query, skipped: SkippedRows) -> dict[str, Any]:
     only(query, {"limit", "order", "timestamp", "transactiontype", "transactions"})
-    account = account_reference(account_text, "idOrAliasOrEvmAddress")
+    entity_reference(account_text, "idOrAliasOrEvmAddress")  # a bad name is a 400 before any read
     limit = page_limit(query)
     if order(query, default="desc") != "desc":
         raise NotServedError("account history is served newest first only (order=desc): no reverse index")
@@ -59,8 +59,10 @@ def get_account(get_reader: Reader, account_text: str, query: Query, skipped: Sk
     if with_transactions not in (None, "true", "false"):
         raise InvalidParamsError("Invalid parameter: transactions")
     kept = {name: values for name, values in query.items() if name in ("timestamp", "transactiontype")}
-    filters = parse_filters({**kept, "account.id": [account]})
+    unbound = parse_filters(kept)  # a bad filter is a 400 before any read
     reader = get_reader()
+    account = resolve_entity(reader, account_text, "idOrAliasOrEvmAddress")
+    filters = replace(unbound, account=account)
     transactions: list[dict[str, Any]] = []
     cursor: int | None = None
     if with_transactions != "false":
@@ -69,7 +71,9 @@ def get_account(get_reader: Reader, account_text: str, query: Query, skipped: Sk
     at_ns = filters.high_ns if filters.high_ns < MAX_I64 else None
     balance = rest_balances_body(reader.gateway, account, at_ns)
     found = balance["balances"]
-    if not found and not transactions and not reader.account_history(account, limit=1).entries:
+    state = entity_state(reader, account, at_ns)
+    skipped(state.errors)
+    if not found and not transactions and not state.found and not reader.account_history(account, limit=1).entries:
         raise NotFoundError(f"account {account} not found")
     next_link = None
     if cursor is not None:
@@ -79,13 +83,18 @@ def get_account(get_reader: Reader, account_text: str, query: Query, skipped: Sk
     return {
         "account": account,
         **dict.fromkeys(_LIVE_STATE_FIELDS),
+        "alias": render_alias(state.alias),
+        "created_timestamp": None if state.created_ns is None else timestamp(state.created_ns),
+        "deleted": state.deleted,
+        "key": render_key(state.key),
+        "memo": state.memo,
         "balance": {
             "timestamp": balance["timestamp"],
             "balance": found[0]["balance"] if found else None,
             "tokens": [],
         },
         "decline_reward": False,
-        "evm_address": long_zero_address(account),
+        "evm_address": "0x" + state.evm_address.hex() if state.evm_address else long_zero_address(account),
         "transactions": transactions,
         "links": {"next": next_link},
     }

@@ -17,12 +17,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api import render_contracts
+from hedera_history.api.entity_lookup import resolve_entity
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64, parse_int, parse_timestamp, parse_transaction_id
 from hedera_history.api.query import Query, only, order, page_limit
 from hedera_history.api.render import status_name, timestamp
 from hedera_history.api.render_contracts import contract_reference, hex_data, render_state_changes
-from hedera_history.api.transaction_filters import account_reference, last_value
+from hedera_history.api.transaction_filters import entity_reference, last_value
 from hedera_history.api.transactions_list import SUCCESS_RESULTS, parse_filters
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.formats.parsed_files import SidecarType
@@ -180,13 +181,14 @@ def contract_results(get_reader: Reader, contract_text: str, query: Query, skipp
     unserved = sorted(set(query) & _RESULT_FILTERS_NOT_SERVED)
     if unserved:
         raise NotServedError(f"contract results are not filtered by {', '.join(unserved)} here")
-    contract = account_reference(contract_text, "contractIdOrAddress")
+    entity_reference(contract_text, "contractIdOrAddress")  # a bad name is a 400 before any read
     limit = page_limit(query)
     if order(query, default="desc") != "desc":
         raise NotServedError("contract results are served newest first only (order=desc)")
     internal = _bool_param(query, "internal", False)
-    filters = parse_filters({"timestamp": list(query.get("timestamp", [])), "account.id": [contract]})
+    filters = parse_filters({"timestamp": list(query.get("timestamp", []))})
     reader = get_reader()
+    contract = resolve_entity(reader, contract_text, "contractIdOrAddress")
     before = filters.high_ns + 1 if filters.high_ns < MAX_I64 else None
     until = filters.low_ns - 1 if filters.low_ns > 0 else None
     found: list[dict[str, Any]] = []
@@ -223,9 +225,11 @@ def contract_result_at(get_reader: Reader, contract_text: str, timestamp_text: s
     """The result of the transaction at ``timestamp`` if it called (or created) the contract."""
     only(query, {"hbar"})
     hbar = _bool_param(query, "hbar", True)
-    contract = account_reference(contract_text, "contractIdOrAddress")
+    entity_reference(contract_text, "contractIdOrAddress")
+    at_ns = parse_timestamp(timestamp_text, "timestamp")
     reader = get_reader()
-    stored = reader.transaction(parse_timestamp(timestamp_text, "timestamp"))
+    contract = resolve_entity(reader, contract_text, "contractIdOrAddress")
+    stored = reader.transaction(at_ns)
     rendered = None if stored is None else render_contract_result(reader, stored, hbar=hbar, details=True)
     if rendered is None or rendered["contract_id"] != contract:
         raise NotFoundError(f"no result of contract {contract} at {timestamp_text[:40]}")

@@ -167,9 +167,10 @@ def openapi_document() -> dict[str, Any]:
             "Transactions",
         ),
         "/api/v1/accounts/{idOrAliasOrEvmAddress}": _get(
-            "An account: its derived balance and transactions newest first (live state fields null)",
+            "An account: its key, memo and aliases from its creation and updates in history, its derived "
+            "balance and transactions newest first (state history does not carry is null)",
             [
-                _param("idOrAliasOrEvmAddress", "path", "shard.realm.num, num or long-zero EVM address"),
+                _param("idOrAliasOrEvmAddress", "path", "shard.realm.num, num, EVM address or base32 alias"),
                 limit,
                 _param("order", "query", "desc only"),
                 _param("timestamp", "query", "eq:, gt:, gte:, lt:, lte: 'seconds.nanos'", array=True),
@@ -187,10 +188,18 @@ def openapi_document() -> dict[str, Any]:
             ],
             "ContractResult",
         ),
+        "/api/v1/contracts/{contractIdOrAddress}": _get(
+            "A contract: admin key, memo, EVM address, creation and bytecode from its history",
+            [
+                _param("contractIdOrAddress", "path", "shard.realm.num, num or EVM address"),
+                _param("timestamp", "query", "As of: eq:, lt:, lte: 'seconds.nanos'", array=True),
+            ],
+            "Contract",
+        ),
         "/api/v1/contracts/{contractIdOrAddress}/results": _get(
             "Results of calls to a contract, newest first",
             [
-                _param("contractIdOrAddress", "path", "shard.realm.num, num or long-zero EVM address"),
+                _param("contractIdOrAddress", "path", "shard.realm.num, num or EVM address"),
                 limit,
                 _param("order", "query", "desc only"),
                 _param("timestamp", "query", "eq:, gt:, gte:, lt:, lte: 'seconds.nanos'", array=True),
@@ -201,7 +210,7 @@ def openapi_document() -> dict[str, Any]:
         "/api/v1/contracts/{contractIdOrAddress}/results/{timestamp}": _get(
             "The result of the contract's call at a consensus time",
             [
-                _param("contractIdOrAddress", "path", "shard.realm.num, num or long-zero EVM address"),
+                _param("contractIdOrAddress", "path", "shard.realm.num, num or EVM address"),
                 _param("timestamp", "path", "Consensus time 'seconds.nanos'"),
             ],
             "ContractResult",
@@ -447,6 +456,7 @@ def openapi_document() -> dict[str, Any]:
         },
         "Account": {"type": "object", "description": "As the reference mirror node's AccountBalanceTransactions"},
         "ContractResult": {"type": "object", "description": "As the reference mirror node's ContractResultDetails"},
+        "Contract": {"type": "object", "description": "As the reference mirror node's ContractResponse"},
         "ContractResults": _page("results", obj),
         "NetworkNodes": _page("nodes", obj),
         "SidecarRecords": _page("sidecars", _ref("SidecarRecord"), links=False),

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from hedera_history.api.accounts import get_account
 from hedera_history.api.balances import rest_balances
 from hedera_history.api.blocks import get_block, list_blocks
+from hedera_history.api.contract_entity import get_contract
 from hedera_history.api.contract_results import contract_result_at, contract_results, get_contract_result
 from hedera_history.api.contracts import contract_actions, contract_sidecars, contract_state_changes
 from hedera_history.api.errata import rest_errata
@@ -112,6 +113,7 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("transactions", _ANY), lambda r, q, key: get_transactions(r, key, q)),
     (("accounts", _ANY, "transactions"), lambda r, q, account: account_transactions(r, account, q)),
     (("contracts", "results", _ANY), lambda r, q, key: get_contract_result(r, key, q)),
+    (("contracts", _ANY), lambda r, q, contract: get_contract(r, contract, q)),
     (("contracts", _ANY, "results"), lambda r, q, contract: contract_results(r, contract, q, log_skipped_rows)),
     (("contracts", _ANY, "results", _ANY), lambda r, q, contract, at: contract_result_at(r, contract, at, q)),
     (("contracts", "results", _ANY, "actions"), lambda r, q, at: contract_actions(r, at, q)),

@@ -3,13 +3,15 @@ a long-zero EVM address, and parameters where the last of several values counts.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
 from hedera_history.api.errors import InvalidParamsError, NotServedError
 from hedera_history.api.parse import parse_account
 from hedera_history.api.query import Query, operator
 
-_EVM_ADDRESS = re.compile(r"^(?:0x)?([0-9a-fA-F]{40})$")
+_EVM_ADDRESS = re.compile(r"^(?:\d{1,10}\.){0,2}(?:0x)?([0-9a-fA-F]{40})$")
 _REALM_NUM = re.compile(r"^(\d{1,10})\.(\d{1,19})$")
 _ALIAS = re.compile(r"^(?:\d{1,10}\.){0,2}[A-Z2-7]{20,}$")
 LONG_ZERO_PREFIX = "0" * 24
@@ -24,18 +26,33 @@ def last_value(query: Query, name: str) -> str | None:
 
 def account_reference(text: str, name: str) -> str:
     """``shard.realm.num``, ``realm.num``, a bare num or a long-zero EVM address, as ``shard.realm.num``.
-    An alias or another EVM address needs the account's creation, which history has but does not index."""
+    An alias or another EVM address is a 501 here (:func:`entity_reference` takes them, for the
+    routes that look them up in the entity index)."""
+    found = entity_reference(text, name)
+    if isinstance(found, bytes):
+        raise NotServedError(f"{name}: accounts are found by id or long-zero EVM address here, not by alias")
+    return found
+
+
+def entity_reference(text: str, name: str) -> str | bytes:
+    """An account or contract named in a path: its id ``shard.realm.num`` (from any id form or a
+    long-zero EVM address), or the alias to look up: the 20 bytes of another EVM address, or the
+    bytes of a base32 alias (``[shard.realm.]ALIAS``, as the reference takes them)."""
     match = _EVM_ADDRESS.fullmatch(text)
     if match is not None:
         hex_digits = match.group(1).lower()
-        if not hex_digits.startswith(LONG_ZERO_PREFIX):
-            raise NotServedError(f"{name}: accounts are found by id or long-zero EVM address here, not by alias")
-        return f"0.0.{int(hex_digits[24:], 16)}"
+        if hex_digits.startswith(LONG_ZERO_PREFIX):
+            return f"0.0.{int(hex_digits[24:], 16)}"
+        return bytes.fromhex(hex_digits)
     realm_num = _REALM_NUM.fullmatch(text)
     if realm_num is not None:  # the reference's ``realm.num`` form, in shard 0
         text = f"0.{realm_num.group(1)}.{realm_num.group(2)}"
     elif _ALIAS.fullmatch(text):
-        raise NotServedError(f"{name}: accounts are found by id or long-zero EVM address here, not by alias")
+        encoded = text.rsplit(".", 1)[-1]
+        try:
+            return base64.b32decode(encoded + "=" * (-len(encoded) % 8))
+        except binascii.Error as e:
+            raise InvalidParamsError(f"Invalid parameter: {name}") from e
     try:
         return parse_account(text, name)
     except InvalidParamsError as e:

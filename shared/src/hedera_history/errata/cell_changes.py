@@ -55,6 +55,7 @@ from hedera_history.store import schema as s
 from hedera_history.store.accounts import entity_text
 from hedera_history.store.chaintime import cell_timestamp_micros
 from hedera_history.store.encoding import decode_value, encode_value
+from hedera_history.store.entity_index import is_entity_index_key
 from hedera_history.store.gateway import BigtableGateway, RowQuery, StoredRow
 from hedera_history.store.keys import plain_account_history_key, row_key_for_transaction
 from hedera_history.store.reader import HistoryReader
@@ -286,7 +287,7 @@ def in_entry_row(cells: Mapping[Address, bytes], consensus_ns: int, key: bytes |
 def _row_of_layout_2(table: str, row_key: bytes, layout_3_key: bytes, entry_key: bytes) -> bytes:
     if table == s.TRANSACTIONS and row_key == layout_3_key:
         return entry_key
-    if table == s.ACCOUNT_HISTORY:
+    if table == s.ACCOUNT_HISTORY and not is_entity_index_key(row_key):  # the index came after layout 2
         return plain_account_history_key(row_key)
     return row_key
 

@@ -293,11 +293,23 @@ def decode_tx_id_row(row: StoredRow) -> list[TransactionIdResult]:
 def decode_account_history_row(row: StoredRow) -> AccountHistoryEntry | None:
     """The entry, or None when an errata took it out of the account's history."""
     _, consensus = decode_account_history_key(row.key)
+    return history_entry(consensus, decode_pointer_cell(row))
+
+
+def decode_pointer_cell(row: StoredRow) -> EntryPointer | None:
+    """Where the transaction of an ``account_history`` row is (an account's entry, or a row of the
+    entity index: ``store.entity_index``); None when an errata removed it."""
     cell = _required(row, s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)
     if is_tombstone(cell.value):
         return None
-    pointer = decode_entry_pointer(_payload(cell))
-    return AccountHistoryEntry(consensus, pointer.block_number, None if pointer.cell is None else pointer)
+    return decode_entry_pointer(_payload(cell))
+
+
+def history_entry(consensus_ns: int, pointer: EntryPointer | None) -> AccountHistoryEntry | None:
+    """The entry a pointer cell of ``account_history`` gives for a consensus time (None: removed)."""
+    if pointer is None:
+        return None
+    return AccountHistoryEntry(consensus_ns, pointer.block_number, None if pointer.cell is None else pointer)
 
 
 def _located(block_number: int, cell: int | None, offset: int, flags: int) -> EntryPointer | None:

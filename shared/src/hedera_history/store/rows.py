@@ -46,6 +46,7 @@ from hedera_history.store.duplicates import (
     part_qualifier,
 )
 from hedera_history.store.encoding import COMPRESS_MIN_SIZE, RAW, encode_value, encode_value_with_dictionary
+from hedera_history.store.entity_index import entity_index_keys
 from hedera_history.store.keys import (
     MAX_U64,
     account_bucket_mark,
@@ -473,6 +474,9 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
             for numbers in touched_entities(body, record)
         ]
     )
+    index_keys = entity_index_keys(body, record, consensus)  # creations, updates, aliases: rare
+    if index_keys:
+        rows.account_history.update((key, pointer) for key in index_keys)
 
 
 def transaction_content_cells(item: RecordItem) -> dict[tuple[str, bytes], bytes]:

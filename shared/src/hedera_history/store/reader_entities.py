@@ -1,0 +1,90 @@
+"""Read paths of the entity index (``store.entity_index``): an account's or contract's creation and
+changes up to a time, and the entities an alias or EVM address names. As on every read path, only
+complete blocks count and rows an errata removed do not exist.
+
+An entity's changes are one ReadRows of its ``entity/`` range from the time asked (newest first,
+at most ``MAX_ENTITY_CHANGES`` rows), then the transactions they point at (one request, through
+the pointers). An alias is one ReadRows of its ``alias/`` prefix and the completion of its blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hedera_history.errors import RowDecodeError
+from hedera_history.store import schema as s
+from hedera_history.store.decode import (
+    AccountHistoryEntry,
+    StoredTransaction,
+    decode_pointer_cell,
+    guarded,
+    history_entry,
+)
+from hedera_history.store.entity_index import (
+    alias_prefix,
+    decode_alias_key,
+    decode_entity_change_key,
+    entity_change_range,
+)
+from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
+from hedera_history.store.keys import prefix_end
+from hedera_history.store.reader import HistoryReader
+
+MAX_ENTITY_CHANGES = 100
+"""Changes of one entity read at most (an account is updated a handful of times)."""
+MAX_ALIAS_ROWS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class EntityChanges:
+    transactions: tuple[StoredTransaction, ...]
+    """The entity's creation, updates and deletion at or before the time asked, newest first."""
+    whole: bool
+    """Every change up to that time was read (False: older ones were left out)."""
+    errors: tuple[RowDecodeError, ...] = ()
+
+
+def entity_changes(
+    reader: HistoryReader, entity: str, at_ns: int | None = None, *, limit: int = MAX_ENTITY_CHANGES
+) -> EntityChanges:
+    """The transactions that created, updated or deleted ``entity`` at or before ``at_ns`` (None:
+    up to now), newest first."""
+    start, end = entity_change_range(entity, at_ns)
+    rows = list(reader.gateway.read_rows(s.ACCOUNT_HISTORY, RowQuery(ranges=(KeyRange(start, end),), limit=limit)))
+    entries: list[AccountHistoryEntry] = []
+    errors: list[RowDecodeError] = []
+    for row in rows:
+        try:
+            entry = guarded(s.ACCOUNT_HISTORY, row, _decode_change)
+        except RowDecodeError as e:
+            errors.append(e)
+            continue
+        if entry is not None:
+            entries.append(entry)
+    transactions, read_errors = reader.transactions(entries)
+    return EntityChanges(tuple(transactions), len(rows) < limit, (*errors, *read_errors))
+
+
+def entities_with_alias(reader: HistoryReader, alias: bytes) -> list[str]:
+    """The entities ``alias`` (a key's bytes, or a 20-byte EVM address) was given to, in complete
+    blocks; empty when history records none."""
+    prefix = alias_prefix(alias)
+    query = RowQuery(ranges=(KeyRange(prefix, prefix_end(prefix)),), limit=MAX_ALIAS_ROWS)
+    found: list[tuple[str, int]] = []
+    for row in reader.gateway.read_rows(s.ACCOUNT_HISTORY, query):
+        named = guarded(s.ACCOUNT_HISTORY, row, _decode_alias)
+        if named is not None:
+            found.append(named)
+    complete = reader.complete_blocks(block for _, block in found)
+    return [entity for entity, block in found if block in complete]
+
+
+def _decode_change(row: StoredRow) -> AccountHistoryEntry | None:
+    _, consensus_ns = decode_entity_change_key(row.key)
+    return history_entry(consensus_ns, decode_pointer_cell(row))
+
+
+def _decode_alias(row: StoredRow) -> tuple[str, int] | None:
+    entity = decode_alias_key(row.key)
+    pointer = decode_pointer_cell(row)
+    return None if pointer is None else (entity, pointer.block_number)
