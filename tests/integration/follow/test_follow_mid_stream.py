@@ -14,6 +14,7 @@ from hedera_history.books.parse import parse_address_book
 from hedera_history.formats.names import format_timestamp
 from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
+from hedera_history.gen.writer import write_stream
 from hedera_history.pipeline.address_books import StreamStart, first_block_of_stream, read_stream_start
 from hedera_history.store import schema as s
 
@@ -37,9 +38,7 @@ def test_a_follower_begun_mid_stream_on_an_empty_store_completes_every_block_fro
 ) -> None:
     assert stream.address_books[-1].first_block > FIRST_FOLLOWED  # the rotation comes after the start
     source = tmp_path / "bucket"
-    for name, data in stream.objects.items():
-        (source / name).parent.mkdir(parents=True, exist_ok=True)
-        (source / name).write_bytes(data)
+    write_stream(stream, source)
     first = stream.periods[FIRST_FOLLOWED]
     start = format_timestamp(first.consensus_start_ns - 1_000_000)
     with make_followed(bigtable_instance, tmp_path, stream, str(source), first_block=0, follow_start=start) as followed:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from hedera_history.store.bigtable_client import BigtableDataGateway
 from hedera_history.store.reader import HistoryReader
 
 from tests.fixtures.stack import StackFactory
+from tests.integration.follow.harness import wait_for
 
 pytestmark = [pytest.mark.emulator, pytest.mark.e2e]
 
@@ -41,14 +41,6 @@ def stack_cli(stack: LocalStack, *args: str) -> Result:
     result = CliRunner().invoke(stack_cmd.stack, [*args, "--state-dir", stack.state.state_dir], env={"COLUMNS": "300"})
     assert "Traceback" not in result.output, result.output
     return result
-
-
-def wait_until(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
 
 
 def first_followed_block(gateway: BigtableDataGateway) -> int | None:
@@ -79,22 +71,22 @@ def test_the_stack_follows_a_live_network_that_started_before_it(
         assert stack.state.first_block == 0
         gateway = open_gateway_for(stack.state)
         reader = HistoryReader(gateway)
-        wait_until(lambda: first_followed_block(gateway) is not None, "the follower's first block")
+        wait_for(lambda: first_followed_block(gateway) is not None, WAIT_SECONDS, "the follower's first block")
         first = first_followed_block(gateway)
         assert first is not None and first >= PLAYED_BEFORE  # the network was well under way
         followed = list(range(first, first + FOLLOWED))
-        wait_until(lambda: reader.complete_blocks(followed) == set(followed), f"blocks {followed}")
+        wait_for(lambda: reader.complete_blocks(followed) == set(followed), WAIT_SECONDS, f"blocks {followed}")
     finally:
         player.stop()  # the files of the periods generated so far are all written first
         summary = player.join(WAIT_SECONDS)
     assert summary.last_block is not None and summary.last_block >= followed[-1]
     every = list(range(first, summary.last_block + 1))
-    wait_until(lambda: reader.complete_blocks(every) == set(every), f"every block from {first}")
+    wait_for(lambda: reader.complete_blocks(every) == set(every), WAIT_SECONDS, f"every block from {first}")
     assert not reader.complete_blocks(range(first))  # the blocks before its start were never read
 
     done = stack_cli(stack, "wait", "--blocks", str(len(every)), "--timeout", "60")
     assert done.exit_code == 0 and f"blocks {first}-{summary.last_block}: all" in done.stdout
-    wait_until(lambda: read_progress(gateway) is not None, "derived balances to begin")
+    wait_for(lambda: read_progress(gateway) is not None, WAIT_SECONDS, "derived balances to begin")
     report = json.loads(stack_cli(stack, "status", "--json").stdout)
     assert report["follower"]["status"] == "following"
     assert report["progress"]["first_block"] == first
@@ -112,7 +104,7 @@ def test_a_follower_whose_calls_fail_shows_in_status_and_stops_a_wait(
         follower: dict[str, Any] = json.loads(stack_cli(stack, "status", "--json").stdout)["follower"]
         return follower
 
-    wait_until(lambda: follower()["status"] == "failing", "the follower to be reported failing")
+    wait_for(lambda: follower()["status"] == "failing", WAIT_SECONDS, "the follower to be reported failing")
     reason = follower()["error"]
     assert "AddressBook" in reason  # the function's own error: the file given is no book
     assert "failing: " in stack_cli(stack, "status").stdout
