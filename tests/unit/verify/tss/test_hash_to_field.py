@@ -32,8 +32,9 @@ def test_an_element_takes_its_bits_plus_128_in_bytes() -> None:
     assert element_bytes(BLS12_381_R) == 48
 
 
-def test_the_element_is_below_the_modulus() -> None:
-    assert 0 <= hash_to_field(b"x", b"tag", BLS12_381_R, zero_pad=48) < BLS12_381_R
+def test_an_element_is_its_expansion_padded_with_its_own_length_and_reduced() -> None:
+    expanded = expand_message_xmd(b"x", b"tag", 48, zero_pad=48)
+    assert hash_to_field(b"x", b"tag", BLS12_381_R) == int.from_bytes(expanded, "big") % BLS12_381_R
 
 
 def test_an_oversized_tag_is_hashed_first() -> None:

@@ -3,7 +3,8 @@
 RFC 9380 ``expand_message_xmd`` with SHA-256, then the big-endian bytes reduced modulo the field.
 One difference from the RFC matters: arkworks 0.4 (which hinTS uses) pads the message with as many
 zero bytes as one field element takes (48 for the 255-bit BLS12-381 scalar field), not with
-SHA-256's 64-byte block. The pad is a parameter, so both readings can be named where they apply.
+SHA-256's 64-byte block; the WRAPS library's arkworks does the same, so :func:`hash_to_field`
+always pads that way (:func:`expand_message_xmd` takes the pad, for the RFC's own vectors).
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ def expand_message_xmd(message: bytes, dst: bytes, length: int, *, zero_pad: int
     return bytes(uniform[:length])
 
 
-def hash_to_field(message: bytes, dst: bytes, modulus: int, *, zero_pad: int) -> int:
-    """One element of the prime field of ``modulus`` hashed from ``message``."""
+def hash_to_field(message: bytes, dst: bytes, modulus: int) -> int:
+    """One element of the prime field of ``modulus`` hashed from ``message``, zero-padded as
+    arkworks pads (one element's length)."""
     size = element_bytes(modulus)
-    uniform = expand_message_xmd(message, dst, size, zero_pad=zero_pad)
+    uniform = expand_message_xmd(message, dst, size, zero_pad=size)
     return int.from_bytes(uniform, "big") % modulus

@@ -31,7 +31,7 @@ from hedera_history.errors import (
     TssScalarIdentityError,
     TssThresholdError,
 )
-from hedera_history.verify.tss.hash_to_field import element_bytes, hash_to_field
+from hedera_history.verify.tss.hash_to_field import hash_to_field
 from hedera_history.verify.tss.serialization import BLS12_381_R, Reader, compressed, scalar_bytes
 
 VERIFICATION_KEY_BYTES = 1096
@@ -46,9 +46,6 @@ _FIELD_GENERATOR = 7
 """The multiplicative generator arkworks fixes for the BLS12-381 scalar field (its roots of unity
 are powers of it)."""
 _TWO_ADICITY = 32
-_FIAT_SHAMIR_ZERO_PAD = element_bytes(BLS12_381_R)
-"""arkworks 0.4 pads XMD with one element's length of zeros, not SHA-256's block (see
-:mod:`.hash_to_field`)."""
 
 
 @dataclass(frozen=True)
@@ -170,7 +167,7 @@ def challenge(key: HintsVerificationKey, signature: HintsSignature) -> Scalar:
             compressed(signature.q4),
         )
     )
-    return Scalar(hash_to_field(transcript, FIAT_SHAMIR_DST, BLS12_381_R, zero_pad=_FIAT_SHAMIR_ZERO_PAD))
+    return Scalar(hash_to_field(transcript, FIAT_SHAMIR_DST, BLS12_381_R))
 
 
 def verify_hints(message: bytes, key: HintsVerificationKey, signature: HintsSignature) -> None:

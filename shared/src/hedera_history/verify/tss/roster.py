@@ -14,14 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hedera_history.verify.tss.babyjubjub import GENERATOR, ORDER, POINT_BYTES, Point, point_uncompressed, scalar_le
-from hedera_history.verify.tss.hash_to_field import element_bytes, hash_to_field
+from hedera_history.verify.tss.hash_to_field import hash_to_field
 from hedera_history.verify.tss.serialization import Reader
 
 HISTORY_PROOF_KEY_BYTES = 192
 _PROOF_DST = b""
-_PROOF_ZERO_PAD = element_bytes(ORDER)
-"""arkworks pads XMD with one element's length of zeros, not SHA-256's block (see
-:mod:`.hash_to_field`)."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +48,7 @@ def proof_of_knowledge_challenge(public_key: Point, commitment: Point) -> int:
     """The Fiat–Shamir challenge of a key's proof: the compressed generator, key and commitment
     hashed to a scalar (SHA-256 XMD, empty tag)."""
     transcript = GENERATOR.compressed() + public_key.compressed() + commitment.compressed()
-    return hash_to_field(transcript, _PROOF_DST, ORDER, zero_pad=_PROOF_ZERO_PAD)
+    return hash_to_field(transcript, _PROOF_DST, ORDER)
 
 
 def proof_of_knowledge_holds(public_key: Point, commitment: Point, challenge: int, response: int) -> bool:
