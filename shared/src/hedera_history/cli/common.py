@@ -75,9 +75,10 @@ class LocalStream:
     numbering: Numbering
 
 
-def local_stream(directory: Path, settings: Settings) -> LocalStream:
-    """What ``verify`` and ``load`` read from DIR; a ClickException when it holds no stream files."""
-    periods = find_local_periods(directory)
+def local_stream(directory: Path, settings: Settings, periods: list[LocalPeriod] | None = None) -> LocalStream:
+    """What ``verify`` and ``load`` read from DIR (its ``periods``, when already found); a
+    ClickException when it holds no stream files."""
+    periods = find_local_periods(directory) if periods is None else periods
     if not periods:
         raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
     book = load_address_book(bootstrap_book_location(settings, periods[0].consensus_ns))

@@ -1,4 +1,4 @@
-"""``hedera-history inspect FILE``: print any record, sidecar or signature file as JSON."""
+"""``hedera-history inspect FILE``: print any record, sidecar, signature or block file as JSON."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import click
 
 from hedera_history.config import Settings, env_name
 from hedera_history.errors import HistoryError
+from hedera_history.formats.block_json import inspect_block
 from hedera_history.formats.dispatch import inspect_file
+from hedera_history.formats.names import is_block_file_name
+from hedera_history.formats.zstd import is_zstd
 
 
 @click.command("inspect")
@@ -18,13 +21,18 @@ from hedera_history.formats.dispatch import inspect_file
     "--max-decompressed-bytes",
     type=int,
     default=None,
-    help=f"Largest decompressed record or sidecar file accepted (env {env_name('max_decompressed_bytes')}).",
+    help=f"Largest decompressed record, sidecar or block file accepted (env {env_name('max_decompressed_bytes')}).",
 )
 def inspect(file: Path, max_decompressed_bytes: int | None) -> None:
-    """Parse FILE (.rcd, .rcd.gz, sidecar _NN.rcd.gz or .rcd_sig) and print what it holds."""
+    """Parse FILE (.rcd, .rcd.gz, sidecar _NN.rcd.gz, .rcd_sig, or a block .blk, .blk.gz, .blk.zstd)
+    and print what it holds."""
     try:
         limit = Settings.from_env(max_decompressed_bytes=max_decompressed_bytes).max_decompressed_bytes
-        shown = inspect_file(file.read_bytes(), file.as_posix(), max_decompressed=limit)
+        data = file.read_bytes()
+        if is_block_file_name(file.name) or is_zstd(data):
+            shown = inspect_block(data, file.as_posix(), max_decompressed=limit)
+        else:
+            shown = inspect_file(data, file.as_posix(), max_decompressed=limit)
     except HistoryError as error:
         raise click.ClickException(str(error)) from error
     click.echo(json.dumps(shown, indent=2))

@@ -48,12 +48,13 @@ SUMMARIES: dict[str, str] = {
     "errata": "Create, sign, verify and apply HIP-639 errata files.",
     "follow": "Follow the network's bucket, seconds behind, into the verification and publication path.",
     "generate": "Generate a signed V6 stream into OUT, with address-book.bin, keys/ and ground-truth.json.",
-    "inspect": "Parse FILE (.rcd, .rcd.gz, sidecar _NN.rcd.gz or .rcd_sig) and print what it holds.",
+    "inspect": "Parse FILE (.rcd, .rcd.gz, sidecar _NN.rcd.gz, .rcd_sig, or a block .blk, .blk.gz, .blk.zstd) "
+    "and print what it holds.",
     "load": "Verify every period under DIR (either bucket layout) and write the verified blocks.",
     "proof": "Proof bundles: one transaction or block, checkable offline (docs/proofs.md).",
     "serve": "Serve the query API (JSON-RPC, REST, /openapi.json) from the configured Bigtable instance.",
     "stack": "The local stack: emulators, the four functions and the event bridges on loopback.",
-    "verify": "Verify every period under DIR (either bucket layout, any level of it) in order.",
+    "verify": "Verify every period and every block file under DIR in order.",
 }
 
 

@@ -1,4 +1,4 @@
-"""``hedera-history verify DIR``: verify the periods under a directory, one result per period."""
+"""``hedera-history verify DIR``: verify the periods and block files under a directory, one result each."""
 
 from __future__ import annotations
 
@@ -8,10 +8,20 @@ from typing import Any
 
 import click
 
+from hedera_history.cli.block_reports import block_report_to_json, block_report_to_text
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
-from hedera_history.cli.common import local_stream, local_stream_arguments, local_stream_settings, network_options
+from hedera_history.cli.common import (
+    load_address_book,
+    local_stream,
+    local_stream_arguments,
+    local_stream_settings,
+    network_options,
+)
 from hedera_history.formats.hashing import hex_or_none
 from hedera_history.pipeline.local_load import verify_numbered
+from hedera_history.sources.local_blocks import find_block_runs
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks
 from hedera_history.verify.stream import PeriodResult
 
 
@@ -48,22 +58,39 @@ def verify(
     block_pin: str | None,
     as_json: bool,
 ) -> None:
-    """Verify every period under DIR (either bucket layout, any level of it) in order.
+    """Verify every period and every block file under DIR in order.
 
-    Exits 0 only when every period verified.
+    Record files in either bucket layout, at any level of it; block files (.blk, .blk.gz,
+    .blk.zstd) in the block bucket layout or flat, each folder its own chain (docs/block-streams.md).
+    Exits 0 only when every period and every block verified: a block whose proof cannot be
+    checked here (TSS) is not verified.
     """
     settings = local_stream_settings(address_book, start_block, sidecars, network, block_pin)
     ratio = consensus_ratio_of(consensus_ratio, settings)
-    stream = local_stream(directory, settings)
-    periods, book, numbering = stream.periods, stream.book, stream.numbering
+    periods = find_local_periods(directory)
+    block_runs = find_block_runs(directory, max_decompressed=settings.max_decompressed_bytes)
+    if not periods and not block_runs:
+        raise click.ClickException(f"no stream files in a known bucket layout and no block files under {directory}")
     all_ok = True
-    results = verify_numbered(periods, book, numbering, ratio=ratio, settings=settings)
-    for result in results:
-        all_ok &= result.ok
-        if as_json:
-            click.echo(json.dumps(result_to_json(result, sidecars=settings.sidecars_enabled), separators=(",", ":")))
-        else:
-            click.echo(result_to_text(result))
+    if periods:
+        stream = local_stream(directory, settings, periods)
+        results = verify_numbered(stream.periods, stream.book, stream.numbering, ratio=ratio, settings=settings)
+        for result in results:
+            all_ok &= result.ok
+            if as_json:
+                shown = result_to_json(result, sidecars=settings.sidecars_enabled)
+                click.echo(json.dumps(shown, separators=(",", ":")))
+            else:
+                click.echo(result_to_text(result))
+    book = load_address_book(settings.address_book, settings) if settings.address_book else None
+    options = BlockCheckOptions(ratio=ratio, max_decompressed=settings.max_decompressed_bytes)
+    for run in block_runs:
+        for report in verify_blocks(run, book, options):
+            all_ok &= report.ok
+            if as_json:
+                click.echo(json.dumps(block_report_to_json(report), separators=(",", ":")))
+            else:
+                click.echo(block_report_to_text(report))
     if not all_ok:
         ctx.exit(1)
 

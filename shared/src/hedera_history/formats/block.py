@@ -20,6 +20,7 @@ length-delimited.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -30,7 +31,7 @@ from hedera_history import hapi  # noqa: F401  (registers the bare SDK package t
 from hedera_history.errors import CorruptFileError, DecompressionError, UnsupportedVersionError
 from hedera_history.formats.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, GZIP_MAGIC, gunzip, is_gzip
 from hedera_history.formats.hashing import HASH_SIZE
-from hedera_history.formats.wire import LEN, read_length, read_tag, skip_field, varint_field
+from hedera_history.formats.wire import LEN, length_delimited, read_length, read_tag, skip_field, varint_field
 from hedera_history.formats.zstd import ZSTD_MAGIC, is_zstd, unzstd
 
 from hiero_sdk_python.hapi.block.stream import block_item_pb2, block_proof_pb2  # isort: skip
@@ -245,6 +246,11 @@ def parse_block(content: bytes, name: str, *, size: int | None = None) -> BlockF
         proofs=proofs,
         record_file=records[0].payload if records else None,
     )
+
+
+def serialize_block(items: Iterable[bytes]) -> bytes:
+    """A serialised ``Block`` of these serialised ``BlockItem`` messages (each as given)."""
+    return b"".join(length_delimited(1, item) for item in items)
 
 
 def parse_message(message_type: Any, data: bytes, what: str, name: str) -> Any:

@@ -165,7 +165,10 @@ def _timestamp_ns(match: re.Match[str], name: str) -> int:
 BLOCK_NUMBER_DIGITS = 19
 _BUCKET_SPLIT = (4, 4, 4, 4, 3)
 _BLOCK_NAME = re.compile(r"(?P<stem>[^/]+)\.blk(?:\.(?P<compression>gz|zstd))?")
-_BUCKET_FOLDERS = re.compile(r"(?:.*/)?(?P<a>\d{4})/(?P<b>\d{4})/(?P<c>\d{4})/(?P<d>\d{4})/(?P<e>\d{3})\.blk(?:\.\w+)?")
+BUCKET_BLOCK_PATH = re.compile(
+    r"(?:.*/)?(?P<a>\d{4})/(?P<b>\d{4})/(?P<c>\d{4})/(?P<d>\d{4})/(?P<e>\d{3})\.blk(?:\.gz|\.zstd)?"
+)
+"""A block file in the buckets' layout: four folders of 4 digits, then 3 digits, then ``.blk``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +193,7 @@ def parse_block_file_name(path: str) -> BlockFileName:
     if match is None:
         raise FileNameError("not a block file name: expected <number>.blk, .blk.gz or .blk.zstd", file=path)
     compression = match["compression"] or ""
-    bucket = _BUCKET_FOLDERS.fullmatch(path)
+    bucket = BUCKET_BLOCK_PATH.fullmatch(path)
     if bucket is not None:
         return BlockFileName(base, int("".join(bucket.group("a", "b", "c", "d", "e"))), compression)
     stem = match["stem"]
