@@ -16,11 +16,9 @@ Per check, the median of ``SAMPLES`` runs in thread CPU time (``time.thread_time
 
 from __future__ import annotations
 
-import platform
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from hedera_history.verify.tss import TssTrust, verify_state_proof, verify_tss_signature, walk_state_proof
 from hedera_history.verify.tss.hints import (
@@ -33,19 +31,10 @@ from hedera_history.verify.tss.hints import (
 from hedera_history.verify.tss.poseidon import hash_bytes
 from hedera_history.verify.tss.schnorr import SchnorrEndorsement, endorsed_message, verify_endorsement
 
+from bench.machine import reports_machine
 from bench.timing import timed
 
 SAMPLES = 25
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def median_ms(action: Callable[[], object]) -> float:
@@ -53,6 +42,7 @@ def median_ms(action: Callable[[], object]) -> float:
     return 1000 * statistics.median(timed(action, time.thread_time) for _ in range(SAMPLES))
 
 
+@reports_machine
 def main() -> None:
     from tests.conformance.tss_blocks import ledger_publication, load_block  # noqa: PLC0415 (found from the checkout)
     from tests.data_dir import real_data_dir  # noqa: PLC0415
@@ -85,7 +75,7 @@ def main() -> None:
         ),
         "ledger roster": lambda: ledger_publication(block_zero),
     }
-    print(f"cpu: {cpu_model()}; python {platform.python_version()}; median of {SAMPLES} runs, thread CPU")
+    print(f"median of {SAMPLES} runs, thread CPU")
     for name, action in checks.items():
         print(f"  {name:<22} {median_ms(action):8.2f} ms")
 
