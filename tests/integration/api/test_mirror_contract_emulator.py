@@ -221,8 +221,8 @@ def test_contract_results(checker: Checker) -> None:
     called = checker.get("v6", f"/api/v1/contracts/{result['contract_id']}")  # created before these files
     assert called["created_timestamp"] is None and called["timestamp"]["from"] == CONTRACT_CALL
     checker.get("v6", "/api/v1/contracts/0x" + "ef" * 20, 404)
-    call = {"data": "0x47f1aae7", "to": "0x" + "00" * 20}
-    call_answer = checker.clients["v6"].post("/api/v1/contracts/call", json=call)
+    call_request = {"data": "0x47f1aae7", "to": "0x" + "00" * 20}
+    call_answer = checker.clients["v6"].post("/api/v1/contracts/call", json=call_request)
     assert call_answer.status_code == 501
     checker.contract.validate("/api/v1/contracts/call", 501, call_answer.get_json(), method="post")
     checker.get("v6", "/api/v1/contracts/results/0.0.2-1-1", 404)
