@@ -28,8 +28,22 @@ class ConsensusSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class NativeBlock:
+    """What a block-stream block (HIP-1056) keeps beside the record file its items become."""
+
+    content: bytes
+    """The serialised ``Block``: every item as it stands on the wire (what its root hash covers)."""
+    proof: bytes
+    """The serialised ``BlockProof`` that proved the block (TSS signature, or state proof and signature)."""
+    signed: bool
+    """False for a pre-TSS placeholder proof (SHA-384 of the root) accepted as unsigned: the block is
+    stored for its content and chain, with no signature behind it."""
+
+
+@dataclass(frozen=True, slots=True)
 class VerifiedBlock:
-    """A record file whose hashes, signatures and sidecars all checked out.
+    """A record file whose hashes, signatures and sidecars all checked out (or a block-stream
+    block, whose items became that record file, whose root and proof checked out).
 
     ``block_number`` is the file's own (V6) or the one assigned from the chain (earlier versions).
     ``signatures`` holds only signatures that verified and agree with the consensus file hash.
@@ -41,6 +55,9 @@ class VerifiedBlock:
     sidecars: tuple[SidecarFile, ...]
     signatures: tuple[NodeSignature, ...]
     consensus: ConsensusSummary
+    native: NativeBlock | None = None
+    """Set for a block-stream block: its own bytes and proof. ``consensus`` then holds the TSS
+    signers' weight and the key's total weight (0 of 0 when unsigned)."""
 
     @property
     def hash(self) -> bytes:

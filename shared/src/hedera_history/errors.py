@@ -209,6 +209,11 @@ class TssStateProofError(TssError):
     the root its signature signs."""
 
 
+class TssLedgerError(TssError):
+    """The ledger a block's signature would be checked against is not the one trusted: block 0
+    publishes no ledger id, or another than the one configured (``HEDERA_HISTORY_LEDGER_ID``)."""
+
+
 class ProofError(VerificationError):
     """A proof bundle does not prove what it claims (``hedera_history.proofs``)."""
 

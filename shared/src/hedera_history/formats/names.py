@@ -130,6 +130,17 @@ def format_timestamp(consensus_ns: int) -> str:
     return f"{moment:%Y-%m-%dT%H_%M_%S}.{nanos:09d}Z"
 
 
+def format_instant(consensus_ns: int) -> str:
+    """Nanoseconds since the epoch as Java's ``Instant.toString`` writes them, ``:`` as ``_``: the
+    fraction in groups of three digits, trailing zero groups dropped (``2019-09-13T21_53_51.396440Z``;
+    none at all on a whole second). The reference names a wrapped record file so."""
+    text = format_timestamp(consensus_ns)
+    fraction = text[-10:-1]
+    while fraction.endswith("000"):
+        fraction = fraction[:-3]
+    return f"{text[:-11]}.{fraction}Z" if fraction else f"{text[:-11]}Z"
+
+
 def record_file_name(consensus_ns: int, *, compressed: bool) -> StreamFileName:
     key = format_timestamp(consensus_ns)
     return StreamFileName(key, consensus_ns, StreamFileKind.RECORD, compressed=compressed)

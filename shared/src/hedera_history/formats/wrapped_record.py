@@ -29,7 +29,7 @@ from hedera_history import hapi
 from hedera_history.errors import CorruptFileError, SidecarMismatchError, UnsupportedVersionError
 from hedera_history.formats.block import parse_message
 from hedera_history.formats.dispatch import parse_record_file
-from hedera_history.formats.names import format_timestamp
+from hedera_history.formats.names import format_instant
 from hedera_history.formats.parsed_files import RecordFile, SidecarFile
 from hedera_history.formats.record_v2 import write_record_v2
 from hedera_history.formats.record_v5 import write_record_v5
@@ -84,7 +84,7 @@ def rebuild_wrapped_record(record_file_item: bytes, version: int, name: str) -> 
         raise CorruptFileError(f"field record_file.{missing}: expected a value but got none", file=name)
     contents = record_file_item[contents_span[0] : contents_span[1]]
     creation_ns = _timestamp_ns(record_file_item[creation[0] : creation[1]], name)
-    file_name = f"{format_timestamp(creation_ns)}.rcd"
+    file_name = f"{format_instant(creation_ns)}.rcd"
     message = parse_message(hapi.RecordStreamFile, contents, "record_file.record_file_contents", name)
     data = _layout(version, contents, message, name)
     record = parse_record_file(data, file_name, max_decompressed=len(data))
@@ -96,7 +96,7 @@ def rebuild_wrapped_record(record_file_item: bytes, version: int, name: str) -> 
             file=name,
         )
     sidecars = tuple(
-        parse_sidecar_content(raw, f"{format_timestamp(creation_ns)}_{meta.id:02d}.rcd", id=meta.id)
+        parse_sidecar_content(raw, f"{format_instant(creation_ns)}_{meta.id:02d}.rcd", id=meta.id)
         for raw, meta in zip(sidecar_data, record.sidecars, strict=True)
     )
     return WrappedRecordFile(

@@ -28,6 +28,8 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from hedera_history.errors import FormatError, RowDecodeError
+from hedera_history.formats.block import parse_block
+from hedera_history.formats.block_record_file import native_block_files
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.hashing import RECORD_STREAM_OBJECT_HEADER
 from hedera_history.formats.raw_view import RawRecordStreamFile
@@ -57,6 +59,7 @@ HEADER_CELL = 0
 version and is the other cells' dictionary."""
 
 _V6_PREFIX = (6).to_bytes(4, "big")
+_BLOCK_KIND = s.ITEMS_BLOCK_KIND.decode("ascii")
 _V5_PREFIX = (5).to_bytes(4, "big")
 _V5_HEADER_SIZE = V5_INTS_SIZE + HASH_OBJECT_SIZE  # five int32, then the start running hash object
 _U32 = struct.Struct(">I")
@@ -114,6 +117,8 @@ def cell_item_bytes(kind: str, header: bytes, cell: bytes, what: str) -> tuple[I
 def first_cell_item_bytes(kind: str, header: bytes, what: str) -> tuple[ItemBytes, ...]:
     """The items of cell 0 (after the file's header); the whole file's when it stands whole in
     cell 0 (its items could not be walked when it was stored)."""
+    if kind == _BLOCK_KIND:
+        return block_item_bytes(header, what)
     try:
         return _items_from(kind, header, header, _header_size(kind, header), what)
     except RowDecodeError:
@@ -123,6 +128,8 @@ def first_cell_item_bytes(kind: str, header: bytes, what: str) -> tuple[ItemByte
 
 def file_item_bytes(file: BlockFile, what: str) -> tuple[ItemBytes, ...]:
     """Every item of ``file`` in order; RowDecodeError naming ``what`` when it does not parse."""
+    if file.kind == _BLOCK_KIND:
+        return block_item_bytes(file.data, what)
     try:
         if file.kind == "items":
             return _split_item_list(file.data, what)
@@ -133,6 +140,16 @@ def file_item_bytes(file: BlockFile, what: str) -> tuple[ItemBytes, ...]:
         return tuple((i.transaction_bytes, i.record_bytes) for i in parse_record_file(file.data, what).items)
     except FormatError as e:
         raise RowDecodeError(f"{what}: the stored items do not parse: {e.reason}") from e
+
+
+def block_item_bytes(data: bytes, what: str) -> tuple[ItemBytes, ...]:
+    """The records of a block-stream block as stored (the serialised ``Block``): its items become
+    them again, exactly as when the block was written (the transformation is deterministic)."""
+    try:
+        record, _ = native_block_files(parse_block(data, what))
+    except FormatError as e:
+        raise RowDecodeError(f"{what}: the stored block does not parse: {e.reason}") from e
+    return tuple((item.transaction_bytes, item.record_bytes) for item in record.items)
 
 
 def _header_size(kind: str, header: bytes) -> int:
@@ -154,6 +171,8 @@ def _items_from(kind: str, header: bytes, data: bytes, start: int, what: str) ->
 
 def _item_spans(kind: bytes, data: bytes) -> tuple[int, list[tuple[int, int]], int]:
     """(end of the header, (start, end) of each item, start of the trailer) of a whole file."""
+    if kind == s.ITEMS_BLOCK_KIND:
+        raise RowDecodeError("a block's records are rebuilt from the whole block: it stays in cell 0")
     if kind == s.ITEMS_LIST_KIND:
         (count,) = _U32.unpack_from(data)
         spans = _spans(_list_item, data, 4)
@@ -333,7 +352,8 @@ def cells_regex(wanted: Iterable[tuple[int, int]]) -> bytes:
     for part, numbers in sorted(by_part.items()):
         prefix = part_qualifier(part, b"")
         digits = b"|".join(b"%06d" % n for n in sorted(numbers))
-        alternatives.append(prefix + b"(?:" + s.ITEMS_FILE_KIND + b"|" + s.ITEMS_LIST_KIND + b")/(?:" + digits + b")/")
+        kinds = b"|".join((s.ITEMS_FILE_KIND, s.ITEMS_LIST_KIND, s.ITEMS_BLOCK_KIND))
+        alternatives.append(prefix + b"(?:" + kinds + b")/(?:" + digits + b")/")
     return b"^(?:" + b"|".join(alternatives) + b")[0-9]{8}$"
 
 

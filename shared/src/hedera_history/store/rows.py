@@ -65,9 +65,11 @@ from hedera_history.store.originals import encode_item_list, signed_file_bytes
 from hedera_history.store.values import (
     FLAG_PART_1,
     FLAG_SCHEDULED,
+    BlockProofValue,
     CompletionValue,
     SignatureValue,
     cell_suffix,
+    encode_block_proof,
     encode_hapi_version,
     encode_sidecar_metadata,
     encode_signature,
@@ -360,6 +362,10 @@ def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | Non
     for signature in block.signatures:
         qualifier = part_qualifier(part, signature.node_account.encode())
         rows.put(s.BLOCKS, key, s.BLOCK_SIGNATURE_FAMILY, qualifier, _signature_payload(signature))
+    if block.native is not None:
+        consensus = block.consensus
+        proof = BlockProofValue(block.native.signed, consensus.stake, consensus.total_stake, block.native.proof)
+        rows.put(s.BLOCKS, key, s.BLOCK_HEADER_FAMILY, s.Q_BLOCK_PROOF, encode_block_proof(proof))
     # The hash the API shows for the block (``/api/v1/blocks/{hash}``), pointing at its number.
     shown = record.end_running_hash or record.file_hash
     rows.put(
@@ -390,10 +396,12 @@ def _signature_payload(signature: NodeSignature) -> bytes:
 def _add_items(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None) -> tuple[int, ...]:
     """The items cells of the block; returns the index of each cell's first item (none when the
     items were not cut, see :attr:`ItemRange.cell_starts`)."""
-    original = signed_file_bytes(block.record)
-    kind, data = (s.ITEMS_FILE_KIND, original) if original is not None else (s.ITEMS_LIST_KIND, None)
-    if data is None:
-        data = encode_item_list(block.record)
+    if block.native is not None:
+        kind, data = s.ITEMS_BLOCK_KIND, block.native.content  # the block as signed, whole
+    elif (original := signed_file_bytes(block.record)) is not None:
+        kind, data = s.ITEMS_FILE_KIND, original
+    else:
+        kind, data = s.ITEMS_LIST_KIND, encode_item_list(block.record)
     cells, placed = items_cells(kind, data)
     row = rows.cells(s.ITEMS, key)
     dictionary = cells[0].data

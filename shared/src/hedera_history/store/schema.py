@@ -37,6 +37,8 @@ Q_ITEM_COUNT = b"item_count"
 Q_HAPI_VERSION = b"hapi_version"
 Q_SIDECARS = b"sidecars"
 Q_COMPLETE = b"complete"
+Q_BLOCK_PROOF = b"block_proof"
+"""Of a block-stream block: who signed it (``values.BlockProofValue``) and its ``BlockProof`` bytes."""
 Q_BLOCK_NUMBER = b"number"
 """Of a block-hash index row (``keys.row_key_for_block_hash``): the block's number."""
 
@@ -46,6 +48,9 @@ ITEMS_FILE_KIND = b"file"
 """Chunks of the record file's signed bytes (V6: the decompressed file)."""
 ITEMS_LIST_KIND = b"items"
 """Chunks of the item list, when the file could not be rebuilt byte for byte (see ``originals``)."""
+ITEMS_BLOCK_KIND = b"block"
+"""A block-stream block's own bytes (the serialised ``Block``, every item as on the wire), whole in
+cell 0: its records are rebuilt from its items when read (``formats.block_record_file``)."""
 
 TRANSACTIONS = "transactions"
 TRANSACTION_FAMILY = "t"

@@ -273,6 +273,30 @@ def decode_signature(payload: bytes) -> SignatureValue:
     return SignatureValue(node_id, file_signature, metadata_signature)
 
 
+@dataclass(frozen=True, slots=True)
+class BlockProofValue:
+    """``h:block_proof`` of a block-stream block: ``u8 signed, u64 weight, u64 total weight`` then
+    the serialised ``BlockProof`` as it stands in the block (TSS: the signers' weight of the hinTS
+    key's total; unsigned, a pre-TSS placeholder: 0 of 0)."""
+
+    signed: bool
+    weight: int
+    total_weight: int
+    proof: bytes
+
+
+_BLOCK_PROOF = struct.Struct(">BQQ")
+
+
+def encode_block_proof(value: BlockProofValue) -> bytes:
+    return _BLOCK_PROOF.pack(int(value.signed), value.weight, value.total_weight) + value.proof
+
+
+def decode_block_proof(payload: bytes) -> BlockProofValue:
+    signed, weight, total = _unpack(_BLOCK_PROOF, payload[: _BLOCK_PROOF.size], "block proof")
+    return BlockProofValue(bool(signed), weight, total, payload[_BLOCK_PROOF.size :])
+
+
 def encode_sidecar_metadata(sidecars: tuple[SidecarMetadata, ...]) -> bytes:
     """``u32 count``, then per sidecar ``u32 id, u32 type count, u32 types..., sized hash``."""
     parts = [_U32.pack(len(sidecars))]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
 
+from hedera_history.block import NodeSignature
 from hedera_history.books.address_book import AddressBook
 from hedera_history.errors import (
     BlockNumberMismatchError,
@@ -79,6 +80,8 @@ class SignatureCheck:
     """RSA: every node's outcome (``ok`` or why it was not counted), by account."""
     placeholder: bool = False
     """A pre-TSS placeholder signature (SHA-384 of the root): never verified."""
+    signatures: tuple[NodeSignature, ...] = ()
+    """RSA: the agreeing nodes' signatures, as a record file's block keeps them."""
 
 
 ProofOutcome = tuple[SignatureCheck, VerificationError | None]
@@ -212,4 +215,5 @@ def _rsa_check(result: ConsensusResult, proof: BlockProofItem) -> SignatureCheck
         stake=result.stake,
         total_stake=result.total_stake,
         outcomes=tuple(result.outcomes.items()),
+        signatures=result.node_signatures(),
     )

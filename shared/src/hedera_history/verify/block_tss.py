@@ -1,0 +1,72 @@
+"""TSS block proofs checked against a ledger: the :class:`~hedera_history.verify.block_proofs.TssProofCheck`
+that :func:`~hedera_history.verify.blocks.verify_blocks` is handed to verify native blocks.
+
+The ledger's trust root is the ledger id publication of its block 0 (the roster whose Schnorr
+signatures endorse hinTS keys); :class:`LedgerTssCheck` reads it from block 0 when the run holds
+block 0, and each later block of the run is checked against it, keys proven once staying proven
+(:class:`~hedera_history.verify.tss.TssTrust`). A configured ledger id pins the ledger: block 0
+must publish that id. Without block 0 no endorsement can be checked (the roster is in block 0 and
+WRAPS proofs are not checked here), so a later block is :class:`TssUnverifiableProofError`, never
+verified. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from hedera_history.errors import TssLedgerError, TssUnverifiableProofError
+from hedera_history.formats.block import BlockFile, BlockProofItem, ItemKind, ProofKind
+from hedera_history.verify.block_proofs import TssSignature
+from hedera_history.verify.tss import (
+    TssTrust,
+    TssVerdict,
+    find_publication,
+    merkle_paths,
+    verify_state_proof,
+    verify_tss_signature,
+)
+
+
+class LedgerTssCheck:
+    """Verifies the TSS proofs of one ledger's blocks, in ascending order."""
+
+    def __init__(self, ledger_id: bytes | None = None, trust: TssTrust | None = None) -> None:
+        self.ledger_id = ledger_id
+        """The ledger id configured, if any: block 0 must publish it."""
+        self.trust = trust
+
+    def __call__(self, block: BlockFile, root_hash: bytes, proof: BlockProofItem) -> TssSignature:
+        trust = self._trust(block)
+        message = proof.message(block.name)
+        if proof.field == ProofKind.BLOCK_STATE_PROOF:
+            state_proof = message.block_state_proof
+            signature = bytes(state_proof.signed_block_proof.block_signature)
+            verdict = verify_state_proof(root_hash, merkle_paths(state_proof.paths), signature, trust)
+        else:
+            verdict = verify_tss_signature(root_hash, bytes(message.signed_block_proof.block_signature), trust)
+        return _signature(verdict)
+
+    def _trust(self, block: BlockFile) -> TssTrust:
+        if block.number == 0:
+            publication = find_publication(
+                item.payload for item in block.items if item.kind == ItemKind.SIGNED_TRANSACTION
+            )
+            if publication is None:
+                raise TssLedgerError("block 0 publishes no ledger id: no roster to check its signature against")
+            if self.ledger_id is not None and publication.ledger_id != self.ledger_id:
+                raise TssLedgerError(
+                    f"block 0 publishes ledger {publication.ledger_id.hex()}, not the ledger configured "
+                    f"({self.ledger_id.hex()})"
+                )
+            if self.trust is None or self.trust.publication != publication:
+                self.trust = TssTrust(publication)
+        if self.trust is None:
+            raise TssUnverifiableProofError(
+                f"block {block.number}: the ledger's roster is published in block 0, which is not in this run "
+                "(and a WRAPS proof, which needs only the ledger id, is not checked here)"
+            )
+        return self.trust
+
+
+def _signature(verdict: TssVerdict) -> TssSignature:
+    if verdict.reason is not None:
+        raise verdict.reason
+    return TssSignature(signers_weight=verdict.signed_weight or 0, total_weight=verdict.total_weight or 0)
