@@ -95,6 +95,16 @@ class Settings:
         256 * 1024 * 1024, "Largest decompressed record or sidecar file accepted (a gzip bomb is an error)."
     )
     sidecars_enabled: bool = setting(True, "Fetch, verify and store sidecar files.")
+    ledger_id: str = setting(
+        "",
+        "Hex of the TSS ledger id block-stream blocks are verified against: block 0 must publish it (its "
+        "roster then checks later blocks); empty: the network preset's, else block 0's own (docs/block-streams.md).",
+    )
+    unsigned_blocks: bool = setting(
+        False,
+        "Store block-stream blocks whose proof is a pre-TSS placeholder (SHA-384 of the root: HAPI 0.73 test "
+        "networks) as unsigned, their root and chain checked; any other proof that does not verify is refused.",
+    )
     check_every_copy: bool = setting(
         False,
         "Download and check every node's copy of a published period's record file (an audit of each "
@@ -293,6 +303,8 @@ def _with_network_preset(values: dict[str, Any]) -> dict[str, Any]:
     if preset.pin is not None and "start_block" not in values:
         fill("block_pin", str(preset.pin))
     fill("duplicate_blocks", preset.duplicate_blocks)
+    if preset.ledger_id is not None:
+        fill("ledger_id", preset.ledger_id.hex())
     return filled
 
 

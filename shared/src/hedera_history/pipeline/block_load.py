@@ -1,0 +1,96 @@
+"""Verify the block files of a directory and write the verified blocks (``hedera-history load``).
+
+Each run of block files (one folder's chain, :func:`~hedera_history.sources.local_blocks.find_block_runs`)
+is verified in order (:func:`~hedera_history.verify.blocks.verify_blocks`): wrapped record blocks
+with the address book in force, native blocks with their TSS proofs against the ledger
+(:class:`~hedera_history.verify.block_tss.LedgerTssCheck`: block 0's publication, pinned by the
+configured ledger id). Every verified block becomes a
+:class:`~hedera_history.block.VerifiedBlock` (:func:`~hedera_history.verify.block_verified.verified_block`)
+and is written by the same :class:`~hedera_history.store.writer.BlockWriter` as record files, under
+the number its header gives: record files and blocks share one numbering. A block that does not
+verify is reported with its typed reason and never written; one whose footer does not link to the
+block before it is a chain problem and not written either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from fractions import Fraction
+
+from hedera_history.block import VerifiedBlock
+from hedera_history.books.address_book import AddressBook
+from hedera_history.collector import task_collector
+from hedera_history.config import Settings
+from hedera_history.errors import BrokenChainError, HistoryError
+from hedera_history.pipeline.local_load import LoadProgress, LoadReport
+from hedera_history.store.gateway import BigtableGateway
+from hedera_history.store.writer import BlockWriter
+from hedera_history.verify.block_tss import LedgerTssCheck
+from hedera_history.verify.block_verified import verified_block
+from hedera_history.verify.blocks import BlockCheckOptions, BlockReport, BlockSource, verify_blocks
+
+
+def ledger_id_of(settings: Settings) -> bytes | None:
+    """The ledger id configured (``HEDERA_HISTORY_LEDGER_ID``, or the network preset's), if any."""
+    return bytes.fromhex(settings.ledger_id) if settings.ledger_id else None
+
+
+def verified_blocks(
+    runs: Iterable[Sequence[BlockSource]],
+    book: AddressBook | None,
+    report: LoadReport,
+    *,
+    ratio: Fraction,
+    settings: Settings,
+    progress: LoadProgress | None = None,
+) -> Iterator[VerifiedBlock]:
+    """The verified blocks of every run, in order; each other block counted in ``report``."""
+    for run in runs:
+        options = BlockCheckOptions(
+            ratio=ratio, tss=LedgerTssCheck(ledger_id_of(settings)), max_decompressed=settings.max_decompressed_bytes
+        )
+        for checked in verify_blocks(run, book, options):
+            block = _verified(checked, report, settings)
+            if progress is not None:
+                progress.period_done(report)
+            if block is not None:
+                yield block
+
+
+def load_block_runs(
+    runs: Sequence[Sequence[BlockSource]],
+    book: AddressBook | None,
+    *,
+    ratio: Fraction,
+    settings: Settings,
+    gateway: BigtableGateway,
+    report: LoadReport | None = None,
+    progress: LoadProgress | None = None,
+) -> LoadReport:
+    """Verify every run of block files and write each verified block; counted into ``report``."""
+    report = report if report is not None else LoadReport()
+    blocks = verified_blocks(runs, book, report, ratio=ratio, settings=settings, progress=progress)
+    with task_collector():
+        for written in BlockWriter(gateway, settings).iter_write(blocks):
+            if written.complete:
+                report.written += 1
+            else:
+                report.not_written.append(f"block {written.block_number}: {written.error}")
+            if progress is not None:
+                progress.block_written(report)
+    return report
+
+
+def _verified(checked: BlockReport, report: LoadReport, settings: Settings) -> VerifiedBlock | None:
+    try:
+        block = verified_block(checked, accept_unsigned=settings.unsigned_blocks)
+    except HistoryError as e:
+        number = checked.block.number if checked.block is not None else None
+        where = f"block {number} ({checked.name})" if number is not None else checked.name
+        if isinstance(e, BrokenChainError):
+            report.chain_problems.append(f"{where} not written: {e}")
+        else:
+            report.not_verified.append(f"{where}: {e.kind}: {e}")
+        return None
+    report.verified += 1
+    return block
