@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
+from hedera_history.fault_points import FAULT_POINT_VARIABLE, STORE_AFTER_DONE
 from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.config_and_output import GeneratedStream
@@ -40,7 +41,9 @@ from hedera_history.localstack.scoped_env import scoped_environ
 from hedera_history.localstack.stack import AttachedEmulators, LocalStack
 from hedera_history.localstack.stack_progress import directory_target, open_gateway_for, read_progress, wait_for_blocks
 from hedera_history.localstack.upload import find_stream_files, install_address_book, plan_uploads, upload_files
+from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.pipeline.state import IngestState
+from hedera_history.pipeline.tracking_rows import TrackingRows
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
@@ -109,13 +112,15 @@ def upload(stack: LocalStack, directory: Path, *, seed: int, times: int = 1) -> 
 
 
 def assert_heals_to_reference(
-    stack: LocalStack, directory: Path, reference: TableCells, *, reconciled: bool = True
+    stack: LocalStack, directory: Path, reference: TableCells, stream: GeneratedStream, *, reconciled: bool = True
 ) -> None:
     """Every block complete within the bound, then the tables equal the clean run's (the last
-    signature cells and republished duplicates may land a moment after completion); with
-    ``reconciled``, the reconciler also ends up watching nothing (it saw every block complete)."""
+    signature cells and republished duplicates may land a moment after completion), and the
+    contiguous watermark and the address-book keeper at the last block, the rotated book written;
+    with ``reconciled``, the reconciler also ends up watching nothing (it saw every block complete)."""
     outcome = wait_for_blocks(HistoryReader(open_gateway_for(stack.state)), directory_target(directory), WAIT_SECONDS)
     assert outcome.done, f"blocks {outcome.missing} still incomplete after {outcome.seconds:.0f} s"
+    assert_watermark_and_keeper_at_the_end(stack, stream)
     state = stack.state
     deadline = time.monotonic() + 60
     while True:
@@ -130,6 +135,27 @@ def assert_heals_to_reference(
         while (watched := read_progress(open_gateway_for(state)).unconfirmed_periods) and time.monotonic() < deadline:
             time.sleep(1)
         assert watched == 0, f"the reconciler still watches {watched} periods"
+
+
+def assert_watermark_and_keeper_at_the_end(stack: LocalStack, stream: GeneratedStream, timeout: float = 60) -> None:
+    """The watermark reaches the last block and the keeper follows it (the store's calls, or the
+    sweep's repair after a crash between them), every rotated book in force from its block on."""
+    gateway = open_gateway_for(stack.state)
+    numbers = block_numbers(stream)
+    rows = TrackingRows(gateway, numbers[0])
+    books = AddressBookHistory(gateway, parse_address_book(stream.address_book), first_block=numbers[0])
+    deadline = time.monotonic() + timeout
+    while True:
+        tip = rows.watermark()
+        reached = (None if tip is None else tip.number, books.applied_through())
+        if reached == (numbers[-1], numbers[-1]) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert reached == (numbers[-1], numbers[-1]), f"watermark and keeper at {reached}, not at block {numbers[-1]}"
+    starts = {period.block_number: period.consensus_start_ns for period in stream.periods}
+    assert len(stream.address_books) > 1, "the stream rotates a key"
+    for epoch in stream.address_books:
+        assert books.book_at(starts[epoch.first_block]) == parse_address_book(epoch.book), epoch.first_block
 
 
 def block_numbers(stream: GeneratedStream) -> list[int]:
@@ -187,7 +213,7 @@ def test_function_killed_mid_ingest_heals(
     killed.kill()
     time.sleep(down_seconds)
     killed.restart()
-    assert_heals_to_reference(stack, stream_dir, reference)
+    assert_heals_to_reference(stack, stream_dir, reference, stream)
 
 
 @pytest.mark.parametrize("run", range(DEFAULT_SETTINGS_RUNS))
@@ -210,7 +236,28 @@ def test_store_killed_with_default_settings_completes_within_seconds_of_its_rest
     reader = HistoryReader(open_gateway_for(stack.state))
     outcome = wait_for_blocks(reader, directory_target(stream_dir), RESTART_BOUND_SECONDS)
     assert outcome.done, f"blocks {outcome.missing} still incomplete {RESTART_BOUND_SECONDS} s after the restart"
-    assert_heals_to_reference(stack, stream_dir, reference, reconciled=False)
+    assert_heals_to_reference(stack, stream_dir, reference, stream, reconciled=False)
+
+
+def test_store_crash_between_done_and_connected_is_repaired_by_the_sweep(
+    local_stack_factory: StackFactory, stream: GeneratedStream, stream_dir: Path, reference: TableCells
+) -> None:
+    # The fault point kills every store worker about to connect the first block, between its done
+    # cell and its connected one: the one that completed it, one racing it, a redelivery of one of its
+    # messages. That block is the watermark's root, so every later block waits on it, and no store
+    # call can ever connect it: only the sweep's repair can, and bring the keeper along (before, the
+    # watermark stayed empty and the keeper unwritten for good). Nothing else is shortened.
+    first = block_numbers(stream)[0]
+    stack = local_stack_factory(first_block=first, extra_env={FAULT_POINT_VARIABLE: f"{STORE_AFTER_DONE}:{first}"})
+    upload(stack, stream_dir, seed=7)
+    log = Path(stack.function("store").record().log_path)
+    deadline = time.monotonic() + WAIT_SECONDS
+    while "fault point reached" not in log.read_text(errors="replace") and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert "fault point reached" in log.read_text(errors="replace"), "the store never reached its crash point"
+    assert_heals_to_reference(stack, stream_dir, reference, stream, reconciled=False)  # it confirms after 180 s
+    sweep_log = Path(stack.function("sweep").record().log_path).read_text(errors="replace")
+    assert "watermark recovered" in sweep_log, "the blocks were connected, but not by the sweep's repair"
 
 
 def test_dead_lettered_messages_replayed_complete_their_blocks(
@@ -251,7 +298,7 @@ def test_dead_lettered_messages_replayed_complete_their_blocks(
         replayed += replay_dead_letters(state.project, prefix=state.topic_prefix, emulator_host=state.pubsub_host).total
         time.sleep(2)
     assert replayed > 0, "nothing was dead-lettered"
-    assert_heals_to_reference(stack, stream_dir, reference, reconciled=False)
+    assert_heals_to_reference(stack, stream_dir, reference, stream, reconciled=False)
 
 
 def test_duplicates_three_times_shuffled(
@@ -259,7 +306,7 @@ def test_duplicates_three_times_shuffled(
 ) -> None:
     stack = start(local_stack_factory, stream)
     upload(stack, stream_dir, seed=4, times=3)
-    assert_heals_to_reference(stack, stream_dir, reference)
+    assert_heals_to_reference(stack, stream_dir, reference, stream)
 
 
 PAUSE_SECONDS = 75
@@ -290,7 +337,7 @@ def test_bigtable_paused_then_resumed_heals(
             time.sleep(PAUSE_SECONDS)
         finally:
             os.killpg(bigtable.pid, signal.SIGCONT)
-        assert_heals_to_reference(stack, stream_dir, reference)
+        assert_heals_to_reference(stack, stream_dir, reference, stream)
 
 
 def test_pubsub_restarted_heals(
@@ -314,7 +361,7 @@ def test_pubsub_restarted_heals(
             time.sleep(2)
             pubsub = PubSubEmulator(port=port, log_dir=tmp_path).start()
             create_topics(stack.state.project, stack.state.pubsub_host, stack.state.topic_prefix)
-            assert_heals_to_reference(stack, stream_dir, reference)
+            assert_heals_to_reference(stack, stream_dir, reference, stream)
         finally:
             stack.stop()  # before its emulator goes: the bridges hand back what they hold
     finally:

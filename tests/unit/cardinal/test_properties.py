@@ -7,6 +7,7 @@ instances share the work, and its watermark must reach the last block.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from hedera_history.cardinal.chain_blocks import Block, BlockHeader
 from hedera_history.cardinal.conflicts import ConflictPolicy
 from hedera_history.cardinal.consumer import InMemoryConsumer
-from hedera_history.cardinal.messages import MessageType, WireMessage
+from hedera_history.cardinal.messages import MessageType, WireMessage, decode_message
 from hedera_history.cardinal.producer import BatchProducer
 from hedera_history.cardinal.routing import Delivery, PrefixRoute, Routing
 from hedera_history.cardinal.subscription import EVERYTHING, Subscription
@@ -259,6 +260,36 @@ def test_a_crash_at_any_step_is_repaired_by_redelivery(scenario: Scenario, crash
     assert [tracker.is_complete(block.hash) for block in scenario.chain] == [True] * len(scenario.chain)
     assert tracker.watermark() == scenario.chain[-1].header
     assert sink_blocks(sink, scenario.chain) == scenario.chain
+
+
+@FEWER
+@given(deliveries())
+def test_a_crash_at_every_step_without_redelivery_is_repaired_by_republishing_and_reconnect(scenario: Scenario) -> None:
+    # The crashed message never comes back (parked as a dead letter, lost with the broker). The
+    # reconciler republishes every block left incomplete; a block left complete but unconnected
+    # (a crash between its done and its connected, or in the walk below it) gets no message again,
+    # and only reconnect() (the sweep) carries the watermark on. Every store and sink call in turn.
+    clean = CrashingStore(InMemoryTrackingStore(), 0)
+    deliver_surviving_crashes(StatelessTracker(clean, CrashingSink(clean), first_number=1), scenario)
+    for crash_at in range(1, clean.calls + 1):
+        store = CrashingStore(InMemoryTrackingStore(), crash_at)
+        tracker = StatelessTracker(store, CrashingSink(store), first_number=1, conflicts=ConflictPolicy(fatal=True))
+        deliver_surviving_crashes(tracker, scenario)
+        store.crash_at = 0
+        for _, message in scenario.messages:
+            if not tracker.is_complete(decode_message(message).block_hash):
+                tracker.receive(message)
+        assert all(tracker.is_complete(block.hash) for block in scenario.chain), crash_at
+
+        tracker.reconnect()
+        assert tracker.watermark() == scenario.chain[-1].header, crash_at
+        assert tracker.reconnect() is None  # nothing left to repair
+
+
+def deliver_surviving_crashes(tracker: StatelessTracker, scenario: Scenario) -> None:
+    for _, message in scenario.messages:
+        with contextlib.suppress(SimulatedCrashError):
+            tracker.receive(message)
 
 
 @st.composite

@@ -42,9 +42,9 @@ def test_the_backfill_writes_the_history_and_its_own_state_only():
     assert not BACKFILL_TABLES.tables & {s.QUARANTINE, s.CARDINAL_TRACKING, s.BALANCES}
 
 
-def test_only_the_store_writes_the_tracking_table_and_only_the_stream_quarantines():
+def test_only_the_store_and_the_sweep_write_the_tracking_table_and_only_the_stream_quarantines():
     writers = {name for name, access in table_access().items() if s.CARDINAL_TRACKING in access.writes}
-    assert writers == {"store"}
+    assert writers == {"store", "sweep"}  # the sweep connects what a crashed store call left unconnected
     quarantiners = {name for name, access in table_access().items() if s.QUARANTINE in access.tables}
     assert quarantiners == {"ingest", "sweep", "follow"}  # the follower hands periods to ingest
 

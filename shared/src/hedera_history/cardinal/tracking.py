@@ -10,7 +10,14 @@ the watermark, which moves by compare-and-set. After each write the row is read 
   every ancestor down to ``first_number`` are complete), ``linked`` (the complete blocks below
   it are connected too) and, on a conflict, ``conflict``.
 * ``children/<parent hash>``: one column per complete child, so completion can flow down.
+* ``roots``: one column per root of the watermark (a complete block numbered ``first_number``, or
+  one declared a root), so a crash that left the first block unconnected can be found again.
 * ``watermark``: ``tip``, the heaviest connected block; moves only to a strictly heavier one.
+
+A crash can leave a complete block unconnected (between its ``done`` and its ``connected``, or
+part way down the walk to its waiting children). Any later delivery of one of its messages walks
+again; :meth:`StatelessTracker.reconnect` does it without one, from the watermark's children (or
+the roots while there is no watermark), so a sweep repairs what no redelivery will.
 
 Values go to the :class:`BlockSink` *before* the cell that records them, so a crash in between
 is repaired by redelivery; the completion marker is written last of all.
@@ -21,7 +28,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -148,7 +155,11 @@ class StatelessTracker:
         conflicts: ConflictPolicy | None = None,
         namespace: bytes = b"",
         verify_sub_batch_ids: bool = True,
+        before_connect: Callable[[BlockHeader], None] | None = None,
     ) -> None:
+        """``before_connect``: called when this call is about to mark a complete block connected,
+        between its ``done`` and its ``connected`` (a fault-injection test's crash point; nothing
+        else uses it)."""
         self._store = store
         self._sink = sink
         self._first_number = first_number
@@ -156,6 +167,7 @@ class StatelessTracker:
         self._conflicts = conflicts or ConflictPolicy()
         self._namespace = namespace
         self._verify_ids = verify_sub_batch_ids
+        self._before_connect = before_connect
 
     # ---- rows ------------------------------------------------------------------------------------
 
@@ -167,6 +179,9 @@ class StatelessTracker:
 
     def watermark_row(self) -> bytes:
         return self._namespace + b"watermark"
+
+    def roots_row(self) -> bytes:
+        return self._namespace + b"roots"
 
     # ---- queries ---------------------------------------------------------------------------------
 
@@ -185,6 +200,7 @@ class StatelessTracker:
         middle begins at a block whose ancestors this store never receives. Its parent's row is
         marked connected (and nothing else: the parent never completes here), so the block connects
         once complete, as a block numbered ``first_number`` does. Idempotent."""
+        self._store.check_and_set(self.roots_row(), block.hash.hex().encode(), None, _MARK)
         self._store.check_and_set(self.block_row(block.parent), COL_CONNECTED, None, _MARK)
 
     # ---- receiving -------------------------------------------------------------------------------
@@ -255,6 +271,8 @@ class StatelessTracker:
         header = _batch_header(block_hash, batch_cell)
         self._sink.finish(header)
         self._store.check_and_set(self.children_row(header.parent), block_hash.hex().encode(), None, _MARK)
+        if header.number == self._first_number:
+            self._store.check_and_set(self.roots_row(), block_hash.hex().encode(), None, _MARK)
         won = self._store.check_and_set(self.block_row(block_hash), COL_DONE, None, _MARK)
         watermark = self._connect(header)
         if won:
@@ -271,6 +289,25 @@ class StatelessTracker:
         return TrackingOutcome(Disposition.CONFLICT, block_hash)
 
     # ---- watermark -------------------------------------------------------------------------------
+
+    def reconnect(self) -> BlockHeader | None:
+        """Connect the complete blocks a crash left unconnected, as a redelivery of one of their
+        messages would; returns the watermark if this call moved it.
+
+        On the chain the watermark follows, the first such block is a complete child of the
+        watermark's block (a crash between its ``done`` and its ``connected``, or before its
+        ``linked``: its parent is connected, so offered, and nothing past it is connected), or a
+        root while there is no watermark; the walk from it reaches every block stranded below it.
+        A few reads when there is nothing to repair."""
+        tip = self.watermark()
+        candidates = self._store.read_row(self.roots_row() if tip is None else self.children_row(tip.hash))
+        moved: BlockHeader | None = None
+        for hash_hex in candidates:
+            block_hash = bytes.fromhex(hash_hex.decode())
+            row = self._store.read_row(self.block_row(block_hash))
+            if COL_DONE in row and COL_LINKED not in row:
+                moved = self._connect(_batch_header(block_hash, row[COL_BATCH])) or moved
+        return moved
 
     def _connect(self, block: BlockHeader) -> BlockHeader | None:
         """Connect ``block`` if its parent is, then the complete descendants waiting below it;
@@ -295,6 +332,8 @@ class StatelessTracker:
             if COL_CONNECTED not in row:
                 if not self._may_connect(current):
                     continue
+                if self._before_connect is not None:
+                    self._before_connect(current)
                 self._store.check_and_set(row_key, COL_CONNECTED, None, _MARK)
             moved = self._offer(current) or moved
             stack.append((current, True))

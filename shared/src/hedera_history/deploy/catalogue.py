@@ -211,9 +211,10 @@ _VERIFIES_STREAM = (
 TABLES: dict[str, TableAccess] = {
     INGEST.name: TableAccess.of(writes=_VERIFIES_STREAM),
     SWEEP.name: TableAccess.of(
-        writes=(*_VERIFIES_STREAM, s.BALANCES),
-        # balances are applied from the stored item lists; the reconciler reads batch completion
-        reads=(s.ITEMS, s.CARDINAL_TRACKING),
+        # the reconciler reads batch completion; the watermark's repair connects blocks in it
+        writes=(*_VERIFIES_STREAM, s.BALANCES, s.CARDINAL_TRACKING),
+        # balances are applied from the stored item lists
+        reads=(s.ITEMS,),
     ),
     # the ingest path's tables (it hands periods to ingest); its position and lease live in the
     # state table; the backfill start reads the last complete block

@@ -66,6 +66,7 @@ def build_store_context(settings: Settings, gateway: BigtableDataGateway | None 
     from hedera_history.cardinal.tracking import StatelessTracker  # noqa: PLC0415
     from hedera_history.derived.lease import ExclusiveBalanceApplier  # noqa: PLC0415
     from hedera_history.errata.network_pass import network_errata_pass  # noqa: PLC0415
+    from hedera_history.fault_points import crash_after_done  # noqa: PLC0415
     from hedera_history.pipeline.store import BigtableBlockSink, StoreContext  # noqa: PLC0415
     from hedera_history.store.bigtable_client import open_gateway  # noqa: PLC0415
     from hedera_history.store.tracking_store import BigtableTrackingStore  # noqa: PLC0415
@@ -76,6 +77,7 @@ def build_store_context(settings: Settings, gateway: BigtableDataGateway | None 
         BigtableTrackingStore(gateway),
         BigtableBlockSink(BlockWriter(gateway, settings)),
         first_number=settings.first_block,
+        before_connect=crash_after_done(),  # armed by fault-injection tests only (docs/pipeline.md)
     )
     books = None
     if settings.address_book:

@@ -6,9 +6,10 @@ gives the first pre-V6 block of a deployment its number: the configured ``start_
 from the block pin (docs/networks.md). Each sweep then sends at most ``sweep_max_dead_letters``
 dead-lettered messages back to their topics (``transport.dead_letters``; a message already sent
 back ``SWEEP_MAX_REPLAYS`` times stays held for the operator), runs the reconciler (``pipeline.reconcile``:
-published periods whose block is still incomplete are republished) and the derived-balance applier
-(at most ``balances_blocks_per_sweep`` blocks), catching up what the store function's bounded runs
-left.
+published periods whose block is still incomplete are republished), repairs the watermark and the
+address-book keeper after a store crash (``pipeline.watermark_recovery``) and runs the
+derived-balance applier (at most ``balances_blocks_per_sweep`` blocks), catching up what the store
+function's bounded runs left.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from hedera_history.pipeline.ingest_late import recheck_signatures
 from hedera_history.pipeline.ingest_record import ingest_period
 from hedera_history.pipeline.period_state import PeriodProgress, Stage
 from hedera_history.pipeline.reconcile import ReconcileReport, reconcile
+from hedera_history.pipeline.watermark_recovery import WatermarkRecovery, recover_watermark
 from hedera_history.transport.dead_letters import SWEEP_MAX_REPLAYS, ReplayReport, replay_dead_letters
 
 logger = logging.getLogger(__name__)
@@ -52,6 +54,8 @@ class SweepReport:
     """Dead letters left on their holds: sent back ``SWEEP_MAX_REPLAYS`` times already."""
     reconciled: ReconcileReport = field(default_factory=ReconcileReport)
     """Published periods whose block was confirmed complete, republished, or found stuck."""
+    watermark: WatermarkRecovery | None = None
+    """The watermark and keeper after their repair (None: the repair failed, see ``errors``)."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -65,6 +69,7 @@ class SweepReport:
             "dead_letters_replayed": self.dead_letters_replayed,
             "dead_letters_kept": self.dead_letters_kept,
             "reconciled": self.reconciled.as_dict(),
+            "watermark": self.watermark.as_dict() if self.watermark is not None else None,
         }
 
 
@@ -101,6 +106,10 @@ def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
             report.errors.append(f"errata {errata_path} ({consensus_ns}): {e}")
     replay_held_dead_letters(ctx.settings, report)
     report.reconciled = reconcile(ctx, now, report.errors)
+    try:
+        report.watermark = recover_watermark(ctx)
+    except HistoryError as e:
+        report.errors.append(f"watermark: {e}")
     errata_pass = network_errata_pass(ctx.gateway, ctx.settings)
     if errata_pass is not None:
         network = run_network_errata(errata_pass, NETWORK_ERRATA_BLOCKS_PER_RUN)

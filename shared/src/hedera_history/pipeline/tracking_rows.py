@@ -1,6 +1,7 @@
 """The store function's Cardinal tracking rows as ingest and the sweep touch them: read a published
 batch's row (the reconciler), declare the first block of a stream followed from its middle a root
-of the watermark (``pipeline.ingest_verify``). Neither delivers messages."""
+of the watermark (``pipeline.ingest_verify``), connect what a crashed store call left unconnected
+(``pipeline.watermark_recovery``). None delivers messages."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Mapping
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.block_identity import IDENTITY_SIZE, block_header
+from hedera_history.cardinal.chain_blocks import BlockHeader
 from hedera_history.cardinal.tracking import StatelessTracker
 from hedera_history.pipeline.state_cells import Published
 from hedera_history.store.gateway import ConditionalGateway
@@ -37,3 +39,11 @@ class TrackingRows:
     def declare_root(self, block: VerifiedBlock) -> None:
         """The watermark starts at ``block`` (``StatelessTracker.declare_root``)."""
         self._tracker.declare_root(block_header(block))
+
+    def watermark(self) -> BlockHeader | None:
+        return self._tracker.watermark()
+
+    def reconnect(self) -> BlockHeader | None:
+        """Connect the complete blocks a crash left unconnected (``StatelessTracker.reconnect``);
+        the watermark if that moved it."""
+        return self._tracker.reconnect()
