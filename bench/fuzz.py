@@ -2,17 +2,20 @@
 that reads bytes from outside.
 
 The corpus is every real file under the data folder (record files V1, V2, V5, V6; sidecars;
-signature files; address books; the mainnet missing-transactions records) plus generated ones (a
+signature files; address books, binary and JSON; block files; the mainnet missing-transactions
+records) plus generated ones (a
 V2 -> V5 -> V6 stream with sidecars, errata files and their signatures, balance snapshots). Each
 mutation (bit flip, byte set, truncation, insertion, a 4-byte length field rewritten; for gzip
-files also the same edits under the compression) is parsed with the project's reader, and the
+and zstd files also the same edits under the compression) is parsed with the project's reader, and the
 outcome is judged:
 
 - every failure must be a ``HistoryError`` (anything else is an *untyped error*);
 - a record or sidecar file that still parses must give another file hash (or metadata hash), so
   the nodes' signatures refuse it, or exactly the same content (bytes outside the hash, such as a
   gzip header): anything else is an *accepted mutation of hashed bytes*;
-- a signature file that still parses differently must no longer verify with its node's key.
+- a signature file that still parses differently must no longer verify with its node's key;
+- a block file that still reads must give another root hash, or hold exactly the bytes its root
+  covers (a change outside them: a proof, whose signature is checked against the root).
 
 Both bad counts must be 0. Mutation ``i`` of a run depends only on ``(seed, i)``.
 """
@@ -32,8 +35,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import zstandard
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 from hedera_history.books.address_book import AddressBook, node_entry
+from hedera_history.books.json_book import parse_book_file
 from hedera_history.books.parse import parse_address_book
 from hedera_history.derived.snapshot import parse_snapshot
 from hedera_history.errata.codec import parse_errata_file
@@ -42,10 +47,14 @@ from hedera_history.errata.network import (
     parse_missing_transactions,
     spurious_transfer_errata,
 )
-from hedera_history.errors import HistoryError
+from hedera_history.errors import FileNameError, HistoryError
+from hedera_history.formats.block import parse_block_file
+from hedera_history.formats.block_hash import block_hashes, subtree_of
 from hedera_history.formats.compression import is_gzip
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
+from hedera_history.formats.names import StreamFileKind, is_block_file_name, parse_stream_file_name
 from hedera_history.formats.parsed_files import SignatureFile
+from hedera_history.formats.zstd import is_zstd
 from hedera_history.gen.config_and_output import GeneratorConfig
 from hedera_history.gen.errata import generate_errata_scenario
 from hedera_history.gen.stream import generate_stream
@@ -144,10 +153,14 @@ def _real_targets(root: Path) -> Iterable[Target]:
         book = books.get(path.relative_to(root).parts[0])
         if name.endswith(".rcd_sig"):
             yield _signature_target(name, data, _keys_of(book, path.parent.name))
-        elif "/sidecar/" in path.as_posix() and ".rcd" in name:
-            yield _sidecar_target(name, data)
+        elif name.endswith((".rcd", ".rcd.gz")) and _is_sidecar_name(name):
+            yield _sidecar_target(name, data)  # <time>_NN.rcd[.gz], in a sidecar/ folder or beside its record
         elif name.endswith((".rcd", ".rcd.gz")):
             yield _record_target(name, data)
+        elif is_block_file_name(name):
+            yield _block_target(name, data)
+        elif name == "address-book.json":
+            yield _unhashed_target("address_book", name, data, parse_book_file)
         elif "missingtransactions" in path.as_posix() and name.endswith(".bin"):
             yield _unhashed_target("missing_transactions", name, data, _missing_errata)
     bundled = (
@@ -160,6 +173,13 @@ def _real_targets(root: Path) -> Iterable[Target]:
             bundled.read_bytes(),
             _missing_errata,
         )
+
+
+def _is_sidecar_name(name: str) -> bool:
+    try:
+        return parse_stream_file_name(name).kind is StreamFileKind.SIDECAR
+    except FileNameError:
+        return False
 
 
 def _generated_targets() -> Iterable[Target]:
@@ -269,6 +289,26 @@ def _sidecar_target(name: str, data: bytes) -> Target:
     return Target("sidecar", name, data, judge)
 
 
+def _block_target(name: str, data: bytes) -> Target:
+    original = _hashed_block(data, name)
+
+    def judge(mutated: bytes) -> str:
+        root, view = _hashed_block(mutated, name)
+        if root != original[0]:
+            return HASH_CHANGED
+        return IDENTICAL if view == original[1] else DIFFERENT
+
+    return Target("block", name, data, judge)
+
+
+def _hashed_block(data: bytes, name: str) -> tuple[bytes, tuple[object, ...]]:
+    """A block's root hash and every byte it covers."""
+    block = parse_block_file(data, name, max_decompressed=MAX_DECOMPRESSED)
+    hashes = block_hashes(block)
+    hashed = tuple(item.data for index, item in enumerate(block.items) if subtree_of(item, index, name) is not None)
+    return hashes.root, (block.timestamp_bytes, block.footer, hashes.layout, hashed)
+
+
 def _signature_target(name: str, data: bytes, keys: list[RSAPublicKey]) -> Target:
     original = parse_signature_file(data, name)
     vouching = [key for key in keys if _verifies(original, key)]
@@ -317,11 +357,15 @@ _INTERESTING = (0, 1, 2, 4, 47, 48, 127, 128, 255, 256, 0x7FFF, 0xFFFF, 0x7FFFFF
 
 
 def mutate(data: bytes, rng: random.Random) -> tuple[bytes, str]:
-    """One seeded edit of ``data``; for gzip files, half of the edits go under the compression."""
+    """One seeded edit of ``data``; for gzip and zstd files, half of the edits go under the compression."""
     if is_gzip(data) and rng.random() < 0.5:
         inner = gzip.decompress(data)
         edited, how = _edit(inner, rng)
         return gzip.compress(edited, mtime=0), f"inner {how}"
+    if is_zstd(data) and rng.random() < 0.5:
+        inner = zstandard.ZstdDecompressor().decompress(data)
+        edited, how = _edit(inner, rng)
+        return zstandard.ZstdCompressor().compress(edited), f"inner {how}"
     return _edit(data, rng)
 
 

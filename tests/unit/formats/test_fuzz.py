@@ -9,6 +9,8 @@ Two properties:
    way to keep them is a mutation that leaves the *content* unchanged, which only gzip allows
    (header bytes such as mtime, FNAME or OS, or the padding bits after the deflate stream): the
    hashes are defined over the decompressed bytes, so those files are the same file.
+3. A mutated block file that still reads keeps its root hash exactly when every byte the root
+   covers is unchanged.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from pathlib import Path
 
 import pytest
 from hedera_history.errors import FormatError
+from hedera_history.formats.block import block_content, parse_block_file
+from hedera_history.formats.block_hash import block_hashes, subtree_of
 from hedera_history.formats.dispatch import parse_record_file, parse_sidecar_file, parse_signature_file
-from hedera_history.formats.names import StreamFileKind, parse_stream_file_name
+from hedera_history.formats.names import StreamFileKind, is_block_file_name, parse_stream_file_name
 from hedera_history.formats.parsed_files import RecordFile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -93,6 +97,8 @@ def _real(folder: Path) -> list[Sample]:
         elif name.endswith((".rcd", ".rcd.gz")):
             # A sidecar is <time>_NN.rcd[.gz], in a sidecar/ folder or beside its record file.
             kind = "sidecar" if parse_stream_file_name(path.name).kind is StreamFileKind.SIDECAR else "record"
+        elif is_block_file_name(name):
+            kind = "block"
         else:
             continue
         samples.append(Sample(str(path.relative_to(folder)), path.name, path.read_bytes(), kind))
@@ -100,18 +106,25 @@ def _real(folder: Path) -> list[Sample]:
 
 
 def _decompressed(samples: list[Sample]) -> list[Sample]:
-    """Real gzip files as their content, so that mutations reach the protobuf walk directly."""
-    return [
+    """Real gzip files (and small blocks) as their content, so that mutations reach the protobuf
+    walk directly."""
+    records = [
         Sample(f"{s.label} (content)", s.name.removesuffix(".gz"), gzip.decompress(s.data), s.kind)
         for s in samples
         if s.data[:2] == b"\x1f\x8b" and "record0.0.3/" in s.label
     ]
+    blocks = [
+        Sample(f"{s.label} (content)", "block.blk", block_content(s.data, s.name, limit=1 << 24), s.kind)
+        for s in samples
+        if s.kind == "block" and len(s.data) < 30_000
+    ]
+    return records + blocks
 
 
 @pytest.fixture(scope="module")
 def corpus(hedera_data: Path) -> list[Sample]:
     real = _real(hedera_data)
-    assert len(real) >= 30
+    assert len(real) >= 30 and sum(1 for sample in real if sample.kind == "block") >= 19
     return real + _decompressed(real) + GENERATED
 
 
@@ -126,8 +139,24 @@ def _parse(sample: Sample, data: bytes) -> object:
         "record": lambda d, n: parse_record_file(d, n, max_decompressed=1 << 20),
         "sidecar": lambda d, n: parse_sidecar_file(d, n, max_decompressed=1 << 20),
         "signature": parse_signature_file,
+        "block": _parse_block,
     }
     return parsers[sample.kind](data, sample.name)
+
+
+@dataclass(frozen=True)
+class HashedBlock:
+    """What a block's root covers, and the root."""
+
+    root: bytes
+    view: tuple[object, ...]
+
+
+def _parse_block(data: bytes, name: str) -> HashedBlock:
+    block = parse_block_file(data, name, max_decompressed=1 << 24)
+    hashes = block_hashes(block)
+    hashed = tuple(item.data for index, item in enumerate(block.items) if subtree_of(item, index, name) is not None)
+    return HashedBlock(hashes.root, (block.timestamp_bytes, block.footer, hashes.layout, hashed))
 
 
 def _content(data: bytes) -> bytes:
@@ -244,6 +273,22 @@ def test_mutated_sidecars_never_keep_their_hash(corpus: list[Sample], data: st.D
         return
     same_content = _content(mutated) == _content(sample.data)
     assert (parsed.hash == original.hash) == same_content  # type: ignore[attr-defined]
+
+
+@FUZZ
+@given(st.data())
+def test_mutated_block_files_never_keep_their_root(corpus: list[Sample], data: st.DataObject) -> None:
+    """A block that still reads with the same root hash holds exactly the hashed bytes it held: the
+    changes a root lets through are outside it (the proofs, a Block field after the items, the
+    compression's own bytes), and the proof's signature is checked against the root."""
+    sample = data.draw(st.sampled_from([s for s in corpus if s.kind == "block"]), label="file")
+    original = _parse(sample, sample.data)
+    mutated = data.draw(mutations(sample.data), label="mutated")
+    parsed = _outcome(sample, mutated)
+    if parsed is None or mutated == sample.data:
+        return
+    assert isinstance(parsed, HashedBlock) and isinstance(original, HashedBlock)
+    assert (parsed.root == original.root) == (parsed.view == original.view)
 
 
 def test_gzip_header_changes_keep_the_file(corpus: list[Sample]) -> None:

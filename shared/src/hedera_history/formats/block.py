@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi  # noqa: F401  (registers the bare SDK package the imports below need)
@@ -262,6 +263,47 @@ def parse_message(message_type: Any, data: bytes, what: str, name: str) -> Any:
 
 
 def _items(content: bytes, name: str) -> list[BlockItem]:
+    """Every item, as upb hands back its bytes when that is exact, else by a walk of the wire."""
+    raw = _raw_items(content)
+    if raw is None:
+        return _walked_items(content, name)
+    items: list[BlockItem] = []
+    append = items.append
+    for index, data in enumerate(raw):
+        append(_short_item(data) or _item(data, 0, len(data), index, name))
+    return items
+
+
+def _raw_items(content: bytes) -> list[bytes] | None:
+    """Each item's bytes through a view of ``Block`` whose items are ``bytes``: upb copies a bytes
+    field as it stands, so these are the wire bytes (fields after or between the items stay
+    unknown fields, as the walk steps over them). None when upb refuses the input: then the walk
+    names the fault."""
+    try:
+        return list(_RawBlock.FromString(content).items)
+    except DecodeError:
+        return None
+
+
+def _short_item(data: bytes) -> BlockItem | None:
+    """The common shape, read without the general walk: a one-byte tag of a length-delimited field
+    and a one- or two-byte length that ends exactly at the item's end; None for anything else."""
+    size = len(data)
+    if size < 2:
+        return None
+    tag, first = data[0], data[1]
+    if tag >= 0x80 or tag & 7 != LEN:
+        return None
+    if first < 0x80:
+        length, start = first, 2
+    elif size > 2 and 0 < data[2] < 0x80:
+        length, start = (first & 0x7F) | (data[2] << 7), 3
+    else:
+        return None
+    return BlockItem(tag >> 3, data, start) if start + length == size else None
+
+
+def _walked_items(content: bytes, name: str) -> list[BlockItem]:
     items: list[BlockItem] = []
     position, end = 0, len(content)
     while position < end:
@@ -283,20 +325,35 @@ def _item(content: bytes, start: int, stop: int, index: int, name: str) -> Block
     kind, wire_type, position = read_tag(content, start, stop, what, name)
     payload = position
     if wire_type == LEN:
-        value_end, payload = read_length(content, position, stop, f"{what}.{kind_name(kind)}", name)
+        value_end, payload = read_length(content, position, stop, what, name)
     elif kind in _KNOWN_KINDS:
         raise CorruptFileError(
             f"field {what}.{kind_name(kind)}: expected a length-delimited value but got wire type {wire_type}",
             file=name,
         )
     else:
-        value_end = skip_field(content, position, stop, wire_type, field=f"{what}.{kind_name(kind)}", name=name)
+        value_end = skip_field(content, position, stop, wire_type, field=what, name=name)
     if value_end != stop:
         extra, _, _ = read_tag(content, value_end, stop, what, name)
         raise CorruptFileError(
             f"field {what}: expected one item but got {kind_name(kind)} and then field {extra}", file=name
         )
     return BlockItem(kind, content[start:stop], payload - start)
+
+
+def _raw_block_type() -> Any:
+    """``Block`` with its items declared ``bytes`` (same wire format), for :func:`_raw_items`."""
+    field = descriptor_pb2.FieldDescriptorProto
+    package = "hedera_history.raw_block"
+    proto = descriptor_pb2.FileDescriptorProto(name="hedera_history/raw_block.proto", package=package, syntax="proto3")
+    raw = proto.message_type.add(name="RawBlock")
+    raw.field.add(name="items", number=1, type=field.TYPE_BYTES, label=field.LABEL_REPEATED)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{package}.RawBlock"))
+
+
+_RawBlock = _raw_block_type()
 
 
 def _count(items: tuple[BlockItem, ...], kind: ItemKind) -> int:

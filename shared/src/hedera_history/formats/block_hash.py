@@ -84,6 +84,12 @@ _SUBTREE_OF_KIND: dict[int, Subtree | None] = {
 }
 
 
+_POSITION_OF_KIND: dict[int, int | None] = {
+    kind: None if subtree is None else subtree.value for kind, subtree in _SUBTREE_OF_KIND.items()
+}
+_UNKNOWN = -1
+
+
 class Layout(Enum):
     L8 = "L8"
     L16 = "L16"
@@ -116,34 +122,42 @@ class StreamingTree:
 
     def add(self, node: bytes) -> None:
         """Add a node (a leaf hash, or any 48-byte value taken as a node)."""
-        stack = self._stack
-        stack.append(node)
-        index = self._count
+        _push(self._stack, node, self._count)
         self._count += 1
-        while index & 1:
-            right = stack.pop()
-            stack[-1] = _sha384(_PAIR + stack[-1] + right).digest()
-            index >>= 1
 
     @property
     def count(self) -> int:
         return self._count
 
     def root(self) -> bytes:
-        if not self._stack:
-            return EMPTY_TREE_HASH
-        stack = self._stack
-        root = stack[-1]
-        for node in reversed(stack[:-1]):
-            root = _sha384(_PAIR + node + root).digest()
-        return root
+        return _fold(self._stack)
 
 
 def streaming_root(nodes: Iterable[bytes]) -> bytes:
-    tree = StreamingTree()
-    for node in nodes:
-        tree.add(node)
-    return tree.root()
+    """:class:`StreamingTree`'s root over ``nodes``."""
+    stack: list[bytes] = []
+    for index, node in enumerate(nodes):
+        _push(stack, node, index)
+    return _fold(stack)
+
+
+def _push(stack: list[bytes], node: bytes, index: int) -> None:
+    """Add node number ``index`` to the tree's stack, merging while its index is odd."""
+    stack.append(node)
+    while index & 1:
+        right = stack.pop()
+        stack[-1] = _sha384(_PAIR + stack[-1] + right).digest()
+        index >>= 1
+
+
+def _fold(stack: list[bytes]) -> bytes:
+    """The root over what the stack holds, folded from the right."""
+    if not stack:
+        return EMPTY_TREE_HASH
+    root = stack[-1]
+    for node in reversed(stack[:-1]):
+        root = _sha384(_PAIR + node + root).digest()
+    return root
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,21 +186,29 @@ def layout_for(block: BlockFile) -> Layout:
 def block_hashes(block: BlockFile, layout: Layout | None = None) -> BlockHashes:
     """The block's root hash in ``layout`` (default: the block's own, :func:`layout_for`)."""
     layout = layout_for(block) if layout is None else layout
-    trees = [StreamingTree() for _ in Subtree]
-    hashed = 0
+    leaves: list[list[bytes]] = [[] for _ in Subtree]
+    positions = _POSITION_OF_KIND
+    leaf = _LEAF.copy
     for index, item in enumerate(block.items):
-        subtree = subtree_of(item, index, block.name)
-        if subtree is None:
+        position = positions.get(item.kind, _UNKNOWN)
+        if position is _UNKNOWN:
+            subtree = subtree_of(item, index, block.name)
+            if subtree is None:
+                continue
+            position = subtree.value
+            if layout is Layout.L8 and position >= _DEFINED_SUBTREES:
+                raise UnsupportedItemError(
+                    f"field items[{index}]: {item.name} belongs to extension subtree {position - _DEFINED_SUBTREES}, "
+                    f"which blocks of HAPI {block.hapi_version} (8-position mountain top) do not have",
+                    file=block.name,
+                )
+        elif position is None:
             continue
-        if layout is Layout.L8 and subtree.value >= _DEFINED_SUBTREES:
-            raise UnsupportedItemError(
-                f"field items[{index}]: {item.name} belongs to extension subtree {subtree.value - _DEFINED_SUBTREES}, "
-                f"which blocks of HAPI {block.hapi_version} (8-position mountain top) do not have",
-                file=block.name,
-            )
-        trees[subtree.value].add(leaf_hash(item.data))
-        hashed += 1
-    roots = tuple(tree.root() for tree in trees)
+        hasher = leaf()
+        hasher.update(item.data)
+        leaves[position].append(hasher.digest())
+    hashed = sum(map(len, leaves))
+    roots = tuple(streaming_root(subtree) for subtree in leaves)
     footer = block.footer
     top_leaves = (
         footer.previous_block_root_hash,
