@@ -39,6 +39,7 @@ from hedera_history.formats.block import ItemKind, parse_block_file, serialize_b
 from hedera_history.verify.blocks import verify_blocks
 
 from bench.machine import reports_machine
+from bench.timing import timed
 
 DEFAULT_DATA = Path("/work/shared/data/hedera")
 
@@ -121,12 +122,7 @@ def synthetic(base: Path, repeat: int) -> BlockSet:
 
 def median_cpu(action: Callable[[], object], samples: int) -> float:
     action()  # warm: imports, caches and the protobuf pools once per process
-    times = []
-    for _ in range(samples):
-        started = time.thread_time()
-        action()
-        times.append(time.thread_time() - started)
-    return statistics.median(times)
+    return statistics.median(timed(action, time.thread_time) for _ in range(samples))
 
 
 @reports_machine

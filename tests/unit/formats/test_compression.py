@@ -2,14 +2,14 @@ from __future__ import annotations
 
 import gzip
 import random
-import tracemalloc
 import zlib
-from collections.abc import Callable
 
 import pytest
 from hedera_history.config import Settings
 from hedera_history.errors import DecompressionError
 from hedera_history.formats.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, INPUT_STEP, gunzip, is_gzip
+
+from tests.helpers.memory import traced_peak
 
 CONTENT = b"record stream " * 100
 LIMIT = DEFAULT_MAX_DECOMPRESSED_BYTES
@@ -45,15 +45,6 @@ def _zeros_gzip(size: int) -> bytes:
     return b"".join(parts) + compressor.flush()
 
 
-def _peak(action: Callable[[], object]) -> int:
-    tracemalloc.start()
-    try:
-        action()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 MIB = 1024 * 1024
 SLACK = 2 * MIB
 """Besides the output: a piece or two from zlib and one slice of input."""
@@ -69,14 +60,14 @@ def test_gzip_bomb_is_refused_holding_at_most_the_limit() -> None:
             gunzip(bomb, "bomb.rcd.gz", limit=limit, node="0.0.3")
         assert (caught.value.file, caught.value.node) == ("bomb.rcd.gz", "0.0.3")
 
-    assert _peak(refuse) <= 1.2 * limit + SLACK
+    assert traced_peak(refuse) <= 1.2 * limit + SLACK
 
 
 @pytest.mark.parametrize("size", [16 * MIB, 13 * MIB + 12345])
 def test_a_file_up_to_the_limit_is_held_once(size: int) -> None:
     data = _zeros_gzip(size)
     results: list[int] = []
-    assert _peak(lambda: results.append(len(gunzip(data, "f", limit=16 * MIB)))) <= 1.2 * 16 * MIB + SLACK
+    assert traced_peak(lambda: results.append(len(gunzip(data, "f", limit=16 * MIB)))) <= 1.2 * 16 * MIB + SLACK
     assert results == [size]
 
 

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import contextlib
 import random
-import tracemalloc
-from collections.abc import Callable
 
 import pytest
 import zstandard
 from hedera_history.errors import DecompressionError
 from hedera_history.formats.zstd import is_zstd, max_window_size, unzstd
+
+from tests.helpers.memory import traced_peak
 
 _RNG = random.Random(7)
 CONTENT = bytes(_RNG.randrange(256) for _ in range(5000)) * 40 + bytes(100_000)
@@ -79,15 +79,6 @@ def test_every_bit_flip_is_a_decompression_error_or_other_content() -> None:
             unzstd(bytes(flipped), "f", limit=LIMIT)
 
 
-def _peak(action: Callable[[], object]) -> int:
-    tracemalloc.start()
-    try:
-        action()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def _zeros(size: int, *, content_size: bool) -> bytes:
     compressor = zstandard.ZstdCompressor(level=19, write_content_size=content_size)
     stream = compressor.compressobj(size=size if content_size else -1)
@@ -105,14 +96,14 @@ def test_a_zstd_bomb_is_refused_at_the_limit_holding_at_most_the_limit(content_s
         with pytest.raises(DecompressionError, match=f"exceeds the limit of {LIMIT} bytes"):
             unzstd(bomb, "bomb.blk.zstd", limit=LIMIT)
 
-    assert _peak(refuse) <= 1.1 * LIMIT
+    assert traced_peak(refuse) <= 1.1 * LIMIT
 
 
 @pytest.mark.parametrize("content_size", [True, False])
 def test_a_file_of_exactly_the_limit_is_held_once(content_size: bool) -> None:
     data = _zeros(LIMIT, content_size=content_size)
     sizes: list[int] = []
-    assert _peak(lambda: sizes.append(len(unzstd(data, "f", limit=LIMIT)))) <= 1.1 * LIMIT
+    assert traced_peak(lambda: sizes.append(len(unzstd(data, "f", limit=LIMIT)))) <= 1.1 * LIMIT
     assert sizes == [LIMIT]
 
 

@@ -1,4 +1,5 @@
-"""Stream file names: ``<ts>.rcd[.gz]``, ``<ts>.rcd_sig``, ``<ts>_NN.rcd[.gz]`` (sidecars).
+"""Stream file names: ``<ts>.rcd[.gz]``, ``<ts>.rcd_sig``, ``<ts>_NN.rcd[.gz]`` (sidecars), and
+block file names (``<number>.blk[.gz|.zstd]``, at the end of this module).
 
 ``<ts>`` is the consensus time of the period's first transaction in ISO-8601 UTC with ``_`` for
 ``:``. New names carry nine fraction digits; old ones carry fewer (Java's ``Instant.toString``
