@@ -53,17 +53,11 @@ class BlockTransactionError(CorruptFileError):
 
 
 class DecompressionError(FormatError):
-    """The gzip stream is broken, or decompresses to more than the configured limit."""
+    """The gzip or zstd stream is broken, or decompresses to more than the configured limit."""
 
 
 class FileNameError(FormatError):
     """A path is not a stream file name in a known bucket layout."""
-
-
-class UnsupportedItemError(FormatError):
-    """A block item whose place in the block's hash this project cannot know: a filtered or redacted
-    item, or an item number the block stream's forward-compatibility rule leaves to specific handling.
-    Hashing it anyway would be a guess that may disagree with the network."""
 
 
 class UnsupportedItemError(FormatError):
@@ -114,15 +108,6 @@ class ConsensusForkError(NoConsensusError):
 
 class BrokenChainError(VerificationError):
     """A file's start running hash (or previous file hash) differs from its predecessor's end."""
-
-
-class BlockNumberMismatchError(VerificationError):
-    """A block's number differs from the one its file name, its proof, or the block before it gives."""
-
-
-class UnverifiedProofError(VerificationError):
-    """A block proof of a form this project cannot check (a TSS signature before its verifier is in
-    place, a pre-TSS placeholder, an unknown proof kind): the block is reported, never counted verified."""
 
 
 class BlockNumberMismatchError(VerificationError):
