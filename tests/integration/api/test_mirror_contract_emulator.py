@@ -18,7 +18,7 @@ import pytest
 from hedera_history.api.reference_routes import NOT_SERVED, SERVED
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
-from hedera_history.pipeline.address_books import write_book
+from hedera_history.pipeline.history_start import record_bootstrap_book
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
@@ -85,11 +85,12 @@ def checker(bigtable_client: Any, hedera_data: Path) -> Iterator[Checker]:
         ensure_tables(instance, settings)
         gateway = gateway_for_instance(instance, settings)
         gateways.append(gateway)
-        book = parse_address_book((hedera_data / "addressbook" / book_file).read_bytes())
+        book_bytes = (hedera_data / "addressbook" / book_file).read_bytes()
+        book = parse_address_book(book_bytes)
         blocks = [r.report.block for r in verify_stream(find_local_periods(hedera_data / folder), book)]
         written = BlockWriter(gateway, settings).write_blocks([b for b in blocks if b is not None])
         assert written and all(r.complete for r in written)
-        write_book(gateway, BOOK_EFFECTIVE_NS, book)  # as a backfill records the book it started with
+        record_bootstrap_book(gateway, book_bytes, BOOK_EFFECTIVE_NS)  # as load and stack upload record it
         clients[name] = query_app(HistoryReader(gateway)).test_client()
     yield Checker(ReferenceContract(load_reference_document()), clients)
     for gateway in gateways:
@@ -245,6 +246,15 @@ def test_network_nodes(checker: Checker, data_set: str, hedera_data: Path) -> No
     one = checker.get(data_set, f"/api/v1/network/nodes?node.id={nodes[0]['node_id']}")
     assert one["nodes"] == nodes[:1]
     assert checker.get(data_set, "/api/v1/network/nodes?file.id=0.0.101")["nodes"] == []
+    # From the book file as it is: the V6 test book gives each node an address both ways.
+    expected = [
+        [{"domain_name": "", "ip_address_v4": "127.0.0.1", "port": port} for port in (0, 50204 + n["node_id"])]
+        if data_set == "v6"
+        else []
+        for n in nodes
+    ]
+    assert [n["service_endpoints"] for n in nodes] == expected
+    assert {n["node_cert_hash"] for n in nodes} == {"0x"}  # these books carry no certificate hash
     assert checker.get(data_set, "/api/v1/network/nodes?limit=100")["nodes"] == nodes  # capped at 25
     checker.get(data_set, "/api/v1/network/nodes?limit=101", 400)
 

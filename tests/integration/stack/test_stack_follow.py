@@ -16,11 +16,12 @@ import pytest
 from click.testing import CliRunner
 from hedera_history.cli import stack_cmd
 from hedera_history.gen.live import LiveConfig, LivePlayer
-from hedera_history.localstack.balances import SnapshotLoad, load_directory_snapshot
+from hedera_history.localstack.balances import load_directory_snapshot
 from hedera_history.localstack.emulators import S3_TEST_CREDENTIALS, S3Emulator
 from hedera_history.localstack.live_follow import BlockArrivals, prepare_live_network
 from hedera_history.localstack.stack_progress import open_gateway_for
 from hedera_history.localstack.stack_state import read_state
+from hedera_history.pipeline.history_start import SnapshotLoad
 from hedera_history.sources.base import open_sink
 from hedera_history.store.reader import HistoryReader
 

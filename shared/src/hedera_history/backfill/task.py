@@ -51,7 +51,7 @@ from hedera_history.errors import (
 )
 from hedera_history.logs import event
 from hedera_history.networks.block_numbers import BlockPin
-from hedera_history.pipeline.address_books import write_book, write_stakes
+from hedera_history.pipeline.address_books import write_changes
 from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectSource, PassThroughSource, open_source
 from hedera_history.sources.period_listing import ListedPeriod
 from hedera_history.store.bigtable_client import open_gateway
@@ -351,10 +351,7 @@ class _PartitionTask:
                 PeriodFailure(result.period_key, result.error.kind, str(result.error), block.block_number)
             )
         # So that a stream started after this backfill verifies with the book and stakes it put in force.
-        if result.new_book is not None:
-            write_book(self.writer.gateway, block.record.consensus_end + 1, result.new_book)
-        if result.new_stakes is not None:
-            write_stakes(self.writer.gateway, block.record.consensus_end + 1, result.new_stakes)
+        write_changes(self.writer.gateway, result, tracker)
         return block, PeriodDone(consensus_ns, block.block_number, used_book, self.state_fingerprint)
 
     def _on_written(self, written: BlockWriteResult, pending: _Pending) -> None:

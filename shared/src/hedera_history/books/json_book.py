@@ -28,6 +28,11 @@ def is_json_book(data: bytes) -> bool:
 
 
 def parse_json_address_book(data: bytes, name: str = "address book") -> AddressBook:
+    return parse_address_book(_json_book_bytes(data, name), name)
+
+
+def _json_book_bytes(data: bytes, name: str) -> bytes:
+    """The ``NodeAddressBook`` bytes of a JSON book, every entry with an account."""
     try:
         book = json_format.Parse(data.decode("utf-8"), hapi.NodeAddressBook(), ignore_unknown_fields=True)
     except (json_format.ParseError, UnicodeDecodeError, RecursionError) as e:
@@ -38,9 +43,16 @@ def parse_json_address_book(data: bytes, name: str = "address book") -> AddressB
                 address.nodeAccountId.accountNum = address.nodeId + _FIRST_NODE_ACCOUNT
             except ValueError as e:
                 raise AddressBookError(f"entry {index}: node id {address.nodeId} gives no account", file=name) from e
-    return parse_address_book(book.SerializeToString(), name)
+    data_bytes: bytes = book.SerializeToString()
+    return data_bytes
 
 
 def parse_book_file(data: bytes, name: str = "address book") -> AddressBook:
     """A book file in either form: JSON when it starts with ``{``, else ``NodeAddressBook`` bytes."""
     return parse_json_address_book(data, name) if is_json_book(data) else parse_address_book(data, name)
+
+
+def book_file_contents(data: bytes, name: str = "address book") -> bytes:
+    """A book file in either form as the ``NodeAddressBook`` bytes file 0.0.102 would hold: what a
+    stored book keeps beside its canonical form (endpoints, certificate hashes, descriptions)."""
+    return _json_book_bytes(data, name) if is_json_book(data) else data

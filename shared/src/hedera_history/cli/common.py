@@ -73,6 +73,8 @@ class LocalStream:
     periods: list[LocalPeriod]
     book: AddressBook
     numbering: Numbering
+    book_location: str
+    """Where ``book`` was read (a file or object URL)."""
 
 
 def local_stream(directory: Path, settings: Settings, periods: list[LocalPeriod] | None = None) -> LocalStream:
@@ -81,14 +83,15 @@ def local_stream(directory: Path, settings: Settings, periods: list[LocalPeriod]
     periods = find_local_periods(directory) if periods is None else periods
     if not periods:
         raise click.ClickException(f"no stream files in a known bucket layout under {directory}")
-    book = load_address_book(bootstrap_book_location(settings, periods[0].consensus_ns))
+    location = bootstrap_book_location(settings, periods[0].consensus_ns)
+    book = load_address_book(location)
     numbering = numbering_for(
         periods,
         start_block=settings.start_block,
         pin=BlockPin.parse(settings.block_pin),
         max_decompressed=settings.max_decompressed_bytes,
     )
-    return LocalStream(periods, book, numbering)
+    return LocalStream(periods, book, numbering, location)
 
 
 def local_stream_arguments(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -261,11 +261,12 @@ def upload(*, directory: Path, state_dir: Path | None, shuffle: bool, duplicates
     """Write every stream file under DIR into the stack's bucket at the same path, as nodes would.
 
     DIR's genesis-balances.json (written by `generate`) seeds derived balances when they have not
-    begun yet."""
+    begun yet, and the stack's bootstrap book is recorded in force from DIR's first period, as
+    `load` records them."""
     from hedera_history.gen.writer import GENESIS_BALANCES_FILE  # noqa: PLC0415
-    from hedera_history.localstack.balances import SnapshotLoad  # noqa: PLC0415
     from hedera_history.localstack.directory_upload import ready_directory  # noqa: PLC0415
     from hedera_history.localstack.upload import BookInstall, plan_uploads, upload_files  # noqa: PLC0415
+    from hedera_history.pipeline.history_start import BookStart, SnapshotLoad  # noqa: PLC0415
 
     console = Console(stderr=True)
     state = require_running_state(_state_dir(state_dir))
@@ -277,7 +278,9 @@ def upload(*, directory: Path, state_dir: Path | None, shuffle: bool, duplicates
             f"[yellow]address book: the stack keeps its own ({state.address_book}); "
             f"{directory}/address-book.bin differs[/]"
         )
-    if ready.balances is SnapshotLoad.LOADED:
+    if ready.start.book is BookStart.RECORDED:
+        console.print("address book: recorded in force from the first period (served by /api/v1/network/nodes)")
+    if ready.start.balances is SnapshotLoad.LOADED:
         console.print(f"balances: {directory}/{GENESIS_BALANCES_FILE} loaded as the starting balances")
     files = ready.files
     plan = plan_uploads(files, shuffle=shuffle, duplicates=duplicates, seed=seed)

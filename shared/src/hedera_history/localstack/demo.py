@@ -29,7 +29,7 @@ from hedera_history.errors import StackError
 from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
-from hedera_history.localstack.balances import SnapshotLoad, load_directory_snapshot
+from hedera_history.localstack.balances import load_directory_snapshot
 from hedera_history.localstack.live_follow import (
     Arrival,
     BlockArrivals,
@@ -46,6 +46,7 @@ from hedera_history.localstack.stack_progress import (
     wait_for_blocks,
 )
 from hedera_history.localstack.stack_state import read_state
+from hedera_history.pipeline.history_start import SnapshotLoad
 from hedera_history.sources.base import open_sink
 from hedera_history.store.reader import HistoryReader
 

@@ -8,7 +8,9 @@
 - Books must be applied in block order (a large book arrives as an update and appends, possibly
   over several blocks), so :meth:`AddressBookHistory.advance` runs behind the contiguous
   watermark: it applies the recorded changes of the blocks up to it and writes each new book as
-  ``book/<hex16 one's complement of the time it takes effect>`` (newest first) and each new stake
+  ``book/<hex16 one's complement of the time it takes effect>`` (newest first; cell ``book`` the
+  canonical book, cell ``file`` the 0.0.102 contents it was read from, with the endpoints,
+  certificate hashes and descriptions ``/api/v1/network/nodes`` serves) and each new stake
   table as ``stakes/<same>``, then moves its ``keeper`` cell by compare-and-set. Concurrent runs are
   safe: the book and stake rows are deterministic and only one keeper move wins.
 - A period is verified with :meth:`AddressBookHistory.consensus_book_at`: the book in force
@@ -35,6 +37,7 @@ the backfill applies them while it verifies: the two cannot disagree on a book.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.address_book import AddressBook
@@ -48,7 +51,7 @@ from hedera_history.books.codec import (
 )
 from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.books.stakes import NodeStakes, weigh
-from hedera_history.books.updates import AddressBookTracker
+from hedera_history.books.updates import NODE_DETAILS_FILE, AddressBookTracker
 from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
 from hedera_history.store.gateway import (
@@ -62,12 +65,18 @@ from hedera_history.store.gateway import (
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
 from hedera_history.store.model import Cell, Row
 
+if TYPE_CHECKING:  # the query function reads books without loading verification
+    from hedera_history.verify.stream import PeriodResult
+
 BOOK = b"book/"
 STAKES = b"stakes/"
 CHANGE = b"change/"
 KEEPER = b"keeper"
 START = b"start"
 Q_BOOK = b"book"
+Q_FILE = b"file"
+"""Of a ``book/`` row: the ``NodeAddressBook`` bytes the book was read from, as the file held them
+(absent in rows written before it, and where the writer had only the parsed book)."""
 Q_STAKES = b"stakes"
 Q_CHANGES = b"changes"
 Q_STATE = b"state"
@@ -210,7 +219,7 @@ class AddressBookHistory:
             if tracker.stakes != stakes_before and tracker.stakes is not None:
                 write_stakes(self._gateway, recorded.effective_ns, tracker.stakes)
             if book is not None:
-                write_book(self._gateway, recorded.effective_ns, book)
+                write_book(self._gateway, recorded.effective_ns, book, tracker.contents.get(NODE_DETAILS_FILE))
                 new_books.append(recorded.effective_ns)
         new_state = encode_keeper_state(last, BookState.of_tracker(tracker))
         self._gateway.check_and_set(
@@ -256,15 +265,42 @@ def first_block_of_stream(gateway: BigtableGateway, configured: int) -> int:
     return configured if start is None or start.block is None else start.block
 
 
-def write_book(gateway: BigtableGateway, effective_ns: int, book: AddressBook) -> None:
+def write_book(gateway: BigtableGateway, effective_ns: int, book: AddressBook, contents: bytes | None = None) -> None:
     """Record that ``book`` is in force from ``effective_ns`` on (the stream's keeper and the
-    backfill both write these rows, so a stream that starts after a backfill knows its books)."""
-    row = Row(
-        s.ADDRESS_BOOKS,
-        BOOK + hex16(ones_complement(effective_ns)),
-        (Cell(s.ADDRESS_BOOKS_FAMILY, Q_BOOK, address_book_to_bytes(book), 0),),
-    )
+    backfill both write these rows, so a stream that starts after a backfill knows its books), with
+    the file ``contents`` it was read from when known."""
+    cells = [Cell(s.ADDRESS_BOOKS_FAMILY, Q_BOOK, address_book_to_bytes(book), 0)]
+    if contents is not None:
+        cells.append(Cell(s.ADDRESS_BOOKS_FAMILY, Q_FILE, contents, 0))
+    row = Row(s.ADDRESS_BOOKS, BOOK + hex16(ones_complement(effective_ns)), tuple(cells))
     write_or_raise(gateway, s.ADDRESS_BOOKS, [row], f"address book from {effective_ns}")
+
+
+def write_changes(gateway: BigtableGateway, result: PeriodResult, tracker: AddressBookTracker) -> None:
+    """Record the book and stakes a verified block put in force for the blocks after it (as
+    ``verify_stream`` reports them), the book with the 0.0.102 contents ``tracker``, the tracker it
+    verified with, read it from: how a backfill and ``load`` leave the history that a stream started
+    after them verifies with, and that ``/api/v1/network/nodes`` serves."""
+    block = result.report.block
+    if block is None:
+        return
+    effective_ns = block.record.consensus_end + 1
+    if result.new_book is not None:
+        write_book(gateway, effective_ns, result.new_book, tracker.contents.get(NODE_DETAILS_FILE))
+    if result.new_stakes is not None:
+        write_stakes(gateway, effective_ns, result.new_stakes)
+
+
+def book_row_in_force(gateway: BigtableGateway, consensus_ns: int) -> tuple[int, dict[bytes, bytes]] | None:
+    """(effective time, cells by qualifier) of the ``book/`` row in force at ``consensus_ns``."""
+    start = BOOK + hex16(ones_complement(consensus_ns))
+    for row in gateway.read_rows(s.ADDRESS_BOOKS, RowQuery(ranges=(KeyRange(start, prefix_end(BOOK)),), limit=1)):
+        try:
+            effective_ns = ones_complement(decode_hex16(row.key[len(BOOK) :]))
+        except ValueError as e:
+            raise RowDecodeError(f"address book row key {row.key[:40]!r} unreadable") from e
+        return effective_ns, {cell.qualifier: cell.value for cell in row.family(s.ADDRESS_BOOKS_FAMILY)}
+    return None
 
 
 def write_stakes(gateway: BigtableGateway, effective_ns: int, stakes: NodeStakes) -> None:
