@@ -272,6 +272,31 @@ class ObjectTooLargeError(SourceError):
     """The object is larger than the caller's read limit."""
 
 
+class BlockNodeError(SourceError):
+    """Reading blocks from a block node (HIP-1081) failed. Raised as itself when the node refused
+    the request (an invalid request or range, an API it does not serve): asking again the same way
+    cannot help. The leaves below say what else went wrong."""
+
+
+class BlockNodeUnavailableError(BlockNodeError, SourceUnavailableError):
+    """No usable answer from a block node: not reachable, a call or a block past its timeout, a
+    stream cut before its status, an ``ERROR`` or ``NOT_AVAILABLE`` status."""
+
+
+class BlockNotYetAvailableError(BlockNodeUnavailableError):
+    """Every block node that answered is behind the block asked for: it is not produced yet."""
+
+
+class BlockNodeProtocolError(BlockNodeError, Transient):
+    """A block node broke the API's rules (items before a block header, a new block before the end
+    of the last, an end of block or a header with the wrong number, an unknown status). Transient:
+    another block node, or the same one later, may answer right."""
+
+
+class BlockNotFoundError(BlockNodeError, ObjectNotFoundError):
+    """No block node holds the block (it is older than what they keep, or missing from their range)."""
+
+
 class StoreError(HistoryError):
     """Writing to or reading from Bigtable failed."""
 
