@@ -9,8 +9,20 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hedera_history.cli.common import consensus_ratio as consensus_ratio_of
-from hedera_history.cli.common import local_stream, local_stream_arguments, local_stream_settings, network_options
-from hedera_history.pipeline.local_load import LoadReport, load_periods
+from hedera_history.cli.common import (
+    load_address_book,
+    local_stream,
+    local_stream_arguments,
+    local_stream_settings,
+    network_options,
+)
+from hedera_history.gen.writer import GENESIS_BALANCES_FILE
+from hedera_history.localstack.balances import directory_snapshot
+from hedera_history.pipeline.block_load import load_block_runs
+from hedera_history.pipeline.history_start import BookStart, SnapshotLoad
+from hedera_history.pipeline.local_load import LoadReport, StartFiles, load_periods
+from hedera_history.sources.address_book_file import read_address_book_bytes
+from hedera_history.sources.local_files import find_local_files
 from hedera_history.store.bigtable_client import open_admin_instance, open_gateway
 from hedera_history.store.schema import ensure_tables
 
@@ -39,6 +51,16 @@ from hedera_history.store.schema import ensure_tables
     show_default=True,
     help="Create missing tables and families and set their GC rules first.",
 )
+@click.option(
+    "--ledger-id",
+    default=None,
+    help="Hex of the TSS ledger id block 0 must publish: the trust root of native blocks [HEDERA_HISTORY_LEDGER_ID].",
+)
+@click.option(
+    "--unsigned-blocks/--no-unsigned-blocks",
+    default=None,
+    help="Store blocks whose proof is a pre-TSS placeholder as unsigned [HEDERA_HISTORY_UNSIGNED_BLOCKS].",
+)
 @network_options
 @click.pass_context
 def load(
@@ -55,8 +77,18 @@ def load(
     create_tables: bool,
     network: str | None,
     block_pin: str | None,
+    ledger_id: str | None,
+    unsigned_blocks: bool | None,
 ) -> None:
     """Verify every period under DIR (either bucket layout) and write the verified blocks.
+
+    Records what the history starts from as `stack upload` does (the bootstrap book in force from
+    the first period; DIR's genesis-balances.json, written by `generate`, as the starting balances
+    when they have not begun), the books the stream puts in force, and applies derived balances.
+
+    Block files (.blk, .blk.gz, .blk.zstd; bucket layout or flat, each folder its own chain) are
+    verified and written too, under their own numbers: wrapped record blocks with the address book,
+    native blocks with their TSS proofs against block 0's ledger (docs/block-streams.md).
 
     Blocks that do not verify are not written, nor is a block whose link to its predecessor is
     broken (reported under "chain problems"). Exits 0 only when every period verified and every
@@ -71,9 +103,20 @@ def load(
         project=project,
         bigtable_instance=instance,
         table_prefix=table_prefix,
+        ledger_id=ledger_id,
+        unsigned_blocks=unsigned_blocks,
     )
     ratio = consensus_ratio_of(consensus_ratio, settings)
-    stream = local_stream(directory, settings)
+    files = find_local_files(directory, max_decompressed=settings.max_decompressed_bytes)
+    if not files.count:
+        raise click.ClickException(f"no stream files in a known bucket layout and no block files under {directory}")
+    stream = local_stream(directory, settings, files.periods) if files.periods else None
+    book_location = stream.book_location if stream is not None else settings.address_book
+    start = (
+        StartFiles(read_address_book_bytes(book_location, settings), directory_snapshot(directory))
+        if book_location
+        else None
+    )
     if create_tables:
         ensure_tables(open_admin_instance(settings), settings)
     console = Console(stderr=True)
@@ -81,14 +124,31 @@ def load(
     try:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console) as progress:
-            report = load_periods(
-                stream.periods,
-                stream.book,
-                stream.numbering,
+            bars = _ProgressBars(progress, files.count)
+            report = LoadReport()
+            if stream is not None:
+                report = load_periods(
+                    stream.periods,
+                    stream.book,
+                    stream.numbering,
+                    ratio=ratio,
+                    settings=settings,
+                    gateway=gateway,
+                    progress=bars,
+                    start=start,
+                )
+            book = stream.book if stream is not None else None
+            if book is None and settings.address_book:
+                book = load_address_book(settings.address_book, settings)
+            load_block_runs(
+                files.block_runs,
+                book,
                 ratio=ratio,
                 settings=settings,
                 gateway=gateway,
-                progress=_ProgressBars(progress, len(stream.periods)),
+                report=report,
+                progress=bars,
+                start=start if stream is None else None,
             )
     finally:
         gateway.close()
@@ -115,6 +175,13 @@ class _ProgressBars:
 
 def _print_summary(console: Console, report: LoadReport) -> None:
     console.print(f"verified {report.verified} block(s), wrote {report.written} completely")
+    start = report.history_start
+    if start is not None:
+        if start.book is BookStart.RECORDED:
+            console.print("address book: recorded in force from the first period (served by /api/v1/network/nodes)")
+        if start.balances is SnapshotLoad.LOADED:
+            console.print(f"balances: {GENESIS_BALANCES_FILE} loaded as the starting balances")
+        console.print(f"balances: {report.balances_applied} block(s) applied")
     for title, lines in (
         ("not verified", report.not_verified),
         ("chain problems", report.chain_problems),

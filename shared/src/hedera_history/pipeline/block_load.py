@@ -21,8 +21,10 @@ from hedera_history.block import VerifiedBlock
 from hedera_history.books.address_book import AddressBook
 from hedera_history.collector import task_collector
 from hedera_history.config import Settings
+from hedera_history.derived.applier import BalanceApplier
 from hedera_history.errors import BrokenChainError, HistoryError
-from hedera_history.pipeline.local_load import LoadProgress, LoadReport
+from hedera_history.pipeline.history_start import record_history_start
+from hedera_history.pipeline.local_load import LoadProgress, LoadReport, StartFiles
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.block_tss import LedgerTssCheck
@@ -66,19 +68,46 @@ def load_block_runs(
     gateway: BigtableGateway,
     report: LoadReport | None = None,
     progress: LoadProgress | None = None,
+    start: StartFiles | None = None,
 ) -> LoadReport:
-    """Verify every run of block files and write each verified block; counted into ``report``."""
+    """Verify every run of block files and write each verified block; counted into ``report``.
+
+    With ``start`` (a folder of blocks alone), the history's start is recorded from it at the
+    first block written, as for record files; once a start is recorded (here or by the record
+    files loaded before), derived balances take in the blocks written."""
     report = report if report is not None else LoadReport()
+    sent: list[VerifiedBlock] = []
     blocks = verified_blocks(runs, book, report, ratio=ratio, settings=settings, progress=progress)
+    written_numbers = []
     with task_collector():
-        for written in BlockWriter(gateway, settings).iter_write(blocks):
+        for written in BlockWriter(gateway, settings).iter_write(_kept_first(blocks, sent)):
             if written.complete:
                 report.written += 1
+                written_numbers.append(written.block_number)
             else:
                 report.not_written.append(f"block {written.block_number}: {written.error}")
             if progress is not None:
                 progress.block_written(report)
+    if start is not None and written_numbers:
+        report.history_start = record_history_start(
+            gateway,
+            settings,
+            book_file=start.book_file,
+            first_ns=sent[0].record.consensus_start,
+            first_block=min(written_numbers),
+            snapshot=start.snapshot,
+        )
+    if report.history_start is not None and written_numbers:
+        report.balances_applied += len(BalanceApplier(gateway, settings).run().applied)
     return report
+
+
+def _kept_first(blocks: Iterator[VerifiedBlock], kept: list[VerifiedBlock]) -> Iterator[VerifiedBlock]:
+    """``blocks`` as they come, the first one kept in ``kept``."""
+    for block in blocks:
+        if not kept:
+            kept.append(block)
+        yield block
 
 
 def _verified(checked: BlockReport, report: LoadReport, settings: Settings) -> VerifiedBlock | None:

@@ -1,0 +1,233 @@
+"""Block streams through ``load`` and the API, on the Bigtable emulator: every transaction of the
+real blocks (``blocks/tss-schnorr``, ``mirror-node-blockstreams``, ``wrapped-solo-4n``,
+``wrapped-mainnet``, ``genesis``) answered by ``/transactions/{id}``, every block by ``/blocks/{n}``
+and its hash with the values the reference's tests assert (``blocks/README.md``), every answer
+valid against the reference OpenAPI; and a wrapped record block answers every route exactly as
+the record file it wraps, loaded from its ``.rcd`` folder into another store."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from click.testing import CliRunner
+from hedera_history import hapi
+from hedera_history.api.render import timestamp, transaction_id_string
+from hedera_history.cli.main import cli
+from hedera_history.config import Settings
+from hedera_history.formats.block import parse_block_file
+from hedera_history.formats.block_hash import EMPTY_TREE_HASH
+from hedera_history.formats.block_record_file import native_block_files
+from hedera_history.formats.parsed_files import RecordItem
+from hedera_history.sources.local_blocks import find_block_runs
+from hedera_history.store.bigtable_client import gateway_for_instance
+from hedera_history.store.reader import HistoryReader
+from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks
+
+from tests.conformance.tss_blocks import LEDGER_ID, ROOTS
+from tests.fixtures.emulators import unique_name
+from tests.helpers.wrapped_records import WRAPPED_EXAMPLES, bucket_layout
+from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.unit.api.wsgi_app import query_app
+
+pytestmark = [pytest.mark.emulator, pytest.mark.xdist_group("blocks-loaded")]
+
+BLOCKS = "blocks"
+TSS_COUNTS = (759, 59, 171, 24, 22, 25)
+SOLO_COUNTS = (760, 146, 76, 20, 19)
+MIRROR = {
+    # number: (consensus start = end, count, hash, previous hash), MN BlockStreamReaderTest
+    7: (
+        1770842061390565879,
+        1,
+        "8b98440b3fa8b13d9d7f82e92ceb246c9707cf6c11ba38997385e7ea1097f06d752736753fe40b9ff06096211a11066a",
+        "e11e44567f5ca4ae23b75467b75d83c8880d0888f5c4154f08b8f221bf269b2e4f3f1686e8dcb9694beaaf287313b0fb",
+    ),
+    8: (
+        1770842063775529380,
+        1,
+        "78ef36dc7c7cb57cfb212966b768a0fbc9b0f5045574c6b3bfa0cccdcef9401b7edda1cf05ada60dedd7e0b435e0d81d",
+        "8b98440b3fa8b13d9d7f82e92ceb246c9707cf6c11ba38997385e7ea1097f06d752736753fe40b9ff06096211a11066a",
+    ),
+    16: (
+        1770842078844243554,
+        0,
+        "c61a2439f0754008932fe10155ce2c61b32457d6ec30e632a71eafeeef44b1df64b1cfd966c6325c0c5766431f5441f9",
+        "449c52f8efe0e284aac3a0961efb2403a7337a0fc519c1b5231a07ce6d3eae9e9b9d8809782202a5fd40048ddd533098",
+    ),
+}
+
+
+@dataclass
+class Store:
+    client: Any
+    contract: ReferenceContract
+
+    def get(self, url: str, status: int = 200) -> Any:
+        response = self.client.get(url)
+        assert response.status_code == status, (url, response.status_code, response.data[:300])
+        body = response.get_json()
+        self.contract.validate(urlsplit(url).path, status, body)
+        return body
+
+    def follow(self, url: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        link: str | None = url
+        while link is not None:
+            body = self.get(link)
+            items.extend(body[key])
+            link = body["links"]["next"]
+        return items
+
+
+@dataclass
+class Loaded:
+    instance: Any
+    contract: ReferenceContract
+    gateways: list[Any]
+
+    def load(self, prefix: str, folder: Path, *args: str) -> Store:
+        command = ["load", str(folder), "--instance", self.instance.instance_id, "--table-prefix", prefix, *args]
+        result = CliRunner().invoke(cli, command, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        gateway = gateway_for_instance(self.instance, Settings(table_prefix=prefix))
+        self.gateways.append(gateway)
+        return Store(query_app(HistoryReader(gateway)).test_client(), self.contract)
+
+
+@pytest.fixture(scope="module")
+def loaded(bigtable_client: Any) -> Iterator[Loaded]:
+    instance = bigtable_client.instance(unique_name("blocks"))
+    done = Loaded(instance, ReferenceContract(load_reference_document()), [])
+    yield done
+    for gateway in done.gateways:
+        gateway.close()
+    for table in instance.list_tables():
+        with contextlib.suppress(Exception):
+            table.delete()
+
+
+def _records(folder: Path) -> list[RecordItem]:
+    """Every record the native blocks under ``folder`` hold, as the row builder reads them."""
+    return [item for path in sorted(folder.rglob("*.blk*")) for item in _block_records(path)]
+
+
+def _block_records(path: Path) -> tuple[RecordItem, ...]:
+    return native_block_files(parse_block_file(path.read_bytes(), path.name))[0].items
+
+
+def _every_transaction_answers(store: Store, records: list[RecordItem]) -> None:
+    for item in records:
+        record = hapi.TransactionRecord.FromString(item.record_bytes)
+        payer = record.transactionID.accountID
+        valid_start = record.transactionID.transactionValidStart
+        transaction_id = transaction_id_string(
+            f"{payer.shardNum}.{payer.realmNum}.{payer.accountNum}",
+            valid_start.seconds * 10**9 + valid_start.nanos,
+        )
+        answered = store.get(f"/api/v1/transactions/{transaction_id}")["transactions"]
+        assert timestamp(item.consensus_ns) in {t["consensus_timestamp"] for t in answered}, transaction_id
+
+
+def _block(store: Store, number: int) -> dict[str, Any]:
+    block: dict[str, Any] = store.get(f"/api/v1/blocks/{number}")
+    assert store.get(f"/api/v1/blocks/{block['hash']}") == block
+    return block
+
+
+def test_tss_signed_blocks(loaded: Loaded, hedera_data: Path) -> None:
+    folder = hedera_data / BLOCKS / "tss-schnorr"
+    store = loaded.load("tss_", folder, "--ledger-id", LEDGER_ID)
+    for number, count in enumerate(TSS_COUNTS):
+        block = _block(store, number)
+        previous = EMPTY_TREE_HASH.hex() if number == 0 else ROOTS[number - 1]
+        assert (block["hash"], block["previous_hash"]) == ("0x" + ROOTS[number], "0x" + previous)
+        assert (block["count"], block["record_file_version"], block["hapi_version"]) == (count, 7, "0.78.0")
+        assert block["name"] == f"{number:019d}.blk"
+        records = _block_records(folder / f"{number}.blk.gz")
+        assert block["timestamp"] == {
+            "from": timestamp(records[0].consensus_ns),
+            "to": timestamp(records[-1].consensus_ns),
+        }
+    assert [b["number"] for b in store.follow("/api/v1/blocks?limit=4", "blocks")] == [5, 4, 3, 2, 1, 0]
+    _every_transaction_answers(store, _records(folder))
+
+
+def test_native_blocks_of_an_unsigned_network_need_asking_for(loaded: Loaded, hedera_data: Path) -> None:
+    folder = hedera_data / BLOCKS / "mirror-node-blockstreams"
+    args = ["load", str(folder), "--instance", loaded.instance.instance_id, "--table-prefix", "refused_"]
+    refused = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert refused.exit_code == 1
+    assert "unverified_proof" in " ".join(refused.output.split())
+    store = loaded.load("mirror_", folder, "--unsigned-blocks")
+    for number, (consensus, count, block_hash, previous) in MIRROR.items():
+        block = _block(store, number)
+        assert block["timestamp"] == {"from": timestamp(consensus), "to": timestamp(consensus)}
+        assert (block["count"], block["hash"], block["previous_hash"]) == (count, "0x" + block_hash, "0x" + previous)
+        assert block["hapi_version"] == "0.73.0"
+    _every_transaction_answers(store, _records(folder))
+
+
+def test_wrapped_solo_blocks(loaded: Loaded, hedera_data: Path) -> None:
+    folder = hedera_data / BLOCKS / "wrapped-solo-4n"
+    store = loaded.load("solo_", folder, "--address-book", str(folder / "address-book.json"))
+    (run,) = find_block_runs(folder)
+    reports = list(verify_blocks(run, None, BlockCheckOptions()))
+    for number, count in enumerate(SOLO_COUNTS):
+        block = _block(store, number)
+        wrapped = reports[number].wrapped
+        assert wrapped is not None
+        assert block["count"] == count == len(wrapped.record.items)
+        assert block["hash"] == "0x" + wrapped.record.hash.hex()
+        assert block["record_file_version"] == 6
+        _every_transaction_answers(store, list(wrapped.record.items))
+
+
+@pytest.mark.parametrize(
+    ("network", "book", "count"),
+    [("mainnet", "main-resources-mainnet.bin", 1), ("testnet", "main-resources-testnet.bin", 707)],
+)
+def test_wrapped_genesis_blocks(loaded: Loaded, hedera_data: Path, network: str, book: str, count: int) -> None:
+    folder = hedera_data / BLOCKS / "genesis" / network
+    store = loaded.load(f"genesis_{network}_", folder, "--address-book", str(hedera_data / "addressbook" / book))
+    block = _block(store, 0)
+    assert block["count"] == count
+    (run,) = find_block_runs(folder)
+    (report,) = verify_blocks(run, None, BlockCheckOptions())
+    assert report.wrapped is not None
+    _every_transaction_answers(store, list(report.wrapped.record.items))
+
+
+@pytest.mark.parametrize("example", WRAPPED_EXAMPLES, ids=lambda e: f"v{e.version}")
+def test_a_wrapped_block_answers_as_its_record_file(
+    loaded: Loaded, hedera_data: Path, tmp_path: Path, example: Any
+) -> None:
+    book = str(hedera_data / example.book)
+    single = tmp_path / "block"
+    single.mkdir()
+    (single / Path(example.block).name).symlink_to(hedera_data / example.block)
+    from_block = loaded.load(f"wrapped_v{example.version}_", single, "--address-book", book)
+    originals = bucket_layout(hedera_data / example.originals, tmp_path / "originals")
+    start = ["--start-block", str(example.number)]
+    from_file = loaded.load(f"original_v{example.version}_", originals, "--address-book", book, *start)
+
+    urls = ["/api/v1/blocks", f"/api/v1/blocks/{example.number}"]
+    block = from_file.get(f"/api/v1/blocks/{example.number}")
+    urls.append(f"/api/v1/blocks/{block['hash']}")
+    listed = from_file.follow("/api/v1/transactions?limit=25", "transactions")
+    assert len(listed) == block["count"]
+    urls += ["/api/v1/transactions?limit=25", "/api/v1/transactions?limit=10&order=asc"]
+    for transaction in listed:
+        urls.append(f"/api/v1/transactions/{transaction['transaction_id']}")
+        urls.append(f"/api/v1/transactions/{base64.b64decode(transaction['transaction_hash']).hex()}")
+    payers = sorted({t["transaction_id"].split("-")[0] for t in listed})
+    urls += [f"/api/v1/accounts/{payer}?limit=5" for payer in payers[:5]]
+    urls += [f"/api/v1/transactions?account.id={payer}&limit=5" for payer in payers[:5]]
+    for url in urls:
+        assert from_block.get(url) == from_file.get(url), url
