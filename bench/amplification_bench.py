@@ -19,8 +19,10 @@ Stored side, per table, two figures:
   table) do not shrink again.
 
 Inputs: a generated mainnet-shaped stream (crypto and token transfers, NFTs, HCS, contract calls
-with sidecars) and the real V6 files of the test data (two small blocks: the fixed cost of a block,
-four nodes' signatures, dominates them).
+with sidecars), the real V6 files of the test data (two small blocks: the fixed cost of a block,
+four nodes' signatures, dominates them) and the real native blocks of ``blocks/tss-schnorr`` (read
+side: the ``.blk.gz`` files; a native block's items row keeps the whole block, its signature and
+state changes included, so its transactions' records are stored nowhere else).
 """
 
 from __future__ import annotations
@@ -37,10 +39,14 @@ from hedera_history.block import VerifiedBlock
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
+from hedera_history.sources.local_blocks import find_block_runs
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
 from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows
+from hedera_history.verify.block_tss import LedgerTssCheck
+from hedera_history.verify.block_verified import verified_block
+from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks
 from hedera_history.verify.stream import verify_stream
 
 from bench.machine import reports_machine
@@ -181,6 +187,16 @@ def real_v6(data_dir: Path, settings: Settings = SETTINGS) -> Amplification:
     return measure(blocks, node_stream_bytes(folder), settings)
 
 
+def native_blocks(data_dir: Path, settings: Settings = SETTINGS) -> Amplification:
+    """The TSS-signed native blocks of ``blocks/tss-schnorr`` against their ``.blk.gz`` files."""
+    folder = data_dir / "blocks" / "tss-schnorr"
+    (run,) = find_block_runs(folder)
+    reports = verify_blocks(run, None, BlockCheckOptions(tss=LedgerTssCheck()))
+    blocks = [verified_block(checked) for checked in reports]
+    read = sum(path.stat().st_size for path in folder.glob("*.blk.gz"))
+    return measure(blocks, StreamBytes(records=read, sidecars=0, signatures=0), settings)
+
+
 def report(title: str, result: Amplification) -> None:
     stream, n = result.stream, max(result.transactions, 1)
     print(f"-- {title}: {result.transactions:,} transactions")
@@ -235,6 +251,7 @@ def main() -> None:
     from tests.data_dir import real_data_dir  # noqa: PLC0415 (the tests package is found from the checkout)
 
     report("real V6 test files", real_v6(real_data_dir()))
+    report("real native blocks (tss-schnorr, read: the .blk.gz files)", native_blocks(real_data_dir()))
 
 
 if __name__ == "__main__":

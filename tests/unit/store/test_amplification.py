@@ -56,3 +56,12 @@ def test_bucketed_time_keys_spread_over_sixteen_fronts_and_plain_ones_take_one(
     plain = {item.table: item for item in spread.spreads(plain_row_key_for_transaction)}
     assert plain[s.TRANSACTIONS].busiest_share == 1.0 and plain[s.TRANSACTIONS].tablets_written == 1
     assert plain[s.TRANSACTIONS].hottest_front == 1.0
+
+
+def test_native_blocks_stay_within_one_and_a_half(hedera_data: Path) -> None:
+    # The real TSS-signed blocks: the items row keeps each whole block (signature, state changes,
+    # event headers), about its .blk.gz size; the indexes add the rest (1.44 measured).
+    result = bench.native_blocks(hedera_data)
+    assert result.transactions == 1060
+    assert result.on_disk_ratio <= 1.5, result.on_disk_ratio
+    assert result.tables[s.ITEMS].on_disk <= 1.05 * result.stream.records
