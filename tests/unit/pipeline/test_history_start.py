@@ -18,9 +18,10 @@ from hedera_history.derived.balances import account_balance
 from hedera_history.derived.snapshot import BalanceSnapshot
 from hedera_history.formats.hashing import sha384
 from hedera_history.pipeline.address_books import (
+    BOOK,
     Q_FILE,
     AddressBookHistory,
-    book_row_in_force,
+    row_in_force,
     write_book,
     write_changes,
 )
@@ -104,7 +105,7 @@ def test_a_book_recorded_without_its_file_gets_it_and_a_json_book_counts_as_its_
         gateway, Settings(), book_file=as_json, first_ns=FIRST_NS, first_block=0, snapshot=None
     )
     assert start.book is BookStart.RECORDED
-    found = book_row_in_force(gateway, FIRST_NS)
+    found = row_in_force(gateway, BOOK, FIRST_NS)
     assert found is not None and found[0] == FIRST_NS - 10
     assert hapi.NodeAddressBook.FromString(found[1][Q_FILE]) == hapi.NodeAddressBook.FromString(book_file)
     assert len(nodes(gateway)[0]["service_endpoints"]) == 3
@@ -154,6 +155,6 @@ def test_a_book_the_stream_puts_in_force_keeps_the_file_it_was_read_from(book_fi
         history.record_block(result.report.block)
     history.advance(2)
     for gateway in (from_results, keeper):
-        found = book_row_in_force(gateway, FIRST_NS + 10**12)
+        found = row_in_force(gateway, BOOK, FIRST_NS + 10**12)
         assert found is not None and found[1][Q_FILE] == new_file
         assert len(nodes(gateway)[0]["service_endpoints"]) == 3

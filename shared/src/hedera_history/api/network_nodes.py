@@ -34,10 +34,8 @@ from hedera_history.books.address_book import AddressBook
 from hedera_history.books.parse import parse_address_book
 from hedera_history.books.stakes import NodeStakes
 from hedera_history.errors import AddressBookError, CorruptFileError, RowDecodeError
-from hedera_history.pipeline.address_books import BOOK, Q_BOOK, Q_FILE, Q_STAKES, STAKES
-from hedera_history.store import schema as s
-from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery
-from hedera_history.store.keys import decode_hex16, ones_complement, prefix_end
+from hedera_history.pipeline.address_books import BOOK, Q_BOOK, Q_FILE, Q_STAKES, STAKES, row_in_force
+from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.reader import HistoryReader
 
 NODES_PATH = "/api/v1/network/nodes"
@@ -70,20 +68,8 @@ class StoredBook:
     """By node id."""
 
 
-def _newest(gateway: BigtableGateway, prefix: bytes) -> tuple[int, dict[bytes, bytes]] | None:
-    """(effective time ns, cells by qualifier) of the newest row under ``prefix`` (keys are newest first)."""
-    query = RowQuery(ranges=(KeyRange(prefix, prefix_end(prefix)),), limit=1)
-    for row in gateway.read_rows(s.ADDRESS_BOOKS, query):
-        try:
-            effective_ns = ones_complement(decode_hex16(row.key[len(prefix) :]))
-        except ValueError as e:
-            raise RowDecodeError(f"address book row key {row.key[:40]!r} unreadable") from e
-        return effective_ns, {cell.qualifier: cell.value for cell in row.family(s.ADDRESS_BOOKS_FAMILY)}
-    return None
-
-
 def newest_book(gateway: BigtableGateway) -> StoredBook | None:
-    found = _newest(gateway, BOOK)
+    found = row_in_force(gateway, BOOK, None)
     if found is None or Q_BOOK not in found[1]:
         return None
     effective_ns, cells = found
@@ -125,7 +111,7 @@ def _memo_account(address: Any) -> int | None:
 
 
 def newest_stakes(gateway: BigtableGateway) -> dict[int, int]:
-    found = _newest(gateway, STAKES)
+    found = row_in_force(gateway, STAKES, None)
     if found is None or Q_STAKES not in found[1]:
         return {}
     try:

@@ -291,12 +291,15 @@ def write_changes(gateway: BigtableGateway, result: PeriodResult, tracker: Addre
         write_stakes(gateway, effective_ns, result.new_stakes)
 
 
-def book_row_in_force(gateway: BigtableGateway, consensus_ns: int) -> tuple[int, dict[bytes, bytes]] | None:
-    """(effective time, cells by qualifier) of the ``book/`` row in force at ``consensus_ns``."""
-    start = BOOK + hex16(ones_complement(consensus_ns))
-    for row in gateway.read_rows(s.ADDRESS_BOOKS, RowQuery(ranges=(KeyRange(start, prefix_end(BOOK)),), limit=1)):
+def row_in_force(
+    gateway: BigtableGateway, prefix: bytes, consensus_ns: int | None
+) -> tuple[int, dict[bytes, bytes]] | None:
+    """(effective time, cells by qualifier) of the ``book/`` or ``stakes/`` row (``prefix``) in force
+    at ``consensus_ns``, or the newest one (None)."""
+    start = prefix if consensus_ns is None else prefix + hex16(ones_complement(consensus_ns))
+    for row in gateway.read_rows(s.ADDRESS_BOOKS, RowQuery(ranges=(KeyRange(start, prefix_end(prefix)),), limit=1)):
         try:
-            effective_ns = ones_complement(decode_hex16(row.key[len(BOOK) :]))
+            effective_ns = ones_complement(decode_hex16(row.key[len(prefix) :]))
         except ValueError as e:
             raise RowDecodeError(f"address book row key {row.key[:40]!r} unreadable") from e
         return effective_ns, {cell.qualifier: cell.value for cell in row.family(s.ADDRESS_BOOKS_FAMILY)}

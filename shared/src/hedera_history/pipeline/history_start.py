@@ -21,7 +21,7 @@ from hedera_history.books.parse import address_book_to_bytes
 from hedera_history.config import Settings
 from hedera_history.derived.balances import read_start
 from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot
-from hedera_history.pipeline.address_books import Q_BOOK, Q_FILE, book_row_in_force, write_book
+from hedera_history.pipeline.address_books import BOOK, Q_BOOK, Q_FILE, row_in_force, write_book
 from hedera_history.store.gateway import BigtableGateway
 
 
@@ -68,7 +68,7 @@ def record_history_start(
 def record_bootstrap_book(gateway: BigtableGateway, book_file: bytes, first_ns: int) -> BookStart:
     book = parse_book_file(book_file, "bootstrap address book")
     contents = book_file_contents(book_file, "bootstrap address book")
-    in_force = book_row_in_force(gateway, first_ns)
+    in_force = row_in_force(gateway, BOOK, first_ns)
     if in_force is None:
         write_book(gateway, first_ns, book, contents)
         return BookStart.RECORDED
