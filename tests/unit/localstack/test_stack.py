@@ -141,7 +141,7 @@ def test_function_command_and_environment(tmp_path: Path) -> None:
     assert argv[argv.index("--host") + 1] == "127.0.0.1"
     env = function_environment(STORE, {"A": "1"})
     assert env["A"] == "1"
-    assert env["THREADS"] == str(STORE.concurrency)
+    assert env["THREADS"] == str(STORE.concurrency + 1)  # a spare thread for the readiness check
     assert env["K_SERVICE"] == "store"
 
 

@@ -3,9 +3,16 @@
 The process runs ``python -m functions_framework --target <entry point> --source <folder>/main.py``
 with the signature type the deployed trigger implies (``cloudevent`` for the bucket trigger,
 ``http`` for the rest; a decorator in ``main.py`` takes precedence, as it does when deployed), the
-stack's environment, and as many request threads as the deployed function serves at once
+stack's environment, and one request thread more than the deployed function serves at once
 (``FunctionSpec.concurrency``). It is ready when it answers an HTTP request that never reaches the
 function itself (``GET /robots.txt``: a 404 or 405 from the framework).
+
+Why the spare thread: the stack's callers never send a function more calls at once than its
+concurrency (the push bridges share the store's, the schedulers call one at a time), so the spare
+thread is the readiness check's, as Cloud Run checks an instance outside its request slots.
+Without it a function serving one call at a time answered the check only between two calls, and
+the follow function is called back to back for a window each: after a restart the next call got
+in first and the check waited behind whole windows (130 s and more; past 180 s the restart failed).
 """
 
 from __future__ import annotations
@@ -56,11 +63,16 @@ def function_command(spec: FunctionSpec, source_dir: Path, port: int, host: str 
     ]
 
 
+def request_threads(spec: FunctionSpec) -> int:
+    """The function's concurrency and a spare thread for the readiness check (module docstring)."""
+    return spec.concurrency + 1
+
+
 def function_environment(spec: FunctionSpec, base: Mapping[str, str]) -> dict[str, str]:
     """``base`` plus what the Cloud Functions runtime sets for ``spec`` (threads, target, service)."""
     return {
         **base,
-        "THREADS": str(spec.concurrency),
+        "THREADS": str(request_threads(spec)),
         "FUNCTION_TARGET": spec.entry_point,
         "FUNCTION_SIGNATURE_TYPE": signature_type(spec),
         "K_SERVICE": spec.name,
