@@ -1,28 +1,32 @@
 """Which machine a bench ran on, and how fast that machine was while the bench ran.
 
-CPU seconds are not the same unit on two machines: the same commit's backfill bench gave about
-17,000 transactions per task-CPU second on one 2-core machine and 7,400-9,700 on another, while the
-codec bench gave the same figures on both (docs/backfill.md, "Comparing figures"). So every bench
-prints, before its own figures, the machine (CPU model, family and model from /proc/cpuinfo, cores,
-memory, Python, whether the compiled core loaded) and two calibrations timed in the same process;
-after them, the calibrations again, the load average seen during the run and how busy the whole
-machine was (/proc/stat: other work, and steal, the time the hypervisor gave the bench's vCPUs to
-someone else). Divide a figure by the calibration taken with it before comparing it with another
-machine's.
+CPU seconds are not the same unit on two machines, nor on one virtual machine from one hour to the
+next (its vCPUs share the host with other tenants): at the same commit the backfill bench's tasks
+took 3.5-3.9 CPU seconds on one 2-core machine and 6.2-8.2 on another (docs/backfill.md, "Comparing
+figures between machines"). So every bench prints, before its own figures, the machine (CPU model,
+family and model from /proc/cpuinfo, cores, memory, Python, whether the compiled core loaded) and a
+calibration; after them, the calibration again, the load average seen during the run and how busy
+the whole machine was (/proc/stat: all work, and steal, the time the hypervisor gave the bench's
+vCPUs to someone else). State a figure in calibration work (``Calibration.as_work``) before
+comparing it with another machine's.
 
-Two calibrations, because a machine can be as fast as another at one and half as fast at the other:
+The calibration has two figures, because C code streaming over a few MB and the interpreter
+allocating objects do not slow alike when a machine is busier or different:
 
 - **floor**: ``record_files.floor_one`` over one reference file of ``REFERENCE_ITEMS`` crypto
   transfers (gunzip, SHA-384 of the file, the ``RecordStreamFile`` parse, two SHA-384 per item):
-  C code over a few MB, the raw work of reading a record file; transfers per CPU second.
+  the raw work of reading a record file; transfers per CPU second.
 - **interpreter**: ``INTERPRETER_ROWS`` small rows built in Python (a bytes key and a dict of three
-  cells, the shape row building makes), sorted and dropped, with the cyclic collector off so the
-  bench's own heap does not weigh on it: the interpreter's object allocation, where row building,
-  the functions and the Python emulators spend most of their CPU; rows per CPU second.
+  cells, the shape row building makes), sorted and dropped, the cyclic collector off: the
+  interpreter's object allocation, where row building, the functions and the Python emulators
+  spend most of their CPU; rows per CPU second.
 
-Each is the median of ``SAMPLES`` runs in CPU seconds of the calling thread (``time.thread_time``),
-so work elsewhere on the machine is not charged to it; a run still slows when it shares a physical
-core or its caches with that work, which is what the calibration is there to show.
+Each is the median of ``SAMPLES`` runs in CPU seconds of one thread (``time.thread_time``), so work
+elsewhere on the machine is not charged to it; a run still slows when it shares a physical core or
+its caches with that work, which is what the calibration is there to show. It runs in a fresh
+interpreter started for it (``calibrate_in_child``), in the same run: in the bench's own process the
+interpreter figure measured the bench's heap as much as the machine (1.11 M rows per CPU second in
+a fresh process, 0.55 M once 1.5 M objects were left among freed ones).
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ import gc
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -44,6 +50,8 @@ from hedera_history import speedups
 
 from bench.record_files import BenchFile, build_files, floor_one
 
+ROOT = Path(__file__).resolve().parent.parent
+"""The folder ``bench`` is imported from, for the calibrating interpreter."""
 REFERENCE_ITEMS = 2000
 INTERPRETER_ROWS = 50_000
 SAMPLES = 9
@@ -96,7 +104,7 @@ class Calibration:
     def line(self, when: str) -> str:
         return (
             f"calibration {when}: floor {self.floor_rate:,.0f} transfers per CPU s, interpreter "
-            f"{self.interpreter_rate:,.0f} rows per CPU s (medians of {SAMPLES}, this thread's CPU)"
+            f"{self.interpreter_rate:,.0f} rows per CPU s (medians, in a fresh interpreter)"
         )
 
 
@@ -212,6 +220,21 @@ def calibrate(samples: int = SAMPLES, interpreter_rows: int = INTERPRETER_ROWS) 
     return Calibration(file.items / floor, interpreter_rows / interpreter)
 
 
+def calibrate_in_child(samples: int = SAMPLES) -> Calibration:
+    """``calibrate`` in a fresh interpreter (``python -m bench.machine SAMPLES``), whose heap is the
+    same on every run."""
+    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.machine", str(samples)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)},
+    )
+    floor, interpreter = (float(value) for value in result.stdout.split()[-2:])
+    return Calibration(floor, interpreter)
+
+
 class LoadWatch:
     """The 1-minute load average, sampled every ``interval`` seconds on a daemon thread."""
 
@@ -252,7 +275,7 @@ class MachineReport:
     def calibrate(self) -> Calibration:
         """One more calibration, for a bench that takes one between its phases: the machine's speed
         moves within minutes (other tenants of the host, its clock boost)."""
-        calibration = calibrate(self.samples)
+        calibration = calibrate_in_child(self.samples)
         self.calibrations.append(calibration)
         return calibration
 
@@ -303,3 +326,8 @@ def reports_machine(main: Callable[P, R]) -> Callable[P, R]:
             return main(*args, **kwargs)
 
     return run
+
+
+if __name__ == "__main__":
+    measured = calibrate(int(sys.argv[1]) if len(sys.argv) > 1 else SAMPLES)
+    print(measured.floor_rate, measured.interpreter_rate)
