@@ -193,12 +193,18 @@ def test_cli_up_upload_wait_status_down_leaves_no_process_behind(tmp_path: Path,
         uploaded = _cli("upload", str(generated_stream_dir), "--state-dir", str(state_dir), "--duplicates", "3")
         assert uploaded.returncode == 0, uploaded.stderr
         assert "installed" in uploaded.stderr  # the directory's address book: up was given none
+        said = " ".join(uploaded.stderr.split())  # the console wraps long lines
+        assert "address book: recorded in force from the first period" in said
+        assert "genesis-balances.json loaded as the starting balances" in said
         waited = _cli("wait", "--state-dir", str(state_dir), "--for", str(generated_stream_dir), "--timeout", "120")
         assert waited.returncode == 0, waited.stderr
         report = json.loads(_cli("status", "--state-dir", str(state_dir), "--json").stdout)
         blocks = len(json.loads((generated_stream_dir / "ground-truth.json").read_text())["blocks"])
         assert report["progress"]["complete_blocks"] == blocks
         assert report["progress"]["quarantined"] == 0
+        # What load records too (pipeline.history_start): the books and the balances answer.
+        nodes = requests.get(state.function_url("query") + "/api/v1/network/nodes", timeout=30).json()["nodes"]
+        assert [n["node_account_id"] for n in nodes] == ["0.0.3", "0.0.4", "0.0.5", "0.0.6"]
 
         assert state.bridge is not None
         os.killpg(state.bridge.pid, signal.SIGKILL)
