@@ -5,6 +5,7 @@ gs:// or s3:// (``cli/generate_live.py``)."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -14,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from hedera_history.config import Settings
 from hedera_history.errors import ConfigError
 from hedera_history.gen import GeneratorConfig, generate_into
-from hedera_history.gen.config_and_output import LAYOUT_NAMES, StreamShape
+from hedera_history.gen.config_and_output import LAYOUT_NAMES, PeriodKind, StreamShape
 from hedera_history.gen.live_schedule import LiveConfig
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
 
@@ -78,6 +79,39 @@ from hedera_history.gen.writer import GROUND_TRUTH_FILE
     help="Only these node ids sign period P (repeatable); other periods: every node.",
 )
 @click.option(
+    "--block-stream",
+    is_flag=True,
+    help="Native blocks (HIP-1056, HAPI 0.78) from the first period on, TSS-signed, as .blk.zstd files.",
+)
+@click.option(
+    "--cutover-after",
+    type=int,
+    default=None,
+    metavar="P",
+    help="P record periods, then --wrapped-blocks wrapped record blocks (HIP-1427), then native blocks.",
+)
+@click.option(
+    "--wrapped-blocks",
+    type=int,
+    default=None,
+    metavar="W",
+    help="Wrapped record blocks after the cutover, signed by the nodes' RSA keys "
+    "(default 3 with --cutover-after, 0 with --block-stream).",
+)
+@click.option(
+    "--sign-every",
+    type=int,
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Every N-th native block carries its TSS signature; the ones before it a state proof through it.",
+)
+@click.option(
+    "--flat-blocks",
+    is_flag=True,
+    help="Block files as <network>/block/<19-digit number>.blk.zstd instead of the bucket's folders.",
+)
+@click.option(
     "--live",
     is_flag=True,
     help="Play the network in real time into OUT (a directory, gs://bucket/prefix or s3://bucket/prefix) "
@@ -139,6 +173,11 @@ def generate(
     duplicate_block: int | None,
     stake_updates: tuple[str, ...],
     signers: tuple[str, ...],
+    block_stream: bool,
+    cutover_after: int | None,
+    wrapped_blocks: int | None,
+    sign_every: int,
+    flat_blocks: bool,
     live: bool,
     period_seconds: float,
     lagging_nodes: tuple[str, ...],
@@ -150,7 +189,9 @@ def generate(
 ) -> None:
     """Generate a signed V6 stream into OUT, with address-book.bin, keys/ and ground-truth.json.
 
-    With --live, play it in real time into OUT (a directory, gs:// or s3://) instead."""
+    With --block-stream, native blocks instead; with --cutover-after P, a stream that switches from
+    record files to blocks after P periods. With --live, play it in real time into OUT (a
+    directory, gs:// or s3://) instead."""
     settings = Settings.from_env(start_block=start_block, sidecars_enabled=sidecars)
     if settings.start_block < 0:
         raise ConfigError(f"start block must not be negative, got {settings.start_block}")
@@ -163,10 +204,12 @@ def generate(
         network=network,
         start_block=settings.start_block,
     )
+    cutover, wrapped = _cutover(block_stream, cutover_after, wrapped_blocks)
     if live:
-        if eras or duplicate_block is not None or stake_updates or signers:
+        if eras or duplicate_block is not None or stake_updates or signers or sign_every != 1:
             raise ConfigError(
-                "--live plays V6 periods: --eras, --duplicate-block, --stake-update, --signers do not apply"
+                "--live plays V6 periods and blocks each signed at once: "
+                "--eras, --duplicate-block, --stake-update, --signers, --sign-every do not apply"
             )
         from hedera_history.cli import generate_live  # noqa: PLC0415
         from hedera_history.gen.live import book_dir_for  # noqa: PLC0415
@@ -181,6 +224,9 @@ def generate(
             missing_signature_rate=missing_signatures,
             late_signature_rate=late_signatures,
             no_consensus_periods=no_consensus,
+            cutover_after=cutover,
+            wrapped_periods=wrapped,
+            flat_blocks=flat_blocks,
         )
         generate_live.play(live_config, out, book_dir_for(out, book_dir), settings)
         return
@@ -197,7 +243,15 @@ def generate(
         duplicate_block_at=duplicate_block,
         stake_updates=_parse_table("--stake-update", stake_updates),
         signers=_parse_table("--signers", signers),
+        cutover_after=cutover,
+        wrapped_periods=wrapped,
+        sign_every=sign_every,
+        flat_blocks=flat_blocks,
     )
+    if cutover is not None and cutover + wrapped >= periods:
+        raise ConfigError(
+            f"{cutover} record periods and {wrapped} wrapped blocks leave no native block in {periods} periods"
+        )
     started = time.monotonic()
     console = Console(stderr=True)
     with Progress(
@@ -212,10 +266,33 @@ def generate(
         progress.update(task, description="done")
     counts = stream.truth["counts"]
     click.echo(
-        f"{out}: blocks {config.start_block}-{config.end_block} from {nodes} nodes, "
+        f"{out}: blocks {config.start_block}-{config.end_block}{_kinds(config)} from {nodes} nodes, "
         f"{counts['transactions']} transactions, {counts['sidecar_files']} sidecar files, "
         f"{files} stream files; truth in {Path(out) / GROUND_TRUTH_FILE} "
         f"({time.monotonic() - started:.1f} s)"
+    )
+
+
+def _cutover(block_stream: bool, cutover_after: int | None, wrapped_blocks: int | None) -> tuple[int | None, int]:
+    """(record periods before the cutover, wrapped blocks after it) the flags ask for."""
+    if block_stream and cutover_after is not None:
+        raise ConfigError("--block-stream is --cutover-after 0: give one of them")
+    if block_stream:
+        return 0, wrapped_blocks or 0
+    if cutover_after is None:
+        if wrapped_blocks:
+            raise ConfigError("--wrapped-blocks come after a cutover: give --cutover-after or --block-stream")
+        return None, 0
+    return cutover_after, 3 if wrapped_blocks is None else wrapped_blocks
+
+
+def _kinds(config: GeneratorConfig) -> str:
+    if config.cutover_after is None:
+        return ""
+    counts = Counter(config.kind_of(period) for period in range(config.periods))
+    return (
+        f" ({counts[PeriodKind.RECORD]} record files, {counts[PeriodKind.WRAPPED]} wrapped and "
+        f"{counts[PeriodKind.NATIVE]} native blocks)"
     )
 
 

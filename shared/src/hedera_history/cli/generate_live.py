@@ -39,6 +39,13 @@ def play(config: LiveConfig, out: str, book_dir: Path, settings: Settings) -> Li
 def _print_period(line: PeriodWritten) -> None:
     written = datetime.fromtimestamp(line.last_written_ns / NS_PER_SECOND, UTC)
     behind = (line.last_written_ns - line.consensus_start_ns) / NS_PER_SECOND
+    if line.kind != "record":
+        click.echo(
+            f"block {line.block_number} {line.period_key}: {line.kind} block ({line.proof}), "
+            f"written {written:%H:%M:%S.%f}"[:-3]
+            + f" ({behind:.2f} s after its first transaction)"
+        )
+        return
     notes = [
         f"late {','.join(line.late)}" if line.late else "",
         f"missing {','.join(line.missing)}" if line.missing else "",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
@@ -21,6 +22,18 @@ MAX_NODES = 90
 """Node accounts are 0.0.3 upward and must stay below the fee collector 0.0.98."""
 RECORD_VERSIONS = (1, 2, 5, 6)
 """Record file versions in the order the network used them."""
+BLOCK_HAPI_VERSION = (0, 78, 0)
+"""The HAPI version native blocks carry (the 16-leaf mountain top of HAPI 0.77 on)."""
+_L16_FROM = (0, 77)
+
+
+class PeriodKind(Enum):
+    """What a period becomes: a record file, a wrapped record block (HIP-1427), a native block (HIP-1056)."""
+
+    RECORD = "record"
+    WRAPPED = "wrapped"
+    NATIVE = "native"
+
 
 PeriodTable = tuple[tuple[int, tuple[int, ...]], ...]
 """(period index, numbers) pairs, sorted by period: stakes per node id, or node ids."""
@@ -77,8 +90,19 @@ class GeneratorConfig(StreamShape):
     0.0.2 with these stakes. A mapping is accepted too."""
     signers: PeriodTable | Mapping[int, tuple[int, ...]] = ()
     """(period index, node ids): only these nodes upload a signature file for that period (the
-    others still upload the record and sidecar files); periods not listed: every node. A mapping
-    is accepted too."""
+    others still upload the record and sidecar files); periods not listed: every node. In a block
+    period: the nodes whose RSA signatures a wrapped block's proof holds, or who sign and endorse a
+    native block's TSS signature. A mapping is accepted too."""
+    cutover_after: int | None = None
+    """Record periods before the network streams blocks: then ``wrapped_periods`` wrapped record
+    blocks, then native blocks. None: record files throughout; 0: blocks from the first period."""
+    wrapped_periods: int = 0
+    block_hapi_version: tuple[int, int, int] = BLOCK_HAPI_VERSION
+    sign_every: int = 1
+    """Every n-th native block is signed directly (and the stream's last one); the ones before it
+    carry a ``block_state_proof`` through its signature."""
+    flat_blocks: bool = False
+    """Block files named by their 19-digit number in one folder instead of the bucket's folders."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stake_updates", _period_table(self.stake_updates))
@@ -106,7 +130,7 @@ class GeneratorConfig(StreamShape):
                     f"stakes must be {self.nodes} numbers >= 0 with a positive sum, got {self.stakes}",
                 )
             )
-        checks += self._era_checks() + self._duplicate_checks() + self._table_checks()
+        checks += self._era_checks() + self._duplicate_checks() + self._table_checks() + self._block_checks()
         for ok, message in checks:
             if not ok:
                 raise ConfigError(message)
@@ -166,6 +190,33 @@ class GeneratorConfig(StreamShape):
                 )
             )
         return checks
+
+    def _block_checks(self) -> list[tuple[bool, str]]:
+        if self.cutover_after is None:
+            return [(self.wrapped_periods == 0, "wrapped periods come after a cutover: set cutover_after")]
+        return [
+            (self.cutover_after >= 0, f"cutover must be after 0 periods or more, got {self.cutover_after}"),
+            (self.wrapped_periods >= 0, f"wrapped periods must not be negative, got {self.wrapped_periods}"),
+            (self.eras is None, "eras are record streams only: a stream with blocks is V6 up to its cutover"),
+            (self.duplicate_block_at is None, "a duplicate block number is a record stream's (mainnet's 44029066)"),
+            (self.sign_every >= 1, f"sign_every must be at least 1, got {self.sign_every}"),
+            (
+                self.block_hapi_version[:2] >= _L16_FROM,
+                f"native blocks are generated from HAPI 0.77 on, got {self.block_hapi_version}",
+            ),
+        ]
+
+    def kind_of(self, period: int) -> PeriodKind:
+        """What period ``period`` becomes."""
+        if self.cutover_after is None or period < self.cutover_after:
+            return PeriodKind.RECORD
+        if period < self.cutover_after + self.wrapped_periods:
+            return PeriodKind.WRAPPED
+        return PeriodKind.NATIVE
+
+    @property
+    def has_blocks(self) -> bool:
+        return self.cutover_after is not None
 
     def version_of(self, period: int) -> int:
         """The record file version of period ``period``."""
@@ -274,6 +325,41 @@ class GeneratedPeriod(ChainLinked):
     """V1 and V2 only: the hash of the file before, as this file names it."""
 
 
+@dataclass(frozen=True, slots=True)
+class GeneratedBlock:
+    """One block file of a period after the cutover: a wrapped record block or a native block."""
+
+    index: int
+    block_number: int
+    kind: PeriodKind
+    path: str
+    """Where the block file is, relative to the bucket root."""
+    root_hash: bytes
+    previous_root_hash: bytes
+    all_block_hashes_root: bytes
+    timestamp_ns: int
+    """The block header's timestamp."""
+    consensus_start_ns: int
+    consensus_end_ns: int
+    transactions: int
+    item_counts: tuple[tuple[str, int], ...]
+    """Block items by kind, in the order kinds first appear."""
+    proof: str
+    """``signed_record_file_proof``, ``signed_block_proof`` or ``block_state_proof``."""
+    proven_by: int
+    """The block whose signature proves this one (itself, unless a state proof)."""
+    signers: tuple[int, ...]
+    """Node ids: those whose RSA signatures a wrapped block holds, or who signed a native block's TSS signature."""
+    sidecar_types: tuple[int, ...]
+    sidecar_records: int
+    record: GeneratedPeriod | None = None
+    """A wrapped block's record file."""
+
+
+GeneratedUnit = GeneratedPeriod | GeneratedBlock
+"""What a period became: a record file, or a block file after the cutover."""
+
+
 @dataclass(frozen=True)
 class StreamKeys:
     node_keys: Mapping[tuple[int, int], rsa.RSAPrivateKey] = field(repr=False)
@@ -297,6 +383,11 @@ def node_object_path(config: GeneratorConfig, node: NodeInfo, file: StreamFileNa
         else NodeIdentity(node_id=node.node_id)
     )
     return object_path(config.layout, identity, file, network=config.network)
+
+
+LEDGER_PUBLICATION_FILE = "ledger-id-publication.bin"
+"""Where the writer puts the ``SignedTransaction`` publishing the TSS ledger id (a stream with native
+blocks): the trust root of its TSS signatures, as ``address-book.bin`` is of its RSA ones."""
 
 
 def address_book_file(epoch: BookEpoch) -> str:
@@ -324,7 +415,19 @@ class GeneratedStream:
     address_books: tuple[BookEpoch, ...] = field(repr=False)
     keys: StreamKeys = field(repr=False)
     periods: tuple[GeneratedPeriod, ...] = field(repr=False)
+    """The record files, by period index (the periods before the cutover)."""
     truth: dict[str, Any] = field(repr=False)
+    blocks: tuple[GeneratedBlock, ...] = field(default=(), repr=False)
+    """The block files after the cutover, in order."""
+    ledger_publication: bytes | None = field(default=None, repr=False)
+    """The ``SignedTransaction`` publishing the TSS ledger id and roster native blocks are signed
+    under (block 0's first transaction); None for a record stream."""
+
+    def block(self, number: int) -> GeneratedBlock:
+        for block in self.blocks:
+            if block.block_number == number:
+                return block
+        raise GeneratorError(f"no block file {number} in the generated stream")
 
     def node(self, ref: NodeRef) -> NodeInfo:
         for node in self.nodes:

@@ -39,8 +39,16 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hedera_history.errors import ConfigError, GeneratorError, SourceUnavailableError
+from hedera_history.formats.names import format_timestamp
 from hedera_history.gen import keys as keygen
-from hedera_history.gen.config_and_output import NS_PER_SECOND, GeneratedPeriod, GeneratedStream, node_object_path
+from hedera_history.gen.config_and_output import (
+    LEDGER_PUBLICATION_FILE,
+    NS_PER_SECOND,
+    GeneratedBlock,
+    GeneratedStream,
+    GeneratedUnit,
+    node_object_path,
+)
 from hedera_history.gen.live_schedule import (
     LiveConfig,
     NodeFiles,
@@ -98,7 +106,8 @@ class PeriodWritten:
     period: int
     block_number: int
     period_key: str
-    """The record file's timestamp part (its first transaction's consensus time)."""
+    """The record file's timestamp part (its first transaction's consensus time); for a block, its
+    first transaction's consensus time in the same form."""
     consensus_start_ns: int
     files: int
     """Files written on time."""
@@ -114,6 +123,10 @@ class PeriodWritten:
     """Accounts that never upload a signature file for this period."""
     lagging: tuple[str, ...]
     """Accounts whose files land ``lag_seconds`` later."""
+    kind: str = "record"
+    """``record``, or after the cutover ``wrapped`` or ``native`` (one block file, no signature files)."""
+    proof: str | None = None
+    """A block's proof kind (a native block proven through a later one's signature: ``block_state_proof``)."""
 
 
 @dataclass
@@ -140,7 +153,7 @@ class LiveSummary:
 
 @dataclass
 class _PeriodProgress:
-    period: GeneratedPeriod
+    period: GeneratedUnit
     plan: PeriodPlan
     on_time_left: int
     all_count: bool = False
@@ -230,6 +243,8 @@ class LivePlayer:
             epoch_file = self.book_dir / address_book_file_for(config.start_block)
             epoch_file.parent.mkdir(parents=True, exist_ok=True)
             epoch_file.write_bytes(builder.bootstrap_book)
+            if builder.ledger_publication is not None:
+                (self.book_dir / LEDGER_PUBLICATION_FILE).write_bytes(builder.ledger_publication)
         summary = LiveSummary(started_ns=start_ns)
         event(logger, "live network started", nodes=config.nodes, periods=config.periods, sink=self.sink.url)
         pending: list[Upload] = []
@@ -283,15 +298,18 @@ class LivePlayer:
     def _generate(self, builder: StreamBuilder, pending: list[Upload], progress: dict[int, _PeriodProgress]) -> None:
         period, objects = builder.next_period()
         gen_config = builder.config
-        files = [
-            NodeFiles(
-                record=node_object_path(gen_config, node, period.record_name),
-                sidecars=tuple(node_object_path(gen_config, node, s.name) for s in period.sidecars),
-                signature=node_object_path(gen_config, node, period.record_name.signature()),
-            )
-            for node in builder.nodes
-        ]
-        plan = self.schedule.plan(period.index, files)
+        if isinstance(period, GeneratedBlock):
+            plan = self.schedule.block_plan(period.index, sorted(objects))
+        else:
+            files = [
+                NodeFiles(
+                    record=node_object_path(gen_config, node, period.record_name),
+                    sidecars=tuple(node_object_path(gen_config, node, s.name) for s in period.sidecars),
+                    signature=node_object_path(gen_config, node, period.record_name.signature()),
+                )
+                for node in builder.nodes
+            ]
+            plan = self.schedule.plan(period.index, files)
         for upload in plan.uploads:
             heapq.heappush(pending, upload)
         on_time = sum(1 for u in plan.uploads if u.on_time)
@@ -341,11 +359,13 @@ class LivePlayer:
         if self.on_period is None:
             return
         on_time = [u for u in plan.uploads if u.on_time or state.all_count]
+        block = period if isinstance(period, GeneratedBlock) else None
+        key = period.record_name.period_key if not isinstance(period, GeneratedBlock) else None
         self.on_period(
             PeriodWritten(
                 period=period.index,
                 block_number=period.block_number,
-                period_key=period.record_name.period_key,
+                period_key=key if key is not None else format_timestamp(period.consensus_start_ns),
                 consensus_start_ns=period.consensus_start_ns,
                 files=len(on_time),
                 first_written_ns=state.first_written_ns or state.last_written_ns,
@@ -354,7 +374,9 @@ class LivePlayer:
                 signatures=sum(u.kind is UploadKind.SIGNATURE for u in on_time),
                 late=tuple(accounts[n] for n, f in enumerate(plan.fates) if f is SignatureFate.LATE),
                 missing=tuple(accounts[n] for n, f in enumerate(plan.fates) if f is SignatureFate.MISSING),
-                lagging=tuple(accounts[n] for n in self.config.lagging_node_ids),
+                lagging=tuple(accounts[n] for n in self.config.lagging_node_ids) if block is None else (),
+                kind=block.kind.value if block else "record",
+                proof=block.proof if block else None,
             )
         )
 
@@ -392,6 +414,9 @@ class LivePlayer:
         for block in truth["blocks"]:
             state = progress[block["period"]]
             plan = state.plan
+            if block.get("kind", "record") != "record":
+                live["written"][str(block["number"])] = {"first_ns": state.first_written_ns}
+                continue
             block["signers"] = [accounts[n] for n, f in enumerate(plan.fates) if f is not SignatureFate.MISSING]
             number = block["number"]
             if block["period"] in self.config.no_consensus_periods:

@@ -22,6 +22,8 @@ from hedera_history.errors import ConfigError
 from hedera_history.gen.config_and_output import FIRST_NODE_ACCOUNT, MAX_NODES, GeneratorConfig, StreamShape
 
 _DERIVATION = "hedera-history/gen/live/v1"
+_BLOCK_WRITER = 0
+"""The node id block uploads are filed under (a block is the network's, not one node's)."""
 UNBOUNDED_PERIODS = 1_000_000_000
 """The generator's period count when a live network plays until stopped (it never gets there)."""
 
@@ -36,6 +38,7 @@ class UploadKind(Enum):
     RECORD = "record"
     SIDECAR = "sidecar"
     SIGNATURE = "signature"
+    BLOCK = "block"
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,10 @@ class LiveConfig(StreamShape):
     late_signature_periods: tuple[int, int] = (2, 5)
     no_consensus_periods: tuple[int, ...] = ()
     """Period indexes (0 = first) that too few nodes sign for consensus."""
+    cutover_after: int | None = None
+    """Record periods before the network streams blocks (``GeneratorConfig.cutover_after``)."""
+    wrapped_periods: int = 0
+    flat_blocks: bool = False
     lagging_node_ids: tuple[int, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
@@ -85,6 +92,14 @@ class LiveConfig(StreamShape):
             (
                 all(p >= 0 and (self.periods is None or p < self.periods) for p in self.no_consensus_periods),
                 f"no-consensus periods must be within the periods played, got {self.no_consensus_periods}",
+            ),
+            (
+                self.cutover_after is None or self.cutover_after >= 0,
+                f"cutover must be after 0 periods or more, got {self.cutover_after}",
+            ),
+            (
+                self.wrapped_periods >= 0 and (self.cutover_after is not None or self.wrapped_periods == 0),
+                f"wrapped periods ({self.wrapped_periods}) come after a cutover, at least 0",
             ),
         ]
         for ok, message in checks:
@@ -111,6 +126,9 @@ class LiveConfig(StreamShape):
             period_seconds=self.period_seconds,
             start_time_ns=start_time_ns,
             rotate_key=self.rotate_key and self.periods is not None,
+            cutover_after=self.cutover_after,
+            wrapped_periods=self.wrapped_periods,
+            flat_blocks=self.flat_blocks,
         )
 
 
@@ -159,6 +177,9 @@ class UploadSchedule:
         rng = random.Random(f"{_DERIVATION}/{config.seed}/node-delays")
         low, high = config.upload_delay
         self.node_delays = tuple(rng.uniform(low, high) for _ in range(config.nodes))
+        self.block_delay = random.Random(f"{_DERIVATION}/{config.seed}/block-delay").uniform(low, high)
+        """After the cutover: from a period's close to its block file landing (streamed to a block
+        node, which writes it to the bucket)."""
 
     def close_of(self, period: int) -> float:
         """When period ``period`` ends, in seconds after the start."""
@@ -190,6 +211,17 @@ class UploadSchedule:
                 fates[n] = SignatureFate.ON_TIME
         late_by = [late if fate is SignatureFate.LATE else 0 for fate, late in zip(fates, late_by, strict=True)]
         return tuple(fates), tuple(late_by)
+
+    def block_plan(self, period: int, names: Sequence[str]) -> PeriodPlan:
+        """A block period's uploads: ``names``, the block files ready when it closes (its own, and
+        those of blocks its signature proves), landing together ``block_delay`` after the close."""
+        at = self.close_of(period) + self.block_delay
+        sequence = period * MAX_NODES * 100
+        uploads = tuple(
+            Upload(at, sequence + i, period, _BLOCK_WRITER, UploadKind.BLOCK, name, True)
+            for i, name in enumerate(names)
+        )
+        return PeriodPlan(period=period, fates=(), late_by=(), uploads=uploads)
 
     def plan(self, period: int, files: Mapping[int, NodeFiles] | Sequence[NodeFiles]) -> PeriodPlan:
         """Period ``period``'s uploads; ``files``: what each node (by node id) uploads."""

@@ -16,6 +16,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
 
 from hedera_history.errors import GeneratorError
 from hedera_history.formats.compression import Deflated, deflate, gzip_member
@@ -27,16 +29,22 @@ from hedera_history.formats.record_v5 import metadata_hash_v5, write_record_v5
 from hedera_history.formats.record_v6 import write_record_v6
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.gen import keys as keygen
+from hedera_history.gen.block_items import native_facts
+from hedera_history.gen.block_stream import BlockPeriods, Signer, publication_body
 from hedera_history.gen.books import address_book_bytes, file_chunks
 from hedera_history.gen.config_and_output import (
     FIRST_NODE_ACCOUNT,
+    LEDGER_PUBLICATION_FILE,
     NS_PER_SECOND,
     BookEpoch,
+    GeneratedBlock,
     GeneratedPeriod,
     GeneratedSidecar,
     GeneratedStream,
+    GeneratedUnit,
     GeneratorConfig,
     NodeInfo,
+    PeriodKind,
     StreamKeys,
     node_object_path,
 )
@@ -46,6 +54,7 @@ from hedera_history.gen.period_mix import COVERAGE, TxKind, group_size, plan_per
 from hedera_history.gen.signing import signed_signature_file
 from hedera_history.gen.transactions import TransactionFactory
 from hedera_history.gen.truth import Section, TruthCollector, TruthSpill
+from hedera_history.verify.signatures import sign_hash
 
 _DERIVATION = "hedera-history/gen/v1"
 _SIDECAR_ID = 1
@@ -72,7 +81,7 @@ ItemEditor = Callable[[int, list[GeneratedItem]], list[GeneratedItem]]
 
 def generate_stream(
     config: GeneratorConfig,
-    on_period: Callable[[GeneratedPeriod], None] | None = None,
+    on_period: Callable[[GeneratedUnit], None] | None = None,
     *,
     edit_items: ItemEditor | None = None,
 ) -> GeneratedStream:
@@ -125,11 +134,20 @@ class StreamBuilder:
         """Periods generated so far."""
         return self._generator.generated
 
+    @property
+    def ledger_publication(self) -> bytes | None:
+        """The ``SignedTransaction`` publishing the TSS ledger native blocks are signed under (None
+        for a record stream): block 0's first transaction, known before any period."""
+        periods = self._generator.block_periods
+        return periods.tss.ledger_publication() if periods is not None else None
+
     def spilled_truth(self) -> dict[Section, Iterator[str]]:
         """The parts of the truth the spill holds, as compact JSON text (``TruthCollector.spilled_sections``)."""
         return self._generator.truth.spilled_sections()
 
-    def next_period(self) -> tuple[GeneratedPeriod, dict[str, bytes]]:
+    def next_period(self) -> tuple[GeneratedUnit, dict[str, bytes]]:
+        """The next period (a record file, or a block after the cutover) and the objects ready to
+        upload: its own, and after a signed native block those of the blocks its signature proves."""
         return self._generator.step()
 
     def stream(self) -> GeneratedStream:
@@ -167,6 +185,7 @@ class _Generator:
         self.bootstrap_book = address_book_bytes(self.nodes, self.node_keys, self.generations)
         self.rotation = self._plan_rotation()
         self._deflated: tuple[int, list[tuple[StreamFileName, Deflated]]] | None = None
+        self.block_periods = BlockPeriods(config, self.nodes, self.genesis.hbar) if config.has_blocks else None
         self._begin()
 
     def _plan_rotation(self) -> _Rotation | None:
@@ -190,7 +209,7 @@ class _Generator:
         return _Rotation(period=period, node_id=node_id, chunks=chunks)
 
     def run(
-        self, on_period: Callable[[GeneratedPeriod], None] | None, edit_items: ItemEditor | None = None
+        self, on_period: Callable[[GeneratedUnit], None] | None, edit_items: ItemEditor | None = None
     ) -> GeneratedStream:
         for _ in range(self.config.periods):
             period, _objects = self.step(edit_items)
@@ -209,6 +228,7 @@ class _Generator:
         )
         self.objects: dict[str, bytes] = {}
         self.periods: list[GeneratedPeriod] = []
+        self.blocks: list[GeneratedBlock] = []
         self.generated = 0
         self.books: list[tuple[int, tuple[int, ...], bytes, int | None]] = [
             (config.start_block, tuple(self.generations), self.bootstrap_book, None)
@@ -216,8 +236,8 @@ class _Generator:
         self.coverage = list(COVERAGE)
         self.chain = self.truth.start_running_hash
 
-    def step(self, edit_items: ItemEditor | None = None) -> tuple[GeneratedPeriod, dict[str, bytes]]:
-        """The next period and the objects every node uploads for it."""
+    def step(self, edit_items: ItemEditor | None = None) -> tuple[GeneratedUnit, dict[str, bytes]]:
+        """The next period and the objects uploaded for it."""
         config = self.config
         index = self.generated
         if index >= config.periods:
@@ -229,19 +249,62 @@ class _Generator:
             items = edit_items(index, items)
         if config.version_of(index) != 6:
             items = [_without_sidecars(item) for item in items]
-        period = self._assemble(index, block_number, self.chain, items)
-        uploaded: dict[str, bytes] = {}
-        self._upload(period, uploaded)
-        self.truth.add_block(period, items, len(self.books) - 1, self.ledger.take_changed())
+        book_index = len(self.books) - 1
+        unit: GeneratedUnit
+        kind = config.kind_of(index)
+        if kind is PeriodKind.NATIVE:
+            unit, uploaded = self._native(index, block_number, items)
+        else:
+            period = self._assemble(index, block_number, self.chain, items)
+            self.chain = period.hash
+            unit, uploaded = self._record_or_wrapped(kind, period, items, book_index)
         if self.retain:
             self.objects.update(uploaded)
-            self.periods.append(period)
         self.generated += 1
-        self.chain = period.hash
         if rotating and self.rotation is not None:
             self.generations[self.rotation.node_id] = 1
             self.books.append((block_number + 1, tuple(self.generations), b"".join(self.rotation.chunks), block_number))
-        return period, uploaded
+        return unit, uploaded
+
+    def _record_or_wrapped(
+        self, kind: PeriodKind, period: GeneratedPeriod, items: list[GeneratedItem], book_index: int
+    ) -> tuple[GeneratedUnit, dict[str, bytes]]:
+        changed = self.ledger.take_changed()
+        if kind is PeriodKind.RECORD:
+            uploaded: dict[str, bytes] = {}
+            self._upload(period, uploaded)
+            root = self.block_periods.record(period, items) if self.block_periods is not None else None
+            self.truth.add_block(period, items, book_index, changed, root_hash=root)
+            if self.retain:
+                self.periods.append(period)
+            return period, uploaded
+        assert self.block_periods is not None
+        block, uploaded = self.block_periods.wrapped(period, items, self._rsa_signers(period.index))
+        self.truth.add_block(period, items, book_index, changed, block=block)
+        if self.retain:
+            self.blocks.append(block)
+        return block, uploaded
+
+    def _native(
+        self, index: int, block_number: int, items: list[GeneratedItem]
+    ) -> tuple[GeneratedBlock, dict[str, bytes]]:
+        assert self.block_periods is not None
+        block, uploaded = self.block_periods.native(index, block_number, items, self.config.signers_at(index))
+        native = [replace(item, facts=native_facts(item.facts)) for item in items]
+        self.truth.add_native_block(block, native, self.ledger.take_changed())
+        if self.retain:
+            self.blocks.append(block)
+        return block, uploaded
+
+    def _rsa_signers(self, index: int) -> dict[int, Signer]:
+        """Who signs period ``index``'s record file, and with which key."""
+        chosen = self.config.signers_at(index)
+        signers: dict[int, Signer] = {}
+        for node in self.nodes:
+            if chosen is None or node.node_id in chosen:
+                key = self.node_keys[(node.node_id, self.generations[node.node_id])]
+                signers[node.node_id] = partial(sign_hash, key)
+        return signers
 
     def result(self) -> GeneratedStream:
         """The stream of the periods generated so far (its config says that many periods)."""
@@ -265,6 +328,7 @@ class _Generator:
             epochs,
             self.council,
             self.rotation.node_id + FIRST_NODE_ACCOUNT if rotated and self.rotation is not None else None,
+            tss=self._tss_truth(),
         )
         return GeneratedStream(
             config=config,
@@ -275,23 +339,44 @@ class _Generator:
             keys=StreamKeys(node_keys=dict(self.node_keys), council=self.council),
             periods=tuple(self.periods),
             truth=document,
+            blocks=tuple(self.blocks),
+            ledger_publication=self.block_periods.tss.ledger_publication() if self.block_periods is not None else None,
         )
+
+    def _tss_truth(self) -> dict[str, Any] | None:
+        if self.block_periods is None:
+            return None
+        signer = self.block_periods.tss
+        return {
+            "ledger_id": signer.ledger_id.hex(),
+            "roster": [
+                {"node_id": node_id, "account": self.nodes[place].account, "weight": weight}
+                for place, (node_id, weight) in enumerate(zip(signer.node_ids, signer.weights, strict=True))
+            ],
+            "publication_block": 0 if self.config.start_block == 0 else None,
+            "publication_file": LEDGER_PUBLICATION_FILE,
+        }
 
     def _period_items(self, index: int, coverage: list[TxKind], rotating: bool) -> list[GeneratedItem]:
         config = self.config
         chunks = self.rotation.chunks if self.rotation is not None else ()
         stakes = config.stake_update_at(index)
-        capacity = config.transactions - (stakes is not None)
+        # Block 0 of a network that will stream blocks publishes its TSS ledger id first.
+        publishing = self.block_periods is not None and config.block_number_of(index) == 0
+        capacity = config.transactions - (stakes is not None) - publishing
         if rotating and len(chunks) > capacity:
             raise GeneratorError(f"period {index}: the address-book update and the stake update need more items")
         groups = plan_period(self.rng, capacity, coverage, address_book_update=rotating, book_chunks=len(chunks))
         slots = self._slots(config.start_time_ns + index * config.period_ns)
         items: list[GeneratedItem] = []
         position = 0
+        if publishing and self.block_periods is not None:
+            items.append(self.factory.ledger_id_publication(slots[0], publication_body(self.block_periods.tss)))
+            position = 1
         if stakes is not None:
             # As on mainnet, the stake update is the first transaction after the day's end.
-            items.append(self.factory.node_stake_update(slots[0], stakes))
-            position = 1
+            items.append(self.factory.node_stake_update(slots[position], stakes))
+            position += 1
         for kind in groups:
             size = group_size(kind, len(chunks))
             group_slots = slots[position : position + size]

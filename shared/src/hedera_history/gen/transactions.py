@@ -108,6 +108,16 @@ class TransactionFactory:
             update.node_stake.add(node_id=node_id, stake=stake, stake_rewarded=stake, max_stake=sum(stakes))
         return self.writer.finish(Draft(body, TREASURY, valid_start, consensus_ns, None), 0, {})
 
+    def ledger_id_publication(self, consensus_ns: int, publication: hapi.TransactionBody) -> GeneratedItem:
+        """The TSS ledger id and roster a network publishes in its block 0 (``publication``'s
+        ``ledger_id_publication``), as a system transaction: paid by 0.0.2, submitted and signed by
+        no node, no fee."""
+        valid_start = self._used_ids.claim(TREASURY, consensus_ns - 1, consensus_ns)
+        body = hapi.TransactionBody()
+        set_transaction_id(body.transactionID, TREASURY, valid_start)
+        body.ledger_id_publication.CopyFrom(publication.ledger_id_publication)
+        return self.writer.finish(Draft(body, TREASURY, valid_start, consensus_ns, None), 0, {})
+
     # ---- kinds -------------------------------------------------------------------------------
 
     def _hbar_transfer(self, slots: Sequence[int]) -> list[GeneratedItem]:

@@ -20,6 +20,7 @@ from hedera_history.formats.hashing import hex_or_none, sha384
 from hedera_history.gen.config_and_output import (
     NS_PER_SECOND,
     BookEpoch,
+    GeneratedBlock,
     GeneratedPeriod,
     GeneratorConfig,
     NodeInfo,
@@ -31,6 +32,8 @@ from hedera_history.gen.keys import ed25519_public_bytes
 from hedera_history.gen.ledger import FUNGIBLE_DECIMALS, Genesis, Ledger
 
 TRUTH_FORMAT = 1
+NATIVE_BLOCK_VERSION = 7
+"""The record file version a native block's record file has (the reference's for block-stream blocks)."""
 COMPACT = (",", ":")
 """The separators of a compact truth file (one written for reading is indented)."""
 
@@ -123,6 +126,62 @@ def block_truth(period: GeneratedPeriod, hapi_version: str, book_index: int, sig
     }
 
 
+def block_file_truth(block: GeneratedBlock, accounts: Sequence[str]) -> dict[str, Any]:
+    """What a block file adds to its period's entry (``accounts``: node accounts by node id)."""
+    return {
+        "kind": block.kind.value,
+        "file": block.path,
+        "root_hash": block.root_hash.hex(),
+        "previous_root_hash": block.previous_root_hash.hex(),
+        "all_block_hashes_root": block.all_block_hashes_root.hex(),
+        "timestamp_ns": block.timestamp_ns,
+        "items": dict(block.item_counts),
+        "proof": block.proof,
+        "proven_by": block.proven_by,
+        "signers": [accounts[node_id] for node_id in block.signers],
+    }
+
+
+def native_block_truth(block: GeneratedBlock, hapi_version: str, accounts: Sequence[str]) -> dict[str, Any]:
+    """A native block's entry, its record-file fields as the block's record file has them (version 7,
+    the root its hash, the previous root its previous hash; one sidecar file of id 1 without hash)."""
+    root, previous = block.root_hash.hex(), block.previous_root_hash.hex()
+    sidecars = (
+        [
+            {
+                "id": 1,
+                "name": None,
+                "types": list(block.sidecar_types),
+                "hash": None,
+                "record_count": block.sidecar_records,
+            }
+        ]
+        if block.sidecar_records
+        else []
+    )
+    entry = {
+        "number": block.block_number,
+        "period": block.index,
+        "version": NATIVE_BLOCK_VERSION,
+        "name": block.path.rsplit("/", 1)[-1],
+        "file_hash": root,
+        "metadata_hash": None,
+        "start_running_hash": previous,
+        "end_running_hash": root,
+        "previous_file_hash": None,
+        "previous_hash": previous,
+        "hash": root,
+        "consensus_start_ns": block.consensus_start_ns,
+        "consensus_end_ns": block.consensus_end_ns,
+        "item_count": block.transactions,
+        "hapi_version": hapi_version,
+        "address_book": None,
+        "sidecars": sidecars,
+    }
+    entry.update(block_file_truth(block, accounts))
+    return entry
+
+
 def _by_account(balances: Mapping[int, int]) -> dict[str, int]:
     return {account(a): amount for a, amount in sorted(balances.items())}
 
@@ -197,18 +256,45 @@ class TruthCollector:
         items: Sequence[GeneratedItem],
         book_index: int,
         changed: Mapping[int, int],
+        *,
+        root_hash: bytes | None = None,
+        block: GeneratedBlock | None = None,
     ) -> None:
+        """A record file's period; ``root_hash``: its wrapped block's root in a stream that cuts over
+        to blocks; ``block``: the wrapped block the period was published as."""
         signers = self.config.signers_at(period.index)
         signing = [n.account for n in self.nodes if signers is None or n.node_id in signers]
-        self.blocks.append(block_truth(period, self.config.hapi_version_text, book_index, signing))
+        entry = block_truth(period, self.config.hapi_version_text, book_index, signing)
+        if root_hash is not None:
+            entry.update(kind="record", root_hash=root_hash.hex())
+        if block is not None:
+            entry.update(block_file_truth(block, [n.account for n in self.nodes]))
+        self._add_entry(entry, period.block_number, period.index, items, changed)
+
+    def add_native_block(
+        self, block: GeneratedBlock, items: Sequence[GeneratedItem], changed: Mapping[int, int]
+    ) -> None:
+        hapi_version = ".".join(str(part) for part in self.config.block_hapi_version)
+        entry = native_block_truth(block, hapi_version, [n.account for n in self.nodes])
+        self._add_entry(entry, block.block_number, block.index, items, changed)
+
+    def _add_entry(
+        self,
+        entry: dict[str, Any],
+        block_number: int,
+        period_index: int,
+        items: Sequence[GeneratedItem],
+        changed: Mapping[int, int],
+    ) -> None:
+        self.blocks.append(entry)
         # A block number given to two files (the duplicate block) is one block, as the reference
         # merges it: the second file's items follow the first's.
-        first_index = self._items_in_block.get(period.block_number, 0)
-        self._items_in_block[period.block_number] = first_index + len(items)
+        first_index = self._items_in_block.get(block_number, 0)
+        self._items_in_block[block_number] = first_index + len(items)
         for index, item in enumerate(items, start=first_index):
             facts = item.facts
             touched = facts.accounts_touched()
-            truth = transaction_truth(facts, period.block_number, index, touched)
+            truth = transaction_truth(facts, block_number, index, touched)
             self.transaction_count += 1
             if self.spill is None:
                 self.transactions.append(truth)
@@ -216,14 +302,16 @@ class TruthCollector:
                 self.spill.transactions.write(json.dumps(truth, separators=COMPACT))
             for num in touched:
                 self._history.setdefault(num, array("q")).append(facts.consensus_ns)
-        self._add_balances(str(period.block_number), _by_account(changed))
-        stakes = self.config.stake_update_at(period.index)
+        self._add_balances(str(block_number), _by_account(changed))
+        stakes = self.config.stake_update_at(period_index)
         if stakes is not None:
             self.stake_updates.append(
                 {
-                    "period": period.index,
-                    "block_number": period.block_number,
-                    "consensus_ns": items[0].facts.consensus_ns,
+                    "period": period_index,
+                    "block_number": block_number,
+                    "consensus_ns": next(
+                        (i.facts for i in items if i.facts.type == "node_stake_update"), items[0].facts
+                    ).consensus_ns,
                     "stakes": {node.account: stakes[node.node_id] for node in self.nodes},
                 }
             )
@@ -260,6 +348,38 @@ class TruthCollector:
         }
 
     def document(
+        self,
+        ledger: Ledger,
+        books: Sequence[BookEpoch],
+        council: Sequence[ed25519.Ed25519PrivateKey],
+        rotated_node: int | None,
+        *,
+        tss: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The truth document; ``tss``: the ledger a stream with native blocks is signed under."""
+        document = self._document(ledger, books, council, rotated_node)
+        config = self.config
+        if config.cutover_after is not None:
+            document["config"].update(
+                cutover_after=config.cutover_after,
+                wrapped_periods=config.wrapped_periods,
+                block_hapi_version=".".join(str(part) for part in config.block_hapi_version),
+                sign_every=config.sign_every,
+                flat_blocks=config.flat_blocks,
+            )
+            first_wrapped = config.cutover_after
+            first_native = first_wrapped + config.wrapped_periods
+            document["cutover"] = {
+                "record_periods": min(first_wrapped, config.periods),
+                "first_wrapped_block": config.block_number_of(first_wrapped)
+                if config.wrapped_periods and first_wrapped < config.periods
+                else None,
+                "first_native_block": config.block_number_of(first_native) if first_native < config.periods else None,
+            }
+            document["tss"] = dict(tss or {})
+        return document
+
+    def _document(
         self,
         ledger: Ledger,
         books: Sequence[BookEpoch],

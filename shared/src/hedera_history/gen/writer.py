@@ -3,6 +3,7 @@
 ::
 
     OUT/<layout folders>/...           every node's record, signature and sidecar files
+    OUT/<network>/block/...            after a cutover, every block file (``.blk.zstd``)
     OUT/address-book.bin               the bootstrap NodeAddressBook
     OUT/address-books/from-block-N.bin every book, from the first block it is in force for
     OUT/keys/node-0.0.3.pem            node private keys (PKCS#8), ``.pub.pem`` public;
@@ -12,6 +13,8 @@
     OUT/genesis-balances.json          the hbar balances before the first block, as a balance
                                        snapshot (``derived.snapshot``): load it so that derived
                                        balances start from the generated genesis, not from zero
+    OUT/ledger-id-publication.bin      a stream with native blocks: the ``SignedTransaction``
+                                       publishing the TSS ledger id and roster (block 0's first)
 
 Existing files are overwritten; nothing else in OUT is removed.
 """
@@ -27,8 +30,9 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from hedera_history.errors import GeneratorError
 from hedera_history.gen.config_and_output import (
-    GeneratedPeriod,
+    LEDGER_PUBLICATION_FILE,
     GeneratedStream,
+    GeneratedUnit,
     GeneratorConfig,
     NodeInfo,
     StreamKeys,
@@ -57,7 +61,7 @@ def write_stream(stream: GeneratedStream, out_dir: Path | str) -> None:
 
 
 def generate_into(
-    config: GeneratorConfig, out_dir: Path | str, on_period: Callable[[GeneratedPeriod], None] | None = None
+    config: GeneratorConfig, out_dir: Path | str, on_period: Callable[[GeneratedUnit], None] | None = None
 ) -> tuple[GeneratedStream, int]:
     """Generate the stream ``config`` describes straight into ``out_dir``, byte for byte what
     ``write_stream(generate_stream(config), out_dir)`` writes, in memory flat in the stream's length:
@@ -94,6 +98,8 @@ def write_stream_support(
         write_book_and_keys(stream.address_book, stream.nodes, stream.keys, out)
         for epoch in stream.address_books:
             _write(out / address_book_file(epoch), epoch.book)
+        if stream.ledger_publication is not None:
+            _write(out / LEDGER_PUBLICATION_FILE, stream.ledger_publication)
         _write_truth(stream.truth, spilled or {}, out / GROUND_TRUTH_FILE)
         _write(out / GENESIS_BALANCES_FILE, json.dumps(genesis_snapshot(stream), indent=1).encode() + b"\n")
     except OSError as e:
