@@ -179,6 +179,29 @@ class Settings:
         64 * 1024 * 1024, "Bytes of stream files the follower keeps in memory, so retries do not read them again."
     )
 
+    # --- Block nodes (HIP-1081; docs/block-streams.md) ------------------------------------------
+    block_nodes: str = setting(
+        "",
+        "Block nodes blocks are read from over gRPC, comma separated, each [tls://]host[:port][@priority] "
+        "(port 40840 by default; lower priority first, then the order given); empty: the network preset's "
+        "(no public network publishes any yet).",
+    )
+    block_node_status_timeout_seconds: float = setting(
+        2.0, "Longest wait for a block node's serverStatus answer (the first call on a connection also connects)."
+    )
+    block_node_block_timeout_seconds: float = setting(
+        30.0,
+        "Longest wait for a getBlock answer, and in a subscription for each next whole block; past it the "
+        "call is cancelled and counts as a failure of that block node.",
+    )
+    block_node_max_attempts: int = setting(
+        3, "Failed calls in a row after which a block node is put aside (asked only when no other can serve)."
+    )
+    block_node_readmit_seconds: float = setting(60.0, "How long a block node that was put aside stays aside.")
+    block_node_max_message_bytes: int = setting(
+        131_072_000, "Largest gRPC message accepted from a block node (one item set, or one getBlock answer)."
+    )
+
     # --- Pub/Sub --------------------------------------------------------------------------------
     pubsub_topic_prefix: str = setting(
         "", "Prefix for every Pub/Sub topic and subscription id (several deployments in one project)."
@@ -305,6 +328,7 @@ def _with_network_preset(values: dict[str, Any]) -> dict[str, Any]:
     fill("duplicate_blocks", preset.duplicate_blocks)
     if preset.ledger_id is not None:
         fill("ledger_id", preset.ledger_id.hex())
+    fill("block_nodes", ",".join(preset.block_nodes))
     return filled
 
 

@@ -3,6 +3,7 @@
 ``up`` starts it and returns (the services keep running), ``down`` stops it, ``upload DIR`` writes
 a stream into its bucket as nodes would, ``wait`` waits until blocks are complete, ``status``
 prints endpoints and progress. They find the stack through its state file in ``--state-dir``.
+``block-node DIR`` serves a folder of block files as a block node does, on its own.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from hedera_history.interrupts import wait_until_interrupted
 from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_running_state
 from hedera_history.name_values import name_values
 from hedera_history.networks import NAMES
+from hedera_history.sources.block_node_api import DEFAULT_PORT as DEFAULT_BLOCK_NODE_PORT
 
 PREREQUISITE_EXIT_CODE = 2
 
@@ -437,6 +439,30 @@ def follower_line(follower: dict[str, Any]) -> str:
 
 def _or_dash(value: int | None) -> str:
     return "-" if value is None else str(value)
+
+
+@stack.command("block-node")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_BLOCK_NODE_PORT,
+    show_default=True,
+    help="Port to listen on (0: a free one).",
+)
+def block_node(*, directory: Path, host: str, port: int) -> None:
+    """Serve the block files under DIRECTORY as a block node does (HIP-1081: serverStatus, getBlock,
+    subscribeBlockStream; files that appear later are streamed too) until Ctrl-C.
+
+    Read it with HEDERA_HISTORY_BLOCK_NODES=HOST:PORT (docs/block-streams.md)."""
+    from hedera_history.localstack.block_node_server import BlockNodeServer  # noqa: PLC0415
+
+    with BlockNodeServer(directory, host=host, port=port) as server:
+        first, last = server.folder.first, server.folder.last
+        blocks = "no block yet" if first is None else f"blocks {first}..{last}"
+        click.echo(f"block node {server.endpoint} serving {blocks} from {directory}; Ctrl-C stops it")
+        wait_until_interrupted()
 
 
 @stack.command("bridge", hidden=True)

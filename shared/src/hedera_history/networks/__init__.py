@@ -78,6 +78,10 @@ class Network:
     """When the network leaves the record stream for the block stream; None: it never does."""
     ledger_id: bytes | None = None
     """The TSS ledger id, where the network has published it."""
+    block_nodes: tuple[str, ...] = ()
+    """Block nodes (HIP-1081) serving its blocks, each ``[tls://]host[:port][@priority]``. None is
+    public yet for any network: the reference mirror node ships none either, and finds them on
+    chain (HIP-1137 registered nodes) or in its ``hiero.mirror.importer.block.nodes`` setting."""
 
     @property
     def block_folder(self) -> str:

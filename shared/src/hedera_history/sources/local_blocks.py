@@ -45,19 +45,36 @@ class LocalBlock:
 def find_block_runs(root: Path, *, max_decompressed: int | None = None) -> list[list[LocalBlock]]:
     """Every block file under ``root``, one run per chain folder (by folder name), each run by
     block number (then name)."""
+    runs: dict[str, list[tuple[tuple[int, int, str], LocalBlock]]] = {}
+    for block in list_block_files(root):
+        order = block_number(block, max_decompressed=max_decompressed)
+        key = (0, order, block.name) if order is not None else (1, 0, block.name)
+        runs.setdefault(block.run, []).append((key, block))
+    return [[block for _, block in sorted(runs[run], key=lambda pair: pair[0])] for run in sorted(runs)]
+
+
+def list_block_files(root: Path) -> list[LocalBlock]:
+    """Every block file under ``root``, by path, nothing read."""
     if not root.is_dir():
         raise SourceError(f"not a directory: {root}", file=str(root))
     base = root.resolve()
-    runs: dict[str, list[tuple[tuple[int, int, str], LocalBlock]]] = {}
+    blocks = []
     for path in sorted(base.rglob("*")):
-        if not path.is_file() or not is_block_file_name(path.name):
-            continue
-        name = path.relative_to(base).as_posix()
-        number = parse_block_file_name(path.as_posix()).number
-        block = LocalBlock(path, name, number, _run_of(name))
-        order = number if number is not None else _header_number(block, max_decompressed)
-        runs.setdefault(block.run, []).append(((0, order, name) if order is not None else (1, 0, name), block))
-    return [[block for _, block in sorted(runs[run], key=lambda pair: pair[0])] for run in sorted(runs)]
+        if path.is_file() and is_block_file_name(path.name):
+            name = path.relative_to(base).as_posix()
+            blocks.append(LocalBlock(path, name, parse_block_file_name(path.as_posix()).number, _run_of(name)))
+    return blocks
+
+
+def block_number(block: LocalBlock, *, max_decompressed: int | None = None) -> int | None:
+    """The number its path gives, else the one in its header (the file is read); None when the
+    path gives none and the file cannot be read."""
+    if block.number is not None:
+        return block.number
+    try:
+        return parse_block_file(block.read(), block.name, max_decompressed=max_decompressed).number
+    except (FormatError, SourceError):
+        return None
 
 
 def _run_of(name: str) -> str:
@@ -65,10 +82,3 @@ def _run_of(name: str) -> str:
     if BUCKET_BLOCK_PATH.fullmatch(name):
         parts = parts[:-_BUCKET_NUMBER_FOLDERS]
     return "/".join(parts)
-
-
-def _header_number(block: LocalBlock, max_decompressed: int | None) -> int | None:
-    try:
-        return parse_block_file(block.read(), block.name, max_decompressed=max_decompressed).number
-    except (FormatError, SourceError):
-        return None
