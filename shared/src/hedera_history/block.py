@@ -58,6 +58,9 @@ class VerifiedBlock:
     native: NativeBlock | None = None
     """Set for a block-stream block: its own bytes and proof. ``consensus`` then holds the TSS
     signers' weight and the key's total weight (0 of 0 when unsigned)."""
+    wrapped_envelope: bytes | None = None
+    """Set for a wrapped record block: the block without the record file contents its items row
+    keeps (V6), or whole (``formats.wrapped_envelope``)."""
 
     @property
     def hash(self) -> bytes:

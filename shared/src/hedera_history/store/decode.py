@@ -79,6 +79,8 @@ class StoredBlock:
     signatures: tuple[NodeSignature, ...]
     completion: CompletionValue
     parts: tuple[StoredBlock, ...] = ()
+    wrapped_envelope: bytes | None = None
+    """A wrapped record block's envelope (``schema.Q_WRAPPED_BLOCK``); None for any other block."""
     """The two files of a duplicate block (``store.duplicates``), each with its own header and
     signatures; this block merges them as the mirror node does. Empty for any other block."""
 
@@ -229,6 +231,7 @@ def _decode_block_file(row: StoredRow, completion: CompletionValue) -> StoredBlo
         sidecars=decode_sidecar_metadata(header(s.Q_SIDECARS)),
         signatures=tuple(signatures),
         completion=completion,
+        wrapped_envelope=optional(s.Q_WRAPPED_BLOCK),
     )
 
 

@@ -366,6 +366,8 @@ def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | Non
         consensus = block.consensus
         proof = BlockProofValue(block.native.signed, consensus.stake, consensus.total_stake, block.native.proof)
         rows.put(s.BLOCKS, key, s.BLOCK_HEADER_FAMILY, s.Q_BLOCK_PROOF, encode_block_proof(proof))
+    if block.wrapped_envelope is not None:
+        rows.put(s.BLOCKS, key, s.BLOCK_HEADER_FAMILY, s.Q_WRAPPED_BLOCK, block.wrapped_envelope)
     # The hash the API shows for the block (``/api/v1/blocks/{hash}``), pointing at its number.
     shown = record.end_running_hash or record.file_hash
     rows.put(

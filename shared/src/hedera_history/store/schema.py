@@ -39,6 +39,9 @@ Q_SIDECARS = b"sidecars"
 Q_COMPLETE = b"complete"
 Q_BLOCK_PROOF = b"block_proof"
 """Of a block-stream block: who signed it (``values.BlockProofValue``) and its ``BlockProof`` bytes."""
+Q_WRAPPED_BLOCK = b"wrapped_block"
+"""Of a wrapped record block: the block without the record file contents the items row keeps
+(``formats.wrapped_envelope``), from which the original block is restored."""
 Q_BLOCK_NUMBER = b"number"
 """Of a block-hash index row (``keys.row_key_for_block_hash``): the block's number."""
 

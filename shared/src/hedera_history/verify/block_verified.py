@@ -2,7 +2,9 @@
 
 - A wrapped record block (HIP-1427) is its record file: the rebuilt file, its sidecars, the RSA
   signatures that agreed (by node account, as a signature file names them; a block carries no
-  metadata signatures) and their stake. Its rows are the rows of the record file it wraps.
+  metadata signatures) and their stake. Its rows are the rows of the record file it wraps, and
+  one more cell: the block's envelope (the block without the record file contents the items row
+  keeps, ``formats.wrapped_envelope``), so the original block is retrievable.
 - A native block becomes the record file its items give
   (:func:`~hedera_history.formats.block_record_file.native_block_files`), named by its number as
   the block node names block files (``0000000000000000007.blk``, whatever the copy read was
@@ -21,10 +23,15 @@ from dataclasses import replace
 
 from hedera_history.block import ConsensusSummary, NativeBlock, VerifiedBlock
 from hedera_history.errors import UnverifiedProofError, VerificationError
-from hedera_history.formats.block import serialize_block
+from hedera_history.formats.block import BlockFile, serialize_block
 from hedera_history.formats.block_record_file import native_block_files
 from hedera_history.formats.names import block_file_path
+from hedera_history.formats.rebuild import signed_file_bytes
+from hedera_history.formats.record_v6 import VERSION_PREFIX
+from hedera_history.formats.wrapped_envelope import block_envelope
 from hedera_history.verify.blocks import BlockReport
+
+WRAPPED_V6 = 6
 
 
 def verified_block(report: BlockReport, *, accept_unsigned: bool = False) -> VerifiedBlock:
@@ -39,10 +46,14 @@ def verified_block(report: BlockReport, *, accept_unsigned: bool = False) -> Ver
     if wrapped is not None:
         record = wrapped.record
         summary = ConsensusSummary(record.file_hash, None, check.stake, check.total_stake)
-        return VerifiedBlock(record, block.number, wrapped.sidecars, check.signatures, summary)
+        stored = signed_file_bytes(record) if wrapped.version == WRAPPED_V6 else None
+        envelope = block_envelope(_content(block), stored[len(VERSION_PREFIX) :] if stored else None, block.name)
+        return VerifiedBlock(
+            record, block.number, wrapped.sidecars, check.signatures, summary, wrapped_envelope=envelope
+        )
     record, sidecars = native_block_files(block)
     proof = next(p for p in block.proofs if p.kind == check.proof)
-    native = NativeBlock(serialize_block(item.data for item in block.items), proof.data, signed=check.verified)
+    native = NativeBlock(_content(block), proof.data, signed=check.verified)
     return VerifiedBlock(
         replace(record, name=block_file_path(block.number, compression="", bucket=False)),
         block.number,
@@ -51,6 +62,11 @@ def verified_block(report: BlockReport, *, accept_unsigned: bool = False) -> Ver
         ConsensusSummary(hashes.root, None, check.stake, check.total_stake),
         native,
     )
+
+
+def _content(block: BlockFile) -> bytes:
+    """The serialised ``Block``: every item as it stands on the wire."""
+    return serialize_block(item.data for item in block.items)
 
 
 def is_unsigned_placeholder(report: BlockReport) -> bool:
