@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +224,7 @@ def test_store_killed_with_default_settings_completes_within_seconds_of_its_rest
     stream_dir: Path,
     reference: TableCells,
     run: int,
+    record_property: Callable[[str, object], None],
 ) -> None:
     # No setting shortened: the store subscriptions' retry policy, the reconciler's 180 s. A message
     # the dead store rejected must come back by redelivery, not wait for the reconciler.
@@ -236,6 +238,7 @@ def test_store_killed_with_default_settings_completes_within_seconds_of_its_rest
     reader = HistoryReader(open_gateway_for(stack.state))
     outcome = wait_for_blocks(reader, directory_target(stream_dir), RESTART_BOUND_SECONDS)
     assert outcome.done, f"blocks {outcome.missing} still incomplete {RESTART_BOUND_SECONDS} s after the restart"
+    record_property("seconds_from_restart_to_every_block_complete", round(outcome.seconds, 1))
     assert_heals_to_reference(stack, stream_dir, reference, stream, reconciled=False)
 
 
