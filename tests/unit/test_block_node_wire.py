@@ -152,6 +152,9 @@ def real_block(hedera_data: Path) -> bytes:
 
 def test_an_item_set_and_its_end_read_the_same_both_ways(real_block: bytes) -> None:
     items = [item.data for item in parse_block(real_block, "1.blk.gz").items]
+    # What the client's assembly and the local block node rely on: an item set is a Block of its items.
+    assert ours.BlockItemSet(block_items=items).SerializeToString() == real_block
+    assert list(ours.BlockItemSet.FromString(real_block).block_items) == items
     mine = ours.SubscribeStreamResponse(block_items=ours.BlockItemSet(block_items=items)).SerializeToString()
     theirs = published("SubscribeStreamResponse").FromString(mine)
     assert len(theirs.block_items.block_items) == len(items)

@@ -36,10 +36,11 @@ from typing import Any
 
 import grpc
 
-from hedera_history.errors import ConfigError, FormatError, PortInUseError, SourceError
-from hedera_history.formats.block import block_content, parse_block
+from hedera_history.errors import ConfigError, CorruptFileError, FormatError, PortInUseError, SourceError
+from hedera_history.formats.block import block_content, parse_message
 from hedera_history.formats.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from hedera_history.proto_gen import block_node_pb2 as api
+from hedera_history.sources.block_assembly import header_number
 from hedera_history.sources.block_node_api import (
     GET_BLOCK,
     SERVER_STATUS,
@@ -274,18 +275,22 @@ class BlockNodeServer:
         return "SUCCESS"
 
     def _block_messages(self, number: int) -> Iterator[Any]:
-        block = parse_block(self.folder.content(number), f"{number}.blk")
+        # A Block is a BlockItemSet on the wire (field 1, repeated items): its items as sent.
+        name = f"block {number}"
+        items = list(parse_message(api.BlockItemSet, self.folder.content(number), "Block", name).block_items)
+        if not items:
+            raise CorruptFileError("field items: expected at least a header but got none", file=name)
         batch: list[bytes] = []
         size = 0
         sets = 0
-        for item in block.items:
-            if batch and size + len(item.data) > self._max_set_bytes:
+        for item in items:
+            if batch and size + len(item) > self._max_set_bytes:
                 yield self._item_set(number, sets, batch)
                 batch, size, sets = [], 0, sets + 1
-            batch.append(item.data)
-            size += len(item.data)
+            batch.append(item)
+            size += len(item)
         yield self._item_set(number, sets, batch)
-        yield _Subscribe(end_of_block=api.BlockEnd(block_number=block.number))
+        yield _Subscribe(end_of_block=api.BlockEnd(block_number=header_number(items[0], name)))
 
     def _item_set(self, number: int, index: int, items: list[bytes]) -> Any:
         if self._before_item_set is not None:

@@ -189,7 +189,7 @@ class BlockNode:
             for response in call:
                 kind = response.WhichOneof("response")
                 if kind == "block_items":
-                    assembler.add(response.block_items.block_items)
+                    assembler.add(response.block_items)
                 elif kind == "end_of_block":
                     block = assembler.end(response.end_of_block.block_number)
                     self._succeeded()
