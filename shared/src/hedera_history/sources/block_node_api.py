@@ -11,6 +11,7 @@ priority 0 first).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from hedera_history.errors import ConfigError
 from hedera_history.proto_gen import block_node_pb2
@@ -32,6 +33,11 @@ def _method(service: str, method: str) -> str:
 SERVER_STATUS = _method("BlockNodeService", "serverStatus")
 GET_BLOCK = _method("BlockAccessService", "getBlock")
 SUBSCRIBE_BLOCK_STREAM = _method("BlockStreamSubscribeService", "subscribeBlockStream")
+
+
+def serialize(message: Any) -> bytes:
+    """A message's bytes, as gRPC's serializer hook wants them."""
+    return bytes(message.SerializeToString())
 
 
 @dataclass(frozen=True, slots=True)
