@@ -178,7 +178,8 @@ class BlockNode:
 
     def subscribe(self, start: int, end: int | None = None) -> Generator[NodeBlock, None, None]:
         """Blocks ``start`` .. ``end`` (None: without end, each new block as the node receives it);
-        closing the generator cancels the call."""
+        closing the generator cancels the call. A node may end the stream (``SUCCESS``) before
+        ``end``, as the API allows: the caller carries on from the block after the last received."""
         request = api.SubscribeStreamRequest(
             start_block_number=start, end_block_number=UNKNOWN_BLOCK_NUMBER if end is None else end
         )
