@@ -10,6 +10,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import gzip
+import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -260,3 +262,19 @@ def test_a_wrapped_block_answers_as_its_record_file(
     for transaction in listed:
         key = transaction["transaction_id"]
         assert from_block.rpc("getTransaction", key) == from_file.rpc("getTransaction", key)
+
+
+def test_record_files_and_blocks_in_one_folder_share_one_numbering(
+    loaded: Loaded, hedera_data: Path, tmp_path: Path
+) -> None:
+    # Record periods (the real V5 files, blocks 0 and 1) and block files in the bucket layout
+    # (the mirror node's blocks 7, 8 and 16) under one folder, as a stream crossing the cutover.
+    shutil.copytree(hedera_data / "v5", tmp_path / "record", copy_function=os.symlink)
+    shutil.copytree(hedera_data / BLOCKS / "mirror-node-blockstreams", tmp_path / "block", copy_function=os.symlink)
+    book = str(hedera_data / "addressbook" / "test-resources-testnet.bin")
+    store = loaded.load("mixed_", tmp_path, "--address-book", book, "--unsigned-blocks")
+    listed = store.follow("/api/v1/blocks?limit=2", "blocks")
+    assert [b["number"] for b in listed] == [16, 8, 7, 1, 0]
+    assert [b["record_file_version"] for b in listed] == [7, 7, 7, 5, 5]
+    assert listed[0]["hash"] == "0x" + MIRROR[16][2]
+    assert store.rpc("getBlocks", 0, 20) == [0, 1, 7, 8, 16]
