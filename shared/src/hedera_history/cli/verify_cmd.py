@@ -17,12 +17,15 @@ from hedera_history.cli.common import (
     local_stream_settings,
     network_options,
 )
+from hedera_history.errors import ConfigError
 from hedera_history.formats.hashing import hex_or_none
 from hedera_history.pipeline.local_load import verify_numbered
 from hedera_history.sources.local_blocks import find_block_runs
 from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks
 from hedera_history.verify.stream import PeriodResult
+from hedera_history.verify.tss import TssTrust, publication_from_signed_transaction
 
 
 @click.command("verify")
@@ -43,6 +46,13 @@ from hedera_history.verify.stream import PeriodResult
     default=None,
     help="Fetch and verify sidecar files. [HEDERA_HISTORY_SIDECARS_ENABLED]",
 )
+@click.option(
+    "--ledger-publication",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Check native blocks' TSS signatures against this ledger id publication (a SignedTransaction, "
+    "as generate writes ledger-id-publication.bin); a native block 0 in DIR publishes its own.",
+)
 @network_options
 @click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
 @click.pass_context
@@ -56,6 +66,7 @@ def verify(
     sidecars: bool | None,
     network: str | None,
     block_pin: str | None,
+    ledger_publication: Path | None,
     as_json: bool,
 ) -> None:
     """Verify every period and every block file under DIR in order.
@@ -83,7 +94,8 @@ def verify(
             else:
                 click.echo(result_to_text(result))
     book = load_address_book(settings.address_book, settings) if settings.address_book else None
-    options = BlockCheckOptions(ratio=ratio, max_decompressed=settings.max_decompressed_bytes)
+    tss = _tss_check(ledger_publication, settings.ledger_id) if ledger_publication is not None else None
+    options = BlockCheckOptions(ratio=ratio, tss=tss, max_decompressed=settings.max_decompressed_bytes)
     for run in block_runs:
         for report in verify_blocks(run, book, options):
             all_ok &= report.ok
@@ -93,6 +105,17 @@ def verify(
                 click.echo(block_report_to_text(report))
     if not all_ok:
         ctx.exit(1)
+
+
+def _tss_check(publication_file: Path, ledger_id: str | None) -> LedgerTssCheck:
+    """TSS checked against the roster ``publication_file`` publishes (pinned by ``ledger_id``)."""
+    publication = publication_from_signed_transaction(publication_file.read_bytes())
+    if publication is None:
+        raise ConfigError(f"{publication_file} is not a ledger id publication")
+    pinned = bytes.fromhex(ledger_id) if ledger_id else None
+    if pinned is not None and publication.ledger_id != pinned:
+        raise ConfigError(f"{publication_file} publishes ledger {publication.ledger_id.hex()}, not {ledger_id}")
+    return LedgerTssCheck(pinned, TssTrust(publication))
 
 
 def result_to_json(result: PeriodResult, *, sidecars: bool = True) -> dict[str, Any]:
