@@ -411,6 +411,8 @@ class LivePlayer:
             "late_signatures": [],
             "written": {},
         }
+        if self.config.cutover_after is not None:
+            live["block_delay"] = round(self.schedule.block_delay, 6)
         for block in truth["blocks"]:
             state = progress[block["period"]]
             plan = state.plan
