@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from hiero_sdk_python.hapi.block.stream.output import block_footer_pb2, block_he
 from tests.conformance.block_golden import MIRROR_NODE, SOLO, TSS, BlockGolden
 
 CHAINS = {"tss-schnorr": TSS, "wrapped-solo-4n": SOLO, "mirror-node-blockstreams": MIRROR_NODE}
-OPTIONS = BlockNodeOptions(status_timeout_seconds=10.0, block_timeout_seconds=60.0)
+OPTIONS = replace(BlockNodeOptions.from_settings(), status_timeout_seconds=10.0, block_timeout_seconds=60.0)
 """Generous: the machine may be busy; nothing here waits for a timeout to pass."""
 
 Serve = Callable[..., BlockNodeServer]
@@ -242,7 +243,7 @@ def test_a_refused_request_is_not_transient(hedera_data: Path, serve: Serve) -> 
 
 def test_a_block_that_does_not_come_in_time_cancels_the_subscription(hedera_data: Path, serve: Serve) -> None:
     server = serve(hedera_data / "blocks" / "tss-schnorr")
-    options = BlockNodeOptions(status_timeout_seconds=10.0, block_timeout_seconds=0.5)
+    options = replace(OPTIONS, block_timeout_seconds=0.5)
     with BlockNodeClient([server.endpoint], options) as client:
         stream = client.subscribe(5)
         assert next(stream).number == 5

@@ -29,10 +29,11 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 
+from hedera_history.config import Settings
 from hedera_history.errors import (
     BlockNodeError,
     BlockNodeProtocolError,
@@ -43,7 +44,6 @@ from hedera_history.errors import (
     SourceError,
     is_transient,
 )
-from hedera_history.formats.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from hedera_history.proto_gen import block_node_pb2 as api
 from hedera_history.sources.block_assembly import BlockAssembler, first_item, header_number
 from hedera_history.sources.block_node_api import (
@@ -55,9 +55,6 @@ from hedera_history.sources.block_node_api import (
     parse_endpoints,
     serialize,
 )
-
-if TYPE_CHECKING:
-    from hedera_history.config import Settings
 
 _RETRYABLE_CODES = frozenset(
     {
@@ -76,19 +73,21 @@ _Access = api.BlockResponse
 
 @dataclass(frozen=True, slots=True)
 class BlockNodeOptions:
-    """Timeouts and bounds of block-node calls (defaults: the reference's, but the status timeout)."""
+    """Timeouts and bounds of block-node calls: the ``HEDERA_HISTORY_BLOCK_NODE_*`` settings, whose
+    defaults are the reference's (but the status timeout, 2 s for its 400 ms: a fresh channel's
+    first call also connects)."""
 
-    status_timeout_seconds: float = 2.0
-    """The reference's 400 ms, raised: a fresh channel's first call also connects (and shakes hands)."""
-    block_timeout_seconds: float = 30.0
-    max_attempts: int = 3
-    readmit_seconds: float = 60.0
-    max_message_bytes: int = 131_072_000
-    """One gRPC message (the block node's own ``maxProtobufMessageSizeBytes``)."""
-    max_block_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES
+    status_timeout_seconds: float
+    block_timeout_seconds: float
+    max_attempts: int
+    readmit_seconds: float
+    max_message_bytes: int
+    max_block_bytes: int
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> BlockNodeOptions:
+    def from_settings(cls, settings: Settings | None = None) -> BlockNodeOptions:
+        """From ``settings`` (None: the defaults)."""
+        settings = settings or Settings()
         return cls(
             status_timeout_seconds=settings.block_node_status_timeout_seconds,
             block_timeout_seconds=settings.block_node_block_timeout_seconds,
@@ -331,7 +330,8 @@ class BlockNodeClient:
         if not endpoints:
             raise ConfigError("no block node given (HEDERA_HISTORY_BLOCK_NODES)")
         ordered = sorted(enumerate(endpoints), key=lambda pair: (pair[1].priority, pair[0]))
-        self.nodes = tuple(BlockNode(endpoint, options or BlockNodeOptions(), clock=clock) for _, endpoint in ordered)
+        chosen = options or BlockNodeOptions.from_settings()
+        self.nodes = tuple(BlockNode(endpoint, chosen, clock=clock) for _, endpoint in ordered)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> BlockNodeClient:
