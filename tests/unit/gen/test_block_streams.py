@@ -30,6 +30,7 @@ from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream
 from hedera_history.gen.blocks import zstd_compress
 from hedera_history.gen.config_and_output import PeriodKind
 from hedera_history.gen.truth import account
+from hedera_history.store.accounts import accounts_touched
 from hedera_history.verify.block_chain import Link
 from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.blocks import BlockCheckOptions, BlockReport, verify_blocks
@@ -241,6 +242,8 @@ def test_the_transformer_gives_back_the_truth_of_every_native_transaction(
         expected = truth[consensus_ns]
         found = _as_truth(block_number, index, record, body)
         assert {key: expected[key] for key in found} == found, expected["type"]
+        # The store's account history rule reads the same accounts from the transformed record.
+        assert accounts_touched(body, record) == set(expected["accounts_touched"])
         seen.add(consensus_ns)
     native = {n for b in stream.truth["blocks"] if b["kind"] == "native" for n in [b["number"]]}
     assert seen == {ns for ns, entry in truth.items() if entry["block_number"] in native}

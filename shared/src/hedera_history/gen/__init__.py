@@ -1,4 +1,5 @@
-"""The stream generator: valid, signed V6 record streams with their ground truth.
+"""The stream generator: valid, signed record streams (V6, or across the format eras), block streams
+and streams that cross the cutover, with their ground truth.
 
 ``generate_stream(GeneratorConfig(...))`` builds everything in memory; ``write_stream`` puts it on
 disk; ``tamper``, ``drop_signatures`` and ``only_nodes`` make the broken variants tests need.

@@ -6,6 +6,9 @@ file, then give every node its copies (V6: its own gzip copies) and a signature 
 the key its address book entry holds for that block. A 0.0.102 update halfway rotates one node's
 key; the new book is in force from the block after the one that carried it.
 
+After a cutover (``GeneratorConfig.cutover_after``) a period becomes a wrapped record block, then a
+native block, instead (:mod:`~hedera_history.gen.block_stream`), its transactions the same.
+
 Eras (``GeneratorConfig.eras``) chain as the network did: V1/V2 files name the previous file's
 hash, V5 and V6 files carry running hashes, and the first V5 (or V6) file after a V2 file starts
 its running hash from that V2 file's hash.
