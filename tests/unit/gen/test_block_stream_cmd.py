@@ -100,6 +100,7 @@ def test_a_live_network_cuts_over(tmp_path: Path) -> None:
     lines: list[PeriodWritten] = []
     summary, sink = _play(config, tmp_path, on_period=lines.append)
     assert summary.stream is not None and sink.objects == dict(summary.stream.objects)
+    assert (summary.first_block, summary.last_block, summary.periods) == (0, 3, 4)
     assert [(line.kind, line.proof, line.files, line.signatures) for line in lines] == [
         ("record", None, 12, 4),
         ("wrapped", "signed_record_file_proof", 1, 0),

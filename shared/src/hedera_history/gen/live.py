@@ -352,8 +352,10 @@ class LivePlayer:
     def _period_done(self, state: _PeriodProgress, summary: LiveSummary, accounts: list[str]) -> None:
         period, plan = state.period, state.plan
         summary.periods += 1
-        summary.first_block = period.block_number if summary.first_block is None else summary.first_block
-        summary.last_block = period.block_number
+        # After a cutover a block can land before the record file before it.
+        number = period.block_number
+        summary.first_block = number if summary.first_block is None else min(summary.first_block, number)
+        summary.last_block = number if summary.last_block is None else max(summary.last_block, number)
         summary.missing_signatures += sum(f is SignatureFate.MISSING for f in plan.fates)
         summary.late_signatures += sum(f is SignatureFate.LATE for f in plan.fates)
         if self.on_period is None:
