@@ -38,3 +38,23 @@ def generated_stream_dir(generated_stream: GeneratedStream, tmp_path_factory: py
     out = tmp_path_factory.mktemp("generated-stream")
     write_stream(generated_stream, out)
     return out
+
+
+@pytest.fixture(scope="session")
+def generated_cutover_stream() -> GeneratedStream:
+    """A network that cuts over (docs/generator.md): 4 nodes, 24 items a period, record files 0-2
+    (block 0 publishing the TSS ledger id), wrapped record blocks 3-4 (the key rotation in block 4),
+    TSS-signed native blocks 5-7."""
+    config = GeneratorConfig(nodes=4, periods=8, transactions=24, seed=5, cutover_after=3, wrapped_periods=2)
+    return generate_stream(config)
+
+
+@pytest.fixture(scope="session")
+def generated_cutover_stream_dir(
+    generated_cutover_stream: GeneratedStream, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """``generated_cutover_stream`` written out: recordstreams/, demo/block/, address-book.bin,
+    ledger-id-publication.bin, keys/, ground-truth.json."""
+    out = tmp_path_factory.mktemp("generated-cutover-stream")
+    write_stream(generated_cutover_stream, out)
+    return out

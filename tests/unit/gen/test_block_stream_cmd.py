@@ -48,6 +48,15 @@ def test_a_cutover_stream_verifies_end_to_end(tmp_path: Path) -> None:
     assert all((out / block["file"]).is_file() for block in truth["blocks"][2:])
 
 
+def test_the_shared_cutover_stream_verifies_from_its_folder(generated_cutover_stream_dir: Path) -> None:
+    shown = _verify(
+        generated_cutover_stream_dir,
+        "--ledger-publication",
+        str(generated_cutover_stream_dir / LEDGER_PUBLICATION_FILE),
+    )
+    assert len(shown) == 8 and all(line["ok"] for line in shown)
+
+
 def test_without_the_ledger_a_native_block_is_never_counted_verified(tmp_path: Path) -> None:
     out = tmp_path / "out"
     _generate(out, "--periods", "4", "--cutover-after", "2", "--wrapped-blocks", "0")

@@ -38,8 +38,6 @@ from hedera_history.verify.tss import TssTrust, find_publication
 
 BLOCKS = GeneratorConfig(nodes=4, periods=6, transactions=24, seed=5, cutover_after=0, sign_every=3)
 """Native blocks 0-5: 2 and 5 signed, 0-1 and 3-4 proven through them."""
-CUTOVER = GeneratorConfig(nodes=4, periods=8, transactions=24, seed=5, cutover_after=3, wrapped_periods=2)
-"""Record files 0-2, wrapped blocks 3-4, native blocks 5-7; the key rotation in block 4."""
 
 
 @dataclass(frozen=True)
@@ -58,8 +56,9 @@ def block_stream() -> GeneratedStream:
 
 
 @pytest.fixture(scope="module")
-def cutover_stream() -> GeneratedStream:
-    return generate_stream(CUTOVER)
+def cutover_stream(generated_cutover_stream: GeneratedStream) -> GeneratedStream:
+    """Record files 0-2, wrapped blocks 3-4, native blocks 5-7; the key rotation in block 4."""
+    return generated_cutover_stream
 
 
 def _sources(stream: GeneratedStream, objects: dict[str, bytes] | None = None) -> list[_Source]:
@@ -291,13 +290,14 @@ def test_wrapped_and_native_blocks_after_record_files_verify(cutover_stream: Gen
     assert [r.links.previous_root for r in reports[1:] if r.links] == [Link.OK] * 4
 
 
-def test_the_cutover_links_as_a_chain_wrapped_from_genesis() -> None:
+def test_the_cutover_links_as_a_chain_wrapped_from_genesis(cutover_stream: GeneratedStream) -> None:
     """The same network with every record period wrapped: its blocks 0-7 link from genesis, and
     from block 3 on they are the cutover stream's, byte for byte (the first wrapped block names
     the root the last record file has as a block, the all-block-hashes tree covers the record
     files too)."""
-    cutover = generate_stream(replace(CUTOVER, periods=6))
-    wrapped = generate_stream(replace(CUTOVER, periods=6, cutover_after=0, wrapped_periods=5))
+    config = replace(cutover_stream.config, periods=6)
+    cutover = generate_stream(config)
+    wrapped = generate_stream(replace(config, cutover_after=0, wrapped_periods=5))
     assert [b.kind.value for b in wrapped.blocks] == ["wrapped"] * 5 + ["native"]
     for block in cutover.blocks:
         assert cutover.objects[block.path] == wrapped.objects[block.path]
@@ -318,7 +318,7 @@ def test_the_truth_says_where_the_cutover_is(cutover_stream: GeneratedStream) ->
     assert [b["previous_hash"] for b in truth["blocks"][6:]] == [b["hash"] for b in truth["blocks"][5:7]]
     assert truth["blocks"][5]["previous_root_hash"] == truth["blocks"][4]["root_hash"]
     assert len(cutover_stream.periods) == 3 and len(cutover_stream.blocks) == 5
-    assert truth["counts"]["blocks"] == 8 and truth["counts"]["transactions"] == 8 * CUTOVER.transactions
+    assert truth["counts"]["blocks"] == 8 and truth["counts"]["transactions"] == 8 * 24
 
 
 def test_the_rotated_key_signs_the_wrapped_block_after_it(cutover_stream: GeneratedStream) -> None:
@@ -364,7 +364,7 @@ def test_a_signature_of_another_block_is_refused(block_stream: GeneratedStream) 
 def test_a_wrapped_block_needs_the_nodes_signatures(
     signers: Sequence[int], error: type[Exception] | None, cutover_stream: GeneratedStream
 ) -> None:
-    stream = generate_stream(replace(CUTOVER, periods=6, signers={3: tuple(signers)}))
+    stream = generate_stream(replace(cutover_stream.config, periods=6, signers={3: tuple(signers)}))
     reports = _verify(stream, trust=_record_publication(stream))
     assert type(reports[0].error) is (error or type(None))
     assert stream.truth["blocks"][3]["signers"] == [account(3 + n) for n in signers]
