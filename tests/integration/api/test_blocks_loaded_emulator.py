@@ -278,3 +278,25 @@ def test_record_files_and_blocks_in_one_folder_share_one_numbering(
     assert [b["record_file_version"] for b in listed] == [7, 7, 7, 5, 5]
     assert listed[0]["hash"] == "0x" + MIRROR[16][2]
     assert store.rpc("getBlocks", 0, 20) == [0, 1, 7, 8, 16]
+
+
+def test_native_blocks_after_a_stored_block_zero_verify_against_its_ledger(
+    loaded: Loaded, hedera_data: Path, tmp_path: Path
+) -> None:
+    folder = hedera_data / BLOCKS / "tss-schnorr"
+    zero, later = tmp_path / "zero", tmp_path / "later"
+    zero.mkdir()
+    later.mkdir()
+    (zero / "0.blk.gz").symlink_to(folder / "0.blk.gz")
+    for number in range(1, 6):
+        (later / f"{number}.blk.gz").symlink_to(folder / f"{number}.blk.gz")
+    args = ["load", str(later), "--instance", loaded.instance.instance_id, "--ledger-id", LEDGER_ID]
+    alone = CliRunner().invoke(cli, [*args, "--table-prefix", "later_alone_"], catch_exceptions=False)
+    assert alone.exit_code == 1
+    assert "tss_unverifiable_proof" in " ".join(alone.output.split())
+    loaded.load("later_", zero, "--ledger-id", LEDGER_ID)
+    store = loaded.load("later_", later, "--ledger-id", LEDGER_ID)
+    assert [b["number"] for b in store.follow("/api/v1/blocks?limit=10", "blocks")] == [5, 4, 3, 2, 1, 0]
+    other = CliRunner().invoke(cli, [*args[:4], "--table-prefix", "later_", "--ledger-id", "00" * 32])
+    assert other.exit_code == 1
+    assert "tss_ledger" in " ".join(other.output.split())

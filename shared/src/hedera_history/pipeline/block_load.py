@@ -23,9 +23,12 @@ from hedera_history.collector import task_collector
 from hedera_history.config import Settings
 from hedera_history.derived.applier import BalanceApplier
 from hedera_history.errors import BrokenChainError, HistoryError
+from hedera_history.formats.block import BlockFile, parse_block
 from hedera_history.pipeline.history_start import record_history_start
 from hedera_history.pipeline.local_load import LoadProgress, LoadReport, StartFiles
 from hedera_history.store.gateway import BigtableGateway
+from hedera_history.store.original_blocks import original_block
+from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.block_verified import verified_block
@@ -37,6 +40,16 @@ def ledger_id_of(settings: Settings) -> bytes | None:
     return bytes.fromhex(settings.ledger_id) if settings.ledger_id else None
 
 
+def stored_block_zero(gateway: BigtableGateway) -> BlockFile | None:
+    """Block 0 as a load stored it before, when it is a native block: its ledger id publication is
+    the trust root of later native blocks loaded without it."""
+    content = original_block(HistoryReader(gateway), 0)
+    if content is None:
+        return None
+    block = parse_block(content, "block 0 (stored)")
+    return None if block.wrapped else block
+
+
 def verified_blocks(
     runs: Iterable[Sequence[BlockSource]],
     book: AddressBook | None,
@@ -45,12 +58,13 @@ def verified_blocks(
     ratio: Fraction,
     settings: Settings,
     progress: LoadProgress | None = None,
+    block_zero: BlockFile | None = None,
 ) -> Iterator[VerifiedBlock]:
-    """The verified blocks of every run, in order; each other block counted in ``report``."""
+    """The verified blocks of every run, in order; each other block counted in ``report``.
+    ``block_zero``: the ledger's block 0 as stored before, for runs that do not begin with it."""
     for run in runs:
-        options = BlockCheckOptions(
-            ratio=ratio, tss=LedgerTssCheck(ledger_id_of(settings)), max_decompressed=settings.max_decompressed_bytes
-        )
+        tss = LedgerTssCheck(ledger_id_of(settings), block_zero=block_zero)
+        options = BlockCheckOptions(ratio=ratio, tss=tss, max_decompressed=settings.max_decompressed_bytes)
         for checked in verify_blocks(run, book, options):
             block = _verified(checked, report, settings)
             if progress is not None:
@@ -74,10 +88,14 @@ def load_block_runs(
 
     With ``start`` (a folder of blocks alone), the history's start is recorded from it at the
     first block written, as for record files; once a start is recorded (here or by the record
-    files loaded before), derived balances take in the blocks written."""
+    files loaded before), derived balances take in the blocks written. The native blocks of a run
+    that does not begin with block 0 are checked against the block 0 a load stored before, if any."""
     report = report if report is not None else LoadReport()
     sent: list[VerifiedBlock] = []
-    blocks = verified_blocks(runs, book, report, ratio=ratio, settings=settings, progress=progress)
+    block_zero = stored_block_zero(gateway) if any(run and run[0].number != 0 for run in runs) else None
+    blocks = verified_blocks(
+        runs, book, report, ratio=ratio, settings=settings, progress=progress, block_zero=block_zero
+    )
     written_numbers = []
     with task_collector():
         for written in BlockWriter(gateway, settings).iter_write(_kept_first(blocks, sent)):

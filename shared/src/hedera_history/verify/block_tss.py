@@ -3,11 +3,11 @@ that :func:`~hedera_history.verify.blocks.verify_blocks` is handed to verify nat
 
 The ledger's trust root is the ledger id publication of its block 0 (the roster whose Schnorr
 signatures endorse hinTS keys); :class:`LedgerTssCheck` reads it from block 0 when the run holds
-block 0, and each later block of the run is checked against it, keys proven once staying proven
-(:class:`~hedera_history.verify.tss.TssTrust`). A configured ledger id pins the ledger: block 0
-must publish that id. Without block 0 no endorsement can be checked (the roster is in block 0 and
-WRAPS proofs are not checked here), so a later block is :class:`TssUnverifiableProofError`, never
-verified. Pure: no I/O.
+block 0, else from the block 0 it is given (one stored before), and each later block is checked
+against it, keys proven once staying proven (:class:`~hedera_history.verify.tss.TssTrust`). A
+configured ledger id pins the ledger: block 0 must publish that id. Without any block 0 no
+endorsement can be checked (the roster is in block 0 and WRAPS proofs are not checked here), so a
+later block is :class:`TssUnverifiableProofError`, never verified. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -28,10 +28,14 @@ from hedera_history.verify.tss import (
 class LedgerTssCheck:
     """Verifies the TSS proofs of one ledger's blocks, in ascending order."""
 
-    def __init__(self, ledger_id: bytes | None = None, trust: TssTrust | None = None) -> None:
+    def __init__(
+        self, ledger_id: bytes | None = None, trust: TssTrust | None = None, block_zero: BlockFile | None = None
+    ) -> None:
         self.ledger_id = ledger_id
         """The ledger id configured, if any: block 0 must publish it."""
         self.trust = trust
+        self.block_zero = block_zero
+        """Block 0 of the ledger when the blocks checked do not hold it (as stored before)."""
 
     def __call__(self, block: BlockFile, root_hash: bytes, proof: BlockProofItem) -> TssSignature:
         trust = self._trust(block)
@@ -46,24 +50,30 @@ class LedgerTssCheck:
 
     def _trust(self, block: BlockFile) -> TssTrust:
         if block.number == 0:
-            publication = find_publication(
-                item.payload for item in block.items if item.kind == ItemKind.SIGNED_TRANSACTION
-            )
-            if publication is None:
-                raise TssLedgerError("block 0 publishes no ledger id: no roster to check its signature against")
-            if self.ledger_id is not None and publication.ledger_id != self.ledger_id:
-                raise TssLedgerError(
-                    f"block 0 publishes ledger {publication.ledger_id.hex()}, not the ledger configured "
-                    f"({self.ledger_id.hex()})"
-                )
-            if self.trust is None or self.trust.publication != publication:
-                self.trust = TssTrust(publication)
+            self._adopt(block)
+        elif self.trust is None and self.block_zero is not None:
+            self._adopt(self.block_zero)
         if self.trust is None:
             raise TssUnverifiableProofError(
                 f"block {block.number}: the ledger's roster is published in block 0, which is not in this run "
                 "(and a WRAPS proof, which needs only the ledger id, is not checked here)"
             )
         return self.trust
+
+    def _adopt(self, block_zero: BlockFile) -> None:
+        """Trust the ledger block 0 publishes (when it is the one configured)."""
+        publication = find_publication(
+            item.payload for item in block_zero.items if item.kind == ItemKind.SIGNED_TRANSACTION
+        )
+        if publication is None:
+            raise TssLedgerError("block 0 publishes no ledger id: no roster to check signatures against")
+        if self.ledger_id is not None and publication.ledger_id != self.ledger_id:
+            raise TssLedgerError(
+                f"block 0 publishes ledger {publication.ledger_id.hex()}, not the ledger configured "
+                f"({self.ledger_id.hex()})"
+            )
+        if self.trust is None or self.trust.publication != publication:
+            self.trust = TssTrust(publication)
 
 
 def _signature(verdict: TssVerdict) -> TssSignature:
