@@ -5,6 +5,7 @@ negative twin refused with a typed reason."""
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -280,4 +281,27 @@ def test_verify_on_the_real_folders(hedera_data: Path) -> None:
     assert ok.exit_code == 0, ok.output
     assert ok.output.count("OK   ") == 5
     tss = CliRunner().invoke(verify, [str(hedera_data / BLOCKS / "tss-schnorr"), "--json"], env={})
-    assert tss.exit_code == 1 and tss.output.count('"error_kind":"unverified_proof"') == 6
+    assert tss.exit_code == 0, tss.output
+    signatures = [json.loads(line)["signature"] for line in tss.output.splitlines()]
+    assert [(s["scheme"], s["verified"], s["weight"], s["total_weight"]) for s in signatures] == [
+        ("tss", True, 3, 4)
+    ] * 6
+    assert [s["proof"] for s in signatures] == ["signed_block_proof", *["block_state_proof"] * 4, "signed_block_proof"]
+
+
+def test_verify_without_block_zero_never_passes_a_tss_block(hedera_data: Path, tmp_path: Path) -> None:
+    """Block 0 publishes the roster; without it (or --ledger-publication) nothing is counted verified."""
+    for number in (4, 5):
+        name = f"{number}.blk.gz"
+        (tmp_path / name).write_bytes((hedera_data / BLOCKS / "tss-schnorr" / name).read_bytes())
+    result = CliRunner().invoke(verify, [str(tmp_path), "--json"], env={})
+    assert result.exit_code == 1
+    kinds = [json.loads(line)["error_kind"] for line in result.output.splitlines()]
+    assert kinds[-1] == "tss_unverifiable_proof"
+
+
+def test_verify_with_another_ledger_id_fails(hedera_data: Path) -> None:
+    folder = str(hedera_data / BLOCKS / "tss-schnorr")
+    result = CliRunner().invoke(verify, [folder, "--json"], env={"HEDERA_HISTORY_LEDGER_ID": "00" * 32})
+    assert result.exit_code == 1
+    assert all(not json.loads(line)["ok"] for line in result.output.splitlines())

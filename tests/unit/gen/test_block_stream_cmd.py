@@ -62,7 +62,7 @@ def test_without_the_ledger_a_native_block_is_never_counted_verified(tmp_path: P
     _generate(out, "--periods", "4", "--cutover-after", "2", "--wrapped-blocks", "0")
     shown = _verify(out)
     assert [line["ok"] for line in shown] == [True, True, False, False]
-    assert {line["error_kind"] for line in shown[2:]} == {"unverified_proof"}
+    assert {line["error_kind"] for line in shown[2:]} == {"tss_unverifiable_proof"}
 
 
 def test_a_block_stream_with_state_proofs_in_flat_files(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ def test_tss_blocks_in_the_bucket_layout_are_linked_but_never_verified(tmp_path:
         "total_weight": 0,
         "placeholder": False,
     }
-    assert not last["ok"] and last["error_kind"] == "unverified_proof" and "TSS" in str(last["reason"])
+    assert not last["ok"] and last["error_kind"] == "tss_unverifiable_proof" and "block 0" in str(last["reason"])
     assert last["items"] == {
         "block_header": 1,
         "round_header": 1,

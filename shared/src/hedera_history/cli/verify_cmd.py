@@ -94,7 +94,10 @@ def verify(
             else:
                 click.echo(result_to_text(result))
     book = load_address_book(settings.address_book, settings) if settings.address_book else None
-    tss = _tss_check(ledger_publication, settings.ledger_id) if ledger_publication is not None else None
+    pinned = bytes.fromhex(settings.ledger_id) if settings.ledger_id else None
+    # A native block 0 in DIR publishes its own ledger; without it or --ledger-publication a later
+    # native block is reported unverifiable, never passed.
+    tss = _tss_check(ledger_publication, pinned) if ledger_publication is not None else LedgerTssCheck(pinned)
     options = BlockCheckOptions(ratio=ratio, tss=tss, max_decompressed=settings.max_decompressed_bytes)
     for run in block_runs:
         for report in verify_blocks(run, book, options):
@@ -107,14 +110,16 @@ def verify(
         ctx.exit(1)
 
 
-def _tss_check(publication_file: Path, ledger_id: str | None) -> LedgerTssCheck:
-    """TSS checked against the roster ``publication_file`` publishes (pinned by ``ledger_id``)."""
+def _tss_check(publication_file: Path, pinned: bytes | None) -> LedgerTssCheck:
+    """TSS checked against the roster ``publication_file`` publishes (pinned by the configured ledger id)."""
     publication = publication_from_signed_transaction(publication_file.read_bytes())
     if publication is None:
         raise ConfigError(f"{publication_file} is not a ledger id publication")
-    pinned = bytes.fromhex(ledger_id) if ledger_id else None
     if pinned is not None and publication.ledger_id != pinned:
-        raise ConfigError(f"{publication_file} publishes ledger {publication.ledger_id.hex()}, not {ledger_id}")
+        raise ConfigError(
+            f"{publication_file} publishes ledger {publication.ledger_id.hex()}, not the ledger id configured "
+            f"({pinned.hex()})"
+        )
     return LedgerTssCheck(pinned, TssTrust(publication))
 
 
