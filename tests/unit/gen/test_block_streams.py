@@ -5,7 +5,7 @@ a tampered block fails with a typed reason."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,6 +19,7 @@ from hedera_history.errors import (
     RunningHashMismatchError,
     SidecarMismatchError,
     TssAggregateSignatureError,
+    TssOpeningError,
     TssStateProofError,
 )
 from hedera_history.formats.block import parse_block, parse_block_file, serialize_block
@@ -27,6 +28,7 @@ from hedera_history.formats.block_record_file import native_block_files
 from hedera_history.formats.block_state import STATE_ID_ACCOUNTS
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream
+from hedera_history.gen.block_tamper import BlockTamper, tamper_block
 from hedera_history.gen.blocks import zstd_compress
 from hedera_history.gen.config_and_output import PeriodKind
 from hedera_history.gen.truth import account
@@ -61,7 +63,7 @@ def cutover_stream(generated_cutover_stream: GeneratedStream) -> GeneratedStream
     return generated_cutover_stream
 
 
-def _sources(stream: GeneratedStream, objects: dict[str, bytes] | None = None) -> list[_Source]:
+def _sources(stream: GeneratedStream, objects: Mapping[str, bytes] | None = None) -> list[_Source]:
     files = stream.objects if objects is None else objects
     return [_Source(block.path, block.block_number, files[block.path]) for block in stream.blocks]
 
@@ -79,7 +81,7 @@ def _record_publication(stream: GeneratedStream) -> TssTrust:
 
 
 def _verify(
-    stream: GeneratedStream, objects: dict[str, bytes] | None = None, trust: TssTrust | None = None
+    stream: GeneratedStream, objects: Mapping[str, bytes] | None = None, trust: TssTrust | None = None
 ) -> list[BlockReport]:
     first = stream.blocks[0].block_number
     book = parse_address_book(stream.book_for_block(first).book)
@@ -332,18 +334,24 @@ def test_the_rotated_key_signs_the_wrapped_block_after_it(cutover_stream: Genera
 
 
 def test_a_changed_transaction_breaks_the_signature_and_the_next_link(block_stream: GeneratedStream) -> None:
-    objects = _rewritten(block_stream, 2, _flip_in_first("transaction_result"))
-    reports = _verify(block_stream, objects)
+    reports = _verify(block_stream, tamper_block(block_stream, 2).objects)
     assert [type(r.error) for r in reports[2:4]] == [TssAggregateSignatureError, BrokenChainError]
     # Blocks 0 and 1 walk to block 2's root as it was signed: their state proofs still hold.
     assert reports[0].ok and reports[1].ok
 
 
 def test_a_block_proven_through_a_later_one_fails_when_it_changes(block_stream: GeneratedStream) -> None:
-    objects = _rewritten(block_stream, 0, _flip_in_first("signed_transaction"))
-    reports = _verify(block_stream, objects)
+    reports = _verify(block_stream, tamper_block(block_stream, 0).objects)
     assert isinstance(reports[0].error, TssStateProofError)
     assert isinstance(reports[1].error, BrokenChainError)
+
+
+@pytest.mark.parametrize("number", [1, 2])
+def test_a_changed_signature_is_refused(number: int, block_stream: GeneratedStream) -> None:
+    """Block 1's state proof carries block 2's signature, block 2 its own: either changed fails."""
+    reports = _verify(block_stream, tamper_block(block_stream, number, BlockTamper.SIGNATURE).objects)
+    assert isinstance(reports[number].error, TssOpeningError)
+    assert [r.ok for r in reports] == [n != number for n in range(6)]
 
 
 def test_a_signature_of_another_block_is_refused(block_stream: GeneratedStream) -> None:
@@ -371,18 +379,19 @@ def test_a_wrapped_block_needs_the_nodes_signatures(
 
 
 def test_a_changed_wrapped_record_file_is_refused(cutover_stream: GeneratedStream) -> None:
-    def fee_changed(items: list[bytes]) -> list[bytes]:
-        wrapped = BlockItem.FromString(items[1])
-        record_item = wrapped.record_file.record_file_contents.record_stream_items[0]
-        record_item.record.transactionFee += 1
-        return [items[0], wrapped.SerializeToString(), *items[2:]]
-
     trust = _record_publication(cutover_stream)
-    reports = _verify(cutover_stream, _rewritten(cutover_stream, 3, fee_changed), trust)
+    reports = _verify(cutover_stream, tamper_block(cutover_stream, 3).objects, trust)
     assert isinstance(reports[0].error, RunningHashMismatchError)
     assert isinstance(reports[1].error, BrokenChainError)
     reports = _verify(cutover_stream, _rewritten(cutover_stream, 3, _flip_in_first("record_file")), trust)
     assert isinstance(reports[0].error, SidecarMismatchError)  # the item's last bytes are its sidecar's
+
+
+def test_one_nodes_changed_signature_leaves_a_wrapped_block_to_the_others(cutover_stream: GeneratedStream) -> None:
+    damaged = tamper_block(cutover_stream, 3, BlockTamper.SIGNATURE)
+    (report, *_) = _verify(cutover_stream, damaged.objects, _record_publication(cutover_stream))
+    assert report.ok and report.signature is not None
+    assert report.signature.node_ids == (1, 2, 3) and dict(report.signature.outcomes)["0.0.3"] != "ok"
 
 
 # ---- determinism, layout, configuration ------------------------------------------------------------

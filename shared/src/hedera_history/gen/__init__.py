@@ -2,16 +2,19 @@
 and streams that cross the cutover, with their ground truth.
 
 ``generate_stream(GeneratorConfig(...))`` builds everything in memory; ``write_stream`` puts it on
-disk; ``tamper``, ``drop_signatures`` and ``only_nodes`` make the broken variants tests need.
+disk; ``tamper``, ``tamper_block``, ``drop_signatures`` and ``only_nodes`` make the broken variants
+tests need.
 See docs/generator.md.
 """
 
+from hedera_history.gen.block_tamper import BlockTamper, tamper_block
 from hedera_history.gen.config_and_output import GeneratedPeriod, GeneratedStream, GeneratorConfig, NodeInfo
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.tamper import TamperTarget, drop_signatures, only_nodes, tamper
 from hedera_history.gen.writer import generate_into, write_stream
 
 __all__ = [
+    "BlockTamper",
     "GeneratedPeriod",
     "GeneratedStream",
     "GeneratorConfig",
@@ -22,5 +25,6 @@ __all__ = [
     "generate_stream",
     "only_nodes",
     "tamper",
+    "tamper_block",
     "write_stream",
 ]
