@@ -100,6 +100,12 @@ class Settings:
         "Hex of the TSS ledger id block-stream blocks are verified against: block 0 must publish it (its "
         "roster then checks later blocks); empty: the network preset's, else block 0's own (docs/block-streams.md).",
     )
+    ledger_publication: str = setting(
+        "",
+        "File holding block 0's ledger id publication (the SignedTransaction bytes) that native blocks are "
+        "checked against when block 0 is not among the blocks read (ingest and the follower read one block at "
+        "a time); pinned by the ledger id when one is set.",
+    )
     unsigned_blocks: bool = setting(
         False,
         "Store block-stream blocks whose proof is a pre-TSS placeholder (SHA-384 of the root: HAPI 0.73 test "
@@ -177,6 +183,22 @@ class Settings:
     follow_workers: int = setting(4, "Periods the follower verifies at once.")
     follow_cache_bytes: int = setting(
         64 * 1024 * 1024, "Bytes of stream files the follower keeps in memory, so retries do not read them again."
+    )
+
+    block_source: str = setting(
+        "",
+        "Bucket root the follower reads block files from after the cutover (gs://, s3:// or a directory; "
+        "<network>/block/ below it); empty: the network preset's block bucket on GCS, else no bucket.",
+    )
+    follow_cutover_seconds: float = setting(
+        6.0,
+        "How long no record period must arrive (after the last one was published) before the follower looks "
+        "for the next block in the block sources and, when found, switches to blocks for good.",
+    )
+    follow_block_alert_seconds: float = setting(
+        30.0,
+        "After the cutover, how long without a new block before the follower logs 'follower no block' "
+        "(an error the deployment alerts on).",
     )
 
     # --- Block nodes (HIP-1081; docs/block-streams.md) ------------------------------------------

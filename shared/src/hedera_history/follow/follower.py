@@ -11,7 +11,9 @@ Each tick (every ``follow_poll_seconds``):
    longer than a tick, and the listing must not wait for it;
 5. move the position over the finished periods and store it (``follow.position``) when it changed;
 6. log ``follower position`` with ``lag_seconds``, ``period``, ``handed_off``, ``pending`` and
-   ``given_up`` (a log-based metric and the lag alert read these fields).
+   ``given_up`` (a log-based metric and the lag alert read these fields);
+7. at the cutover, switch to blocks by itself (``follow.block_follow``): from then on each tick
+   reads, verifies and publishes the next blocks instead, and the position holds ``next_block``.
 
 The ingest context is the one an upload gets (same verification, same publication), but its
 source is the followed bucket wrapped in a byte cache (``follow.cache``). At-least-once: a period
@@ -37,6 +39,8 @@ from dataclasses import dataclass, field
 
 from hedera_history.config import Settings
 from hedera_history.errors import HistoryError, is_transient
+from hedera_history.follow.block_follow import BlockFollow
+from hedera_history.follow.block_sources import CompositeBlocks, block_sources
 from hedera_history.follow.cache import CachedSource
 from hedera_history.follow.discovery import Discovery, Sighting, book_folders
 from hedera_history.follow.lease import FollowLease
@@ -104,6 +108,13 @@ class FollowReport:
     cache_misses: int = 0
     errors: list[str] = field(default_factory=list)
     lease_lost: bool = False
+    mode: str = "records"
+    """``records`` before the cutover, ``blocks`` after the switch."""
+    block: int | None = None
+    """The next block to read (after the switch)."""
+    blocks_published: int = 0
+    block_source: str = ""
+    """The source of the last block read (``block node`` or ``bucket``)."""
 
     def as_dict(self) -> dict[str, object]:
         data = dataclasses.asdict(self)
@@ -160,13 +171,22 @@ class Follower:
         self._futures: dict[concurrent.futures.Future[IngestResult], tuple[str, Sighting | None]] = {}
         self._late: list[_Late] = []
         self._late_running: dict[concurrent.futures.Future[IngestResult], _Late] = {}
-        self._written: tuple[str, tuple[tuple[str, str], ...]] | None = None
+        self._written: tuple[str, tuple[tuple[str, str], ...], int | None] | None = None
         self._last_write = float("-inf")
         self._reported_given_up = 0
         self._begins_history = False
         """Nothing handed off yet on an empty store: the first period begins the history."""
+        self._block_sources: CompositeBlocks | None = None
+        self.blocks: BlockFollow | None = None
+        self._quiet_since = float("-inf")
+        self._quiet_position = ""
 
     # ---- entry points ----------------------------------------------------------------------------
+
+    def read_blocks_from(self, sources: CompositeBlocks) -> Follower:
+        """Read blocks after the cutover from ``sources`` instead of the configured ones."""
+        self._block_sources = sources
+        return self
 
     def run_window(self, seconds: float) -> FollowReport:
         deadline = self._clock() + seconds
@@ -230,6 +250,9 @@ class Follower:
             self.tracker.resumed_through_ns = max(
                 (_listed_ns(name, folder) for folder, name in stored.listed.items()), default=-1
             )
+        sources = self._block_sources if self._block_sources is not None else block_sources(self.settings)
+        next_block = stored.next_block if stored is not None else None
+        self.blocks = BlockFollow(self.ctx, s, sources, next_block=next_block, monotonic=self._clock)
         report.start_period = key
         event(
             logger,
@@ -238,11 +261,19 @@ class Follower:
             period=key,
             resumed=stored is not None,
             folders=len(folders),
+            block=next_block,
+            block_sources=sources.kinds,
         )
 
     def _tick(self, pool: concurrent.futures.ThreadPoolExecutor, report: FollowReport) -> None:
         tracker, discovery = self._parts()
         report.ticks += 1
+        if self.blocks is not None and self.blocks.active:
+            self.blocks.step()
+            self._store_position(report)
+            self._fill(report)
+            event(logger, "follower position", logging.INFO, **_summary(report))
+            return
         now = self._clock()
         if now >= self._next_full:
             self._next_full = now + self.settings.follow_full_listing_seconds
@@ -257,9 +288,30 @@ class Follower:
         self._hand_off(pool, report)
         tracker.advance()
         self._report_given_up()
-        self._store_position(report)
+        self._cut_over_when_due()
+        self._store_position(report, force=self.blocks is not None and self.blocks.active)
         self._fill(report)
         event(logger, "follower position", logging.INFO, **_summary(report))
+
+    def _cut_over_when_due(self) -> None:
+        """Look for the block after the last published one once record periods stopped arriving
+        (every one seen finished, none new for ``follow_cutover_seconds``); switch when found."""
+        tracker, _ = self._parts()
+        blocks = self.blocks
+        if blocks is None or not blocks.has_sources:
+            return
+        now = self._clock()
+        key, ns = tracker.position()
+        if tracker.unfinished or self._futures or self._late or self._late_running or key != self._quiet_position:
+            self._quiet_since, self._quiet_position = now, key
+            return
+        if now - self._quiet_since < self.settings.follow_cutover_seconds:
+            return
+        last = self.ctx.state.published_before(ns + 1)
+        if last is None or last.published is None:
+            return
+        if not blocks.try_switch(last.published.block_number):
+            self._quiet_since = now  # ask again after another quiet interval
 
     def _hand_off(self, pool: concurrent.futures.ThreadPoolExecutor, report: FollowReport) -> None:
         tracker, _ = self._parts()
@@ -347,13 +399,14 @@ class Follower:
         for sighting in outstanding:
             if sighting.folder in listed:
                 listed[sighting.folder] = min(listed[sighting.folder], name_before(sighting.name))
-        fingerprint = (key, tuple(sorted(listed.items())))
+        next_block = self.blocks.next_block if self.blocks is not None else None
+        fingerprint = (key, tuple(sorted(listed.items())), next_block)
         now = self._clock()
         if fingerprint == self._written or (not force and now - self._last_write < POSITION_WRITE_SECONDS):
             return
         if not self.lease.held:
             return
-        position = FollowPosition(self.source_url, key, ns, self._wall_ns() // 1000, listed)
+        position = FollowPosition(self.source_url, key, ns, self._wall_ns() // 1000, listed, next_block)
         try:
             write_position(self.ctx.gateway, position)
         except HistoryError as e:
@@ -415,6 +468,12 @@ class Follower:
         report.list_calls = self.discovery.list_calls
         report.list_errors = self.discovery.list_errors
         report.cache_hits, report.cache_misses = self.cache.hits, self.cache.misses
+        blocks = self.blocks
+        if blocks is not None and blocks.active:
+            report.mode, report.block = "blocks", blocks.next_block
+            report.blocks_published, report.block_source = blocks.published, blocks.last_source
+            if blocks.last_consensus_ns is not None:
+                report.lag_seconds = round((self._wall_ns() - blocks.last_consensus_ns) / 1e9, 3)
 
     def _parts(self) -> tuple[Tracker, Discovery]:
         assert self.tracker is not None and self.discovery is not None, "the follower has not begun"
@@ -459,6 +518,9 @@ def _summary(report: FollowReport) -> dict[str, object]:
         "given_up": len(report.given_up),
         "published": report.published,
         "late_files": report.late_files,
+        "mode": report.mode,
+        "block": report.block,
+        "block_source": report.block_source,
     }
 
 

@@ -9,6 +9,9 @@ What the position promises, and how a restart keeps it:
 - ``period_key``: every period up to and including this one was handed to ingest and ended
   published, or was reported as without consensus and left pending for the sweep. Nothing at or
   before it needs the follower again; everything after it is looked at again after a restart.
+- ``next_block`` (after the cutover): every block before it was published; a restart reads from
+  it. Blocks read twice (a restart before the position was written) are found published and
+  publish nothing.
 - ``listed``: per node folder, the last name the follower listed there. A restart lists each folder
   after ``min(listed[folder], <folder><period_key>~)`` (:func:`resume_after`): never after a name
   whose period may still be unfinished, so no gap; names listed twice only hand a period or a late
@@ -53,6 +56,9 @@ class FollowPosition:
     """Wall clock when written."""
     listed: Mapping[str, str] = field(default_factory=dict)
     """Node folder (relative to the root, ending in ``/``) -> last name listed there."""
+    next_block: int | None = None
+    """After the cutover: the next block to read (every block before it published); None while
+    the follower reads record periods. Once set the follower reads blocks for good."""
 
     def lag_seconds(self, now_ns: int | None = None) -> float:
         """How far the position is behind the network: now - the period's consensus time."""
@@ -67,6 +73,7 @@ class FollowPosition:
                 "consensus_ns": self.consensus_ns,
                 "updated_micros": self.updated_micros,
                 "listed": dict(sorted(self.listed.items())),
+                **({"next_block": self.next_block} if self.next_block is not None else {}),
             },
             sort_keys=True,
         ).encode()
@@ -78,12 +85,14 @@ class FollowPosition:
             listed = data.get("listed") or {}
             if not isinstance(listed, dict):
                 raise TypeError("listed is not an object")
+            next_block = data.get("next_block")
             return cls(
                 str(data["source_url"]),
                 str(data["period"]),
                 int(data["consensus_ns"]),
                 int(data["updated_micros"]),
                 {str(k): str(v) for k, v in listed.items()},
+                None if next_block is None else int(next_block),
             )
         except (ValueError, KeyError, TypeError) as e:
             raise RowDecodeError(f"follower position: unreadable cell: {e}") from e

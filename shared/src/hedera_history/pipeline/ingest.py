@@ -1,7 +1,8 @@
 """What the ingest function does with one uploaded object: the dispatcher in front of the handlers.
 
-An object is a record, sidecar or signature file of a period (``pipeline.ingest_record``), an
-errata file or a node's signature for one (``pipeline.ingest_errata``), or no concern of the
+An object is a record, sidecar or signature file of a period (``pipeline.ingest_record``), a
+block file (``pipeline.ingest_block``: its proof is inside, so it is verified and published on its
+own upload), an errata file or a node's signature for one (``pipeline.ingest_errata``), or no concern of the
 pipeline (ignored). The period's progress through its stages is ``pipeline.period_state``.
 
 Any node's record, sidecar or signature file may trigger it, in any order, many at once, for the
@@ -37,7 +38,9 @@ from __future__ import annotations
 from hedera_history.config import Settings
 from hedera_history.errata.errata_paths import is_errata_path
 from hedera_history.errors import FileNameError
+from hedera_history.formats.names import is_block_file_name
 from hedera_history.formats.stream_paths import parse_object_path
+from hedera_history.pipeline.ingest_block import block_checker, ingest_block
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, Publisher
 from hedera_history.pipeline.ingest_errata import ingest_errata
 from hedera_history.pipeline.ingest_late import recheck_signatures
@@ -65,7 +68,7 @@ def ignored_reason(name: str, settings: Settings) -> str | None:
     prefix = settings.stream_prefix
     if prefix and not name.startswith(prefix.rstrip("/") + "/"):
         return f"outside the stream prefix {prefix}"
-    if is_errata_path(name):
+    if is_errata_path(name) or is_block_file_name(name):
         return None
     try:
         parse_object_path(name)
@@ -81,5 +84,7 @@ def ingest_object(ctx: IngestContext, name: str) -> IngestResult:
         return IngestResult(Outcome.IGNORED, reason=reason)
     if is_errata_path(name):
         return ingest_errata(ctx, name)
+    if is_block_file_name(name):
+        return ingest_block(ctx, name, ctx.source.read(name), block_checker(ctx.settings))
     path = parse_object_path(name)
     return ingest_period(ctx, path.file.period_key, StreamLocation.of(path), trigger=path)

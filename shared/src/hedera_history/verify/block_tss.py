@@ -20,6 +20,7 @@ from hedera_history.verify.tss import (
     TssVerdict,
     find_publication,
     merkle_paths,
+    publication_from_signed_transaction,
     verify_state_proof,
     verify_tss_signature,
 )
@@ -74,6 +75,18 @@ class LedgerTssCheck:
             )
         if self.trust is None or self.trust.publication != publication:
             self.trust = TssTrust(publication)
+
+
+def ledger_check(publication: bytes, ledger_id: bytes | None = None) -> LedgerTssCheck:
+    """A check trusting the roster that ``publication`` (block 0's ledger id publication, the
+    ``SignedTransaction`` bytes) publishes, for blocks checked without block 0 before them;
+    TssLedgerError when it is no publication or publishes another ledger than ``ledger_id``."""
+    published = publication_from_signed_transaction(publication)
+    if published is None:
+        raise TssLedgerError("not a ledger id publication")
+    if ledger_id is not None and published.ledger_id != ledger_id:
+        raise TssLedgerError(f"the publication is of ledger {published.ledger_id.hex()}, not {ledger_id.hex()}")
+    return LedgerTssCheck(ledger_id, TssTrust(published))
 
 
 def _signature(verdict: TssVerdict) -> TssSignature:

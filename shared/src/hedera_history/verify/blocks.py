@@ -119,6 +119,23 @@ def check_block(
     """One block, checked against ``chain`` (which it then extends) and the book in force."""
     try:
         block = parse_block_file(data, name, max_decompressed=options.max_decompressed)
+    except FormatError as e:
+        chain.lose()
+        return BlockReport(name, None, None, None, None, None, e)
+    return check_parsed_block(block, chain, books, options, expected_number=expected_number)
+
+
+def check_parsed_block(
+    block: BlockFile,
+    chain: BlockChain,
+    books: AddressBookTracker | None,
+    options: BlockCheckOptions,
+    *,
+    expected_number: int | None = None,
+) -> BlockReport:
+    """:func:`check_block` for a block already parsed (a caller that needs its header first)."""
+    name = block.name
+    try:
         hashes = block_hashes(block)
     except FormatError as e:
         chain.lose()

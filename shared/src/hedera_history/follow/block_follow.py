@@ -1,0 +1,137 @@
+"""The follower's block side: the switch at the cutover, then every block in order.
+
+The switch (as the mirror node's ``CutoverServiceImpl`` does in its ``AUTO`` mode): while the
+follower reads record periods, once every period seen is finished and no new one has arrived for
+``follow_cutover_seconds``, it asks the block sources for the block after the last one published;
+found, the follower reads blocks from then on, and the stored position says so (``next_block``),
+so a follower restarted at the switch resumes on blocks. Not found, it keeps reading record
+periods and asks again on a later tick.
+
+Blocks are then read one number after another (``follow.block_sources``: block nodes first, the
+bucket behind them) and verified and published by ``pipeline.ingest_block`` on the follower's
+thread: a block needs nothing but itself and its predecessor, so there is nothing to wait for or to
+run beside it. A block not there yet ends the tick; a copy that fails its checks is asked of the
+next source; nothing is skipped: ``next_block`` moves only over published blocks. When no block
+arrives for ``follow_block_alert_seconds`` the follower logs ``follower no block`` as an error
+(the deployment's alert), again each interval while it lasts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from hedera_history.config import Settings
+from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock
+from hedera_history.logs import event
+from hedera_history.pipeline.ingest import IngestContext, Outcome
+from hedera_history.pipeline.ingest_block import BlockChecker, block_checker, ingest_block
+
+logger = logging.getLogger(__name__)
+
+BLOCKS_PER_TICK = 50
+"""Most blocks one tick reads (the lease is renewed between ticks)."""
+
+
+class BlockFollow:
+    def __init__(
+        self,
+        ctx: IngestContext,
+        settings: Settings,
+        sources: CompositeBlocks,
+        *,
+        next_block: int | None,
+        monotonic: Callable[[], float],
+    ) -> None:
+        self.ctx = ctx
+        self.settings = settings
+        self.sources = sources
+        self.next_block = next_block
+        self.published = 0
+        self.rejected = 0
+        self.last_consensus_ns: int | None = None
+        self.last_source = ""
+        self._clock = monotonic
+        self._checker: BlockChecker | None = None
+        self._ahead: FetchedBlock | None = None
+        self._last_arrival = monotonic()
+        self._last_alert = float("-inf")
+
+    @property
+    def active(self) -> bool:
+        """The follower has switched to blocks."""
+        return self.next_block is not None
+
+    @property
+    def has_sources(self) -> bool:
+        return bool(self.sources.sources)
+
+    def try_switch(self, after_block: int) -> bool:
+        """Switch when block ``after_block + 1`` is served (the block is kept for the first step)."""
+        number = after_block + 1
+        found = self.sources.fetch(number)
+        if found is None:
+            return False
+        self.next_block, self._ahead, self._last_arrival = number, found, self._clock()
+        event(logger, "follower switched to blocks", block=number, after_block=after_block, source=found.source)
+        return True
+
+    def step(self) -> int:
+        """Read, verify and publish the blocks available, in order; how many were published."""
+        published = 0
+        while self.next_block is not None and published < BLOCKS_PER_TICK:
+            number = self.next_block
+            fetched = self._take_ahead(number) or self.sources.fetch(number)
+            if fetched is None:
+                self._alert_if_quiet(number)
+                break
+            if not self._ingest(fetched):
+                break
+            self.next_block, self._last_arrival = number + 1, self._clock()
+            published += 1
+        self.published += published
+        return published
+
+    def _ingest(self, fetched: FetchedBlock) -> bool:
+        """Whether the block is published (now or before); a rejected copy is asked of the sources
+        after the one that served it."""
+        checker = self._checker_now()
+        result = ingest_block(self.ctx, fetched.name, fetched.data, checker)
+        if result.outcome is Outcome.QUARANTINED:
+            self.rejected += 1
+            later = self.sources.sources[[s.kind for s in self.sources.sources].index(fetched.source) + 1 :]
+            retry = CompositeBlocks(later).fetch(fetched.number)
+            if retry is None:
+                return False
+            fetched, result = retry, ingest_block(self.ctx, retry.name, retry.data, checker)
+        if result.outcome not in (Outcome.PUBLISHED, Outcome.ALREADY_PUBLISHED):
+            return False
+        self.last_consensus_ns, self.last_source = checker.last_consensus_ns, fetched.source
+        return True
+
+    def _take_ahead(self, number: int) -> FetchedBlock | None:
+        ahead, self._ahead = self._ahead, None
+        return ahead if ahead is not None and ahead.number == number else None
+
+    def _checker_now(self) -> BlockChecker:
+        if self._checker is None:
+            self._checker = block_checker(self.settings)
+        return self._checker
+
+    def _alert_if_quiet(self, number: int) -> None:
+        now = self._clock()
+        quiet = now - self._last_arrival
+        limit = self.settings.follow_block_alert_seconds
+        if quiet >= limit and now - self._last_alert >= limit:
+            self._last_alert = now
+            event(
+                logger,
+                "follower no block",
+                logging.ERROR,
+                block=number,
+                waited_seconds=round(quiet, 1),
+                sources=self.sources.kinds,
+            )
+
+
+__all__ = ["BLOCKS_PER_TICK", "BlockFollow"]

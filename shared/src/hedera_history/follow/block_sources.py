@@ -1,0 +1,142 @@
+"""Where the follower reads blocks after the cutover: block nodes first, the block bucket behind them.
+
+As the mirror node's ``CompositeBlockSource`` does, each block is asked by its number from the
+sources in order (block nodes when configured, then the bucket): a block one source does not
+have, or a source that fails, falls through to the next, so a block missing from one and served
+by the other is filled, never skipped. The bucket is read one object per block at its known name
+(``<network>/block/<split number>.blk.zstd``, ``BlockFileSource``): nothing is listed, nothing
+but the block needed is read.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from hedera_history.config import Settings
+from hedera_history.errors import BlockNotFoundError, BlockNotYetAvailableError, ObjectNotFoundError, SourceError
+from hedera_history.formats.names import block_file_path
+from hedera_history.logs import event
+from hedera_history.networks import network_named
+from hedera_history.sources.base import ObjectSource, open_source
+from hedera_history.sources.block_node import BlockNodeClient
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedBlock:
+    number: int
+    name: str
+    """The file's name (what the block is quarantined and reported under)."""
+    data: bytes
+    """The block file as stored (a block node's block is the serialised ``Block``, uncompressed)."""
+    source: str
+    """Which source served it (``block node`` or ``bucket``)."""
+
+
+class BlockFetcher(Protocol):
+    kind: str
+
+    def fetch(self, number: int) -> FetchedBlock | None:
+        """Block ``number``, None when this source does not have it (yet); SourceError when it failed."""
+        ...
+
+
+class BucketBlocks:
+    """Block files at their names in a bucket (or a directory in its layout)."""
+
+    kind = "bucket"
+
+    def __init__(self, source: ObjectSource, folder: str) -> None:
+        self.source = source
+        self.folder = folder
+
+    def fetch(self, number: int) -> FetchedBlock | None:
+        name = self.folder + block_file_path(number)
+        try:
+            return FetchedBlock(number, name, self.source.read(name), self.kind)
+        except ObjectNotFoundError:
+            return None
+
+
+class NodeBlocks:
+    """Blocks from block nodes (HIP-1081), by priority with failover (``sources.block_node``)."""
+
+    kind = "block node"
+
+    def __init__(self, client: BlockNodeClient) -> None:
+        self.client = client
+
+    def fetch(self, number: int) -> FetchedBlock | None:
+        try:
+            block = self.client.get_block(number)
+        except (BlockNotFoundError, BlockNotYetAvailableError):
+            return None
+        return FetchedBlock(number, f"{number:019d}.blk", block.content, self.kind)
+
+
+class CompositeBlocks:
+    """The sources in order; the first that has the block serves it."""
+
+    def __init__(self, sources: Sequence[BlockFetcher]) -> None:
+        self.sources = tuple(sources)
+        self.errors = 0
+
+    @property
+    def kinds(self) -> str:
+        return ", ".join(source.kind for source in self.sources) or "none"
+
+    def fetch(self, number: int) -> FetchedBlock | None:
+        for source in self.sources:
+            try:
+                block = source.fetch(number)
+            except SourceError as e:
+                self.errors += 1
+                event(logger, "block source failed", logging.WARNING, source=source.kind, block=number, error=str(e))
+                continue
+            if block is not None:
+                return block
+        return None
+
+
+def block_source_url(settings: Settings) -> str:
+    """The block bucket root: ``block_source``, else the preset's block bucket on GCS, else none."""
+    if settings.block_source:
+        return settings.block_source
+    preset = network_named(settings.network)
+    return f"gs://{preset.block_bucket}" if preset is not None and preset.block_bucket else ""
+
+
+def block_folder(settings: Settings) -> str:
+    """The folder of the network's block files below the root (``<network>/block/``; ``demo``'s for
+    a custom network, as the generator writes it)."""
+    preset = network_named(settings.network)
+    return preset.block_folder if preset is not None else "demo/block/"
+
+
+def block_sources(settings: Settings, *, bucket: ObjectSource | None = None) -> CompositeBlocks:
+    """Block nodes (when configured) then the bucket (when there is one)."""
+    sources: list[BlockFetcher] = []
+    if settings.block_nodes:
+        sources.append(NodeBlocks(BlockNodeClient.from_settings(settings)))
+    url = block_source_url(settings)
+    if bucket is None and url:
+        bucket = open_source(url, settings)
+    if bucket is not None:
+        sources.append(BucketBlocks(bucket, block_folder(settings)))
+    return CompositeBlocks(sources)
+
+
+__all__ = [
+    "BlockFetcher",
+    "BucketBlocks",
+    "CompositeBlocks",
+    "FetchedBlock",
+    "NodeBlocks",
+    "block_folder",
+    "block_source_url",
+    "block_sources",
+]

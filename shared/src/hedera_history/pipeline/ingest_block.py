@@ -1,0 +1,176 @@
+"""The block handler: one block file (HIP-1056), uploaded or fetched by the follower, verified and
+published like a record period.
+
+A block carries its own proof (the nodes' RSA signatures for a wrapped record block, the
+network's TSS signature for a native block), so nothing waits for other nodes' signature files:
+one read, one verification, one publication. Per block:
+
+1. parse it and check it (:func:`~hedera_history.verify.blocks.check_parsed_block`): root hash,
+   footer links against the blocks this checker saw before it, a wrapped record file rebuilt and
+   checked with the book in force at its time, the proof;
+2. link it to the stored chain (``chain_links``), which is all there is when the checker did not
+   see the block before it (an upload, a restarted follower): its number must be the stored
+   last block's + 1; a wrapped block's previous hash must be the stored block's running hash; a
+   native block after a native block must name its root. The first native block after a record
+   file names a root that cannot be recomputed from the record file (it needs the network's
+   all-history state): that root is recorded and logged, and the block's own TSS proof is the trust,
+   as the mirror node does (``CutoverServiceImpl``);
+3. publish its Cardinal batch (``pipeline.ingest_publish``) and record its link.
+
+A block that fails its proof or breaks the chain is quarantined (bytes kept, reason in the
+``quarantine`` table, ``block rejected`` logged as an error) and never published; one whose
+predecessor is not stored yet is pending. Publishing twice is harmless (the same bytes).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from hedera_history.block import VerifiedBlock
+from hedera_history.books.updates import AddressBookTracker
+from hedera_history.config import Settings
+from hedera_history.errors import (
+    BrokenChainError,
+    FormatError,
+    HistoryError,
+    TssUnverifiableProofError,
+    is_transient,
+)
+from hedera_history.formats.block import BlockFile, parse_block_file
+from hedera_history.logs import event
+from hedera_history.pipeline.block_load import ledger_tss_check
+from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, lag_seconds, logger
+from hedera_history.pipeline.ingest_publish import publish_batch
+from hedera_history.pipeline.ingest_quarantine import quarantine
+from hedera_history.pipeline.state_cells import Link
+from hedera_history.verify.block_chain import BlockChain
+from hedera_history.verify.block_tss import LedgerTssCheck
+from hedera_history.verify.block_verified import verified_block
+from hedera_history.verify.blocks import BlockCheckOptions, BlockReport, check_parsed_block
+
+NATIVE_LINK_SUFFIX = ".blk"
+"""A native block's link is recorded under its block-node name (``<19 digits>.blk``): how the
+next block tells a native predecessor (whose root it names) from a record file."""
+
+
+@dataclass
+class BlockChecker:
+    """What checking blocks one after another shares: the chain of roots seen, the TSS trust."""
+
+    tss: LedgerTssCheck
+    chain: BlockChain = field(default_factory=BlockChain)
+    last_number: int | None = None
+    """The block the chain ends with, None before the first."""
+    last_consensus_ns: int | None = None
+    """Consensus end of the last block that verified (the follower's lag is measured on it)."""
+
+    def follows(self, number: int) -> bool:
+        return self.last_number is not None and self.last_number == number - 1
+
+
+def block_checker(settings: Settings) -> BlockChecker:
+    """A checker for the configured ledger (``ledger_publication``, ``ledger_id``)."""
+    return BlockChecker(ledger_tss_check(settings))
+
+
+def ingest_block(ctx: IngestContext, name: str, data: bytes, checker: BlockChecker) -> IngestResult:
+    """Verify the block file ``name`` and publish it (see the module)."""
+    try:
+        block = parse_block_file(data, name, max_decompressed=ctx.settings.max_decompressed_bytes)
+    except FormatError as e:
+        checker.chain.lose()
+        checker.last_number = None
+        return _rejected(ctx, name, data, e, number=None, consensus_ns=0)
+    links = ctx.state.links([block.number - 1, block.number])
+    previous = links.get(block.number - 1, [])
+    if block.number > ctx.settings.first_block and not previous and not checker.follows(block.number):
+        reason = f"waiting for block {block.number - 1}"
+        event(logger, "block pending", logging.INFO, block=block.number, file=name, reason=reason)
+        return IngestResult(Outcome.PENDING, name, block.number, reason=reason)
+    if not checker.follows(block.number):
+        checker.chain.lose()
+    books = AddressBookTracker(ctx.books.consensus_book_at(block.timestamp_ns)) if block.wrapped else None
+    options = BlockCheckOptions(ratio=ctx.ratio, tss=checker.tss, max_decompressed=ctx.settings.max_decompressed_bytes)
+    report = check_parsed_block(block, checker.chain, books, options)
+    checker.last_number = block.number if report.ok else None
+    try:
+        verified = verified_block(report, accept_unsigned=ctx.settings.unsigned_blocks)
+        _check_stored_link(block, report, verified, previous)
+    except HistoryError as e:
+        checker.chain.lose()
+        checker.last_number = None
+        if isinstance(e, TssUnverifiableProofError) or is_transient(e):
+            event(logger, "block not verifiable", logging.ERROR, block=block.number, file=name, reason=str(e))
+            return IngestResult(Outcome.PENDING, name, block.number, reason=str(e))
+        return _rejected(ctx, name, data, e, number=block.number, consensus_ns=block.timestamp_ns)
+    checker.last_consensus_ns = verified.record.consensus_end
+    own = _own_link(block, report, verified)
+    if any(link.hash == own.hash for link in links.get(block.number, [])):
+        return IngestResult(Outcome.ALREADY_PUBLISHED, name, block.number)
+    ctx.books.record_block(verified)
+    messages = publish_batch(ctx, verified)
+    ctx.state.record_link(block.number, own.hash, own.previous, own.period_key)
+    event(
+        logger,
+        "block verified",
+        block=block.number,
+        file=name,
+        native=not block.wrapped,
+        items=len(verified.record.items),
+        messages=messages,
+        lag_seconds=lag_seconds(verified.record.consensus_end),
+    )
+    return IngestResult(Outcome.PUBLISHED, name, block.number)
+
+
+def _own_link(block: BlockFile, report: BlockReport, verified: VerifiedBlock) -> Link:
+    """The link recorded for the block: a wrapped block's running hashes (as the record file it
+    wraps), a native block's roots."""
+    if block.wrapped:
+        return Link(verified.hash, verified.previous_hash, verified.record.name)
+    assert report.hashes is not None
+    name = f"{block.number:019d}{NATIVE_LINK_SUFFIX}"
+    return Link(report.hashes.root, block.footer.previous_block_root_hash, name)
+
+
+def _check_stored_link(block: BlockFile, report: BlockReport, verified: VerifiedBlock, previous: list[Link]) -> None:
+    """BrokenChainError when the block names another predecessor than the stored one."""
+    if not previous:
+        return
+    if block.wrapped:
+        named, what = verified.previous_hash, "previous running hash"
+        comparable = [link for link in previous if not link.period_key.endswith(NATIVE_LINK_SUFFIX)]
+    else:
+        named, what = block.footer.previous_block_root_hash, "previous block root hash"
+        comparable = [link for link in previous if link.period_key.endswith(NATIVE_LINK_SUFFIX)]
+        if not comparable:
+            # After a record file (or wrapped block): the root it names needs the network's
+            # all-history state to recompute; recorded with the link, the TSS proof is the trust.
+            event(
+                logger,
+                "block after record file",
+                block=block.number,
+                previous_root=named.hex(),
+                previous_period=previous[-1].period_key,
+            )
+            return
+    if comparable and all(link.hash != named for link in comparable):
+        raise BrokenChainError(
+            f"block {block.number} names {what} {named.hex()[:16]}…, block {block.number - 1} stored is "
+            f"{comparable[-1].hash.hex()[:16]}…",
+            file=block.name,
+        )
+
+
+def _rejected(
+    ctx: IngestContext, name: str, data: bytes, error: HistoryError, *, number: int | None, consensus_ns: int
+) -> IngestResult:
+    quarantine(ctx, name, data, error, node="", consensus_ns=consensus_ns)
+    event(
+        logger, "block rejected", logging.ERROR, block=number, file=name, error=type(error).__name__, reason=str(error)
+    )
+    return IngestResult(Outcome.QUARANTINED, name, number, reason=str(error), quarantined=(name,))
+
+
+__all__ = ["BlockChecker", "block_checker", "ingest_block"]
