@@ -17,15 +17,13 @@ from hedera_history.cli.common import (
     local_stream_settings,
     network_options,
 )
-from hedera_history.errors import ConfigError
 from hedera_history.formats.hashing import hex_or_none
+from hedera_history.pipeline.block_load import ledger_tss_check
 from hedera_history.pipeline.local_load import verify_numbered
 from hedera_history.sources.local_blocks import find_block_runs
 from hedera_history.sources.local_periods import find_local_periods
-from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks
 from hedera_history.verify.stream import PeriodResult
-from hedera_history.verify.tss import TssTrust, publication_from_signed_transaction
 
 
 @click.command("verify")
@@ -51,7 +49,8 @@ from hedera_history.verify.tss import TssTrust, publication_from_signed_transact
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
     help="Check native blocks' TSS signatures against this ledger id publication (a SignedTransaction, "
-    "as generate writes ledger-id-publication.bin); a native block 0 in DIR publishes its own.",
+    "as generate writes ledger-id-publication.bin); a native block 0 in DIR publishes its own. "
+    "[HEDERA_HISTORY_LEDGER_PUBLICATION]",
 )
 @network_options
 @click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
@@ -76,7 +75,14 @@ def verify(
     Exits 0 only when every period and every block verified: a block whose proof cannot be
     checked here (TSS) is not verified.
     """
-    settings = local_stream_settings(address_book, start_block, sidecars, network, block_pin)
+    settings = local_stream_settings(
+        address_book,
+        start_block,
+        sidecars,
+        network,
+        block_pin,
+        ledger_publication=str(ledger_publication) if ledger_publication is not None else None,
+    )
     ratio = consensus_ratio_of(consensus_ratio, settings)
     periods = find_local_periods(directory)
     block_runs = find_block_runs(directory, max_decompressed=settings.max_decompressed_bytes)
@@ -94,10 +100,9 @@ def verify(
             else:
                 click.echo(result_to_text(result))
     book = load_address_book(settings.address_book, settings) if settings.address_book else None
-    pinned = bytes.fromhex(settings.ledger_id) if settings.ledger_id else None
-    # A native block 0 in DIR publishes its own ledger; without it or --ledger-publication a later
+    # A native block 0 in DIR publishes its own ledger; without it or a ledger publication a later
     # native block is reported unverifiable, never passed.
-    tss = _tss_check(ledger_publication, pinned) if ledger_publication is not None else LedgerTssCheck(pinned)
+    tss = ledger_tss_check(settings)
     options = BlockCheckOptions(ratio=ratio, tss=tss, max_decompressed=settings.max_decompressed_bytes)
     for run in block_runs:
         for report in verify_blocks(run, book, options):
@@ -108,19 +113,6 @@ def verify(
                 click.echo(block_report_to_text(report))
     if not all_ok:
         ctx.exit(1)
-
-
-def _tss_check(publication_file: Path, pinned: bytes | None) -> LedgerTssCheck:
-    """TSS checked against the roster ``publication_file`` publishes (pinned by the configured ledger id)."""
-    publication = publication_from_signed_transaction(publication_file.read_bytes())
-    if publication is None:
-        raise ConfigError(f"{publication_file} is not a ledger id publication")
-    if pinned is not None and publication.ledger_id != pinned:
-        raise ConfigError(
-            f"{publication_file} publishes ledger {publication.ledger_id.hex()}, not the ledger id configured "
-            f"({pinned.hex()})"
-        )
-    return LedgerTssCheck(pinned, TssTrust(publication))
 
 
 def result_to_json(result: PeriodResult, *, sidecars: bool = True) -> dict[str, Any]:
