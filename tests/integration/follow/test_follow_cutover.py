@@ -21,6 +21,7 @@ from hedera_history.follow.position import read_position
 from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.writer import write_stream
+from hedera_history.localstack.block_node_server import BlockNodeServer
 from hedera_history.pipeline.block_load import load_block_runs
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.ingest_context import Outcome
@@ -64,12 +65,28 @@ def bucket(tmp_path: Path, stream: GeneratedStream) -> Path:
 
 @pytest.fixture
 def followed(bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream, bucket: Path) -> Iterator[Followed]:
-    publication = tmp_path / "ledger-id-publication.bin"
-    assert stream.ledger_publication is not None
-    publication.write_bytes(stream.ledger_publication)
-    overrides: dict[str, Any] = {"block_source": str(bucket), "ledger_publication": str(publication), **CUTOVER}
+    overrides = {"block_source": str(bucket), "ledger_publication": ledger_publication(tmp_path, stream), **CUTOVER}
     with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
         yield followed
+
+
+def ledger_publication(tmp_path: Path, stream: GeneratedStream) -> str:
+    path = tmp_path / "ledger-id-publication.bin"
+    assert stream.ledger_publication is not None
+    path.write_bytes(stream.ledger_publication)
+    return str(path)
+
+
+def follow_to_the_end(followed: Followed, stream: GeneratedStream) -> Any:
+    """Follow until every record period and block is complete; the follower's report."""
+    thread, stop, reports = follow_in_thread(followed.follower())
+    try:
+        wait_for(lambda: followed.complete(every_block(stream)), what="every record period and block complete")
+    finally:
+        stop.set()
+        thread.join(60)
+    assert sorted(followed.publisher.completions()) == every_block(stream)
+    return reports[0]
 
 
 def every_block(stream: GeneratedStream) -> list[int]:
@@ -97,20 +114,13 @@ def test_follows_records_then_blocks_with_cells_identical_to_a_load(
     followed: Followed, bigtable_instance: Any, stream: GeneratedStream, tmp_path: Path
 ) -> None:
     blocks = every_block(stream)
-    thread, stop, reports = follow_in_thread(followed.follower())
-    try:
-        wait_for(lambda: followed.complete(blocks), what="every record period and block complete")
-    finally:
-        stop.set()
-        thread.join(60)
-    report = reports[0]
+    report = follow_to_the_end(followed, stream)
     assert report.mode == "blocks"
     assert report.block == blocks[-1] + 1
     assert report.block_source == "bucket"
     assert report.blocks_published == len(stream.blocks)
     position = read_position(followed.gateway)
     assert position is not None and position.next_block == blocks[-1] + 1
-    assert sorted(followed.publisher.completions()) == blocks
     assert history_cells(followed.gateway) == loaded_cells(bigtable_instance, stream, tmp_path, followed)
 
 
@@ -212,3 +222,41 @@ def test_an_uploaded_block_is_published_by_ingest_and_a_bad_one_quarantined(
     assert bad.outcome is Outcome.QUARANTINED
     assert any(path == names[-1] for path, _ in ctx.state.quarantined())
     assert first_block == RECORD_PERIODS
+
+
+@pytest.mark.parametrize("scheme", ["gs", "s3"])
+def test_follows_through_the_cutover_on_gcs_and_s3(
+    scheme: str, request: pytest.FixtureRequest, bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream
+) -> None:
+    overrides: dict[str, Any] = {"ledger_publication": ledger_publication(tmp_path, stream), **CUTOVER}
+    if scheme == "gs":
+        bucket = request.getfixturevalue("gcs_bucket")
+        for name, data in sorted(stream.objects.items()):
+            bucket.blob(name).upload_from_string(data)
+        url = f"gs://{bucket.name}"
+    else:
+        s3_client, name = request.getfixturevalue("s3_client"), request.getfixturevalue("s3_bucket")
+        for key, data in stream.objects.items():
+            s3_client.put_object(Bucket=name, Key=key, Body=data)
+        url = f"s3://{name}"
+        overrides |= {"s3_endpoint_url": request.getfixturevalue("s3_server").endpoint_url}
+    with make_followed(bigtable_instance, tmp_path, stream, url, block_source=url, **overrides) as followed:
+        report = follow_to_the_end(followed, stream)
+    assert (report.mode, report.block_source, report.blocks_published) == ("blocks", "bucket", len(stream.blocks))
+
+
+def test_follows_the_blocks_from_a_local_block_node(
+    bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream, bucket: Path
+) -> None:
+    server = BlockNodeServer(bucket / "demo" / "block").start()
+    try:
+        overrides: dict[str, Any] = {
+            "ledger_publication": ledger_publication(tmp_path, stream),
+            "block_nodes": f"127.0.0.1:{server.port}",
+            **CUTOVER,
+        }
+        with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
+            report = follow_to_the_end(followed, stream)
+    finally:
+        server.stop(0)
+    assert (report.mode, report.block_source, report.blocks_published) == ("blocks", "block node", len(stream.blocks))
