@@ -65,7 +65,11 @@ def bucket(tmp_path: Path, stream: GeneratedStream) -> Path:
 
 @pytest.fixture
 def followed(bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream, bucket: Path) -> Iterator[Followed]:
-    overrides = {"block_source": str(bucket), "ledger_publication": ledger_publication(tmp_path, stream), **CUTOVER}
+    overrides: dict[str, Any] = {
+        "block_source": str(bucket),
+        "ledger_publication": ledger_publication(tmp_path, stream),
+        **CUTOVER,
+    }
     with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
         yield followed
 
