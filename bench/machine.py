@@ -86,6 +86,14 @@ class Machine:
         )
 
 
+def _count(value: float) -> str:
+    if value >= 1e6:
+        return f"{value / 1e6:,.2f} M"
+    if value >= 1e4:
+        return f"{value / 1e3:,.0f} k"
+    return f"{value:,.1f}"
+
+
 @dataclass(frozen=True)
 class Calibration:
     floor_rate: float
@@ -97,8 +105,8 @@ class Calibration:
         """CPU seconds of this machine as the calibration work they do here: the unit in which figures
         from two machines compare."""
         return (
-            f"{cpu_seconds * self.interpreter_rate:,.0f} interpreter rows or "
-            f"{cpu_seconds * self.floor_rate:,.1f} floor transfers"
+            f"{_count(cpu_seconds * self.interpreter_rate)} interpreter rows or "
+            f"{_count(cpu_seconds * self.floor_rate)} floor transfers"
         )
 
     def line(self, when: str) -> str:

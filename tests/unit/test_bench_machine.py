@@ -81,7 +81,9 @@ def test_a_run_is_framed_by_the_machine_its_calibrations_and_the_load() -> None:
 
 def test_cpu_seconds_are_stated_as_the_calibration_work_they_do() -> None:
     calibration = machine.Calibration(floor_rate=200_000, interpreter_rate=1_000_000)
-    assert calibration.as_work(0.5) == "500,000 interpreter rows or 100,000.0 floor transfers"
+    assert calibration.as_work(0.5) == "500 k interpreter rows or 100 k floor transfers"
+    assert calibration.as_work(1 / 16_000) == "62.5 interpreter rows or 12.5 floor transfers"
+    assert calibration.as_work(15.7) == "15.70 M interpreter rows or 3.14 M floor transfers"
     report = machine.MachineReport(
         machine.this_machine(), [calibration, machine.Calibration(100_000, 3_000_000), calibration]
     )
