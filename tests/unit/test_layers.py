@@ -5,6 +5,9 @@
 - ``formats`` and ``verify`` (``deploy.layers.PURE``) reach nothing that does I/O, through any
   chain of imports;
 - the subpackages import each other one way only: no cycle;
+- the backfill and the proofs (``APART_FROM_THE_STREAM``) reach nothing of ``pipeline``, the stream's
+  orchestration, through any chain of imports: what they share with it (the address-book rows) lives
+  in ``store``;
 - the deployed entry points (the Dataproc job, ``functions/*/main.py``) reach, through any chain of
   imports, no tooling module and neither of the command line's libraries (click, rich): the backfill
   image and the function sources are built without them.
@@ -170,6 +173,23 @@ def test_packages_import_each_other_one_way() -> None:
     except graphlib.CycleError as e:
         cycle = e.args[1]
         pytest.fail("packages import each other in a cycle: " + " -> ".join(cycle))
+
+
+APART_FROM_THE_STREAM = ("backfill", "proofs")
+"""Packages that read and write the history without the stream's orchestration (``pipeline``)."""
+
+
+@pytest.mark.parametrize("package", APART_FROM_THE_STREAM)
+def test_backfill_and_proofs_reach_no_stream_orchestration(package: str) -> None:
+    roots = [source for source in SOURCES if source.path.startswith(f"{PACKAGE_DIR}/{package}/")]
+    assert roots
+    problems = sorted(
+        f"{root.path} reaches {module} (imported by {importer})"
+        for root in roots
+        for module, importer in import_closure(root)[0].items()
+        if _node(module) == "pipeline"
+    )
+    assert not problems, "\n".join(problems)
 
 
 def import_closure(entry: SourceFile) -> tuple[dict[str, str], dict[str, str]]:

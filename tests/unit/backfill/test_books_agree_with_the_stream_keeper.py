@@ -16,9 +16,10 @@ from hedera_history.books.codec import BookState, decode_keeper_state
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
-from hedera_history.pipeline.address_books import KEEPER, Q_STATE, AddressBookHistory
+from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
+from hedera_history.store.book_rows import KEEPER, Q_STATE
 from hedera_history.store.gateway import RowQuery
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.stream import verify_stream

@@ -17,15 +17,9 @@ from hedera_history.config import Settings
 from hedera_history.derived.balances import account_balance
 from hedera_history.derived.snapshot import BalanceSnapshot
 from hedera_history.formats.hashing import sha384
-from hedera_history.pipeline.address_books import (
-    BOOK,
-    Q_FILE,
-    AddressBookHistory,
-    row_in_force,
-    write_book,
-    write_changes,
-)
+from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.pipeline.history_start import BookStart, SnapshotLoad, record_history_start
+from hedera_history.store.book_rows import BOOK, Q_FILE, row_in_force, write_book, write_changes
 from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.stream import verify_stream
 

@@ -11,8 +11,9 @@ from hedera_history.books.address_book import AddressBook, address_book_from_key
 from hedera_history.books.codec import decode_keeper_state
 from hedera_history.books.stakes import NodeStakes, node_stake_update_body
 from hedera_history.formats.hashing import sha384
-from hedera_history.pipeline.address_books import AddressBookHistory, write_stakes
+from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.store import schema as s
+from hedera_history.store.book_rows import write_stakes
 from hedera_history.verify.stream import verify_stream
 
 from tests.unit.store.fakes import ConditionalMemoryGateway

@@ -14,12 +14,13 @@ from hedera_history.books.parse import address_book_to_bytes, parse_address_book
 from hedera_history.config import Settings
 from hedera_history.errors import ProofBookError
 from hedera_history.formats.hashing import sha384
-from hedera_history.pipeline.address_books import CHANGE, AddressBookHistory
+from hedera_history.pipeline.address_books import AddressBookHistory
 from hedera_history.proofs.codec import decode_bundle, encode_bundle
 from hedera_history.proofs.from_files import VerifiedBlocksProver
 from hedera_history.proofs.from_store import StoreProver
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import verify_proof
+from hedera_history.store.book_rows import CHANGE
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.stream import verify_stream

@@ -11,13 +11,13 @@ import pytest
 from hedera_history import hapi
 from hedera_history.errors import ProofBookError, ProofSignatureError
 from hedera_history.gen import GeneratedStream
-from hedera_history.pipeline.address_books import CHANGE
 from hedera_history.proofs.codec import decode_bundle, encode_bundle
 from hedera_history.proofs.from_files import DirectoryProver
 from hedera_history.proofs.from_store import StoreProver, build_block_proof, build_transaction_proof
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify import transaction_id_text, verify_proof
+from hedera_history.store.book_rows import CHANGE
 from hedera_history.store.reader import HistoryReader
 
 from tests.unit.store.fakes import ConditionalMemoryGateway

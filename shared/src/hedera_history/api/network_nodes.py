@@ -34,7 +34,7 @@ from hedera_history.books.address_book import AddressBook
 from hedera_history.books.parse import parse_address_book
 from hedera_history.books.stakes import NodeStakes
 from hedera_history.errors import AddressBookError, CorruptFileError, RowDecodeError
-from hedera_history.pipeline.address_books import BOOK, Q_BOOK, Q_FILE, Q_STAKES, STAKES, row_in_force
+from hedera_history.store.book_rows import BOOK, Q_BOOK, Q_FILE, Q_STAKES, STAKES, row_in_force
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.reader import HistoryReader
 

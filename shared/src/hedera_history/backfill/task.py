@@ -51,10 +51,10 @@ from hedera_history.errors import (
 )
 from hedera_history.logs import event
 from hedera_history.networks.block_numbers import BlockPin
-from hedera_history.pipeline.address_books import write_changes
 from hedera_history.sources.base import DEFAULT_MAX_OBJECT_BYTES, ObjectSource, PassThroughSource, open_source
 from hedera_history.sources.period_listing import ListedPeriod
 from hedera_history.store.bigtable_client import open_gateway
+from hedera_history.store.book_rows import write_changes
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter, BlockWriteResult

@@ -5,7 +5,7 @@ genesis snapshot where it has one. ``load`` and ``stack upload`` both record it 
 either (the books the stream itself changes are recorded as it is verified).
 
 The book row keeps the bootstrap file's own ``NodeAddressBook`` bytes beside the canonical book
-(``pipeline.address_books.Q_FILE``): its endpoints, certificate hashes and descriptions are what
+(``store.book_rows.Q_FILE``): its endpoints, certificate hashes and descriptions are what
 ``/api/v1/network/nodes`` serves. A book already recorded in force at the first period is kept
 (the history began before, or a follower began it), and given the file's bytes when it is the
 same book without them. Balances are seeded only while they have not begun.
@@ -21,7 +21,7 @@ from hedera_history.books.parse import address_book_to_bytes
 from hedera_history.config import Settings
 from hedera_history.derived.balances import read_start
 from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot
-from hedera_history.pipeline.address_books import BOOK, Q_BOOK, Q_FILE, row_in_force, write_book
+from hedera_history.store.book_rows import BOOK, Q_BOOK, Q_FILE, row_in_force, write_book
 from hedera_history.store.gateway import BigtableGateway
 
 

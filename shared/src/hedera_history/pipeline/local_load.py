@@ -27,9 +27,9 @@ from hedera_history.derived.applier import BalanceApplier
 from hedera_history.derived.snapshot import BalanceSnapshot
 from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.errors import BrokenChainError
-from hedera_history.pipeline.address_books import write_changes
 from hedera_history.pipeline.history_start import HistoryStart, record_history_start
 from hedera_history.sources.local_periods import LocalPeriod
+from hedera_history.store.book_rows import write_changes
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.writer import BlockWriter, BlockWriteResult
 from hedera_history.verify.block_pin import Numbering, with_pin_checks

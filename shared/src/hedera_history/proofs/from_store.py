@@ -43,12 +43,12 @@ from hedera_history.formats.hashing import sha384
 from hedera_history.formats.parsed_files import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.formats.stream_paths import NodeIdentity
-from hedera_history.pipeline.address_books import BOOK, CHANGE, Q_CHANGES, STAKES
 from hedera_history.proofs.build import ChainPlan, SignedBlock, block_bundle, chain_step, transaction_bundle
 from hedera_history.proofs.chain import chain_change
 from hedera_history.proofs.correction import AcceptedErrata
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.store import schema as s
+from hedera_history.store.book_rows import BOOK, CHANGE, Q_CHANGES, STAKES
 from hedera_history.store.decode import BlockFile, StoredBlock, decode_sidecar_row, guarded
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import KeyRange, RowQuery
