@@ -69,6 +69,9 @@ IMPORTED_AS = {
     "click": "click",
     "rich": "rich",
     "boto3": "boto3",
+    "zstandard": "zstandard",
+    "py-arkworks-bls12381": "py_arkworks_bls12381",
+    "pycryptodome": "Crypto",
 }
 """Each direct dependency of pyproject.toml by the module the project imports it as."""
 
