@@ -125,6 +125,7 @@ def test_follows_records_then_blocks_with_cells_identical_to_a_load(
     assert report.blocks_published == len(stream.blocks)
     position = read_position(followed.gateway)
     assert position is not None and position.next_block == blocks[-1] + 1
+    assert position.block_ns == stream.blocks[-1].consensus_end_ns, "the lag is measured on the last block"
     assert history_cells(followed.gateway) == loaded_cells(bigtable_instance, stream, tmp_path, followed)
 
 

@@ -38,6 +38,14 @@ def test_lag_is_now_minus_the_period_time() -> None:
     assert position().lag_seconds(now_ns=1_717_200_012_500_000_000) == 10.5
 
 
+def test_after_the_cutover_the_position_keeps_the_next_block_and_the_lag_is_on_the_last_block() -> None:
+    gateway = MemoryGateway([s.INGEST_PROGRESS])
+    switched = position(next_block=7, block_ns=1_717_200_010_000_000_000)
+    write_position(gateway, switched)
+    assert read_position(gateway) == switched
+    assert switched.lag_seconds(now_ns=1_717_200_012_500_000_000) == 2.5
+
+
 def test_restart_lists_a_folder_after_its_last_name_but_never_past_the_position() -> None:
     folder = "recordstreams/record0.0.3/"
     ahead = position()

@@ -32,6 +32,8 @@ def follower_status(position: FollowPosition | None, now_ns: int | None = None) 
         "period": position.period_key,
         "consensus_timestamp": timestamp(position.consensus_ns),
         "lag_seconds": round(position.lag_seconds(now), 3),
+        "mode": "records" if position.next_block is None else "blocks",
+        "next_block": position.next_block,
         "last_update": timestamp(position.updated_micros * 1000),
         "last_update_seconds_ago": round(max(0, now - position.updated_micros * 1000) / 1e9, 3),
     }

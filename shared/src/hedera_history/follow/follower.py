@@ -400,13 +400,14 @@ class Follower:
             if sighting.folder in listed:
                 listed[sighting.folder] = min(listed[sighting.folder], name_before(sighting.name))
         next_block = self.blocks.next_block if self.blocks is not None else None
+        block_ns = self.blocks.last_consensus_ns if self.blocks is not None else None
         fingerprint = (key, tuple(sorted(listed.items())), next_block)
         now = self._clock()
         if fingerprint == self._written or (not force and now - self._last_write < POSITION_WRITE_SECONDS):
             return
         if not self.lease.held:
             return
-        position = FollowPosition(self.source_url, key, ns, self._wall_ns() // 1000, listed, next_block)
+        position = FollowPosition(self.source_url, key, ns, self._wall_ns() // 1000, listed, next_block, block_ns)
         try:
             write_position(self.ctx.gateway, position)
         except HistoryError as e:

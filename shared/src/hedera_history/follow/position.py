@@ -59,11 +59,13 @@ class FollowPosition:
     next_block: int | None = None
     """After the cutover: the next block to read (every block before it published); None while
     the follower reads record periods. Once set the follower reads blocks for good."""
+    block_ns: int | None = None
+    """After the cutover: the consensus end of the last block published (what the lag is measured on)."""
 
     def lag_seconds(self, now_ns: int | None = None) -> float:
         """How far the position is behind the network: now - the period's consensus time."""
         now = time.time_ns() if now_ns is None else now_ns
-        return (now - self.consensus_ns) / 1e9
+        return (now - (self.block_ns if self.block_ns is not None else self.consensus_ns)) / 1e9
 
     def to_json(self) -> bytes:
         return json.dumps(
@@ -74,6 +76,7 @@ class FollowPosition:
                 "updated_micros": self.updated_micros,
                 "listed": dict(sorted(self.listed.items())),
                 **({"next_block": self.next_block} if self.next_block is not None else {}),
+                **({"block_ns": self.block_ns} if self.block_ns is not None else {}),
             },
             sort_keys=True,
         ).encode()
@@ -85,7 +88,7 @@ class FollowPosition:
             listed = data.get("listed") or {}
             if not isinstance(listed, dict):
                 raise TypeError("listed is not an object")
-            next_block = data.get("next_block")
+            next_block, block_ns = data.get("next_block"), data.get("block_ns")
             return cls(
                 str(data["source_url"]),
                 str(data["period"]),
@@ -93,6 +96,7 @@ class FollowPosition:
                 int(data["updated_micros"]),
                 {str(k): str(v) for k, v in listed.items()},
                 None if next_block is None else int(next_block),
+                None if block_ns is None else int(block_ns),
             )
         except (ValueError, KeyError, TypeError) as e:
             raise RowDecodeError(f"follower position: unreadable cell: {e}") from e
