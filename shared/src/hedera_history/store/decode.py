@@ -81,6 +81,10 @@ class StoredBlock:
     parts: tuple[StoredBlock, ...] = ()
     wrapped_envelope: bytes | None = None
     """A wrapped record block's envelope (``schema.Q_WRAPPED_BLOCK``); None for any other block."""
+    gas_used: int | None = None
+    """Gas of its top-level contract results; None in rows written before it was stored."""
+    logs_bloom: bytes | None = None
+    """The OR of their logs blooms (256 bytes); None in rows written before it was stored."""
     """The two files of a duplicate block (``store.duplicates``), each with its own header and
     signatures; this block merges them as the mirror node does. Empty for any other block."""
 
@@ -192,9 +196,18 @@ def decode_block_row(row: StoredRow) -> StoredBlock:
         consensus_start=first.consensus_start,
         item_count=first.item_count + second.item_count,
         sidecars=first.sidecars + second.sidecars,
+        gas_used=None if first.gas_used is None or second.gas_used is None else first.gas_used + second.gas_used,
+        logs_bloom=_either_bloom(first.logs_bloom, second.logs_bloom),
         completion=completion,
         parts=(first, second),
     )
+
+
+def _either_bloom(first: bytes | None, second: bytes | None) -> bytes | None:
+    """The OR of both files' blooms (None when either file's row has none)."""
+    if first is None or second is None:
+        return None
+    return bytes(a | b for a, b in zip(first, second, strict=True))
 
 
 def _part_completion(row: StoredRow, part: int) -> CompletionValue:
@@ -232,6 +245,8 @@ def _decode_block_file(row: StoredRow, completion: CompletionValue) -> StoredBlo
         signatures=tuple(signatures),
         completion=completion,
         wrapped_envelope=optional(s.Q_WRAPPED_BLOCK),
+        gas_used=None if (gas := optional(s.Q_GAS_USED)) is None else decode_u64(gas),
+        logs_bloom=optional(s.Q_LOGS_BLOOM),
     )
 
 

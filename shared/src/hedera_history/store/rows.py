@@ -35,6 +35,7 @@ from hedera_history.logs import event
 from hedera_history.store import schema as s
 from hedera_history.store.accounts import EntityNumbers, decode_transaction_body, touched_entities
 from hedera_history.store.block_items import cell_qualifier, items_cells
+from hedera_history.store.block_totals import contract_totals
 from hedera_history.store.chaintime import block_time_ns, cell_timestamp_micros
 from hedera_history.store.duplicates import (
     Q_PART,
@@ -62,6 +63,7 @@ from hedera_history.store.keys import (
 )
 from hedera_history.store.model import BlockRows, Cell, Row
 from hedera_history.store.originals import encode_item_list, signed_file_bytes
+from hedera_history.store.topic_index import topic_index_keys
 from hedera_history.store.values import (
     FLAG_PART_1,
     FLAG_SCHEDULED,
@@ -351,6 +353,8 @@ def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | Non
         (s.Q_HAPI_VERSION, encode_hapi_version(record.hapi_version)),
         (s.Q_SIDECARS, encode_sidecar_metadata(record.sidecars)),
     ]
+    gas_used, logs_bloom = contract_totals(record.items)
+    header += [(s.Q_GAS_USED, encode_u64(gas_used)), (s.Q_LOGS_BLOOM, logs_bloom)]
     optional = (
         (s.Q_METADATA_HASH, record.metadata_hash),
         (s.Q_START_RUNNING_HASH, record.start_running_hash),
@@ -485,6 +489,8 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         ]
     )
     index_keys = entity_index_keys(body, record, consensus)  # creations, updates, aliases: rare
+    if body is not None:
+        index_keys += topic_index_keys(body.WhichOneof("data"), body, record, consensus)
     if index_keys:
         rows.account_history.update((key, pointer) for key in index_keys)
 
