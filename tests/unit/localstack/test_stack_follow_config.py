@@ -51,6 +51,24 @@ def test_every_function_reads_the_followed_source_as_its_stream_bucket(tmp_path:
     assert plain.function_env()["HEDERA_HISTORY_STREAM_BUCKET"] == "streams"  # its own bucket
 
 
+def test_a_following_stack_reads_blocks_from_the_followed_source_after_the_cutover(tmp_path: Path) -> None:
+    stack = LocalStack(StackConfig(state_dir=tmp_path, follow_source="gs://network"))
+    stack._state = make_state(tmp_path, follow_source="gs://network")
+    assert stack.function_env()["HEDERA_HISTORY_BLOCK_SOURCE"] == "gs://network"
+    assert "HEDERA_HISTORY_LEDGER_PUBLICATION" not in stack.function_env()
+    folder = str(tmp_path / "live")
+    on_disk = LocalStack(StackConfig(state_dir=tmp_path, follow_source=folder))
+    on_disk._state = make_state(tmp_path, follow_source=folder)
+    env = on_disk.function_env()
+    assert env["HEDERA_HISTORY_BLOCK_SOURCE"] == folder
+    assert env["HEDERA_HISTORY_LEDGER_PUBLICATION"] == str(tmp_path / "live" / "ledger-id-publication.bin")
+
+
+def test_block_nodes_and_the_ledger_publication_need_a_followed_source(tmp_path: Path) -> None:
+    result = CliRunner().invoke(stack_cmd.stack, ["up", "--block-node", "127.0.0.1:40840"])
+    assert result.exit_code != 0 and "need --follow SOURCE" in result.output
+
+
 def test_state_keeps_the_follower_fields_and_reads_older_files_without_them(tmp_path: Path) -> None:
     state = make_state(tmp_path, follow_source="/data/live", follow_endpoint="http://127.0.0.1:9")
     again = StackState.from_json(state.to_json())
@@ -101,4 +119,6 @@ def test_a_stack_that_follows_without_a_book_is_refused_before_anything_starts(t
 
 def test_follow_start_without_follow_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(stack_cmd.stack, ["up", "--state-dir", str(tmp_path), "--follow-start", "now"])
-    assert result.exit_code == 2 and "--follow-start needs --follow SOURCE" in result.output
+    assert result.exit_code == 2 and "--follow-start, --block-node and --ledger-publication need --follow SOURCE" in (
+        result.output
+    )

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hedera_history.config import Settings
+from hedera_history.config import Settings, env_name
 from hedera_history.errors import NameValueError, PrerequisiteError
 from hedera_history.interrupts import wait_until_interrupted
 from hedera_history.localstack.stack_state import LOG_FOLDER, StackState, read_state, require_running_state
@@ -154,6 +154,21 @@ def stack() -> None:
     "after the last complete block, on an empty store now).",
 )
 @click.option(
+    "--block-node",
+    "block_nodes",
+    multiple=True,
+    metavar="HOST:PORT",
+    help="A block node the follower reads blocks from after the cutover, before the bucket (e.g. one "
+    "`hedera-history stack block-node DIR` serves); repeatable [HEDERA_HISTORY_BLOCK_NODES].",
+)
+@click.option(
+    "--ledger-publication",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Block 0's ledger id publication native blocks are checked against (default, following a "
+    "directory: its ledger-id-publication.bin, as `generate` writes it) [HEDERA_HISTORY_LEDGER_PUBLICATION].",
+)
+@click.option(
     "--repo",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
@@ -180,6 +195,8 @@ def up(
     network: str | None,
     follow_source: str | None,
     follow_start: str | None,
+    block_nodes: tuple[str, ...],
+    ledger_publication: Path | None,
     repo: Path | None,
     foreground: bool,
 ) -> None:
@@ -199,13 +216,17 @@ def up(
     named = _pairs(ports, "--port")
     if not all(port.strip().isdigit() for port in named.values()):
         raise click.BadParameter("a port is a number, e.g. --port query=8080", param_hint="--port")
-    if follow_start and not follow_source:
-        raise click.UsageError("--follow-start needs --follow SOURCE")
+    if (follow_start or block_nodes or ledger_publication) and not follow_source:
+        raise click.UsageError("--follow-start, --block-node and --ledger-publication need --follow SOURCE")
+    blocks_env = {
+        **({env_name("block_nodes"): ",".join(block_nodes)} if block_nodes else {}),
+        **({env_name("ledger_publication"): str(ledger_publication.resolve())} if ledger_publication else {}),
+    }
     config = stack_config_for(
         settings,
         state_dir=_state_dir(state_dir),
         ports={name: int(port) for name, port in named.items()},
-        extra_env=_pairs(extra_env, "--env"),
+        extra_env={**blocks_env, **_pairs(extra_env, "--env")},
         network=network,
         follow_source=follow_source or "",
         follow_start=follow_start or "",

@@ -39,6 +39,7 @@ import hedera_history
 from hedera_history.config import Settings, env_name
 from hedera_history.deploy.catalogue import FOLLOW, FUNCTIONS, INGEST, STORE, SWEEP, FunctionSpec
 from hedera_history.errors import AddressBookNotGivenError, EmulatorError, StackError
+from hedera_history.gen.config_and_output import LEDGER_PUBLICATION_FILE
 from hedera_history.localstack.bridges import StackBridges
 from hedera_history.localstack.emulators import (
     DEFAULT_STARTUP_TIMEOUT_SECONDS,
@@ -448,6 +449,11 @@ class LocalStack:
             # what the follower left pending from there).
             env[env_name("stream_bucket")] = state.follow_source
             env[env_name("follow_source")] = state.follow_source
+            # After a cutover the blocks are in the same bucket (<network>/block/), as `generate` writes them.
+            env[env_name("block_source")] = state.follow_source
+            followed = parse_url(state.follow_source)
+            if followed.scheme == "file":
+                env[env_name("ledger_publication")] = str(Path(followed.prefix) / LEDGER_PUBLICATION_FILE)
             if self.config.follow_start:
                 env[env_name("follow_start")] = self.config.follow_start
         env.update(self.config.extra_env)
