@@ -5,17 +5,16 @@ complete."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from hedera_history.gen.live import LiveConfig, LivePlayer, PeriodWritten
-from hedera_history.localstack.live_follow import BlockArrivals, prepare_live_network
+from hedera_history.gen.live import LiveConfig, PeriodWritten
+from hedera_history.localstack.live_follow import BlockArrivals
 from hedera_history.localstack.stack_progress import open_gateway_for
-from hedera_history.sources.base import open_sink
 from hedera_history.store.reader import HistoryReader
 
 from tests.fixtures.stack import StackFactory
+from tests.helpers.following import follow_a_live_network
 
 pytestmark = [pytest.mark.emulator, pytest.mark.e2e]
 
@@ -29,17 +28,9 @@ def test_the_follow_function_restarts_in_seconds_and_following_goes_on(
     local_stack_factory: StackFactory, tmp_path: Path
 ) -> None:
     config = LiveConfig(nodes=4, periods=PERIODS, period_seconds=1.0, transactions=5, seed=8)
-    started = datetime.now(UTC)
-    network = prepare_live_network(config, tmp_path / "book")
-    source = tmp_path / "bucket"
     # The deployed window (65 s): each call holds the function, which serves one at a time, that long.
-    stack = local_stack_factory(
-        address_book=network.address_book,
-        first_block=network.first_block,
-        follow_source=str(source),
-        follow_start=started.isoformat(),
-    )
-    player = LivePlayer(config, open_sink(str(source), stack.settings()), book_dir=network.folder)
+    followed = follow_a_live_network(local_stack_factory, tmp_path, config)
+    stack, network, player = followed.stack, followed.network, followed.player
     blocks = set(range(network.first_block, network.first_block + PERIODS))
     written: list[int] = []
     with BlockArrivals(stack.url("query"), network.first_block) as arrivals:
