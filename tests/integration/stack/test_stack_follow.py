@@ -26,6 +26,7 @@ from hedera_history.sources.base import open_sink
 from hedera_history.store.reader import HistoryReader
 
 from tests.fixtures.stack import StackFactory
+from tests.helpers.following import follow_a_live_network
 
 pytestmark = [pytest.mark.emulator, pytest.mark.e2e]
 
@@ -37,17 +38,11 @@ def test_the_stack_follows_a_directory_a_live_network_writes_into(
     local_stack_factory: StackFactory, tmp_path: Path
 ) -> None:
     config = LiveConfig(nodes=4, periods=PERIODS, period_seconds=0.5, transactions=5, seed=4)
-    started = datetime.now(UTC)
-    network = prepare_live_network(config, tmp_path / "book")
-    source = tmp_path / "bucket"
-    stack = local_stack_factory(
-        address_book=network.address_book,
-        first_block=network.first_block,
-        follow_source=str(source),
-        follow_start=started.isoformat(),
-        # short windows, so the run crosses from one call of the follow function to the next
-        extra_env={"HEDERA_HISTORY_FOLLOW_WINDOW_SECONDS": "6"},
+    # short windows, so the run crosses from one call of the follow function to the next
+    followed = follow_a_live_network(
+        local_stack_factory, tmp_path, config, extra_env={"HEDERA_HISTORY_FOLLOW_WINDOW_SECONDS": "6"}
     )
+    stack, network, source, player = followed.stack, followed.network, followed.source, followed.player
     state = stack.state
     assert state.following and state.follow_source == str(source.resolve())
     assert {record.name for record in state.functions} == {"sweep", "store", "follow", "query"}
@@ -56,7 +51,6 @@ def test_the_stack_follows_a_directory_a_live_network_writes_into(
     bridges = stack.bridges
     assert bridges is not None and bridges.events is None and bridges.follower is not None
 
-    player = LivePlayer(config, open_sink(str(source), stack.settings()), book_dir=network.folder)
     blocks = set(range(network.first_block, network.first_block + PERIODS))
     with BlockArrivals(stack.url("query"), network.first_block) as arrivals:
         player.on_period = arrivals.period_written
