@@ -25,9 +25,15 @@ locals {
   # The call that follows and the next minute's, waiting for the lease: more could only wait too.
   function_max_instances = merge(var.max_instances, { (local.follow_function) = 2 })
 
+  # After the cutover the follower reads blocks from follow_block_source, or (empty) from the network
+  # preset's hedera-<network>-recent-block-streams bucket on GCS (HEDERA_HISTORY_BLOCK_SOURCE); the
+  # backfill reads the same buckets. Both are public requester-pays buckets, not ours: nothing is
+  # granted on them, the reads are billed to requester_pays_project (iam.tf, requester_pays).
+  reads_gcs_blocks = local.following && (var.follow_block_source == "" || substr(var.follow_block_source, 0, 5) == "gs://")
+
   # Reads of a requester-pays GCS bucket are billed to this project unless another one is named.
   requester_pays_project = var.requester_pays_project != "" ? var.requester_pays_project : (
-    substr(var.follow_source, 0, 5) == "gs://" ? var.project : ""
+    substr(var.follow_source, 0, 5) == "gs://" || local.reads_gcs_blocks ? var.project : ""
   )
 
   # An s3:// source is read with an AWS key of the account billed for the requests, kept in Secret
@@ -40,8 +46,16 @@ locals {
 
   # A period that never reached consensus: the follower reports it and leaves it pending for the
   # sweep. Counted and alerted on like the pipeline's events (monitoring.tf), when following.
-  follower_counted_events = { periods_without_consensus = "period without consensus" }
-  follower_event_alerts   = { periods_without_consensus = "a period never reached consensus (left pending for the sweep)" }
+  # After the cutover, no new block for follow_block_alert_seconds: the follower logs "follower no
+  # block" (error, with block, waited_seconds and sources) every such interval until one arrives.
+  follower_counted_events = {
+    periods_without_consensus = "period without consensus"
+    blocks_not_arriving       = "follower no block"
+  }
+  follower_event_alerts = {
+    periods_without_consensus = "a period never reached consensus (left pending for the sweep)"
+    blocks_not_arriving       = "the network has cut over to blocks and no block arrived from the block nodes or the block bucket"
+  }
 }
 
 # The follower may read the two secrets of its AWS key, and nothing else in Secret Manager.

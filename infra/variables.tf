@@ -318,6 +318,40 @@ variable "follow_source" {
   }
 }
 
+variable "follow_block_source" {
+  description = "Bucket root the follower reads block files from after the cutover, gs://<bucket>[/prefix] or s3://<bucket>[/prefix] (<network>/block/ below it; requester pays); empty: the network preset's hedera-<network>-recent-block-streams on GCS."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.follow_block_source == "" || can(regex("^(gs|s3)://[a-z0-9][a-z0-9._-]*[a-z0-9](/.*)?$", var.follow_block_source))
+    error_message = "The follow_block_source must be empty or gs://<bucket>[/prefix] or s3://<bucket>[/prefix]."
+  }
+}
+
+variable "block_nodes" {
+  description = "Block nodes (HIP-1081) the follower and the backfill read blocks from over gRPC, each [tls://]host[:port][@priority] (HEDERA_HISTORY_BLOCK_NODES); empty: the network preset's."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for node in var.block_nodes : can(regex("^(tls://)?([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:]+\\])(:[0-9]+)?(@[0-9]+)?$", node))])
+    error_message = "Each block node must be [tls://]host[:port][@priority]."
+  }
+}
+
+variable "follow_cutover_seconds" {
+  description = "How long no record period arrives (after the last one was published) before the follower looks for the next block and switches to blocks for good."
+  type        = number
+  default     = 6
+}
+
+variable "follow_block_alert_seconds" {
+  description = "After the cutover, alert when no new block arrived for this long (the follower logs \"follower no block\")."
+  type        = number
+  default     = 30
+}
+
 variable "follow_schedule" {
   description = "Cron schedule (UTC) of the follow function's calls; each call follows the bucket for one window (HEDERA_HISTORY_FOLLOW_WINDOW_SECONDS)."
   type        = string

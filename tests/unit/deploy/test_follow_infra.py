@@ -2,7 +2,9 @@
 is followed; then the follow function is called every minute by Cloud Scheduler with OIDC, at most
 two instances, with a timeout longer than its window, its own identity with ingest's rights but
 nothing on the followed bucket, requester-pays billing on this project, an AWS key from Secret
-Manager for S3, and alerts on its lag, on its silence and on a period without consensus."""
+Manager for S3, and alerts on its lag, on its silence and on a period without consensus; after the
+cutover, block sources (a block bucket, block nodes) from settings Terraform sets, the block bucket's
+requester-pays reads billed here, and an alert when no block arrives."""
 
 from __future__ import annotations
 
@@ -119,7 +121,11 @@ def test_a_followed_bucket_is_the_stream_bucket_of_every_function(root: Any) -> 
 def test_requester_pays_reads_are_billed_to_this_project_for_a_gcs_source(root: Any) -> None:
     assert expr(root.locals["requester_pays_project"]) == (
         'var.requester_pays_project != "" ? var.requester_pays_project : '
-        '(substr(var.follow_source, 0, 5) == "gs://" ? var.project : "")'
+        '(substr(var.follow_source, 0, 5) == "gs://" || local.reads_gcs_blocks ? var.project : "")'
+    )
+    # an s3:// follow_source still reads the preset's block bucket on GCS after the cutover
+    assert expr(root.locals["reads_gcs_blocks"]) == (
+        'local.following && (var.follow_block_source == "" || substr(var.follow_block_source, 0, 5) == "gs://")'
     )
     billing = root.resource("google_project_iam_member", "requester_pays")
     assert (billing["project"], billing["role"]) == (
@@ -156,7 +162,10 @@ def test_lag_is_a_distribution_of_the_follower_position_lag(root: Any) -> None:
     assert threshold == 60
     assert (threshold - buckets["offset"]) % buckets["width"] == 0, "a bucket boundary on the threshold"
     # counted by the events' metric (monitoring.tf) when following
-    assert root.locals["follower_counted_events"] == {"periods_without_consensus": "period without consensus"}
+    assert root.locals["follower_counted_events"] == {
+        "periods_without_consensus": "period without consensus",
+        "blocks_not_arriving": "follower no block",
+    }
 
 
 def test_the_follower_alerts_on_lag_silence_and_periods_without_consensus(root: Any) -> None:
@@ -173,11 +182,44 @@ def test_the_follower_alerts_on_lag_silence_and_periods_without_consensus(root: 
     assert root.variables["follow_stopped_alert_seconds"]["default"] == 180
     assert "google_logging_metric.follow_lag[0].name" in absent["filter"]
     # a period without consensus alerts as a counted event does, on any occurrence
-    assert set(root.locals["follower_event_alerts"]) == {"periods_without_consensus"}
+    assert set(root.locals["follower_event_alerts"]) == {"periods_without_consensus", "blocks_not_arriving"}
 
 
 def test_the_follower_logs_the_events_and_fields_the_metrics_read() -> None:
     code = "\n".join(path.read_text() for path in (REPO / "shared/src/hedera_history/follow").glob("*.py"))
     logged = set(re.findall(r'event\(\s*\w+,\s*"([^"]+)"', code))
-    assert {"follower position", "period without consensus"} <= logged
+    assert {"follower position", "period without consensus", "follower no block"} <= logged
     assert '"lag_seconds":' in code or "lag_seconds=" in code
+
+
+def test_block_sources_and_the_cutover_reach_the_settings(root: Any) -> None:
+    decided = expr(root.modules["contract"]["setting_values"])
+    wired = {
+        "block_source": "var.follow_block_source",
+        "block_nodes": 'join(",", var.block_nodes)',
+        "follow_cutover_seconds": "tostring(var.follow_cutover_seconds)",
+        "follow_block_alert_seconds": "tostring(var.follow_block_alert_seconds)",
+    }
+    settings = Settings()
+    for name, value in wired.items():
+        assert re.search(rf"{name}\s*=\s*{re.escape(value)}", decided), name
+        assert hasattr(settings, name), name
+    # Terraform's defaults are the settings' own: an empty source and no nodes mean the preset's.
+    assert root.variables["follow_block_source"]["default"] == settings.block_source == ""
+    assert root.variables["block_nodes"]["default"] == [] and settings.block_nodes == ""
+    assert root.variables["follow_cutover_seconds"]["default"] == settings.follow_cutover_seconds
+    assert root.variables["follow_block_alert_seconds"]["default"] == settings.follow_block_alert_seconds
+
+
+def test_block_node_endpoints_are_checked_as_the_client_reads_them(root: Any) -> None:
+    from hedera_history.sources.block_node_api import parse_endpoints  # noqa: PLC0415
+
+    pattern = re.search(r'regex\("([^"]+)"', str(block(root.variables["block_nodes"], "validation")["condition"]))
+    assert pattern is not None
+    accepted = pattern.group(1).replace("\\\\", "\\")
+    accepted_nodes = ("localhost", "bn-1.example.com:40840", "tls://bn.example.com:443@1", "10.0.0.7@2", "[::1]:40840")
+    for node in accepted_nodes:
+        assert re.fullmatch(accepted, node), node
+        assert parse_endpoints(node)
+    for node in ("http://bn:40840", "bn:port", "bn@first", ""):
+        assert not re.fullmatch(accepted, node), node
