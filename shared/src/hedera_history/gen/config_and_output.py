@@ -103,6 +103,9 @@ class GeneratorConfig(StreamShape):
     carry a ``block_state_proof`` through its signature."""
     flat_blocks: bool = False
     """Block files named by their 19-digit number in one folder instead of the bucket's folders."""
+    topics: int = 0
+    """Topics created in the first periods, then messages (some chunked) in the mix
+    (``gen.topics``); 0: no topic transactions, the stream as without this setting."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stake_updates", _period_table(self.stake_updates))

@@ -6,6 +6,19 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
+class TopicMessageFacts:
+    """A ConsensusSubmitMessage as the network numbered and hashed it."""
+
+    topic: int
+    sequence_number: int
+    running_hash: bytes
+    """Version 3 (``verify.topic_running_hash``)."""
+    message: bytes
+    chunk: tuple[int, int] | None = None
+    """(number, total) of a chunked message; its first chunk's transaction id is the initial one."""
+
+
+@dataclass(frozen=True, slots=True)
 class ItemFacts:
     """One record stream item as the generator meant it (accounts are ``0.0.<num>`` by ``num``)."""
 
@@ -36,6 +49,9 @@ class ItemFacts:
     """The contract a contract call or create targets."""
     parent_consensus_ns: int | None = None
     sidecar_types: tuple[int, ...] = ()
+    topic_created: int | None = None
+    """The topic a ConsensusCreateTopic created."""
+    topic_message: TopicMessageFacts | None = None
 
     def accounts_touched(self) -> tuple[int, ...]:
         """The accounts whose history lists this item (docs/generator.md defines the rule).

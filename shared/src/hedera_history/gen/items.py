@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
 from hedera_history.gen.config_and_output import NS_PER_SECOND
-from hedera_history.gen.facts import GeneratedItem, ItemFacts
+from hedera_history.gen.facts import GeneratedItem, ItemFacts, TopicMessageFacts
 from hedera_history.gen.keys import account_key, ed25519_public_bytes
 from hedera_history.gen.ledger import FEE_COLLECTOR, Ledger
 
@@ -87,6 +87,8 @@ class RecordDetails:
     sidecars: tuple[tuple[int, bytes], ...] = ()
     """(sidecar type, serialised TransactionSidecarRecord)"""
     parent_ns: int | None = None
+    topic_created: int | None = None
+    topic_message: TopicMessageFacts | None = None
 
 
 class ItemWriter:
@@ -175,6 +177,8 @@ class ItemWriter:
             contract=details.contract,
             parent_consensus_ns=details.parent_ns,
             sidecar_types=tuple(sorted({kind for kind, _ in details.sidecars})),
+            topic_created=details.topic_created,
+            topic_message=details.topic_message,
         )
         return GeneratedItem(
             transaction_bytes=transaction_bytes,

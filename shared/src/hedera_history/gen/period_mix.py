@@ -24,12 +24,16 @@ class TxKind(Enum):
     DUPLICATE = "duplicate"
     SCHEDULED_TRANSFER = "scheduled_transfer"
     ADDRESS_BOOK_UPDATE = "address_book_update"
+    TOPIC_CREATE = "topic_create"
+    TOPIC_MESSAGE = "topic_message"
+    TOPIC_CHUNKED_MESSAGE = "topic_chunked_message"
 
 
 GROUP_SIZE = {
     TxKind.CONTRACT_CALL_WITH_CHILD: 2,
     TxKind.DUPLICATE: 2,
     TxKind.SCHEDULED_TRANSFER: 2,
+    TxKind.TOPIC_CHUNKED_MESSAGE: 3,
 }
 """Items per group; 1 when not listed. An address-book update takes one item per file chunk."""
 
@@ -58,8 +62,8 @@ _MIX = {
     TxKind.DUPLICATE: 3,
     TxKind.SCHEDULED_TRANSFER: 3,
 }
-_MIX_KINDS = tuple(_MIX)
-_MIX_WEIGHTS = tuple(_MIX.values())
+TOPIC_MIX = {TxKind.TOPIC_MESSAGE: 30, TxKind.TOPIC_CHUNKED_MESSAGE: 4}
+"""Added to the mix of a stream with topics (``GeneratorConfig.topics``): HCS is most of mainnet."""
 
 
 def group_size(kind: TxKind, book_chunks: int) -> int:
@@ -75,12 +79,16 @@ def plan_period(
     *,
     address_book_update: bool = False,
     book_chunks: int = 2,
+    extra_mix: dict[TxKind, int] | None = None,
 ) -> list[TxKind]:
     """The groups of one period, filling exactly ``capacity`` items.
 
     Kinds of ``pending_coverage`` that fit are placed and removed from it; the rest of the
-    period is drawn from the mix. The address-book update, when asked for, must fit.
+    period is drawn from the mix (with ``extra_mix`` added). The address-book update, when asked
+    for, must fit.
     """
+    mix = _MIX if not extra_mix else {**_MIX, **extra_mix}
+    kinds, weights = tuple(mix), tuple(mix.values())
     groups: list[TxKind] = []
     left = capacity
     if address_book_update:
@@ -93,7 +101,7 @@ def plan_period(
             pending_coverage.remove(kind)
             left -= size
     while left > 0:
-        kind = rng.choices(_MIX_KINDS, _MIX_WEIGHTS)[0]
+        kind = rng.choices(kinds, weights)[0]
         if group_size(kind, book_chunks) > left:
             kind = TxKind.HBAR_TRANSFER
         groups.append(kind)

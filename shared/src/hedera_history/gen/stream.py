@@ -53,7 +53,7 @@ from hedera_history.gen.config_and_output import (
 )
 from hedera_history.gen.facts import GeneratedItem
 from hedera_history.gen.ledger import Ledger, genesis_state
-from hedera_history.gen.period_mix import COVERAGE, TxKind, group_size, plan_period
+from hedera_history.gen.period_mix import COVERAGE, TOPIC_MIX, TxKind, group_size, plan_period
 from hedera_history.gen.signing import signed_signature_file
 from hedera_history.gen.transactions import TransactionFactory
 from hedera_history.gen.truth import Section, TruthCollector, TruthSpill
@@ -236,7 +236,9 @@ class _Generator:
         self.books: list[tuple[int, tuple[int, ...], bytes, int | None]] = [
             (config.start_block, tuple(self.generations), self.bootstrap_book, None)
         ]
-        self.coverage = list(COVERAGE)
+        self.coverage = [TxKind.TOPIC_CREATE] * config.topics + list(COVERAGE)
+        if config.topics:
+            self.coverage.append(TxKind.TOPIC_CHUNKED_MESSAGE)
         self.chain = self.truth.start_running_hash
 
     def step(self, edit_items: ItemEditor | None = None) -> tuple[GeneratedUnit, dict[str, bytes]]:
@@ -369,7 +371,14 @@ class _Generator:
         capacity = config.transactions - (stakes is not None) - publishing
         if rotating and len(chunks) > capacity:
             raise GeneratorError(f"period {index}: the address-book update and the stake update need more items")
-        groups = plan_period(self.rng, capacity, coverage, address_book_update=rotating, book_chunks=len(chunks))
+        groups = plan_period(
+            self.rng,
+            capacity,
+            coverage,
+            address_book_update=rotating,
+            book_chunks=len(chunks),
+            extra_mix=TOPIC_MIX if config.topics else None,
+        )
         slots = self._slots(config.start_time_ns + index * config.period_ns)
         items: list[GeneratedItem] = []
         position = 0

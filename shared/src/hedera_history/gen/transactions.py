@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
-from hedera_history.gen import contracts
+from hedera_history.gen import contracts, topics
 from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.contracts import Action, Bytecode
 from hedera_history.gen.facts import GeneratedItem
@@ -35,6 +35,7 @@ _FEES = {
     "schedule": (1_000_000, 3_000_000),
     "file": (3_000_000, 12_000_000),
     "duplicate": (40_000, 90_000),
+    "topic": (80_000, topics.MAX_FEE),
 }
 _DAY_NS = 86_400 * NS_PER_SECOND
 STAKE_UPDATE_MEMO = "End of staking period calculation record"
@@ -64,6 +65,14 @@ class TransactionFactory:
         self.sidecars = sidecars
         self.writer = ItemWriter(seed, ledger)
         self._used_ids = _IssuedIds()
+        self.topics = topics.TopicPlayer(
+            rng,
+            ledger,
+            self.writer,
+            lambda consensus_ns, payer: self._new_draft(consensus_ns, payer=payer),
+            lambda: self._fee("topic"),
+            self._pick_payer,
+        )
         self._builders: dict[TxKind, Callable[[Sequence[int]], list[GeneratedItem]]] = {
             TxKind.HBAR_TRANSFER: self._hbar_transfer,
             TxKind.TOKEN_TRANSFER: self._token_transfer,
@@ -75,6 +84,9 @@ class TransactionFactory:
             TxKind.FAILED_TRANSFER: self._failed_transfer,
             TxKind.DUPLICATE: self._duplicate,
             TxKind.SCHEDULED_TRANSFER: self._scheduled_transfer,
+            TxKind.TOPIC_CREATE: self.topics.create,
+            TxKind.TOPIC_MESSAGE: self.topics.messages,
+            TxKind.TOPIC_CHUNKED_MESSAGE: self.topics.messages,
         }
 
     def build(self, kind: TxKind, slots: Sequence[int]) -> list[GeneratedItem]:

@@ -53,7 +53,7 @@ def transaction_truth(
 ) -> dict[str, Any]:
     if touched is None:
         touched = facts.accounts_touched()
-    return {
+    truth: dict[str, Any] = {
         "consensus_ns": facts.consensus_ns,
         "hash": facts.transaction_hash.hex(),
         "transaction_id": {
@@ -91,6 +91,18 @@ def transaction_truth(
         "accounts_touched": [account(a) for a in touched],
         "sidecar_types": list(facts.sidecar_types),
     }
+    if facts.topic_created is not None:  # only streams with topics (GeneratorConfig.topics) carry these
+        truth["topic_created"] = account(facts.topic_created)
+    message = facts.topic_message
+    if message is not None:
+        truth["topic_message"] = {
+            "topic": account(message.topic),
+            "sequence_number": message.sequence_number,
+            "running_hash": message.running_hash.hex(),
+            "message": message.message.hex(),
+            "chunk": None if message.chunk is None else {"number": message.chunk[0], "total": message.chunk[1]},
+        }
+    return truth
 
 
 def block_truth(period: GeneratedPeriod, hapi_version: str, book_index: int, signers: Sequence[str]) -> dict[str, Any]:
