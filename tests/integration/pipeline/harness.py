@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from hedera_history.store.gateway import KeyRange, RowQuery
 from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 from hedera_history.transport.admin import ensure_topics
+from hedera_history.transport.message import ReceivedMessage
 from hedera_history.transport.pubsub import received_from_pull
 from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS, TOPICS, pipeline_subscriptions
 from hedera_history.verify.stream import verify_stream
@@ -67,6 +68,25 @@ class Pipeline:
             sweep(self.ingest)
             self.drain(rng)
         return results
+
+    def take_waiting(self, handle: Callable[[ReceivedMessage], None]) -> int:
+        """Pull what waits on both store subscriptions, hand each message to ``handle`` and
+        acknowledge it whatever ``handle`` did with it (a store killed after the push was
+        acknowledged, a message parked or lost: it never comes back). How many were taken."""
+        subscriber = pubsub_v1.SubscriberClient()
+        taken = 0
+        try:
+            prefix = self.settings.pubsub_topic_prefix
+            for name in (STORE_HISTORY, STORE_SIDECARS):
+                path = subscriber.subscription_path(PROJECT, prefix + name)
+                while response := subscriber.pull(subscription=path, max_messages=500, timeout=1.5).received_messages:
+                    for received in response:
+                        handle(received_from_pull(_Pulled(received.message)))
+                        subscriber.acknowledge(subscription=path, ack_ids=[received.ack_id])
+                        taken += 1
+        finally:
+            subscriber.close()
+        return taken
 
     def drain(self, rng: random.Random, redeliver: float = 0.2) -> int:
         """Pull every message from both store subscriptions and store it (some twice)."""

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.cloud import pubsub_v1
 from hedera_history.books.parse import parse_address_book
 from hedera_history.cardinal.chain_blocks import BlockHeader
 from hedera_history.cardinal.tracking import StatelessTracker
@@ -24,12 +23,9 @@ from hedera_history.pipeline.sweep import sweep
 from hedera_history.pipeline.tracking_rows import TrackingRows
 from hedera_history.store.tracking_store import BigtableTrackingStore
 from hedera_history.store.writer import BlockWriter
-from hedera_history.transport.pubsub import received_from_pull
-from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
+from hedera_history.transport.message import ReceivedMessage
 
-from tests.fixtures.emulators import PROJECT
-
-from .harness import Pipeline, _Pulled, history_cells, reference_cells
+from .harness import Pipeline, history_cells, reference_cells
 
 pytestmark = [pytest.mark.emulator]
 
@@ -77,23 +73,17 @@ def store_with_crash_point(pipeline: Pipeline, point: str, first_block: int) -> 
 
 
 def store_losing_crashed_messages(pipeline: Pipeline, store: StoreContext) -> int:
-    """Store everything waiting; a message whose call crashed is acknowledged all the same (parked
-    or lost: it never comes back). How many crashed."""
-    subscriber = pubsub_v1.SubscriberClient()
+    """Store everything waiting; a message whose call crashed never comes back. How many crashed."""
     crashed = 0
-    try:
-        prefix = pipeline.settings.pubsub_topic_prefix
-        for name in (STORE_HISTORY, STORE_SIDECARS):
-            path = subscriber.subscription_path(PROJECT, prefix + name)
-            while response := subscriber.pull(subscription=path, max_messages=500, timeout=1.5).received_messages:
-                for received in response:
-                    try:
-                        store_message(store, received_from_pull(_Pulled(received.message)))
-                    except SimulatedCrashError:
-                        crashed += 1
-                    subscriber.acknowledge(subscription=path, ack_ids=[received.ack_id])
-    finally:
-        subscriber.close()
+
+    def store_once(message: ReceivedMessage) -> None:
+        nonlocal crashed
+        try:
+            store_message(store, message)
+        except SimulatedCrashError:
+            crashed += 1
+
+    pipeline.take_waiting(store_once)
     return crashed
 
 
