@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.cloud import pubsub_v1
 from hedera_history.formats.stream_paths import parse_object_path
 from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
@@ -20,12 +19,9 @@ from hedera_history.pipeline.store import store_message
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.reader import HistoryReader
-from hedera_history.transport.pubsub import received_from_pull
-from hedera_history.transport.topics import STORE_HISTORY, STORE_SIDECARS
+from hedera_history.transport.message import ReceivedMessage
 
-from tests.fixtures.emulators import PROJECT
-
-from .harness import Pipeline, _Pulled, history_cells, reference_cells
+from .harness import Pipeline, history_cells, reference_cells
 
 pytestmark = [pytest.mark.emulator]
 
@@ -43,24 +39,16 @@ def pipeline_settings() -> dict[str, Any]:
 def lose_messages(pipeline: Pipeline, share: float, rng: random.Random) -> int:
     """Pull what waits on the store subscriptions and acknowledge a ``share`` of it unseen (a store
     killed after the push was acknowledged, a dead-lettered message gone); store the rest."""
-    subscriber = pubsub_v1.SubscriberClient()
     lost = 0
-    try:
-        prefix = pipeline.settings.pubsub_topic_prefix
-        for name in (STORE_HISTORY, STORE_SIDECARS):
-            path = subscriber.subscription_path(PROJECT, prefix + name)
-            while True:
-                response = subscriber.pull(subscription=path, max_messages=500, timeout=1.5)
-                if not response.received_messages:
-                    break
-                for received in response.received_messages:
-                    if rng.random() < share:
-                        lost += 1
-                    else:
-                        store_message(pipeline.store, received_from_pull(_Pulled(received.message)))
-                    subscriber.acknowledge(subscription=path, ack_ids=[received.ack_id])
-    finally:
-        subscriber.close()
+
+    def store_or_lose(message: ReceivedMessage) -> None:
+        nonlocal lost
+        if rng.random() < share:
+            lost += 1
+        else:
+            store_message(pipeline.store, message)
+
+    pipeline.take_waiting(store_or_lose)
     return lost
 
 
