@@ -21,6 +21,7 @@ from hedera_history.api.query import Query, only, operator, page_limit, single
 from hedera_history.api.reference_routes import not_served_reason
 from hedera_history.api.render import render_transactions, timestamp
 from hedera_history.api.status import rest_status
+from hedera_history.api.topics import get_topic, get_topic_message, list_topic_messages, topic_message_at
 from hedera_history.api.transaction_filters import last_value
 from hedera_history.api.transactions_list import list_transactions
 from hedera_history.errors import RowDecodeError
@@ -120,6 +121,10 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("contracts", "results", _ANY, "state"), lambda r, q, at: contract_state_changes(r, at, q)),
     (("contracts", "results", _ANY, "sidecars"), lambda r, q, at: contract_sidecars(r, at, q)),
     (("network", "nodes"), network_nodes),
+    (("topics", "messages", _ANY), lambda r, q, at: topic_message_at(r, at, q)),
+    (("topics", _ANY), lambda r, q, topic: get_topic(r, topic, q, log_skipped_rows)),
+    (("topics", _ANY, "messages"), lambda r, q, topic: list_topic_messages(r, topic, q, log_skipped_rows)),
+    (("topics", _ANY, "messages", _ANY), lambda r, q, topic, sequence: get_topic_message(r, topic, sequence, q)),
     (("balances",), rest_balances),
     (("errata", _ANY), lambda r, q, consensus: rest_errata(r, consensus, q)),
     (("status",), lambda r, _q: rest_status(r)),
