@@ -62,7 +62,8 @@ def get_topic(get_reader: Reader, topic_text_in: str, query: Query, skipped: Ski
     fees_since = state.pop("_fees_ns", None)
     return {
         **state,
-        "custom_fees": {"created_timestamp": timestamp(fees_since) if fees_since else None, "fixed_fees": []},
+        # Without the creation in history, the reference's placeholder for a topic with no fee row.
+        "custom_fees": {"created_timestamp": timestamp(fees_since or 0), "fixed_fees": []},
         "timestamp": {"from": timestamp(changes.transactions[0].consensus_ns), "to": None},
         "topic_id": topic,
     }
