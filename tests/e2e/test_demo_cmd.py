@@ -1,6 +1,7 @@
 """`hedera-history demo` on a fresh state folder: the stack comes up following its bucket, a live
-network plays into it, each block is shown as it becomes queryable with the follower's lag, every
-block completes, the example queries are answered, and with --stop nothing is left running."""
+network plays into it and cuts over from record files to blocks, each block is shown as it becomes
+queryable with the follower's lag and what it reads, every block completes, the example queries
+are answered, and with --stop nothing is left running."""
 
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ def test_demo_runs_the_stream_through_the_stack_and_answers_queries(tmp_path: Pa
     # The live view: every block shown once as it became queryable, with the follower's lag.
     shown = re.findall(r"block +(\d+) queryable .*follower ([\d.]+) s behind", result.output)
     assert sorted(int(number) for number, _ in shown) == [0, 1, 2, 3], result.output
+    # The network cuts over after two record periods (a wrapped block, then a native one): the
+    # follower switched by itself and read the last blocks as blocks.
+    assert "cuts over to blocks after 2 record periods" in " ".join(result.output.split())
+    assert re.search(r"block +3 queryable .*reading blocks", result.output), result.output
     assert "blocks complete" in result.output
     assert '"method": "getTransaction"' in result.output
     assert '"transaction_hash"' in result.output

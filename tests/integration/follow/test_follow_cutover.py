@@ -9,6 +9,7 @@ gap and no duplicate effect; a block missing from the bucket is filled from the 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -265,3 +266,21 @@ def test_follows_the_blocks_from_a_local_block_node(
     finally:
         server.stop(0)
     assert (report.mode, report.block_source, report.blocks_published) == ("blocks", "block node", len(stream.blocks))
+
+
+def test_a_block_that_breaks_the_chain_is_quarantined_and_never_stored(
+    followed: Followed, stream: GeneratedStream, bucket: Path
+) -> None:
+    for path in (bucket / "demo").rglob("*.blk.zstd"):
+        path.unlink()
+    records = every_block(stream)[:RECORD_PERIODS]
+    followed.follower().run(lambda: followed.complete(records))
+    # Another network's first wrapped block: signed by the same test keys, chained to other files.
+    other = generate_stream(dataclasses.replace(stream.config, transactions=stream.config.transactions + 1))
+    name = f"demo/block/0000/0000/0000/0000/{RECORD_PERIODS:03d}.blk.zstd"
+    (bucket / name).write_bytes(other.objects[name])
+    result = ingest_object(followed.ctx, name)
+    assert result.outcome is Outcome.QUARANTINED, result
+    assert "previous running hash" in result.reason
+    assert (name, result.reason) in followed.ctx.state.quarantined()
+    assert not followed.complete([RECORD_PERIODS])

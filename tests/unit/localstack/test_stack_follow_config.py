@@ -122,3 +122,11 @@ def test_follow_start_without_follow_is_a_usage_error(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--follow-start, --block-node and --ledger-publication need --follow SOURCE" in (
         result.output
     )
+
+
+def test_the_status_line_names_the_next_block_after_the_cutover() -> None:
+    base = {"status": "following", "source": "gs://network", "period": "2024-06-01T00_00_04Z"}
+    timing = {"lag_seconds": 1.25, "last_update_seconds_ago": 0.5}
+    assert "period 2024-06-01T00_00_04Z, 1.2 s behind" in stack_cmd.follower_line({**base, **timing, "mode": "records"})
+    after = stack_cmd.follower_line({**base, **timing, "mode": "blocks", "next_block": 12})
+    assert after == "gs://network: block 12 next, 1.2 s behind, position written 0.5 s ago"

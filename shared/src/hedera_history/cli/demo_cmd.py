@@ -54,6 +54,12 @@ _DEFAULTS = DemoOptions(Path("var/demo"))
 )
 @click.option("--seed", type=int, default=_DEFAULTS.seed, show_default=True)
 @click.option(
+    "--cutover-after",
+    type=int,
+    default=None,
+    help="Record periods before the network cuts over to blocks (default half the periods; -1 never).",
+)
+@click.option(
     "--stop/--keep", default=_DEFAULTS.stop, show_default=True, help="Stop the stack at the end, or keep it up."
 )
 @click.pass_context
@@ -66,11 +72,12 @@ def demo(
     period_seconds: float,
     transactions: int,
     seed: int,
+    cutover_after: int | None,
     stop: bool,
 ) -> None:
     """Play a generated signed network live into the local stack's bucket, follow it, query the result."""
     console = Console(stderr=True)
-    options = DemoOptions(out, nodes, periods, period_seconds, transactions, seed, stop)
+    options = DemoOptions(out, nodes, periods, period_seconds, transactions, seed, stop, cutover_after)
     try:
         result = run_demo(options, _ConsoleView(console))
     except PrerequisiteError as e:
@@ -109,6 +116,11 @@ class _ConsoleView:
         self.console.print(
             f"[bold]Playing[/] {config.nodes} nodes into {follow_source}: {config.periods} periods, "
             f"one every {config.period_seconds:g} s, {config.transactions} transactions each; the stack follows it"
+            + (
+                f"; the network cuts over to blocks after {config.cutover_after} record periods"
+                if config.cutover_after is not None
+                else ""
+            )
         )
 
     def block_queryable(self, block: BlockShown) -> None:
@@ -121,7 +133,7 @@ class _ConsoleView:
         click.echo(
             f"block {arrival.block_number:>3} queryable "
             + (f"{after:5.1f} s after its last signature file" if after is not None else "")
-            + f", follower {block.follower_lag} behind the network"
+            + f", follower {block.follower_lag} behind the network, reading {block.follower_reads}"
             + (f" [{extra}]" if extra else "")
         )
 

@@ -452,8 +452,9 @@ def follower_line(follower: dict[str, Any]) -> str:
         return f"{follower['status']}: {follower['error']}"
     if follower["status"] != "following":
         return str(follower["status"])
+    at = f"block {follower['next_block']} next" if follower.get("mode") == "blocks" else f"period {follower['period']}"
     return (
-        f"{follower['source']}: period {follower['period']}, {follower['lag_seconds']:.1f} s behind, "
+        f"{follower['source']}: {at}, {follower['lag_seconds']:.1f} s behind, "
         f"position written {follower['last_update_seconds_ago']:.1f} s ago"
     )
 

@@ -24,9 +24,9 @@ from typing import Any, Protocol
 
 import requests
 
-from hedera_history.config import Settings
+from hedera_history.config import Settings, env_name
 from hedera_history.errors import StackError
-from hedera_history.gen.config_and_output import GeneratedStream
+from hedera_history.gen.config_and_output import LEDGER_PUBLICATION_FILE, GeneratedStream
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary
 from hedera_history.gen.writer import GROUND_TRUTH_FILE
 from hedera_history.localstack.balances import load_directory_snapshot
@@ -35,6 +35,7 @@ from hedera_history.localstack.live_follow import (
     BlockArrivals,
     PreparedNetwork,
     follower_lag_seconds,
+    follower_mode,
     prepare_live_network,
 )
 from hedera_history.localstack.stack import LocalStack, StackConfig, stop_recorded_stack
@@ -54,6 +55,8 @@ WAIT_SECONDS = 300.0
 """After the last period is written: how long the blocks may take to become queryable."""
 MISSING_SIGNATURE_RATE = 0.03
 LATE_SIGNATURE_RATE = 0.03
+CUTOVER_QUIET_SECONDS = 4.0
+"""The demo follower's ``follow_cutover_seconds``."""
 ANSWER_CHARS = 900
 """An example answer is cut after this many characters of indented JSON."""
 
@@ -69,6 +72,9 @@ class DemoOptions:
     seed: int = 1
     stop: bool = False
     """Stop the stack at the end (else it keeps running for further queries)."""
+    cutover_after: int | None = None
+    """Record periods before the network cuts over to blocks (one wrapped record block, then native
+    blocks); None: half the periods; negative: never."""
 
     @property
     def network_dir(self) -> Path:
@@ -79,6 +85,8 @@ class DemoOptions:
         return self.out.resolve() / "stack"
 
     def live_config(self) -> LiveConfig:
+        cutover = self.periods // 2 if self.cutover_after is None else self.cutover_after
+        crosses = 0 <= cutover < self.periods - 1
         return LiveConfig(
             nodes=self.nodes,
             periods=self.periods,
@@ -87,6 +95,8 @@ class DemoOptions:
             seed=self.seed,
             missing_signature_rate=MISSING_SIGNATURE_RATE,
             late_signature_rate=LATE_SIGNATURE_RATE,
+            cutover_after=cutover if crosses else None,
+            wrapped_periods=1 if crosses else 0,
         )
 
 
@@ -97,6 +107,8 @@ class BlockShown:
     arrival: Arrival
     follower_lag: str
     """The follower's own lag at that moment (``"1.2 s"``, ``"? s"`` when its status did not answer)."""
+    follower_reads: str = "?"
+    """What the follower reads at that moment: ``record files`` or ``blocks`` (``?``: no answer)."""
 
 
 class DemoView(Protocol):
@@ -195,6 +207,12 @@ def _start_stack(view: DemoView, network: PreparedNetwork, state_dir: Path, *, f
         # The stack's own bucket on its GCS emulator stands for the network's public bucket.
         follow_source=f"gs://{settings.stream_bucket}",
         follow_start=follow_start,
+        # The network's block 0 publishes its ledger id: native blocks after the cutover are
+        # checked against it; the cutover is looked for after two quiet periods, not three.
+        extra_env={
+            env_name("ledger_publication"): str(network.folder / LEDGER_PUBLICATION_FILE),
+            env_name("follow_cutover_seconds"): str(CUTOVER_QUIET_SECONDS),
+        },
         detached=True,
     )
     try:
@@ -212,7 +230,7 @@ def _play(
     view.playing(config, stack.state.follow_source)
 
     def show(arrival: Arrival) -> None:
-        view.block_queryable(BlockShown(arrival, follower_lag(query)))
+        view.block_queryable(BlockShown(arrival, follower_lag(query), follower_reads(query)))
 
     sink = open_sink(stack.state.follow_source, stack.settings())
     with BlockArrivals(query, network.first_block, on_arrival=show) as arrivals:
@@ -223,6 +241,11 @@ def _play(
         if not arrivals.wait_for(wanted, WAIT_SECONDS):
             view.not_queryable_yet(sorted(wanted - arrivals.answered()))
         return summary, arrivals.arrivals()
+
+
+def follower_reads(query: str) -> str:
+    """What the follower reads (:func:`follower_mode`) as the demo shows it."""
+    return {"records": "record files", "blocks": "blocks"}.get(follower_mode(query) or "", "?")
 
 
 def follower_lag(query: str) -> str:

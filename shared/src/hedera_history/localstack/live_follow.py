@@ -67,6 +67,16 @@ def prepare_live_network(config: LiveConfig, folder: Path, *, now_ns: int | None
     return PreparedNetwork(folder, config.start_block)
 
 
+def follower_mode(query_url: str) -> str | None:
+    """What the follower reads, from the query function's GET /api/v1/status: ``records`` until
+    the cutover, ``blocks`` after it; None when the status did not answer or does not say."""
+    try:
+        mode = requests.get(f"{query_url}/api/v1/status", timeout=10).json()["follower"]["mode"]
+    except (requests.RequestException, ValueError, KeyError, TypeError):
+        return None
+    return mode if isinstance(mode, str) else None
+
+
 def follower_lag_seconds(query_url: str) -> float | None:
     """The follower's own lag from the query function's GET /api/v1/status (now minus the last
     period it handed off); None when the status did not answer or does not say."""

@@ -35,7 +35,6 @@ from hedera_history.errors import (
     FormatError,
     HistoryError,
     TssUnverifiableProofError,
-    is_transient,
 )
 from hedera_history.formats.block import BlockFile, parse_block_file
 from hedera_history.logs import event
@@ -100,7 +99,8 @@ def ingest_block(ctx: IngestContext, name: str, data: bytes, checker: BlockCheck
     except HistoryError as e:
         checker.chain.lose()
         checker.last_number = None
-        if isinstance(e, TssUnverifiableProofError) or is_transient(e):
+        # A block's proof is inside it: only a missing roster (configuration) can change the verdict.
+        if isinstance(e, TssUnverifiableProofError):
             event(logger, "block not verifiable", logging.ERROR, block=block.number, file=name, reason=str(e))
             return IngestResult(Outcome.PENDING, name, block.number, reason=str(e))
         return _rejected(ctx, name, data, e, number=block.number, consensus_ns=block.timestamp_ns)
