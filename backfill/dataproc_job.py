@@ -1,8 +1,9 @@
 """The PySpark application Dataproc runs (``backfill submit`` stages this file as the main Python file).
 
-It ships inside the package, so submitting needs no checkout, and it imports runtime code only: the
-container image (``dataproc-image/``) holds the library and its runtime requirements, without the
-command line and its libraries. It reads the flags ``backfill submit`` forwarded
+It lives beside its container's recipe (``backfill/Dockerfile``), as each function's ``main.py`` lives
+in ``functions/``, and imports runtime code only: the image holds the library (the Spark backfill,
+``hedera_history.backfill``) and its runtime requirements, without the command line and its
+libraries. It reads the flags ``backfill submit`` forwarded
 (:func:`~hedera_history.backfill.job_spec.parse_job_argv`), runs the job on the session
 ``spark-submit`` configured, logs JSON lines, and prints the report's summary. Exit codes are those
 of ``hedera-history backfill run``: 0 when every period verified, was written and every link checked

@@ -1,4 +1,4 @@
-# The backfill's container image (dataproc-image/Dockerfile): Cloud Build pushes it here
+# The backfill's container image (backfill/Dockerfile): Cloud Build pushes it here
 # (infra/scripts/backfill-image.sh names it the same way), tagged with each commit and the branch it
 # was built from; Dataproc Serverless batches run it (dataproc.tf, `hedera-history backfill submit`).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cloud Build step: build the backfill's container image (dataproc-image/Dockerfile, after the
+# Cloud Build step: build the backfill's container image (backfill/Dockerfile, after the
 # functions step built the wheel) and push it to the environment's Artifact Registry repository
 # (infra/artifact_registry.tf), tagged with the commit and, for a branch build, the branch name.
 #
@@ -42,7 +42,7 @@ tags=(-t "$image:$tag")
 if [[ -n "${BRANCH_NAME:-}" ]]; then
   tags+=(-t "$image:$BRANCH_NAME")
 fi
-# BuildKit, for dataproc-image/Dockerfile.dockerignore: only the lock and the wheel leave the checkout.
-DOCKER_BUILDKIT=1 docker build -f dataproc-image/Dockerfile "${tags[@]}" .
+# BuildKit, for backfill/Dockerfile.dockerignore: only the lock and the wheel leave the checkout.
+DOCKER_BUILDKIT=1 docker build -f backfill/Dockerfile "${tags[@]}" .
 docker push --all-tags "$image"
 echo "pushed $image:$tag"

@@ -21,6 +21,7 @@ import graphlib
 from collections.abc import Iterator
 
 import pytest
+from hedera_history.backfill import runtime
 from hedera_history.deploy.layers import PURE, TOOLING
 
 from bench.module_graph import (
@@ -80,7 +81,7 @@ IO_MODULES = (
 """Standard and third-party modules that reach the outside world or the environment."""
 COMMAND_LINE_LIBRARIES = ("click", "rich")
 """Third-party libraries only the command line imports (left out of the backfill image and the functions)."""
-DATAPROC_JOB = PACKAGE_DIR + "/backfill/dataproc_job.py"
+DATAPROC_JOB = str(runtime.JOB_FILE)
 
 SOURCES = working_tree_sources()
 LIBRARY = {module_of(source.path): source for source in SOURCES if source.path.startswith(PACKAGE_DIR)}

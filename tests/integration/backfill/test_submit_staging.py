@@ -53,5 +53,5 @@ def test_submit_stages_the_files_and_runs_the_printed_command(
     staged = {blob.name: blob.download_as_bytes() for blob in gcs_bucket.list_blobs(prefix="runs/b-7/")}
     assert staged[f"runs/b-7/{dataproc.WHEEL_NAME}"] == b"a wheel"
     assert staged["runs/b-7/address-book.bin"] == book.read_bytes()
-    assert staged["runs/b-7/dataproc_job.py"] == dataproc.JOB_FILE.read_bytes()
+    assert staged["runs/b-7/dataproc_job.py"] == dataproc.job_file().read_bytes()
     assert "--container-image=us-docker.pkg.dev/p/hh-backfill/backfill:main" in printed

@@ -38,7 +38,8 @@ def test_two_wheel_builds_are_byte_identical(tmp_path):
     assert first.read_bytes() == second.read_bytes()
     with zipfile.ZipFile(first) as wheel:
         names = wheel.namelist()
-        assert {"hedera_history/backfill/dataproc_job.py", "hedera_history/backfill/task.py"} <= set(names)
+        assert {"hedera_history/backfill/launch.py", "hedera_history/backfill/task.py"} <= set(names)
+        assert not [name for name in names if name.endswith("dataproc_job.py")]  # staged from backfill/
         tooling = tuple(f"hedera_history/{package}/" for package in ("cli", "deploy", "gen", "localstack"))
         assert not [name for name in names if name.startswith(tooling)]
         assert "hedera_history/py.typed" in names
@@ -53,7 +54,7 @@ def test_two_wheel_builds_are_byte_identical(tmp_path):
 def test_deploy_build_writes_the_wheel_and_every_function_archive(tmp_path):
     root = snapshot(tmp_path)
     shutil.copytree(REPO / "functions", root / "functions", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "dataproc-image", root / "dataproc-image")  # its lock is checked too
+    shutil.copytree(REPO / "backfill", root / "backfill")  # its lock is checked too
     (root / "infra").mkdir()
     shutil.copytree(INFRA / "generated", root / "infra" / "generated")
     result = CliRunner().invoke(cli, ["deploy", "--root", str(root), "build"])

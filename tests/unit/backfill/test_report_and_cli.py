@@ -107,7 +107,7 @@ def test_a_serverless_batch_on_the_image_and_the_pinned_runtime_by_default() -> 
     # The image carries the project: no wheel, so no checkout is needed
     assert not any(c.startswith("--py-files") for c in command)
     assert [u.url.rsplit("/", 1)[1] for u in plan.uploads] == ["dataproc_job.py"]
-    assert plan.uploads[0].local.read_bytes() == dataproc.JOB_FILE.read_bytes()
+    assert plan.uploads[0].local.read_bytes() == dataproc.job_file().read_bytes()
     # Dataproc stages into the bucket of the staging URL, the one its identity may write
     assert "--staging-bucket=staging" in command
     properties = next(c for c in command if c.startswith("--properties="))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import subprocess
 import tomllib
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -162,8 +161,11 @@ def test_batches_may_pull_the_image_and_the_template_names_it():
     assert expr(config["version"]) == "var.dataproc_runtime_version"
 
 
-def test_the_job_file_ships_in_the_package():
-    from hedera_history.backfill import job_spec  # noqa: PLC0415
+def test_the_job_file_sits_beside_the_image_recipe_as_the_functions_main_files_do():
     from hedera_history.deploy import dataproc  # noqa: PLC0415
 
-    assert dataproc.JOB_FILE.is_file() and dataproc.JOB_FILE.parent == Path(job_spec.__file__).parent
+    assert dataproc.job_file() == REPO / "backfill" / "dataproc_job.py" and dataproc.job_file().is_file()
+    assert DOCKERFILE.parent == dataproc.job_file().parent == REPO / runtime.IMAGE_DIR
+    assert (REPO / "functions" / "ingest" / "main.py").is_file()  # the functions' entry points, alike
+    # The Spark library stays in the package; the entry point is not part of it.
+    assert not (REPO / "shared/src/hedera_history/backfill/dataproc_job.py").exists()

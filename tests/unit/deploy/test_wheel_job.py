@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+from hedera_history.backfill import runtime
 from hedera_history.deploy.build import NOT_IN_THE_WHEEL
 from hedera_history.deploy.layers import TOOLING
 
@@ -16,6 +17,7 @@ from tests.unit.deploy.infra import REPO
 _WITHOUT_TOOLING = textwrap.dedent(
     """
     import importlib.abc
+    import runpy
     import sys
 
     LEFT_OUT = (*("hedera_history." + name for name in sys.argv[1].split(",")), "click", "rich")
@@ -27,9 +29,8 @@ _WITHOUT_TOOLING = textwrap.dedent(
             return None
 
     sys.meta_path.insert(0, LeftOut())
-    from hedera_history.backfill.dataproc_job import run
-
-    sys.exit(run(["--help"]))
+    sys.argv = [sys.argv[2], "--help"]
+    runpy.run_path(sys.argv[0], run_name="__main__")
     """
 )
 
@@ -37,7 +38,7 @@ _WITHOUT_TOOLING = textwrap.dedent(
 def test_the_dataproc_job_runs_without_the_tooling_the_wheel_leaves_out() -> None:
     assert set(NOT_IN_THE_WHEEL) == set(TOOLING) == {"cli", "deploy", "gen", "localstack"}
     result = subprocess.run(
-        [sys.executable, "-c", _WITHOUT_TOOLING, ",".join(NOT_IN_THE_WHEEL)],
+        [sys.executable, "-c", _WITHOUT_TOOLING, ",".join(NOT_IN_THE_WHEEL), str(REPO / runtime.JOB_FILE)],
         cwd=REPO,
         capture_output=True,
         text=True,

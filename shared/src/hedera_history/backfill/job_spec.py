@@ -1,6 +1,6 @@
 """A backfill job's arguments: the one list of its flags, their checks, and the job they describe.
 
-``hedera-history backfill run`` (click) and the Dataproc job (:mod:`hedera_history.backfill.dataproc_job`,
+``hedera-history backfill run`` (click) and the Dataproc job (``backfill/dataproc_job.py`` beside the image recipe,
 argparse) take the same flags, and ``backfill submit`` passes them on from one to the other:
 :data:`JOB_FLAGS` names them once, :func:`forwarded_args` writes them back as a command line,
 :func:`parse_job_argv` reads them without click, and :func:`build_job` turns them into the

@@ -26,8 +26,11 @@ PYTHON_VERSION = "3.11"
 brings its own interpreter and the project's requirements, resolved for this version."""
 SUPPORTED_UNTIL = "2027-11-26"
 
-IMAGE_DIR = Path("dataproc-image")
-"""The custom container's recipe (Dockerfile, pinned requirements), relative to the checkout."""
+IMAGE_DIR = Path("backfill")
+"""The backfill's deployable beside ``functions/``, relative to the checkout: the custom container's
+recipe (Dockerfile, pinned requirements) and the job file Dataproc runs (:data:`JOB_FILE`)."""
+JOB_FILE = IMAGE_DIR / "dataproc_job.py"
+"""The main Python file of every batch and cluster job, relative to the checkout."""
 IMAGE_NAME = "backfill"
 """The image's name in the deployment's Artifact Registry repository."""
 DEFAULT_IMAGE_TAG = "main"

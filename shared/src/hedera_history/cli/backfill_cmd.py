@@ -211,7 +211,7 @@ def run(ctx: click.Context, /, **params: Any) -> None:
 def submit(ctx: click.Context, /, **params: Any) -> None:
     """Submit the backfill of SOURCE to Dataproc: a Serverless batch on the backfill's image, or a cluster job.
 
-    The batch runs the project installed in the container image Cloud Build makes (dataproc-image/);
+    The batch runs the project installed in the container image Cloud Build makes (backfill/Dockerfile);
     without one it is refused. --dry-run prints the batch (image, runtime, identity, staging,
     arguments) and the gcloud command, and calls nothing.
     """

@@ -129,7 +129,7 @@ def build() -> None:
 @_exits_on_deploy_errors
 def lock(check: bool) -> None:
     """Resolve the pinned, hashed requirements with uv: the functions' (functions/requirements.lock) and
-    the backfill image's (dataproc-image/requirements.lock, for the Dataproc runtime's Python)."""
+    the backfill image's (backfill/requirements.lock, for the Dataproc runtime's Python)."""
     root = _root()
     if not check:
         for target in TARGETS:

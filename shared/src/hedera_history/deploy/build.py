@@ -45,8 +45,8 @@ NOT_SHIPPED_TO_FUNCTIONS = (*TOOLING, "backfill")
 """Subpackages no function imports: the tooling (no runtime module imports it) and the backfill
 (``tests/integration/deploy`` imports every function without them)."""
 NOT_IN_THE_WHEEL = TOOLING
-"""The wheel is the runtime only: Dataproc runs ``backfill/dataproc_job.py``, which imports no tooling
-(``tests/unit/test_layers.py``, ``tests/unit/deploy/test_wheel_job.py``)."""
+"""The wheel is the runtime only: Dataproc runs ``backfill/dataproc_job.py`` (beside the image recipe),
+which imports no tooling (``tests/unit/test_layers.py``, ``tests/unit/deploy/test_wheel_job.py``)."""
 STREAM_SETTING = "stream_bucket"
 """A function reading this setting reads the stream bucket, which may be on S3."""
 

@@ -2,11 +2,11 @@
 
 What is submitted:
 
-- ``hedera_history/backfill/dataproc_job.py`` (from the installed package: no checkout needed) as
-  the main Python file: it runs the job its arguments describe (the flags of ``hedera-history backfill
-  run``, :mod:`hedera_history.backfill.job_spec`) against the master Dataproc configured;
+- ``backfill/dataproc_job.py`` (from the checkout, beside the image's recipe) as the main Python
+  file: it runs the job its arguments describe (the flags of ``hedera-history backfill run``,
+  :mod:`hedera_history.backfill.job_spec`) against the master Dataproc configured;
 - for a Serverless batch, the custom container image that holds the project and its pinned
-  dependencies (dataproc-image/, built by Cloud Build): Dataproc's own images lack
+  dependencies (backfill/Dockerfile, built by Cloud Build): Dataproc's own images lack
   ``hiero-sdk-python`` and protobuf 7, so a batch without it is refused (:class:`BackfillImageError`);
 - for a cluster (which has no such image), or with ``--wheel``, the project as a wheel built from
   the checkout (``--py-files``: Spark puts it on the path of the driver and of every executor);
@@ -36,9 +36,6 @@ from hedera_history.deploy.repo_paths import repository_root
 from hedera_history.errors import BackfillError, BackfillImageError, ConfigError
 from hedera_history.sources.base import open_sink, parse_url
 
-JOB_FILE = Path(__file__).resolve().parent.parent / "backfill" / "dataproc_job.py"
-"""The main Python file, as installed with the package (named by path: it is uploaded, never imported
-here, and the command line imports this module)."""
 WHEEL_NAME = f"hedera_history-{__version__}-py3-none-any.whl"
 DEFAULT_RUNTIME_VERSION = runtime.RUNTIME_VERSION
 DEFAULT_PROPERTIES = {
@@ -157,7 +154,8 @@ def plan_submission(
     if staged.scheme != "gs":
         raise ConfigError(f"the staging URL must be gs://bucket/prefix, got {staging_url!r}")
     folder = f"gs://{staged.bucket}/{staged.prefix}{batch_id}/"
-    main = Upload(JOB_FILE, folder + JOB_FILE.name)
+    job = job_file()
+    main = Upload(job, folder + job.name)
     uploads = [main] if wheel is None else [Upload(wheel, folder + wheel.name), main]
     args = list(job_args)
     if address_book is not None:
@@ -207,6 +205,11 @@ def forwarded_environment(environ: Mapping[str, str]) -> list[str]:
 def project_root() -> Path:
     """The checkout this module runs from (building the wheel needs the sources)."""
     return repository_root(Path(__file__).resolve().parent)
+
+
+def job_file() -> Path:
+    """The main Python file in the checkout (named by path: it is uploaded, never imported here)."""
+    return project_root() / runtime.JOB_FILE
 
 
 def build_wheel(out_dir: Path) -> Path:

@@ -5,7 +5,7 @@ x86-64, each pinned with the hashes of all its distributions and annotated with 
 (``uv pip compile --generate-hashes``). There are two targets (:data:`TARGETS`), one parser:
 
 - ``functions/requirements.lock`` for the functions' runtime (Python 3.11);
-- ``dataproc-image/requirements.lock`` for the backfill's container image, resolved for the Python
+- ``backfill/requirements.lock`` for the backfill's container image, resolved for the Python
   of the pinned Dataproc runtime (:mod:`hedera_history.backfill.runtime`) from the dependencies the
   Dataproc job imports (:data:`NOT_IN_THE_BACKFILL_IMAGE` left out: the command line's, the
   functions' and the broker's); pyspark is not in it, as the runtime mounts Spark into the container.
