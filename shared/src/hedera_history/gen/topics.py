@@ -3,7 +3,7 @@ numbers and version-3 running hashes the network gives them (``verify.topic_runn
 
 A topic is created with its payer's key as admin and submit key, a memo and an auto-renew account
 (the payer). A message goes to a topic drawn from those created so far; a message group drawn
-before any topic exists creates one with its first item. A chunked message is one message cut in
+before any topic exists creates one with its first item (a one-item group: only that). A chunked message is one message cut in
 as many chunks as its group has items, each a transaction of its own carrying ``chunkInfo`` (the
 first chunk's transaction id, its number, the total), numbered and hashed like any message.
 """
@@ -62,6 +62,8 @@ class TopicPlayer:
         if not self._topics:
             items.append(self._create(slots[0]))
             slots = slots[1:]
+            if not slots:
+                return items
         topic = self.rng.choice(sorted(self._topics))
         payload = " ".join(self.rng.choice(_WORDS) for _ in range(self.rng.randint(1, 12 * len(slots)))).encode()
         cut = _cut(payload, len(slots))
