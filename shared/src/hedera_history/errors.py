@@ -230,6 +230,16 @@ class ProofSubjectError(ProofError):
     """The proven items do not hold the transaction (or block) the proof says it answers."""
 
 
+class ProofLedgerError(ProofBookError):
+    """A block-stream proof's ledger is not the trusted one: the publication names another ledger id,
+    is not proven in block 0, or no ledger is trusted at all."""
+
+
+class ProofTssError(ProofSignatureError):
+    """A block-stream proof's TSS signature does not sign the root its paths lead to (the TSS
+    check's own typed reason is its cause)."""
+
+
 class ProofErrataError(ProofError):
     """A corrected transaction's errata does not hold (``proofs.verify_errata``)."""
 

@@ -26,6 +26,8 @@ def test_checked_in_generated_code_is_current(tmp_path: Path) -> None:
     written = generate.generate(tmp_path)
     assert {p.name for p in written} == {
         "__init__.py",
+        "block_contents_proof_pb2.py",
+        "block_contents_proof_pb2.pyi",
         "block_node_pb2.py",
         "block_node_pb2.pyi",
         "errata_pb2.py",

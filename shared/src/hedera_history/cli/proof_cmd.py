@@ -18,10 +18,12 @@ from hedera_history.errors import (
     ProofError,
     ProofFormatError,
     ProofHashMismatchError,
+    ProofLedgerError,
     ProofRatificationError,
     ProofSignatureError,
     ProofStakeError,
     ProofSubjectError,
+    ProofTssError,
 )
 from hedera_history.verify.consensus import parse_consensus_ratio
 
@@ -39,6 +41,8 @@ EXIT_CODES: dict[type[ProofError], int] = {
     ProofErrataSubjectError: 9,
     ProofCouncilError: 10,
     ProofRatificationError: 11,
+    ProofTssError: 4,
+    ProofLedgerError: 12,
 }
 """What ``proof verify`` exits with for each reason (1: any other failure)."""
 
@@ -87,6 +91,13 @@ def proof() -> None:
     "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the bundle here."
 )
 @click.option("--json", "as_json", is_flag=True, help="Write the JSON rendering instead of the canonical bytes.")
+@click.option(
+    "--block-node",
+    "block_node_shape",
+    is_flag=True,
+    help="A transaction in a native block: write the block node's proof shape (BlockContentsProofResponse of its "
+    "signed_transaction item) instead of a bundle.",
+)
 def get(
     *,
     transaction_id: str | None,
@@ -105,10 +116,12 @@ def get(
     without_book: bool,
     out: Path | None,
     as_json: bool,
+    block_node_shape: bool,
 ) -> None:
     """Build the proof of one transaction (--transaction or --at) or one block (--block).
 
-    Without --out the JSON rendering goes to stdout.
+    A transaction in a native block under --from-dir is proven by its items' Merkle paths and the
+    block's TSS signature (no address book needed). Without --out the JSON rendering goes to stdout.
     """
     from hedera_history.proofs.codec import bundle_to_json, decode_bundle  # noqa: PLC0415
     from hedera_history.proofs.transaction_ids import TransactionQuery  # noqa: PLC0415
@@ -125,21 +138,26 @@ def get(
             query = TransactionQuery.parse(transaction_id, nonce=nonce, scheduled=scheduled)
         elif consensus_ns is not None:
             query = TransactionQuery.at(consensus_ns)
-        prover = _prover(
-            url=url,
-            token=token,
-            directory=directory,
-            stack=stack,
-            state_dir=state_dir,
-            address_book=address_book,
-            start_block=start_block,
-            ship_book=not without_book,
-        )
-        if query is not None:
-            data = prover.transaction_proof(query, sidecars=sidecars)
-        else:
-            assert block_number is not None
-            data = prover.block_proof(block_number)
+        data = _native_proof(directory, query) if directory is not None and query is not None else None
+        if block_node_shape:
+            _write_block_node_shape(data, out, as_json=as_json)
+            return
+        if data is None:
+            prover = _prover(
+                url=url,
+                token=token,
+                directory=directory,
+                stack=stack,
+                state_dir=state_dir,
+                address_book=address_book,
+                start_block=start_block,
+                ship_book=not without_book,
+            )
+            if query is not None:
+                data = prover.transaction_proof(query, sidecars=sidecars)
+            else:
+                assert block_number is not None
+                data = prover.block_proof(block_number)
         rendered = bundle_to_json(decode_bundle(data))  # a fetched answer must be a canonical bundle too
     except HistoryError as error:
         raise click.ClickException(str(error)) from error
@@ -147,6 +165,37 @@ def get(
         click.echo(rendered)
         return
     out.write_bytes(rendered.encode() if as_json else data)
+    click.echo(f"wrote {out} ({out.stat().st_size} bytes)", err=True)
+
+
+def _native_proof(directory: Path, query: TransactionQuery) -> bytes | None:
+    """The block-stream proof of the transaction when a native block under ``directory`` holds it."""
+    from hedera_history.errors import ObjectNotFoundError  # noqa: PLC0415
+    from hedera_history.proofs.native_files import NativeDirectoryProver  # noqa: PLC0415
+
+    prover = NativeDirectoryProver(directory)
+    if not prover.has_native_blocks():
+        return None
+    try:
+        return prover.transaction_proof(query)
+    except ObjectNotFoundError:
+        return None
+
+
+def _write_block_node_shape(data: bytes | None, out: Path | None, *, as_json: bool) -> None:
+    from google.protobuf import json_format  # noqa: PLC0415
+
+    from hedera_history.proofs.block_contents import encode_message, transaction_item_proof  # noqa: PLC0415
+    from hedera_history.proofs.codec import decode_bundle  # noqa: PLC0415
+
+    if data is None:
+        raise click.UsageError("--block-node: give --from-dir and a transaction in one of its native blocks")
+    response = transaction_item_proof(decode_bundle(data))
+    rendered = json_format.MessageToJson(response, preserving_proto_field_name=True, indent=2)
+    if out is None:
+        click.echo(rendered)
+        return
+    out.write_bytes(rendered.encode() if as_json else encode_message(response))
     click.echo(f"wrote {out} ({out.stat().st_size} bytes)", err=True)
 
 
@@ -191,7 +240,24 @@ def _prover(
 @proof.command("verify")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
-    "--trust", "trusted", required=True, metavar="BOOK|HASH", help="A NodeAddressBook file, or its SHA-384 in hex."
+    "--trust",
+    "trusted",
+    default=None,
+    metavar="BOOK|HASH",
+    help="A NodeAddressBook file, or its SHA-384 in hex (record-stream proofs).",
+)
+@click.option(
+    "--ledger-id",
+    default=None,
+    metavar="HEX",
+    help="The TSS ledger id (64 hex digits) a block-stream proof must lead to.",
+)
+@click.option(
+    "--ledger-publication",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The ledger id publication (a SignedTransaction, as generate writes ledger-id-publication.bin): the "
+    "ledger's roster, trusted instead of proven from block 0; needed for the block node's proof shape.",
 )
 @click.option(
     "--council",
@@ -209,20 +275,34 @@ def _prover(
 @click.option("--consensus-ratio", default="1/3", show_default=True, help="Share of stake the signers must hold.")
 @click.pass_context
 def verify(
-    ctx: click.Context, *, file: Path, trusted: str, council: str | None, council_threshold: int, consensus_ratio: str
+    ctx: click.Context,
+    *,
+    file: Path,
+    trusted: str | None,
+    ledger_id: str | None,
+    ledger_publication: Path | None,
+    council: str | None,
+    council_threshold: int,
+    consensus_ratio: str,
 ) -> None:
     """Check FILE (canonical bytes or JSON) offline: exit 0 and a one-line verdict, or the reason
     and a non-zero exit (2 format, 3 hash path, 4 signature, 5 stake, 6 book, 7 subject; for a
     corrected transaction 8 no errata for the served entry, 9 errata about another time, 10 council,
-    11 node ratification)."""
+    11 node ratification; 12 ledger). A block-stream proof, ours or in the block node's shape, is
+    checked against --ledger-id (and --ledger-publication when the proof does not prove it)."""
     from hedera_history.proofs.trust import Trust  # noqa: PLC0415
-    from hedera_history.proofs.verify import verify_proof  # noqa: PLC0415
+    from hedera_history.proofs.verify_any import verify_any_proof  # noqa: PLC0415
 
     try:
-        trust = Trust.parse(trusted)
+        if trusted is None and ledger_id is None:
+            raise click.UsageError("give --trust (record streams) or --ledger-id (block streams)")
+        trust = Trust.parse(trusted) if trusted is not None else Trust()
+        if ledger_id is not None:
+            publication = ledger_publication.read_bytes() if ledger_publication is not None else None
+            trust = trust.with_ledger(ledger_id, publication)
         if council is not None:
             trust = trust.with_council(council, council_threshold)
-        verdict = verify_proof(file.read_bytes(), trust, ratio=parse_consensus_ratio(consensus_ratio))
+        verdict = verify_any_proof(file.read_bytes(), trust, ratio=parse_consensus_ratio(consensus_ratio))
     except ProofError as error:
         click.echo(f"refused ({error.kind}): {error}", err=True)
         ctx.exit(EXIT_CODES.get(type(error), 1))

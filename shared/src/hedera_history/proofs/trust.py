@@ -8,10 +8,36 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hedera_history.errata.authority import CouncilPolicy, parse_council_keys
-from hedera_history.errors import ConfigError
+from hedera_history.errors import ConfigError, TssError
 from hedera_history.formats.hashing import sha384
+from hedera_history.verify.tss.ledger import LedgerPublication, publication_from_signed_transaction
 
+_HEX_LEDGER_ID = re.compile(r"(?:0x)?([0-9a-fA-F]{64})")
 _HEX_HASH = re.compile(r"(?:0x)?([0-9a-fA-F]{96})")
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerTrust:
+    """What a client trusts for block streams: the ledger id, and the publication of its roster
+    when the client holds it (else a proof must prove the publication in block 0)."""
+
+    ledger_id: bytes
+    publication: LedgerPublication | None = None
+
+    @classmethod
+    def parse(cls, ledger_id: str, publication: bytes | None = None) -> LedgerTrust:
+        match = _HEX_LEDGER_ID.fullmatch(ledger_id.strip())
+        if match is None:
+            raise ConfigError(f"a ledger id is 64 hex digits (32 bytes), got {ledger_id!r}")
+        if publication is None:
+            return cls(bytes.fromhex(match[1]))
+        try:
+            published = publication_from_signed_transaction(publication)
+        except TssError as e:
+            raise ConfigError(f"--ledger-publication: {e}") from e
+        if published is None:
+            raise ConfigError("--ledger-publication: not a ledger id publication (a SignedTransaction)")
+        return cls(bytes.fromhex(match[1]), published)
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,10 +45,18 @@ class Trust:
     """The checkpoint a proof must start from: the SHA-384 of a ``NodeAddressBook`` file's bytes
     and, when the client has it, the bytes themselves (then a proof need not carry them)."""
 
-    book_hash: bytes
+    book_hash: bytes = b""
+    """Empty: no address book trusted (a block-stream proof needs only ``ledger``)."""
     book: bytes | None = None
     council: CouncilPolicy | None = None
     """The errata council's keys and threshold; None: no correction can be authorised."""
+    ledger: LedgerTrust | None = None
+    """For block-stream proofs: the ledger id, and its roster's publication when the client holds it."""
+
+    def with_ledger(self, ledger_id: str, publication: bytes | None = None) -> Trust:
+        """``--ledger-id HEX [--ledger-publication FILE]``: the publication is block 0's
+        ``SignedTransaction`` announcing the ledger (as ``generate`` writes ``ledger-id-publication.bin``)."""
+        return replace(self, ledger=LedgerTrust.parse(ledger_id, publication))
 
     def with_council(self, keys: str, threshold: int = 0) -> Trust:
         """``--council KEYS``: hex keys, or a file of them (as ``HEDERA_HISTORY_ERRATA_COUNCIL_KEYS``);

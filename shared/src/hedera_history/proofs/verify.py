@@ -115,7 +115,7 @@ def verify_bundle(bundle: ProofBundle, trust: Trust, *, ratio: Fraction = DEFAUL
         proven = verify_block_evidence(step, chain.consensus_book, ratio=ratio, what=what)
         chain.apply_step(proven.items, proven.block_number, what)
     if not bundle.HasField("block"):
-        raise ProofFormatError("the bundle carries no block evidence")
+        raise ProofFormatError("the bundle carries no block evidence (a block-stream proof: proofs.verify_any)")
     block = verify_block_evidence(bundle.block, chain.consensus_book, ratio=ratio, what="block")
     chain.check_after(block.items, block.block_number, "block")
     subject, sidecar_records = _check_subject(bundle, block)

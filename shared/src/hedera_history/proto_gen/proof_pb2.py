@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ahedera_history/proof.proto\x12\x14hedera_history.proof\"\xa9\x02\n\x0bProofBundle\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12.\n\x07subject\x18\x02 \x01(\x0b\x32\x1d.hedera_history.proof.Subject\x12\x32\n\x05\x62lock\x18\x03 \x01(\x0b\x32#.hedera_history.proof.BlockEvidence\x12\x37\n\x08sidecars\x18\x04 \x03(\x0b\x32%.hedera_history.proof.SidecarEvidence\x12/\n\x05trust\x18\x05 \x01(\x0b\x32 .hedera_history.proof.TrustChain\x12\x34\n\ncorrection\x18\x06 \x01(\x0b\x32 .hedera_history.proof.Correction\"\xcb\x01\n\nCorrection\x12\x30\n\x06served\x18\x01 \x01(\x0b\x32 .hedera_history.proof.RecordItem\x12\x13\n\x0b\x65rrata_file\x18\x02 \x01(\x0c\x12\x42\n\x0fnode_signatures\x18\x03 \x03(\x0b\x32).hedera_history.proof.ErrataNodeSignature\x12\x32\n\x05steps\x18\x04 \x03(\x0b\x32#.hedera_history.proof.BlockEvidence\">\n\x13\x45rrataNodeSignature\x12\x0f\n\x07node_id\x18\x01 \x01(\x04\x12\x16\n\x0esignature_file\x18\x02 \x01(\x0c\"\x87\x01\n\x07Subject\x12?\n\x0btransaction\x18\x01 \x01(\x0b\x32(.hedera_history.proof.TransactionSubjectH\x00\x12\x33\n\x05\x62lock\x18\x02 \x01(\x0b\x32\".hedera_history.proof.BlockSubjectH\x00\x42\x06\n\x04kind\"d\n\x12TransactionSubject\x12\x16\n\x0etransaction_id\x18\x01 \x01(\t\x12\r\n\x05nonce\x18\x02 \x01(\x05\x12\x11\n\tscheduled\x18\x03 \x01(\x08\x12\x14\n\x0c\x63onsensus_ns\x18\x04 \x01(\x04\"$\n\x0c\x42lockSubject\x12\x14\n\x0c\x62lock_number\x18\x01 \x01(\x04\"\xfb\x01\n\rBlockEvidence\x12\x16\n\x0erecord_version\x18\x01 \x01(\r\x12\x15\n\x0brecord_file\x18\x02 \x01(\x0cH\x00\x12.\n\x05items\x18\x03 \x01(\x0b\x32\x1d.hedera_history.proof.ItemRunH\x00\x12\x32\n\x06header\x18\x04 \x01(\x0b\x32\".hedera_history.proof.StreamHeader\x12\x13\n\x0bsigned_hash\x18\x05 \x01(\x0c\x12\x37\n\nsignatures\x18\x06 \x03(\x0b\x32#.hedera_history.proof.NodeSignatureB\t\n\x07\x63ontent\"\x9b\x01\n\x0cStreamHeader\x12\x12\n\nhapi_major\x18\x01 \x01(\r\x12\x12\n\nhapi_minor\x18\x02 \x01(\r\x12\x12\n\nhapi_patch\x18\x03 \x01(\r\x12\x1d\n\x15object_stream_version\x18\x04 \x01(\x05\x12\x14\n\x0c\x62lock_number\x18\x05 \x01(\x03\x12\x1a\n\x12start_running_hash\x18\x06 \x01(\x0c\"W\n\x07ItemRun\x12\x1b\n\x13running_hash_before\x18\x01 \x01(\x0c\x12/\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x1e.hedera_history.proof.RunEntry\"\\\n\x08RunEntry\x12\x30\n\x04item\x18\x01 \x01(\x0b\x32 .hedera_history.proof.RecordItemH\x00\x12\x15\n\x0bitem_hashes\x18\x02 \x01(\x0cH\x00\x42\x07\n\x05\x65ntry\"1\n\nRecordItem\x12\x13\n\x0btransaction\x18\x01 \x01(\x0c\x12\x0e\n\x06record\x18\x02 \x01(\x0c\"3\n\rNodeSignature\x12\x0f\n\x07node_id\x18\x01 \x01(\x04\x12\x11\n\tsignature\x18\x02 \x01(\x0c\".\n\x0fSidecarEvidence\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\x96\x01\n\nTrustChain\x12\x17\n\x0f\x63heckpoint_book\x18\x01 \x01(\x0c\x12\x32\n\x05steps\x18\x02 \x03(\x0b\x32#.hedera_history.proof.BlockEvidence\x12;\n\x11\x63heckpoint_packed\x18\x03 \x01(\x0b\x32 .hedera_history.proof.PackedBook\"5\n\nPackedBook\x12\x19\n\x11\x62ook_without_keys\x18\x01 \x01(\x0c\x12\x0c\n\x04keys\x18\x02 \x03(\x0c\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ahedera_history/proof.proto\x12\x14hedera_history.proof\"\xea\x02\n\x0bProofBundle\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12.\n\x07subject\x18\x02 \x01(\x0b\x32\x1d.hedera_history.proof.Subject\x12\x32\n\x05\x62lock\x18\x03 \x01(\x0b\x32#.hedera_history.proof.BlockEvidence\x12\x37\n\x08sidecars\x18\x04 \x03(\x0b\x32%.hedera_history.proof.SidecarEvidence\x12/\n\x05trust\x18\x05 \x01(\x0b\x32 .hedera_history.proof.TrustChain\x12\x34\n\ncorrection\x18\x06 \x01(\x0b\x32 .hedera_history.proof.Correction\x12?\n\x0cnative_block\x18\x07 \x01(\x0b\x32).hedera_history.proof.NativeBlockEvidence\"\xd4\x01\n\x13NativeBlockEvidence\x12\x34\n\x05items\x18\x01 \x03(\x0b\x32%.hedera_history.proof.ProvenBlockItem\x12\x33\n\troot_path\x18\x02 \x03(\x0b\x32 .hedera_history.proof.MerkleStep\x12\x17\n\x0f\x62lock_signature\x18\x03 \x01(\x0c\x12\x39\n\x06ledger\x18\x04 \x01(\x0b\x32).hedera_history.proof.NativeBlockEvidence\"Y\n\x0fProvenBlockItem\x12\x12\n\nblock_item\x18\x01 \x01(\x0c\x12\x32\n\x08siblings\x18\x02 \x03(\x0b\x32 .hedera_history.proof.MerkleStep\"4\n\nMerkleStep\x12\x10\n\x08is_first\x18\x01 \x01(\x08\x12\x14\n\x0csibling_hash\x18\x02 \x01(\x0c\"\xcb\x01\n\nCorrection\x12\x30\n\x06served\x18\x01 \x01(\x0b\x32 .hedera_history.proof.RecordItem\x12\x13\n\x0b\x65rrata_file\x18\x02 \x01(\x0c\x12\x42\n\x0fnode_signatures\x18\x03 \x03(\x0b\x32).hedera_history.proof.ErrataNodeSignature\x12\x32\n\x05steps\x18\x04 \x03(\x0b\x32#.hedera_history.proof.BlockEvidence\">\n\x13\x45rrataNodeSignature\x12\x0f\n\x07node_id\x18\x01 \x01(\x04\x12\x16\n\x0esignature_file\x18\x02 \x01(\x0c\"\x87\x01\n\x07Subject\x12?\n\x0btransaction\x18\x01 \x01(\x0b\x32(.hedera_history.proof.TransactionSubjectH\x00\x12\x33\n\x05\x62lock\x18\x02 \x01(\x0b\x32\".hedera_history.proof.BlockSubjectH\x00\x42\x06\n\x04kind\"d\n\x12TransactionSubject\x12\x16\n\x0etransaction_id\x18\x01 \x01(\t\x12\r\n\x05nonce\x18\x02 \x01(\x05\x12\x11\n\tscheduled\x18\x03 \x01(\x08\x12\x14\n\x0c\x63onsensus_ns\x18\x04 \x01(\x04\"$\n\x0c\x42lockSubject\x12\x14\n\x0c\x62lock_number\x18\x01 \x01(\x04\"\xfb\x01\n\rBlockEvidence\x12\x16\n\x0erecord_version\x18\x01 \x01(\r\x12\x15\n\x0brecord_file\x18\x02 \x01(\x0cH\x00\x12.\n\x05items\x18\x03 \x01(\x0b\x32\x1d.hedera_history.proof.ItemRunH\x00\x12\x32\n\x06header\x18\x04 \x01(\x0b\x32\".hedera_history.proof.StreamHeader\x12\x13\n\x0bsigned_hash\x18\x05 \x01(\x0c\x12\x37\n\nsignatures\x18\x06 \x03(\x0b\x32#.hedera_history.proof.NodeSignatureB\t\n\x07\x63ontent\"\x9b\x01\n\x0cStreamHeader\x12\x12\n\nhapi_major\x18\x01 \x01(\r\x12\x12\n\nhapi_minor\x18\x02 \x01(\r\x12\x12\n\nhapi_patch\x18\x03 \x01(\r\x12\x1d\n\x15object_stream_version\x18\x04 \x01(\x05\x12\x14\n\x0c\x62lock_number\x18\x05 \x01(\x03\x12\x1a\n\x12start_running_hash\x18\x06 \x01(\x0c\"W\n\x07ItemRun\x12\x1b\n\x13running_hash_before\x18\x01 \x01(\x0c\x12/\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x1e.hedera_history.proof.RunEntry\"\\\n\x08RunEntry\x12\x30\n\x04item\x18\x01 \x01(\x0b\x32 .hedera_history.proof.RecordItemH\x00\x12\x15\n\x0bitem_hashes\x18\x02 \x01(\x0cH\x00\x42\x07\n\x05\x65ntry\"1\n\nRecordItem\x12\x13\n\x0btransaction\x18\x01 \x01(\x0c\x12\x0e\n\x06record\x18\x02 \x01(\x0c\"3\n\rNodeSignature\x12\x0f\n\x07node_id\x18\x01 \x01(\x04\x12\x11\n\tsignature\x18\x02 \x01(\x0c\".\n\x0fSidecarEvidence\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\x96\x01\n\nTrustChain\x12\x17\n\x0f\x63heckpoint_book\x18\x01 \x01(\x0c\x12\x32\n\x05steps\x18\x02 \x03(\x0b\x32#.hedera_history.proof.BlockEvidence\x12;\n\x11\x63heckpoint_packed\x18\x03 \x01(\x0b\x32 .hedera_history.proof.PackedBook\"5\n\nPackedBook\x12\x19\n\x11\x62ook_without_keys\x18\x01 \x01(\x0c\x12\x0c\n\x04keys\x18\x02 \x03(\x0c\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,33 +32,39 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hedera_history.proto_gen.pr
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PROOFBUNDLE']._serialized_start=53
-  _globals['_PROOFBUNDLE']._serialized_end=350
-  _globals['_CORRECTION']._serialized_start=353
-  _globals['_CORRECTION']._serialized_end=556
-  _globals['_ERRATANODESIGNATURE']._serialized_start=558
-  _globals['_ERRATANODESIGNATURE']._serialized_end=620
-  _globals['_SUBJECT']._serialized_start=623
-  _globals['_SUBJECT']._serialized_end=758
-  _globals['_TRANSACTIONSUBJECT']._serialized_start=760
-  _globals['_TRANSACTIONSUBJECT']._serialized_end=860
-  _globals['_BLOCKSUBJECT']._serialized_start=862
-  _globals['_BLOCKSUBJECT']._serialized_end=898
-  _globals['_BLOCKEVIDENCE']._serialized_start=901
-  _globals['_BLOCKEVIDENCE']._serialized_end=1152
-  _globals['_STREAMHEADER']._serialized_start=1155
-  _globals['_STREAMHEADER']._serialized_end=1310
-  _globals['_ITEMRUN']._serialized_start=1312
-  _globals['_ITEMRUN']._serialized_end=1399
-  _globals['_RUNENTRY']._serialized_start=1401
-  _globals['_RUNENTRY']._serialized_end=1493
-  _globals['_RECORDITEM']._serialized_start=1495
-  _globals['_RECORDITEM']._serialized_end=1544
-  _globals['_NODESIGNATURE']._serialized_start=1546
-  _globals['_NODESIGNATURE']._serialized_end=1597
-  _globals['_SIDECAREVIDENCE']._serialized_start=1599
-  _globals['_SIDECAREVIDENCE']._serialized_end=1645
-  _globals['_TRUSTCHAIN']._serialized_start=1648
-  _globals['_TRUSTCHAIN']._serialized_end=1798
-  _globals['_PACKEDBOOK']._serialized_start=1800
-  _globals['_PACKEDBOOK']._serialized_end=1853
+  _globals['_PROOFBUNDLE']._serialized_end=415
+  _globals['_NATIVEBLOCKEVIDENCE']._serialized_start=418
+  _globals['_NATIVEBLOCKEVIDENCE']._serialized_end=630
+  _globals['_PROVENBLOCKITEM']._serialized_start=632
+  _globals['_PROVENBLOCKITEM']._serialized_end=721
+  _globals['_MERKLESTEP']._serialized_start=723
+  _globals['_MERKLESTEP']._serialized_end=775
+  _globals['_CORRECTION']._serialized_start=778
+  _globals['_CORRECTION']._serialized_end=981
+  _globals['_ERRATANODESIGNATURE']._serialized_start=983
+  _globals['_ERRATANODESIGNATURE']._serialized_end=1045
+  _globals['_SUBJECT']._serialized_start=1048
+  _globals['_SUBJECT']._serialized_end=1183
+  _globals['_TRANSACTIONSUBJECT']._serialized_start=1185
+  _globals['_TRANSACTIONSUBJECT']._serialized_end=1285
+  _globals['_BLOCKSUBJECT']._serialized_start=1287
+  _globals['_BLOCKSUBJECT']._serialized_end=1323
+  _globals['_BLOCKEVIDENCE']._serialized_start=1326
+  _globals['_BLOCKEVIDENCE']._serialized_end=1577
+  _globals['_STREAMHEADER']._serialized_start=1580
+  _globals['_STREAMHEADER']._serialized_end=1735
+  _globals['_ITEMRUN']._serialized_start=1737
+  _globals['_ITEMRUN']._serialized_end=1824
+  _globals['_RUNENTRY']._serialized_start=1826
+  _globals['_RUNENTRY']._serialized_end=1918
+  _globals['_RECORDITEM']._serialized_start=1920
+  _globals['_RECORDITEM']._serialized_end=1969
+  _globals['_NODESIGNATURE']._serialized_start=1971
+  _globals['_NODESIGNATURE']._serialized_end=2022
+  _globals['_SIDECAREVIDENCE']._serialized_start=2024
+  _globals['_SIDECAREVIDENCE']._serialized_end=2070
+  _globals['_TRUSTCHAIN']._serialized_start=2073
+  _globals['_TRUSTCHAIN']._serialized_end=2223
+  _globals['_PACKEDBOOK']._serialized_start=2225
+  _globals['_PACKEDBOOK']._serialized_end=2278
 # @@protoc_insertion_point(module_scope)

@@ -7,20 +7,50 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ProofBundle(_message.Message):
-    __slots__ = ("format_version", "subject", "block", "sidecars", "trust", "correction")
+    __slots__ = ("format_version", "subject", "block", "sidecars", "trust", "correction", "native_block")
     FORMAT_VERSION_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
     BLOCK_FIELD_NUMBER: _ClassVar[int]
     SIDECARS_FIELD_NUMBER: _ClassVar[int]
     TRUST_FIELD_NUMBER: _ClassVar[int]
     CORRECTION_FIELD_NUMBER: _ClassVar[int]
+    NATIVE_BLOCK_FIELD_NUMBER: _ClassVar[int]
     format_version: int
     subject: Subject
     block: BlockEvidence
     sidecars: _containers.RepeatedCompositeFieldContainer[SidecarEvidence]
     trust: TrustChain
     correction: Correction
-    def __init__(self, format_version: _Optional[int] = ..., subject: _Optional[_Union[Subject, _Mapping]] = ..., block: _Optional[_Union[BlockEvidence, _Mapping]] = ..., sidecars: _Optional[_Iterable[_Union[SidecarEvidence, _Mapping]]] = ..., trust: _Optional[_Union[TrustChain, _Mapping]] = ..., correction: _Optional[_Union[Correction, _Mapping]] = ...) -> None: ...
+    native_block: NativeBlockEvidence
+    def __init__(self, format_version: _Optional[int] = ..., subject: _Optional[_Union[Subject, _Mapping]] = ..., block: _Optional[_Union[BlockEvidence, _Mapping]] = ..., sidecars: _Optional[_Iterable[_Union[SidecarEvidence, _Mapping]]] = ..., trust: _Optional[_Union[TrustChain, _Mapping]] = ..., correction: _Optional[_Union[Correction, _Mapping]] = ..., native_block: _Optional[_Union[NativeBlockEvidence, _Mapping]] = ...) -> None: ...
+
+class NativeBlockEvidence(_message.Message):
+    __slots__ = ("items", "root_path", "block_signature", "ledger")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    ROOT_PATH_FIELD_NUMBER: _ClassVar[int]
+    BLOCK_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    LEDGER_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[ProvenBlockItem]
+    root_path: _containers.RepeatedCompositeFieldContainer[MerkleStep]
+    block_signature: bytes
+    ledger: NativeBlockEvidence
+    def __init__(self, items: _Optional[_Iterable[_Union[ProvenBlockItem, _Mapping]]] = ..., root_path: _Optional[_Iterable[_Union[MerkleStep, _Mapping]]] = ..., block_signature: _Optional[bytes] = ..., ledger: _Optional[_Union[NativeBlockEvidence, _Mapping]] = ...) -> None: ...
+
+class ProvenBlockItem(_message.Message):
+    __slots__ = ("block_item", "siblings")
+    BLOCK_ITEM_FIELD_NUMBER: _ClassVar[int]
+    SIBLINGS_FIELD_NUMBER: _ClassVar[int]
+    block_item: bytes
+    siblings: _containers.RepeatedCompositeFieldContainer[MerkleStep]
+    def __init__(self, block_item: _Optional[bytes] = ..., siblings: _Optional[_Iterable[_Union[MerkleStep, _Mapping]]] = ...) -> None: ...
+
+class MerkleStep(_message.Message):
+    __slots__ = ("is_first", "sibling_hash")
+    IS_FIRST_FIELD_NUMBER: _ClassVar[int]
+    SIBLING_HASH_FIELD_NUMBER: _ClassVar[int]
+    is_first: bool
+    sibling_hash: bytes
+    def __init__(self, is_first: _Optional[bool] = ..., sibling_hash: _Optional[bytes] = ...) -> None: ...
 
 class Correction(_message.Message):
     __slots__ = ("served", "errata_file", "node_signatures", "steps")

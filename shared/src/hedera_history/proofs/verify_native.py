@@ -1,0 +1,194 @@
+"""Check a block-stream proof offline against a trusted ledger: a verdict, or a typed reason. Pure.
+
+For a ``ProofBundle`` holding ``native_block`` evidence (``proofs.native``):
+
+1. every item's leaf folds through its siblings to one block root (``ProofHashMismatchError``); the
+   first item is the block's header, which names the block;
+2. the block root folds through ``root_path`` to the root the signature signs;
+3. the ledger: the publication the client trusts, or the one the bundle proves in block 0 (itself
+   such evidence, signed by the roster it publishes), whose ledger id must be the trusted one
+   (``ProofLedgerError``);
+4. the TSS signature over the signed root, checked by ``verify.tss`` under that ledger
+   (``ProofTssError``, its cause the TSS check's typed reason);
+5. the subject: the signed transaction's id, nonce and scheduled flag and the result's consensus
+   time (``ProofSubjectError``).
+
+A WRAPS-endorsed signature is never accepted here (``verify.tss`` does not check WRAPS proofs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from google.protobuf.message import DecodeError
+
+from hedera_history import hapi
+from hedera_history.errors import (
+    ProofFormatError,
+    ProofHashMismatchError,
+    ProofLedgerError,
+    ProofSubjectError,
+    ProofTssError,
+    TssError,
+)
+from hedera_history.formats.block_hash import leaf_hash
+from hedera_history.formats.block_protos import BlockItem
+from hedera_history.proofs.block_paths import Step, fold
+from hedera_history.proofs.transaction_ids import TransactionQuery
+from hedera_history.proofs.trust import LedgerTrust
+from hedera_history.proto_gen.proof_pb2 import NativeBlockEvidence, ProofBundle
+from hedera_history.verify.tss import (
+    LedgerPublication,
+    TssTrust,
+    TssVerdict,
+    publication_from_signed_transaction,
+    verify_tss_signature,
+)
+
+_NS = 1_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class ProvenNativeBlock:
+    number: int
+    root: bytes
+    signed_root: bytes
+    items: tuple[BlockItem, ...]
+    tss: TssVerdict
+
+
+@dataclass(frozen=True, slots=True)
+class NativeVerdict:
+    subject: str
+    block: ProvenNativeBlock
+    ledger_id: bytes
+    ledger_proven_in_bundle: bool
+
+    def line(self) -> str:
+        block, tss = self.block, self.block.tss
+        through = "its own signature" if block.root == block.signed_root else "a later block's state proof"
+        ledger = "proven in block 0 by this proof" if self.ledger_proven_in_bundle else "trusted publication"
+        return (
+            f"verified: {self.subject} in block {block.number} (block stream, root {block.root.hex()[:16]}…, "
+            f"{len(block.items)} item(s)); signed through {through} by hinTS weight {tss.signed_weight} of "
+            f"{tss.total_weight}, key endorsed ({tss.endorsement.value}) by nodes {list(tss.endorser_node_ids)}; "
+            f"ledger {self.ledger_id.hex()[:16]}… ({ledger})"
+        )
+
+
+def verify_native_bundle(bundle: ProofBundle, trust: LedgerTrust) -> NativeVerdict:
+    evidence = bundle.native_block
+    publication, in_bundle = _publication(evidence, trust)
+    tss_trust = TssTrust(publication)
+    block = verify_native_evidence(evidence, tss_trust, "block")
+    if bundle.subject.WhichOneof("kind") != "transaction":
+        raise ProofFormatError("a block-stream proof answers a transaction")
+    subject = _check_transaction(bundle, block)
+    return NativeVerdict(subject, block, publication.ledger_id, in_bundle)
+
+
+def verify_native_evidence(evidence: NativeBlockEvidence, trust: TssTrust, what: str) -> ProvenNativeBlock:
+    """The block the evidence proves under ``trust``, or a ``ProofError`` leaf."""
+    if not evidence.items:
+        raise ProofFormatError(f"{what}: no items")
+    items, root = [], None
+    for index, proven in enumerate(evidence.items):
+        item = _block_item(proven.block_item, f"{what}: item {index}")
+        value = fold(leaf_hash(proven.block_item), steps(proven.siblings))
+        if root is not None and value != root:
+            raise ProofHashMismatchError(
+                f"{what}: item {index} leads to root {value.hex()[:16]}…, not {root.hex()[:16]}…"
+            )
+        root = value
+        items.append(item)
+    assert root is not None
+    if items[0].WhichOneof("item") != "block_header":
+        raise ProofFormatError(f"{what}: the first item is not the block's header")
+    number = int(items[0].block_header.number)
+    signed_root = fold(root, steps(evidence.root_path))
+    verdict = verify_tss_signature(signed_root, bytes(evidence.block_signature), trust)
+    if verdict.reason is not None:
+        raise ProofTssError(f"{what} {number}: TSS signature: {verdict.reason}") from verdict.reason
+    return ProvenNativeBlock(number, root, signed_root, tuple(items), verdict)
+
+
+class _Sibling(Protocol):
+    is_first: bool
+    sibling_hash: bytes
+
+
+def steps(messages: Iterable[_Sibling]) -> list[Step]:
+    """A path as protobuf carries it (``MerkleStep`` or the block node's ``MerkleSiblingHash``)."""
+    return [Step(bytes(m.sibling_hash), bool(m.is_first)) for m in messages]
+
+
+def _publication(evidence: NativeBlockEvidence, trust: LedgerTrust) -> tuple[LedgerPublication, bool]:
+    """The roster the block's signature is checked against, and whether the bundle proved it."""
+    if trust.publication is not None:
+        if trust.publication.ledger_id != trust.ledger_id:
+            raise ProofLedgerError("the trusted publication is of another ledger than the trusted id")
+        return trust.publication, False
+    ledger_block = evidence.ledger if evidence.HasField("ledger") else evidence
+    publication = _published(ledger_block)
+    if publication.ledger_id != trust.ledger_id:
+        raise ProofLedgerError(
+            f"the proof's block 0 publishes ledger {publication.ledger_id.hex()}, "
+            f"not the trusted {trust.ledger_id.hex()}"
+        )
+    proven = verify_native_evidence(ledger_block, TssTrust(publication), "ledger block")
+    if proven.number != 0:
+        raise ProofLedgerError(f"the ledger id publication is proven in block {proven.number}, not block 0")
+    return publication, True
+
+
+def _published(evidence: NativeBlockEvidence) -> LedgerPublication:
+    for proven in evidence.items:
+        item = _block_item(proven.block_item, "ledger publication")
+        if item.WhichOneof("item") == "signed_transaction":
+            try:
+                found = publication_from_signed_transaction(bytes(item.signed_transaction))
+            except TssError as e:
+                raise ProofLedgerError(f"ledger publication: {e}") from e
+            if found is not None:
+                return found
+    raise ProofLedgerError("no ledger id publication among the proven block 0 items, and none trusted")
+
+
+def _check_transaction(bundle: ProofBundle, block: ProvenNativeBlock) -> str:
+    subject = bundle.subject.transaction
+    query = TransactionQuery.parse(subject.transaction_id, nonce=subject.nonce, scheduled=subject.scheduled)
+    bodies = [_body(item) for item in block.items if item.WhichOneof("item") == "signed_transaction"]
+    times = [
+        int(item.transaction_result.consensus_timestamp.seconds) * _NS
+        + int(item.transaction_result.consensus_timestamp.nanos)
+        for item in block.items
+        if item.WhichOneof("item") == "transaction_result"
+    ]
+    if subject.consensus_ns not in times:
+        raise ProofSubjectError(f"no proven transaction result has consensus time {subject.consensus_ns}")
+    record = hapi.TransactionRecord()
+    if not any(_matches(query, record, body, subject.consensus_ns) for body in bodies):
+        raise ProofSubjectError(f"no proven signed transaction is {query}")
+    return f"transaction {subject.transaction_id} at {subject.consensus_ns}"
+
+
+def _matches(query: TransactionQuery, record: hapi.TransactionRecord, body: hapi.TransactionBody, ns: int) -> bool:
+    record.transactionID.CopyFrom(body.transactionID)
+    return query.matches(record, ns)
+
+
+def _body(item: BlockItem) -> hapi.TransactionBody:
+    try:
+        signed = hapi.SignedTransaction.FromString(bytes(item.signed_transaction))
+        return hapi.TransactionBody.FromString(signed.bodyBytes)
+    except DecodeError as e:
+        raise ProofFormatError(f"a proven signed transaction does not parse: {e}") from e
+
+
+def _block_item(data: bytes, what: str) -> BlockItem:
+    try:
+        return BlockItem.FromString(data)
+    except DecodeError as e:
+        raise ProofFormatError(f"{what}: not a block item: {e}") from e
