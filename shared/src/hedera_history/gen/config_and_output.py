@@ -106,6 +106,9 @@ class GeneratorConfig(StreamShape):
     topics: int = 0
     """Topics created in the first periods, then messages (some chunked) in the mix
     (``gen.topics``); 0: no topic transactions, the stream as without this setting."""
+    network_files: bool = False
+    """Updates of the exchange-rate file 0.0.112 and the fee schedule 0.0.111 in the first periods,
+    then now and then (``gen.network_files``); False: none, the stream as without this setting."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stake_updates", _period_table(self.stake_updates))

@@ -52,6 +52,8 @@ class ItemFacts:
     topic_created: int | None = None
     """The topic a ConsensusCreateTopic created."""
     topic_message: TopicMessageFacts | None = None
+    system_file: tuple[int, bytes] | None = None
+    """(file, contents) of a FileUpdate or FileAppend of 0.0.111 or 0.0.112 (``gen.network_files``)."""
 
     def accounts_touched(self) -> tuple[int, ...]:
         """The accounts whose history lists this item (docs/generator.md defines the rule).

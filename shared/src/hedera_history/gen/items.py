@@ -89,6 +89,7 @@ class RecordDetails:
     parent_ns: int | None = None
     topic_created: int | None = None
     topic_message: TopicMessageFacts | None = None
+    system_file: tuple[int, bytes] | None = None
 
 
 class ItemWriter:
@@ -179,6 +180,7 @@ class ItemWriter:
             sidecar_types=tuple(sorted({kind for kind, _ in details.sidecars})),
             topic_created=details.topic_created,
             topic_message=details.topic_message,
+            system_file=details.system_file,
         )
         return GeneratedItem(
             transaction_bytes=transaction_bytes,

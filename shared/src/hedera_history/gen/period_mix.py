@@ -27,6 +27,8 @@ class TxKind(Enum):
     TOPIC_CREATE = "topic_create"
     TOPIC_MESSAGE = "topic_message"
     TOPIC_CHUNKED_MESSAGE = "topic_chunked_message"
+    EXCHANGE_RATE_UPDATE = "exchange_rate_update"
+    FEE_SCHEDULE_UPDATE = "fee_schedule_update"
 
 
 GROUP_SIZE = {
@@ -34,6 +36,7 @@ GROUP_SIZE = {
     TxKind.DUPLICATE: 2,
     TxKind.SCHEDULED_TRANSFER: 2,
     TxKind.TOPIC_CHUNKED_MESSAGE: 3,
+    TxKind.FEE_SCHEDULE_UPDATE: 2,
 }
 """Items per group; 1 when not listed. An address-book update takes one item per file chunk."""
 
@@ -64,6 +67,8 @@ _MIX = {
 }
 TOPIC_MIX = {TxKind.TOPIC_MESSAGE: 30, TxKind.TOPIC_CHUNKED_MESSAGE: 4}
 """Added to the mix of a stream with topics (``GeneratorConfig.topics``): HCS is most of mainnet."""
+NETWORK_FILES_MIX = {TxKind.EXCHANGE_RATE_UPDATE: 2, TxKind.FEE_SCHEDULE_UPDATE: 1}
+"""Added to the mix of a stream with network file updates (``GeneratorConfig.network_files``)."""
 
 
 def group_size(kind: TxKind, book_chunks: int) -> int:

@@ -53,7 +53,7 @@ from hedera_history.gen.config_and_output import (
 )
 from hedera_history.gen.facts import GeneratedItem
 from hedera_history.gen.ledger import Ledger, genesis_state
-from hedera_history.gen.period_mix import COVERAGE, TOPIC_MIX, TxKind, group_size, plan_period
+from hedera_history.gen.period_mix import COVERAGE, NETWORK_FILES_MIX, TOPIC_MIX, TxKind, group_size, plan_period
 from hedera_history.gen.signing import signed_signature_file
 from hedera_history.gen.transactions import TransactionFactory
 from hedera_history.gen.truth import Section, TruthCollector, TruthSpill
@@ -239,6 +239,8 @@ class _Generator:
         self.coverage = [TxKind.TOPIC_CREATE] * config.topics + list(COVERAGE)
         if config.topics:
             self.coverage.append(TxKind.TOPIC_CHUNKED_MESSAGE)
+        if config.network_files:
+            self.coverage[:0] = [TxKind.EXCHANGE_RATE_UPDATE, TxKind.FEE_SCHEDULE_UPDATE]
         self.chain = self.truth.start_running_hash
 
     def step(self, edit_items: ItemEditor | None = None) -> tuple[GeneratedUnit, dict[str, bytes]]:
@@ -377,7 +379,7 @@ class _Generator:
             coverage,
             address_book_update=rotating,
             book_chunks=len(chunks),
-            extra_mix=TOPIC_MIX if config.topics else None,
+            extra_mix={**(TOPIC_MIX if config.topics else {}), **(NETWORK_FILES_MIX if config.network_files else {})},
         )
         slots = self._slots(config.start_time_ns + index * config.period_ns)
         items: list[GeneratedItem] = []

@@ -3,9 +3,10 @@ numbers and version-3 running hashes the network gives them (``verify.topic_runn
 
 A topic is created with its payer's key as admin and submit key, a memo and an auto-renew account
 (the payer). A message goes to a topic drawn from those created so far; a message group drawn
-before any topic exists creates one with its first item (a one-item group: only that). A chunked message is one message cut in
-as many chunks as its group has items, each a transaction of its own carrying ``chunkInfo`` (the
-first chunk's transaction id, its number, the total), numbered and hashed like any message.
+before any topic exists creates one with its first item (a one-item group: only that). A chunked
+message is one message cut in as many chunks as its group has items, each a transaction of its
+own carrying ``chunkInfo`` (the first chunk's transaction id, its number, the total), numbered and
+hashed like any message.
 """
 
 from __future__ import annotations

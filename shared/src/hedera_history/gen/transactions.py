@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
-from hedera_history.gen import contracts, topics
+from hedera_history.gen import contracts, network_files, topics
 from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.contracts import Action, Bytecode
 from hedera_history.gen.facts import GeneratedItem
@@ -73,6 +73,12 @@ class TransactionFactory:
             lambda: self._fee("topic"),
             self._pick_payer,
         )
+        self.network_files = network_files.NetworkFilePlayer(
+            rng,
+            self.writer,
+            lambda consensus_ns, payer: self._new_draft(consensus_ns, payer=payer),
+            lambda: self._fee("file"),
+        )
         self._builders: dict[TxKind, Callable[[Sequence[int]], list[GeneratedItem]]] = {
             TxKind.HBAR_TRANSFER: self._hbar_transfer,
             TxKind.TOKEN_TRANSFER: self._token_transfer,
@@ -87,6 +93,8 @@ class TransactionFactory:
             TxKind.TOPIC_CREATE: self.topics.create,
             TxKind.TOPIC_MESSAGE: self.topics.messages,
             TxKind.TOPIC_CHUNKED_MESSAGE: self.topics.messages,
+            TxKind.EXCHANGE_RATE_UPDATE: self.network_files.exchange_rate_update,
+            TxKind.FEE_SCHEDULE_UPDATE: self.network_files.fee_schedule_update,
         }
 
     def build(self, kind: TxKind, slots: Sequence[int]) -> list[GeneratedItem]:

@@ -102,6 +102,9 @@ def transaction_truth(
             "message": message.message.hex(),
             "chunk": None if message.chunk is None else {"number": message.chunk[0], "total": message.chunk[1]},
         }
+    if facts.system_file is not None:
+        file, contents = facts.system_file
+        truth["system_file"] = {"file": account(file), "contents": contents.hex()}
     return truth
 
 

@@ -48,6 +48,7 @@ from hedera_history.store.duplicates import (
 )
 from hedera_history.store.encoding import COMPRESS_MIN_SIZE, RAW, encode_value, encode_value_with_dictionary
 from hedera_history.store.entity_index import entity_index_keys
+from hedera_history.store.file_index import file_index_keys
 from hedera_history.store.keys import (
     MAX_U64,
     account_bucket_mark,
@@ -490,7 +491,8 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
     )
     index_keys = entity_index_keys(body, record, consensus)  # creations, updates, aliases: rare
     if body is not None:
-        index_keys += topic_index_keys(body.WhichOneof("data"), body, record, consensus)
+        case = body.WhichOneof("data")
+        index_keys += topic_index_keys(case, body, record, consensus) + file_index_keys(case, body, record, consensus)
     if index_keys:
         rows.account_history.update((key, pointer) for key in index_keys)
 

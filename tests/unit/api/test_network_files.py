@@ -1,0 +1,98 @@
+"""/network/exchangerate and /network/fees on a generated stream with updates of 0.0.112 and
+0.0.111, in memory: each answer, now and as of times between the updates, is the content the
+generator wrote (the fee schedule rebuilt from its update and append), checked against the
+reference's OpenAPI; before the first update, a 404."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hedera_history import hapi
+from hedera_history.api import handle
+from hedera_history.api.render import timestamp
+from hedera_history.books.parse import parse_address_book
+from hedera_history.config import Settings
+from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.writer import BlockWriter
+from hedera_history.verify.stream import verify_stream
+
+from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.unit.store.fakes import MemoryGateway
+
+CONFIG = GeneratorConfig(nodes=4, periods=8, transactions=40, seed=4, network_files=True, rotate_key=False)
+ExchangeRateSet: Any = type(hapi.TransactionReceipt().exchangeRate)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[dict[str, Any]]]:
+    folder: Path = tmp_path_factory.mktemp("network-files")
+    stream = generate_stream(CONFIG)
+    write_stream(stream, folder)
+    book = parse_address_book(stream.address_book)
+    blocks = [r.report.block for r in verify_stream(find_local_periods(folder / "recordstreams"), book) if r.ok]
+    gateway = MemoryGateway()
+    assert all(r.complete for r in BlockWriter(gateway, Settings()).write_blocks([b for b in blocks if b]))
+    reader = HistoryReader(gateway)
+    contract = ReferenceContract(load_reference_document())
+
+    def get(route: str, query: dict[str, list[str]] | None = None, status: int = 200) -> Any:
+        response = handle(lambda: reader, "GET", route, query or {}, b"")
+        assert response.status == status, (route, query, response.body)
+        contract.validate(route, status, response.body)
+        return response.body
+
+    updates = [t for t in stream.truth["transactions"] if "system_file" in t]
+    return get, updates
+
+
+def rates_of(truth: dict[str, Any]) -> Any:
+    return ExchangeRateSet.FromString(bytes.fromhex(truth["system_file"]["contents"]))
+
+
+def test_the_exchange_rate_as_of_each_update(world: tuple[Any, list[dict[str, Any]]]) -> None:
+    get, updates = world
+    rate_updates = [t for t in updates if t["system_file"]["file"] == "0.0.112"]
+    assert len(rate_updates) >= 2
+    first = rate_updates[0]["consensus_ns"]
+    get("/api/v1/network/exchangerate", {"timestamp": [f"lt:{timestamp(first)}"]}, 404)
+    for update, following in zip(rate_updates, [*rate_updates[1:], None], strict=True):
+        query = {} if following is None else {"timestamp": [timestamp(following["consensus_ns"] - 1)]}
+        answer = get("/api/v1/network/exchangerate", query)
+        rates = rates_of(update)
+        assert answer["timestamp"] == timestamp(update["consensus_ns"])
+        assert answer["current_rate"] == {
+            "cent_equivalent": rates.currentRate.centEquiv,
+            "expiration_time": rates.currentRate.expirationTime.seconds,
+            "hbar_equivalent": rates.currentRate.hbarEquiv,
+        }
+        assert answer["next_rate"]["cent_equivalent"] == rates.nextRate.centEquiv
+
+
+def test_the_fees_from_the_schedule_rebuilt_from_its_update_and_append(world: tuple[Any, list[dict[str, Any]]]) -> None:
+    get, updates = world
+    newest_fees = [t for t in updates if t["system_file"]["file"] == "0.0.111"][-2:]
+    assert [t["type"] for t in newest_fees] == ["fileUpdate", "fileAppend"]
+    content = b"".join(bytes.fromhex(t["system_file"]["contents"]) for t in newest_fees)
+    schedules = hapi.basic_types.CurrentAndNextFeeSchedule.FromString(content)
+    at_ns = newest_fees[-1]["consensus_ns"]
+    newest_rate = [t for t in updates if t["system_file"]["file"] == "0.0.112" and t["consensus_ns"] <= at_ns][-1]
+    rates = rates_of(newest_rate)
+    rate = rates.currentRate if at_ns <= rates.currentRate.expirationTime.seconds * 10**9 else rates.nextRate
+    schedule = schedules.currentFeeSchedule
+    gas = {
+        hapi.basic_types.HederaFunctionality.Name(e.hederaFunctionality): e.fees[0].servicedata.gas
+        for e in schedule.transactionFeeSchedule
+    }
+    expected = [
+        {"gas": max(gas[name] * rate.hbarEquiv // (rate.centEquiv * 1000), 1), "transaction_type": name}
+        for name in ("ContractCall", "ContractCreate", "EthereumTransaction")
+    ]
+    answer = get("/api/v1/network/fees", {"timestamp": [f"lte:{timestamp(at_ns)}"]})
+    assert answer == {"fees": expected, "timestamp": timestamp(at_ns)}
+    reverse = get("/api/v1/network/fees", {"timestamp": [f"lte:{timestamp(at_ns)}"], "order": ["desc"]})
+    assert reverse["fees"] == list(reversed(expected))
+    get("/api/v1/network/fees", {"timestamp": [f"lt:{timestamp(updates[0]['consensus_ns'])}"]}, 404)
