@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError, ServerError
 from hedera_history.api.parse import parse_transaction_id
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from hedera_history.config import Settings
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +84,17 @@ def transaction_proof(
     scheduled: bool = False,
     sidecars: bool = False,
 ) -> bytes:
-    """The canonical bundle of one transaction; NotFoundError when no complete block holds it."""
-    from hedera_history.proofs.from_store import build_transaction_proof  # noqa: PLC0415
+    """The canonical bundle of one transaction; NotFoundError when no complete block holds it. A
+    transaction of a native block is proven by its TSS proof and needs no bootstrap book."""
+    from hedera_history.proofs.from_store import build_transaction_proof, native_transaction_proof  # noqa: PLC0415
+    from hedera_history.proofs.transaction_ids import TransactionQuery  # noqa: PLC0415
 
     payer, valid_start = parse_transaction_id(transaction_id, "transaction id")
     seconds, nanos = divmod(valid_start, 1_000_000_000)
+    query = TransactionQuery(payer, valid_start, nonce, scheduled)
+    native = _built(lambda: native_transaction_proof(get_reader(), query))
+    if native is not None:
+        return native
     config = get_proofs()
     return _built(
         lambda: build_transaction_proof(
@@ -119,7 +126,7 @@ def block_proof(get_reader: Callable[[], HistoryReader], get_proofs: ProofConfig
     )
 
 
-def _built(build: Callable[[], bytes]) -> bytes:
+def _built(build: Callable[[], _T]) -> _T:
     try:
         return build()
     except ObjectNotFoundError as e:

@@ -38,6 +38,8 @@ from hedera_history.errors import (
     ObjectNotFoundError,
     ProofBookError,
 )
+from hedera_history.formats.block import parse_block
+from hedera_history.formats.block_record_file import BLOCK_FILE_VERSION
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.parsed_files import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
@@ -45,7 +47,9 @@ from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.formats.stream_paths import NodeIdentity
 from hedera_history.proofs.build import ChainPlan, SignedBlock, block_bundle, chain_step, transaction_bundle
 from hedera_history.proofs.chain import chain_change
+from hedera_history.proofs.codec import encode_bundle
 from hedera_history.proofs.correction import AcceptedErrata
+from hedera_history.proofs.native import native_transaction_bundle
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.store import schema as s
 from hedera_history.store.book_rows import BOOK, CHANGE, Q_CHANGES, STAKES
@@ -53,6 +57,7 @@ from hedera_history.store.decode import BlockFile, StoredBlock, decode_sidecar_r
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import KeyRange, RowQuery
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
+from hedera_history.store.original_blocks import original_block
 from hedera_history.store.originals import decode_item_list
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.time_rows import read_between
@@ -95,6 +100,39 @@ def build_block_proof(
     return StoreProver(reader, bootstrap_book, first_block=first_block, ratio=ratio).block_proof(block_number)
 
 
+def native_transaction_proof(reader: HistoryReader, query: TransactionQuery) -> bytes | None:
+    """The block-stream proof of a transaction stored from a native block (``proofs.native``: its
+    items' paths and the block's TSS proof, read from the block's original bytes; the ledger's
+    publication from a stored native block 0, when there is one), or None when its block is not a
+    native block. ObjectNotFoundError when no complete block holds it."""
+    consensus_ns = consensus_of(reader, query)
+    stored = reader.transaction(consensus_ns)
+    header = reader.get_block(stored.block_number) if stored is not None else None
+    if stored is None or header is None or header.version != BLOCK_FILE_VERSION:
+        return None
+    original = original_block(reader, stored.block_number)
+    if original is None:
+        return None
+    block = parse_block(original, f"block {stored.block_number}")
+    if block.wrapped:
+        return None
+    zero_bytes = original_block(reader, 0) if block.number != 0 else None
+    zero = parse_block(zero_bytes, "block 0") if zero_bytes is not None else None
+    block_zero = zero if zero is not None and not zero.wrapped and zero.number == 0 else None
+    return encode_bundle(native_transaction_bundle(block, TransactionQuery.at(consensus_ns), block_zero=block_zero))
+
+
+def consensus_of(reader: HistoryReader, query: TransactionQuery) -> int:
+    """The consensus time of the transaction ``query`` names; ObjectNotFoundError when none is stored."""
+    if query.consensus_ns is not None:
+        return query.consensus_ns
+    assert query.payer is not None and query.valid_start_ns is not None
+    for result in reader.transactions_by_id(query.payer, query.valid_start_ns):
+        if result.nonce == query.nonce and result.scheduled == query.scheduled:
+            return result.consensus_ns
+    raise ObjectNotFoundError(f"transaction {query} is not in a complete block")
+
+
 class StoreProver:
     def __init__(
         self,
@@ -112,6 +150,9 @@ class StoreProver:
         self.ship_checkpoint = ship_checkpoint
 
     def transaction_proof(self, query: TransactionQuery, *, sidecars: bool = False) -> bytes:
+        native = native_transaction_proof(self.reader, query)
+        if native is not None:
+            return native
         consensus_ns = self._consensus_of(query)
         errata = self.errata_in_force(consensus_ns)
         stored = self.reader.transaction(consensus_ns)
@@ -170,13 +211,7 @@ class StoreProver:
         return block_bundle(block, self.chain_plan(block.record.consensus_start), ratio=self.ratio)
 
     def _consensus_of(self, query: TransactionQuery) -> int:
-        if query.consensus_ns is not None:
-            return query.consensus_ns
-        assert query.payer is not None and query.valid_start_ns is not None
-        for result in self.reader.transactions_by_id(query.payer, query.valid_start_ns):
-            if result.nonce == query.nonce and result.scheduled == query.scheduled:
-                return result.consensus_ns
-        raise ObjectNotFoundError(f"transaction {query} is not in a complete block")
+        return consensus_of(self.reader, query)
 
     # ---- blocks ----------------------------------------------------------------------------------
 
