@@ -31,6 +31,9 @@ from pyspark.errors import PySparkException, PySparkRuntimeError
 from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
+from hedera_history.backfill.block_driver import BlockExecutor
+from hedera_history.backfill.block_plan import BlockJob, BlockPartition
+from hedera_history.backfill.block_task import BlockSummary, run_block_partition
 from hedera_history.backfill.driver import ParallelExecutor
 from hedera_history.backfill.partition_messages import BackfillJob, PartitionRun, PartitionSummary
 from hedera_history.backfill.task import run_partition
@@ -130,6 +133,24 @@ def spark_executor(spark: SparkSession, job: BackfillJob) -> ParallelExecutor:
         return summaries
 
     return ParallelExecutor(execute, max(1, int(spark.sparkContext.defaultParallelism)))
+
+
+def spark_block_executor(spark: SparkSession) -> BlockExecutor:
+    """Run a block backfill's partitions as the tasks of one Spark job."""
+
+    def execute(job: BlockJob, partitions: Sequence[BlockPartition]) -> list[BlockSummary]:
+        context = spark.sparkContext
+        context.setJobGroup(
+            f"backfill-blocks-{uuid.uuid4().hex[:12]}", f"backfill {len(partitions)} block partition(s)"
+        )
+        task = functools.partial(run_block_partition, job)
+        try:
+            summaries: list[BlockSummary] = context.parallelize(list(partitions), len(partitions)).map(task).collect()
+        except (Py4JError, PySparkException) as e:
+            raise BackfillError(f"the Spark job failed: {_short(e)}") from e
+        return summaries
+
+    return execute
 
 
 def _poll(context: Any, group: str, done: Callable[[int], None], stop: threading.Event) -> None:

@@ -1,0 +1,97 @@
+"""The backfill over block files writes, cell for cell, what ``load`` writes for the same blocks.
+
+The generated cutover stream's block files (wrapped record blocks 3-4, TSS-signed native blocks 5-7,
+block 0 being a record file) are loaded into one set of tables and backfilled on local Spark into
+another, split in partitions so that a partition begins after a native block and its link into the
+partition is checked from the block before it. TSS trust reaches every task from the settings'
+ledger publication (block 0, which publishes it, is not a block file here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hedera_history.backfill.block_driver import in_process, run_block_backfill
+from hedera_history.backfill.block_plan import BlockJob
+from hedera_history.books.parse import parse_address_book
+from hedera_history.config import Settings
+from hedera_history.gen import GeneratedStream
+from hedera_history.gen.config_and_output import PeriodKind
+from hedera_history.pipeline.block_load import load_block_runs
+from hedera_history.sources.local_blocks import find_block_runs
+from hedera_history.store.bigtable_client import gateway_for_instance
+from hedera_history.verify.consensus import DEFAULT_RATIO
+
+from tests.helpers.bigtable_cells import describe_difference
+
+from .conftest import History
+
+pytestmark = [pytest.mark.spark, pytest.mark.emulator, pytest.mark.xdist_group("backfill-spark")]
+
+BLOCK_FOLDER = "demo/block/"
+
+
+def _settings(history: History, prefix: str, stream_dir: Path) -> Settings:
+    return replace(history.create(prefix), ledger_publication=str(stream_dir / "ledger-id-publication.bin"))
+
+
+def _job(settings: Settings, stream: GeneratedStream, stream_dir: Path, **changes: Any) -> BlockJob:
+    first = stream.blocks[0].block_number
+    job = BlockJob(
+        settings, first, None, source_url=str(stream_dir), folder=BLOCK_FOLDER, book=stream.address_book, partitions=2
+    )
+    return replace(job, **changes)
+
+
+def _loaded(history: History, stream: GeneratedStream, stream_dir: Path, prefix: str) -> Any:
+    settings = _settings(history, prefix, stream_dir)
+    gateway = gateway_for_instance(history.instance, settings)
+    try:
+        runs = find_block_runs(stream_dir / BLOCK_FOLDER)
+        book = parse_address_book(stream.address_book)
+        report = load_block_runs(runs, book, ratio=DEFAULT_RATIO, settings=settings, gateway=gateway)
+        assert report.ok and report.written == len(stream.blocks), report
+    finally:
+        gateway.close()
+    return history.cells(prefix)
+
+
+def test_a_spark_backfill_of_block_files_writes_the_cells_a_load_writes(
+    spark: Any, history: History, generated_cutover_stream: GeneratedStream, generated_cutover_stream_dir: Path
+) -> None:
+    from hedera_history.backfill.spark import spark_block_executor  # noqa: PLC0415
+
+    stream, folder = generated_cutover_stream, generated_cutover_stream_dir
+    loaded = _loaded(history, stream, folder, "blocks_load_")
+    job = _job(_settings(history, "blocks_backfill_", folder), stream, folder)
+    gateway = gateway_for_instance(history.instance, job.settings)
+    try:
+        report = run_block_backfill(job, spark_block_executor(spark), gateway)
+    finally:
+        gateway.close()
+    assert report.ok, report.summary_lines()
+    assert report.written == len(stream.blocks) and len(report.summaries) == 2
+    assert report.tss_origin.startswith("settings")
+    assert report.transactions == sum(block.transactions for block in stream.blocks)
+    backfilled = history.cells("blocks_backfill_")
+    assert backfilled == loaded, describe_difference(loaded, backfilled)
+
+
+def test_native_blocks_without_a_trust_root_are_refused_never_written(
+    history: History, generated_cutover_stream: GeneratedStream, generated_cutover_stream_dir: Path
+) -> None:
+    stream, folder = generated_cutover_stream, generated_cutover_stream_dir
+    settings = replace(history.create("blocks_untrusted_"), ledger_publication="")
+    native = [block.block_number for block in stream.blocks if block.kind is PeriodKind.NATIVE]
+    job = _job(settings, stream, folder, first_block=native[0], partitions=1)
+    gateway = gateway_for_instance(history.instance, settings)
+    try:
+        report = run_block_backfill(job, in_process(gateway), gateway)
+    finally:
+        gateway.close()
+    assert report.tss_origin == "none"
+    assert not report.ok and report.written == 0
+    assert all("TSS" in failure or "roster" in failure for failure in report.summaries[0].failures)
