@@ -23,9 +23,10 @@ from hedera_history.api.entities import entity_string
 from hedera_history.api.entity_state import render_key
 from hedera_history.api.errors import InvalidParamsError, NotFoundError
 from hedera_history.api.parse import MAX_I64, parse_int, parse_timestamp
-from hedera_history.api.query import Query, integer_bounds, only, operator, order, page_limit, single
+from hedera_history.api.query import Query, integer_bounds, only, order, page_limit, single
 from hedera_history.api.render import timestamp
 from hedera_history.api.transaction_filters import entity_reference
+from hedera_history.api.transactions_list import parse_filters
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.formats.transactions import transaction_body
 from hedera_history.store.decode import StoredTransaction
@@ -108,12 +109,12 @@ def list_topic_messages(get_reader: Reader, topic_text_in: str, query: Query, sk
     limit = page_limit(query)
     descending = order(query) == "desc"
     low, high = integer_bounds(query.get("sequencenumber", []), "sequencenumber", maximum=MAX_I64)
-    low_ns, high_ns = _time_bounds(query.get("timestamp", []))
+    times = parse_filters({"timestamp": list(query.get("timestamp", []))})
     reader = get_reader()
-    if low_ns is not None:
-        low = max(low, first_sequence_at(reader, topic, low_ns, low, high))
-    if high_ns is not None:
-        below = first_sequence_at(reader, topic, high_ns + 1, low, high) - 1
+    if times.low_ns > 0:
+        low = max(low, first_sequence_at(reader, topic, times.low_ns, low, high))
+    if times.high_ns < MAX_I64:
+        below = first_sequence_at(reader, topic, times.high_ns + 1, low, high) - 1
         high = below if high is None else min(high, below)
     messages: tuple[TopicMessage, ...] = ()
     more = False
@@ -214,19 +215,3 @@ def _encoding(query: Query) -> str:
     if text not in _ENCODINGS:
         raise InvalidParamsError("Invalid parameter: encoding")
     return _ENCODINGS[text]
-
-
-def _time_bounds(conditions: Sequence[str]) -> tuple[int | None, int | None]:
-    """Inclusive ``(low, high)`` consensus times the ``timestamp`` conditions leave (None: open)."""
-    low: int | None = None
-    high: int | None = None
-    for condition in conditions:
-        op, value = operator(condition, "timestamp")
-        ns = parse_timestamp(value, "timestamp")
-        if op in ("gt", "gte", "eq"):
-            bound = ns + 1 if op == "gt" else ns
-            low = bound if low is None else max(low, bound)
-        if op in ("lt", "lte", "eq"):
-            bound = ns - 1 if op == "lt" else ns
-            high = bound if high is None else min(high, bound)
-    return low, high
