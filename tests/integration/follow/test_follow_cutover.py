@@ -216,7 +216,8 @@ def test_an_uploaded_block_is_published_by_ingest_and_a_bad_one_quarantined(
     out_of_order = ingest_object(ctx, names[1])
     assert out_of_order.outcome is Outcome.PENDING
     results = [ingest_object(ctx, name) for name in names]
-    assert [r.outcome for r in results] == [Outcome.PUBLISHED] * len(names)
+    # The first upload's call publishes the blocks after it that were waiting in the bucket.
+    assert [r.outcome for r in results] == [Outcome.PUBLISHED] + [Outcome.ALREADY_PUBLISHED] * (len(names) - 1)
     assert ingest_object(ctx, names[0]).outcome is Outcome.ALREADY_PUBLISHED
     assert followed.complete(every_block(stream))
     # A native block whose predecessor's root it names is changed: refused, never stored.
@@ -284,3 +285,41 @@ def test_a_block_that_breaks_the_chain_is_quarantined_and_never_stored(
     assert "previous running hash" in result.reason
     assert (name, result.reason) in followed.ctx.state.quarantined()
     assert not followed.complete([RECORD_PERIODS])
+
+
+class _CrashOnce:
+    """Publishes the first message of the ``nth`` block's batch, then dies (once), as an ingest
+    killed in the middle of a block's publication."""
+
+    def __init__(self, inner: Any, nth: int) -> None:
+        self.inner, self.left, self.crashed = inner, nth, False
+
+    def publish_all(self, messages: list[Any]) -> None:
+        self.left -= 1
+        if self.left == 0 and len(messages) > 1:
+            self.crashed = True
+            self.inner.publish_all(messages[:1])
+            raise RuntimeError("killed mid-block")
+        self.inner.publish_all(messages)
+
+
+def test_uploaded_blocks_shuffled_duplicated_and_a_crash_mid_block_end_as_a_clean_load(
+    followed: Followed, bigtable_instance: Any, stream: GeneratedStream, tmp_path: Path, bucket: Path
+) -> None:
+    """Block uploads in any order, each twice, one publication killed half-way: a block waiting
+    for its predecessor is published by the call that publishes the predecessor, the killed one
+    by its retry, and the tables end as loading the stream writes them."""
+    followed.follower().run(lambda: followed.complete(every_block(stream)[:RECORD_PERIODS]))
+    names = [f"demo/block/0000/0000/0000/0000/{b.block_number:03d}.blk.zstd" for b in stream.blocks]
+    order = [names[2], names[0], names[3], names[2], names[1], names[0], names[3], names[1]]
+    crash = _CrashOnce(followed.ctx.publisher, 2)
+    ctx = dataclasses.replace(followed.ctx, publisher=crash)
+    failed = []
+    for name in order:
+        try:
+            ingest_object(ctx, name)
+        except RuntimeError:
+            failed.append(name)
+    assert len(failed) == 1 and crash.crashed
+    assert followed.complete(every_block(stream))
+    assert history_cells(followed.gateway) == loaded_cells(bigtable_instance, stream, tmp_path, followed)

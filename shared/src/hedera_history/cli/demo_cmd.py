@@ -132,7 +132,7 @@ class _ConsoleView:
         extra = "; ".join(n for n in notes if n)
         click.echo(
             f"block {arrival.block_number:>3} queryable "
-            + (f"{after:5.1f} s after its last signature file" if after is not None else "")
+            + (f"{after:5.1f} s after its last signature file" if after is not None else "from its block file")
             + f", follower {block.follower_lag} behind the network, reading {block.follower_reads}"
             + (f" [{extra}]" if extra else "")
         )

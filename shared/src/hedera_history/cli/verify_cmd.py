@@ -18,7 +18,7 @@ from hedera_history.cli.common import (
     network_options,
 )
 from hedera_history.formats.hashing import hex_or_none
-from hedera_history.pipeline.block_load import ledger_tss_check
+from hedera_history.pipeline.ledger_trust import ledger_tss_check
 from hedera_history.pipeline.local_load import verify_numbered
 from hedera_history.sources.local_blocks import find_block_runs
 from hedera_history.sources.local_periods import find_local_periods

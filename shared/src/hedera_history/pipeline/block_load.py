@@ -16,43 +16,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
-from pathlib import Path
 
 from hedera_history.block import VerifiedBlock
 from hedera_history.books.address_book import AddressBook
 from hedera_history.collector import task_collector
 from hedera_history.config import Settings
 from hedera_history.derived.applier import BalanceApplier
-from hedera_history.errors import BrokenChainError, ConfigError, HistoryError
+from hedera_history.errors import BrokenChainError, HistoryError
 from hedera_history.formats.block import BlockFile, parse_block
 from hedera_history.pipeline.history_start import record_history_start
+from hedera_history.pipeline.ledger_trust import ledger_tss_check
 from hedera_history.pipeline.local_load import LoadProgress, LoadReport, StartFiles
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.original_blocks import original_block
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.block_tss import LedgerTssCheck, ledger_check
 from hedera_history.verify.block_verified import verified_block
 from hedera_history.verify.blocks import BlockCheckOptions, BlockReport, BlockSource, verify_blocks
-
-
-def ledger_id_of(settings: Settings) -> bytes | None:
-    """The ledger id configured (``HEDERA_HISTORY_LEDGER_ID``, or the network preset's), if any."""
-    return bytes.fromhex(settings.ledger_id) if settings.ledger_id else None
-
-
-def ledger_tss_check(settings: Settings) -> LedgerTssCheck:
-    """The TSS check for the configured ledger: trusting the roster of ``ledger_publication`` (block
-    0's publication, for blocks read without block 0 before them) when it is set, else block 0's
-    own when the blocks read begin there; pinned by the ledger id."""
-    pinned = ledger_id_of(settings)
-    if not settings.ledger_publication:
-        return LedgerTssCheck(pinned)
-    try:
-        publication = Path(settings.ledger_publication).read_bytes()
-    except OSError as e:
-        raise ConfigError(f"ledger publication {settings.ledger_publication}: {e}") from e
-    return ledger_check(publication, pinned)
 
 
 def stored_block_zero(gateway: BigtableGateway) -> BlockFile | None:

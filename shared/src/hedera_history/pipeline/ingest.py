@@ -40,7 +40,7 @@ from hedera_history.errata.errata_paths import is_errata_path
 from hedera_history.errors import FileNameError
 from hedera_history.formats.names import is_block_file_name
 from hedera_history.formats.stream_paths import parse_object_path
-from hedera_history.pipeline.ingest_block import block_checker, ingest_block
+from hedera_history.pipeline.ingest_block import block_checker, ingest_block_upload
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, Publisher
 from hedera_history.pipeline.ingest_errata import ingest_errata
 from hedera_history.pipeline.ingest_late import recheck_signatures
@@ -85,6 +85,6 @@ def ingest_object(ctx: IngestContext, name: str) -> IngestResult:
     if is_errata_path(name):
         return ingest_errata(ctx, name)
     if is_block_file_name(name):
-        return ingest_block(ctx, name, ctx.source.read(name), block_checker(ctx.settings))
+        return ingest_block_upload(ctx, name, block_checker(ctx.settings))
     path = parse_object_path(name)
     return ingest_period(ctx, path.file.period_key, StreamLocation.of(path), trigger=path)

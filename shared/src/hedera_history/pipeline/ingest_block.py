@@ -15,7 +15,10 @@ one read, one verification, one publication. Per block:
    file names a root that cannot be recomputed from the record file (it needs the network's
    all-history state): that root is recorded and logged, and the block's own TSS proof is the trust,
    as the mirror node does (``CutoverServiceImpl``);
-3. publish its Cardinal batch (``pipeline.ingest_publish``) and record its link.
+3. publish its Cardinal batch (``pipeline.ingest_publish``) and record its link;
+4. uploaded (:func:`ingest_block_upload`): publish the blocks after it already in the bucket, which
+   waited for it (uploads come in any order; the call that publishes the missing link publishes
+   the ones after it).
 
 A block that fails its proof or breaks the chain is quarantined (bytes kept, reason in the
 ``quarantine`` table, ``block rejected`` logged as an error) and never published; one whose
@@ -34,14 +37,16 @@ from hedera_history.errors import (
     BrokenChainError,
     FormatError,
     HistoryError,
+    ObjectNotFoundError,
     TssUnverifiableProofError,
 )
 from hedera_history.formats.block import BlockFile, parse_block_file
+from hedera_history.formats.names import BUCKET_BLOCK_PATH, block_file_path, parse_block_file_name
 from hedera_history.logs import event
-from hedera_history.pipeline.block_load import ledger_tss_check
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, lag_seconds, logger
 from hedera_history.pipeline.ingest_publish import publish_batch
 from hedera_history.pipeline.ingest_quarantine import quarantine
+from hedera_history.pipeline.ledger_trust import ledger_tss_check
 from hedera_history.pipeline.state_cells import Link
 from hedera_history.verify.block_chain import BlockChain
 from hedera_history.verify.block_tss import LedgerTssCheck
@@ -124,6 +129,42 @@ def ingest_block(ctx: IngestContext, name: str, data: bytes, checker: BlockCheck
     return IngestResult(Outcome.PUBLISHED, name, block.number)
 
 
+SUCCESSORS_PER_CALL = 100
+"""Most waiting blocks one upload's call publishes after its own (the next upload takes the rest)."""
+
+
+def ingest_block_upload(ctx: IngestContext, name: str, checker: BlockChecker) -> IngestResult:
+    """An uploaded block file: ingest it, then the blocks after it that are in the bucket already."""
+    result = ingest_block(ctx, name, ctx.source.read(name), checker)
+    if result.outcome is not Outcome.PUBLISHED or result.block_number is None:
+        return result
+    number = result.block_number
+    for _ in range(SUCCESSORS_PER_CALL):
+        number += 1
+        following = successor_name(name, number)
+        try:
+            data = ctx.source.read(following)
+        except ObjectNotFoundError:
+            break
+        if ingest_block(ctx, following, data, checker).outcome is not Outcome.PUBLISHED:
+            break
+    return result
+
+
+def successor_name(name: str, number: int) -> str:
+    """Block ``number``'s file beside ``name``: the same folder, layout and compression."""
+    parsed = parse_block_file_name(name)
+    bucket = BUCKET_BLOCK_PATH.fullmatch(name) is not None
+    own = block_file_path(parsed.number or 0, compression=parsed.compression, bucket=bucket)
+    if bucket or parsed.name == own:
+        return name[: len(name) - len(own)] + block_file_path(number, compression=parsed.compression, bucket=bucket)
+    return (
+        name[: len(name) - len(parsed.name)]
+        + f"{number}.blk"
+        + (f".{parsed.compression}" if parsed.compression else "")
+    )
+
+
 def _own_link(block: BlockFile, report: BlockReport, verified: VerifiedBlock) -> Link:
     """The link recorded for the block: a wrapped block's running hashes (as the record file it
     wraps), a native block's roots."""
@@ -173,4 +214,4 @@ def _rejected(
     return IngestResult(Outcome.QUARANTINED, name, number, reason=str(error), quarantined=(name,))
 
 
-__all__ = ["BlockChecker", "block_checker", "ingest_block"]
+__all__ = ["BlockChecker", "block_checker", "ingest_block", "ingest_block_upload", "successor_name"]
