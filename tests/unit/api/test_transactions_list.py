@@ -80,6 +80,20 @@ def test_filters(world: tuple[HistoryReader, list[Tx]]) -> None:
     assert follow(reader, "/api/v1/transactions?account.id=0.0.5003&type=debit") == []
 
 
+def test_account_id_ranges(world: tuple[HistoryReader, list[Tx]]) -> None:
+    reader, txs = world
+    ranged = "account.id=gte:0.0.5003&account.id=lt:0.0.5005"
+    assert follow(reader, f"/api/v1/transactions?{ranged}&limit=4") == stamps(txs[9:15][::-1])
+    assert follow(reader, f"/api/v1/transactions?{ranged}&limit=4&order=asc") == stamps(txs[9:15])
+    assert follow(reader, f"/api/v1/transactions?{ranged}&type=credit") == stamps(txs[9:15][::-1])
+    assert follow(reader, f"/api/v1/transactions?{ranged}&type=debit") == []
+    assert follow(reader, "/api/v1/transactions?account.id=gt:0.0.5006") == stamps(txs[21:][::-1])
+    payer_one = [t for i, t in enumerate(txs) if i % 3 != 1]
+    assert follow(reader, "/api/v1/transactions?account.id=gte:0.0.1001&account.id=lte:0.0.1001&type=debit") == stamps(
+        payer_one[::-1]
+    )
+
+
 @pytest.mark.parametrize(
     "query",
     [
@@ -129,5 +143,5 @@ def test_account_with_its_transactions(world: tuple[HistoryReader, list[Tx]]) ->
     get(reader, "/api/v1/accounts/0xd8da6bf26964af9d7eed9e03e53415d37aa96045", status=404)  # no such alias
     get(reader, "/api/v1/accounts/not-an-account", status=400)
     get(reader, "/api/v1/accounts/0.0.5003", {"order": ["asc"]}, status=501)
-    get(reader, "/api/v1/transactions", {"account.id": ["gt:0.0.5"]}, status=501)
+    get(reader, "/api/v1/transactions", {"account.id": ["gt:0.0.5", "0.0.5003"]}, status=400)
     get(reader, "/api/v1/transactions", {"account.id": ["0.0.5003"], "order": ["asc"]}, status=501)

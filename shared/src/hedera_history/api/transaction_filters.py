@@ -59,14 +59,50 @@ def entity_reference(text: str, name: str) -> str | bytes:
         raise InvalidParamsError(f"Invalid parameter: {name}") from e
 
 
+EntityKey = tuple[int, int, int]
+"""``(shard, realm, num)``: ids compare in this order, as the reference's encoded ids do."""
+ENTITY_KEY_MAX: EntityKey = (2**15 - 1, 2**16 - 1, 2**38 - 1)
+
+
 def account_id_filter(query: Query) -> str | None:
-    """``account.id`` (one account, bare or ``eq:``) or None when not given."""
+    """``account.id`` (one account, bare or ``eq:``) or None when not given or given as a range
+    (:func:`account_id_range`)."""
     values = query.get("account.id", [])
-    if not values:
+    if not values or any(operator(value, "account.id")[0] != "eq" for value in values):
         return None
     if len(values) > 1:
         raise NotServedError("account.id: one account at a time here")
-    op, value = operator(values[0], "account.id")
-    if op != "eq":
-        raise NotServedError("account.id: one account (eq) here, not a range")
-    return account_reference(value, "account.id")
+    return account_reference(operator(values[0], "account.id")[1], "account.id")
+
+
+def account_id_range(query: Query) -> tuple[EntityKey, EntityKey] | None:
+    """The inclusive range ``account.id`` operators (``gt:``, ``gte:``, ``lt:``, ``lte:``) leave,
+    None when ``account.id`` is absent or one account (:func:`account_id_filter`)."""
+    values = query.get("account.id", [])
+    ops = [operator(value, "account.id") for value in values]
+    if not ops or all(op == "eq" for op, _ in ops):
+        return None
+    low: EntityKey = (0, 0, 0)
+    high = ENTITY_KEY_MAX
+    for op, value in ops:
+        key = entity_key(account_reference(value, "account.id"))
+        if op == "eq":
+            raise InvalidParamsError("account.id: eq and a range together")
+        if op in ("gt", "gte"):
+            low = max(low, _next_key(key) if op == "gt" else key)
+        elif op in ("lt", "lte"):
+            high = min(high, _previous_key(key) if op == "lt" else key)
+    return low, high
+
+
+def entity_key(entity: str) -> EntityKey:
+    shard, realm, num = (int(part) for part in entity.split("."))
+    return shard, realm, num
+
+
+def _next_key(key: EntityKey) -> EntityKey:
+    return (key[0], key[1], key[2] + 1)
+
+
+def _previous_key(key: EntityKey) -> EntityKey:
+    return (key[0], key[1], key[2] - 1) if key[2] > 0 else (key[0], key[1] - 1, ENTITY_KEY_MAX[2])

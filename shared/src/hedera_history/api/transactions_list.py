@@ -1,13 +1,14 @@
-"""``GET /api/v1/transactions`` as the mirror node lists it: newest first by default, ``account.id``,
-``timestamp`` operators, ``transactiontype``, ``result`` (success/fail), ``type`` (credit/debit),
-``limit`` and ``links.next`` (a ``timestamp`` cursor, as the reference's).
+"""``GET /api/v1/transactions`` as the mirror node lists it: newest first by default, ``account.id``
+(one account, or a range: ``gte:``, ``lt:``, ...), ``timestamp`` operators, ``transactiontype``,
+``result`` (success/fail), ``type`` (credit/debit), ``limit`` and ``links.next`` (a ``timestamp``
+cursor, as the reference's).
 
-Without ``account.id`` the listing walks complete blocks (newest first or oldest first) and reads
-each block's transactions; with it, the account's history index (newest first only). A request
-looks at a bounded number of blocks or history rows: when filters leave the page short at that
-bound, ``links.next`` still says where to go on, so a page may be short without being the last.
+Without ``account.id``, or with a range of accounts, the listing walks complete blocks (newest first
+or oldest first) and reads each block's transactions, a range keeping those that move hbar, tokens
+or an NFT of an account in it; with one account, the account's history index (newest first only).
+A request looks at a bounded number of blocks or history rows: when filters leave the page short at
+that bound, ``links.next`` still says where to go on, so a page may be short without being the last.
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
@@ -22,7 +23,13 @@ from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServ
 from hedera_history.api.parse import MAX_I64, parse_timestamp
 from hedera_history.api.query import Query, only, operator, order, page_limit
 from hedera_history.api.render import render_transactions, timestamp
-from hedera_history.api.transaction_filters import account_id_filter, last_value
+from hedera_history.api.transaction_filters import (
+    EntityKey,
+    account_id_filter,
+    account_id_range,
+    entity_key,
+    last_value,
+)
 from hedera_history.errors import RowDecodeError
 from hedera_history.store.decode import StoredTransaction
 from hedera_history.store.reader import HistoryReader
@@ -51,19 +58,40 @@ class Filters:
     type_name: str | None
     result: str | None
     credit: str | None
+    account_range: tuple[EntityKey, EntityKey] | None = None
+    """``account.id`` as a range: a transaction moving hbar, tokens or an NFT of an account in it."""
 
     def keep(self, rendered: dict[str, Any]) -> bool:
         if self.type_name is not None and rendered["name"] != self.type_name:
             return False
         if self.result is not None and (rendered["result"] in SUCCESS_RESULTS) != (self.result == "success"):
             return False
+        if self.account_range is not None and not any(self._in_range(a) for a in _moved_accounts(rendered)):
+            return False
         if self.credit is not None:
             wanted = 1 if self.credit == "credit" else -1
-            return any(
-                t["amount"] * wanted > 0 and (self.account is None or t["account"] == self.account)
-                for t in rendered["transfers"]
-            )
+            return any(t["amount"] * wanted > 0 and self._named(t["account"]) for t in rendered["transfers"])
         return True
+
+    def _named(self, account: str) -> bool:
+        if self.account_range is not None:
+            return self._in_range(account)
+        return self.account is None or account == self.account
+
+    def _in_range(self, account: str | None) -> bool:
+        if account is None or self.account_range is None:
+            return False
+        low, high = self.account_range
+        return low <= entity_key(account) <= high
+
+
+def _moved_accounts(rendered: dict[str, Any]) -> Iterator[str | None]:
+    """The accounts of a rendered transaction's hbar, token and NFT transfers."""
+    yield from (t["account"] for t in rendered["transfers"])
+    yield from (t["account"] for t in rendered.get("token_transfers") or [])
+    for nft in rendered.get("nft_transfers") or []:
+        yield nft["sender_account_id"]
+        yield nft["receiver_account_id"]
 
 
 def parse_filters(query: Query) -> Filters:
@@ -86,7 +114,7 @@ def parse_filters(query: Query) -> Filters:
     credit = last_value(query, "type")
     if credit not in (None, "credit", "debit"):
         raise InvalidParamsError("Invalid parameter: type")
-    return Filters(low, high, account_id_filter(query), type_name, result, credit)
+    return Filters(low, high, account_id_filter(query), type_name, result, credit, account_id_range(query))
 
 
 def list_transactions(get_reader: Reader, query: Query, skipped: SkippedRows) -> dict[str, Any]:
