@@ -1,7 +1,7 @@
-"""/network/exchangerate and /network/fees on a generated stream with updates of 0.0.112 and
-0.0.111, in memory: each answer, now and as of times between the updates, is the content the
-generator wrote (the fee schedule rebuilt from its update and append), checked against the
-reference's OpenAPI; before the first update, a 404."""
+"""/network/exchangerate, /network/fees and /network/stake on a generated stream with updates of
+0.0.112 and 0.0.111 and two NodeStakeUpdates, in memory: each answer, now and as of times between
+the updates, is the content the generator wrote (the fee schedule rebuilt from its update and
+append; the newest stake update), checked against the reference's OpenAPI; without any, a 404."""
 
 from __future__ import annotations
 
@@ -23,7 +23,16 @@ from hedera_history.verify.stream import verify_stream
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
 from tests.unit.store.fakes import MemoryGateway
 
-CONFIG = GeneratorConfig(nodes=4, periods=8, transactions=40, seed=4, network_files=True, rotate_key=False)
+STAKES = ((10 * 10**8, 20 * 10**8, 30 * 10**8, 40 * 10**8), (11 * 10**8, 21 * 10**8, 31 * 10**8, 41 * 10**8))
+CONFIG = GeneratorConfig(
+    nodes=4,
+    periods=8,
+    transactions=40,
+    seed=4,
+    network_files=True,
+    rotate_key=False,
+    stake_updates={2: STAKES[0], 5: STAKES[1]},
+)
 ExchangeRateSet: Any = type(hapi.TransactionReceipt().exchangeRate)
 
 
@@ -45,7 +54,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[dict[str,
         contract.validate(route, status, response.body)
         return response.body
 
-    updates = [t for t in stream.truth["transactions"] if "system_file" in t]
+    updates = [t for t in stream.truth["transactions"] if "system_file" in t or t["type"] == "node_stake_update"]
     return get, updates
 
 
@@ -55,7 +64,7 @@ def rates_of(truth: dict[str, Any]) -> Any:
 
 def test_the_exchange_rate_as_of_each_update(world: tuple[Any, list[dict[str, Any]]]) -> None:
     get, updates = world
-    rate_updates = [t for t in updates if t["system_file"]["file"] == "0.0.112"]
+    rate_updates = [t for t in updates if t.get("system_file", {}).get("file") == "0.0.112"]
     assert len(rate_updates) >= 2
     first = rate_updates[0]["consensus_ns"]
     get("/api/v1/network/exchangerate", {"timestamp": [f"lt:{timestamp(first)}"]}, 404)
@@ -74,12 +83,14 @@ def test_the_exchange_rate_as_of_each_update(world: tuple[Any, list[dict[str, An
 
 def test_the_fees_from_the_schedule_rebuilt_from_its_update_and_append(world: tuple[Any, list[dict[str, Any]]]) -> None:
     get, updates = world
-    newest_fees = [t for t in updates if t["system_file"]["file"] == "0.0.111"][-2:]
+    newest_fees = [t for t in updates if t.get("system_file", {}).get("file") == "0.0.111"][-2:]
     assert [t["type"] for t in newest_fees] == ["fileUpdate", "fileAppend"]
     content = b"".join(bytes.fromhex(t["system_file"]["contents"]) for t in newest_fees)
     schedules = hapi.basic_types.CurrentAndNextFeeSchedule.FromString(content)
     at_ns = newest_fees[-1]["consensus_ns"]
-    newest_rate = [t for t in updates if t["system_file"]["file"] == "0.0.112" and t["consensus_ns"] <= at_ns][-1]
+    newest_rate = [
+        t for t in updates if t.get("system_file", {}).get("file") == "0.0.112" and t["consensus_ns"] <= at_ns
+    ][-1]
     rates = rates_of(newest_rate)
     rate = rates.currentRate if at_ns <= rates.currentRate.expirationTime.seconds * 10**9 else rates.nextRate
     schedule = schedules.currentFeeSchedule
@@ -96,3 +107,23 @@ def test_the_fees_from_the_schedule_rebuilt_from_its_update_and_append(world: tu
     reverse = get("/api/v1/network/fees", {"timestamp": [f"lte:{timestamp(at_ns)}"], "order": ["desc"]})
     assert reverse["fees"] == list(reversed(expected))
     get("/api/v1/network/fees", {"timestamp": [f"lt:{timestamp(updates[0]['consensus_ns'])}"]}, 404)
+
+
+def test_the_network_stake_is_the_newest_stake_update(world: tuple[Any, list[dict[str, Any]]]) -> None:
+    get, updates = world
+    newest = [t for t in updates if t["type"] == "node_stake_update"][-1]
+    answer = get("/api/v1/network/stake")
+    day_ns = 86_400 * 10**9
+    period_start = newest["consensus_ns"] // day_ns * day_ns  # the generator ends the period at the day's end
+    assert answer["stake_total"] == sum(STAKES[1])
+    assert answer["staking_period"] == {"from": timestamp(period_start), "to": timestamp(period_start + day_ns)}
+    assert (answer["staking_period_duration"], answer["staking_periods_stored"]) == (1440, 365)
+    assert answer["node_reward_fee_fraction"] == 0.0
+
+
+def test_no_stake_update_is_the_reference_404() -> None:
+    response = handle(lambda: HistoryReader(MemoryGateway()), "GET", "/api/v1/network/stake", {}, b"")
+    assert response.status == 404
+    assert response.body == {
+        "_status": {"messages": [{"message": "Not Found", "detail": "No network stake data found"}]}
+    }
