@@ -16,7 +16,10 @@ import sys
 from collections.abc import Sequence
 
 from hedera_history import logs
-from hedera_history.backfill.job_spec import build_job, parse_job_argv
+from hedera_history.backfill.block_driver import BlockBackfillReport
+from hedera_history.backfill.block_plan import BlockJob
+from hedera_history.backfill.job_spec import build_block_job, build_job, is_block_job, parse_job_argv
+from hedera_history.backfill.report import BackfillReport
 from hedera_history.errors import HistoryError, JobArgumentError
 
 USAGE_ERROR = 2
@@ -26,16 +29,19 @@ def run(argv: Sequence[str]) -> int:
     """The job's exit code for the command line ``argv`` (the program's name left out)."""
     args = parse_job_argv(argv)
     try:
-        job = build_job(args)
+        job = build_block_job(args) if is_block_job(args) else build_job(args)
     except JobArgumentError as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR
     # On a cluster nobody watches a progress bar: the driver logs JSON lines instead.
     logs.configure("backfill", job.settings.log_level)
-    from hedera_history.backfill.launch import launch_backfill  # noqa: PLC0415 (PySpark: only on Spark)
+    from hedera_history.backfill.launch import launch_backfill, launch_block_backfill  # noqa: PLC0415 (PySpark)
 
     try:
-        report = launch_backfill(job, create_tables=args.create_tables)
+        if isinstance(job, BlockJob):
+            report: BackfillReport | BlockBackfillReport = launch_block_backfill(job, create_tables=args.create_tables)
+        else:
+            report = launch_backfill(job, create_tables=args.create_tables)
     except HistoryError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -9,11 +9,13 @@ ledger publication (block 0, which publishes it, is not a block file here).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hedera_history.backfill.block_driver import in_process, run_block_backfill
 from hedera_history.backfill.block_plan import BlockJob
 from hedera_history.books.parse import parse_address_book
@@ -95,3 +97,38 @@ def test_native_blocks_without_a_trust_root_are_refused_never_written(
     assert report.tss_origin == "none"
     assert not report.ok and report.written == 0
     assert all("TSS" in failure or "roster" in failure for failure in report.summaries[0].failures)
+
+
+def test_backfill_run_reads_a_block_node_range_with_the_cells_a_load_writes(
+    spark: Any, history: History, generated_cutover_stream: GeneratedStream, generated_cutover_stream_dir: Path
+) -> None:
+    """``backfill run --block-node HOST:PORT --first-block A --last-block B`` on the local block node."""
+    from hedera_history.cli.main import cli  # noqa: PLC0415
+    from hedera_history.localstack.block_node_server import BlockNodeServer  # noqa: PLC0415
+
+    stream, folder = generated_cutover_stream, generated_cutover_stream_dir
+    loaded = _loaded(history, stream, folder, "blocks_nload_")
+    settings = _settings(history, "blocks_node_", folder)
+    first, last = stream.blocks[0].block_number, stream.blocks[-1].block_number
+    server = BlockNodeServer(folder / BLOCK_FOLDER).start()
+    try:
+        args = ["backfill", "run", "--block-node", f"127.0.0.1:{server.port}", "--first-block", str(first)]
+        args += ["--last-block", str(last), "--partitions", "3", "--local", "2", "--json"]
+        args += [
+            "--project",
+            settings.project,
+            "--instance",
+            settings.bigtable_instance,
+            "--table-prefix",
+            "blocks_node_",
+        ]
+        args += ["--address-book", str(folder / "address-book.bin"), "--no-create-tables"]
+        args += ["--env", f"HEDERA_HISTORY_LEDGER_PUBLICATION={settings.ledger_publication}"]
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    finally:
+        server.stop(0)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["written"], len(report["partitions"])) == (len(stream.blocks), 3)
+    backfilled = history.cells("blocks_node_")
+    assert backfilled == loaded, describe_difference(loaded, backfilled)

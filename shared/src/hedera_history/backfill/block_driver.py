@@ -56,6 +56,20 @@ class BlockBackfillReport:
     def transactions(self) -> int:
         return sum(summary.transactions for summary in self.summaries)
 
+    def to_json(self) -> dict[str, object]:
+        return {
+            "ok": self.ok,
+            "planned": self.planned,
+            "written": self.written,
+            "transactions": self.transactions,
+            "tss_trust": self.tss_origin,
+            "missing": list(self.missing),
+            "partitions": [
+                {"index": s.index, "first": s.first, "last": s.last, "written": s.written, "failures": list(s.failures)}
+                for s in self.summaries
+            ],
+        }
+
     def summary_lines(self) -> list[str]:
         lines = [
             f"blocks: {self.planned} planned, {self.written} written, in {len(self.summaries)} partition(s)",

@@ -4,7 +4,8 @@ Blocks come from a bucket or a directory (``gs://``, ``s3://``, a folder: one fi
 public buckets' layout ``<network>/block/0000/0000/0000/0000/007.blk.zstd`` or flat), or from block
 nodes over gRPC (``getBlock`` by number). Partitions are contiguous ranges of block numbers; each
 task also reads the block just before its range, so the chain link across every partition boundary
-is checked inside a task (that block is verified, never written there).
+is checked inside a task (that block is verified, never written there). The job's own first block is
+linked to its predecessor only when a listing holds it (as ``load`` links a folder's first block).
 
 TSS trust: a native block's proof is checked against the roster of the ledger id block 0 publishes.
 The driver finds that publication once (:class:`TssRoot`) and every task gets its bytes with the
@@ -107,8 +108,9 @@ def list_blocks(source: ObjectSource, folder: str, first: int, last: int | None)
 
 
 def node_blocks(first: int, last: int) -> list[ListedBlock]:
-    """Blocks ``first - 1`` (when there is one) to ``last`` from block nodes: asked by number."""
-    return [ListedBlock(number, "") for number in range(max(0, first - 1), last + 1)]
+    """Blocks ``first`` to ``last`` from block nodes, asked by number. The block before ``first`` is
+    not asked: it may be a record file (the first block after the cutover), which no block node has."""
+    return [ListedBlock(number, "") for number in range(first, last + 1)]
 
 
 def partition_blocks(listed: Sequence[ListedBlock], first: int, partitions: int) -> list[BlockPartition]:

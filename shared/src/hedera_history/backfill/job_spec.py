@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from hedera_history.backfill.block_plan import BlockJob
 from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
@@ -66,6 +67,8 @@ JOB_FLAGS = (
     JobFlag("sidecars", "--sidecars", bool, negated=True),
     JobFlag("s3_requester_pays", "--s3-requester-pays", bool, negated=True),
     JobFlag("create_tables", "--create-tables", bool, negated=True),
+    JobFlag("blocks", "--blocks", bool),
+    JobFlag("block_node", "--block-node"),
 )
 """Every flag ``backfill run`` and the Dataproc job share, besides SOURCE and ``--env``."""
 
@@ -74,8 +77,9 @@ JOB_FLAGS = (
 class JobArguments:
     """A job's arguments as given (None: not given, the settings decide)."""
 
-    start: str
-    end: str
+    start: str = ""
+    end: str = ""
+    """``--start`` and ``--end``: needed for record files, not for blocks (numbered by --first-block)."""
     source: str | None = None
     address_book: str | None = None
     first_block: int | None = None
@@ -97,6 +101,10 @@ class JobArguments:
     sidecars: bool | None = None
     s3_requester_pays: bool | None = None
     create_tables: bool = True
+    blocks: bool = False
+    """SOURCE holds block files (HIP-1056), not record streams."""
+    block_node: str | None = None
+    """Block nodes to read the blocks --first-block to --last-block from, instead of SOURCE."""
     env: tuple[str, ...] = ()
     fail_after_blocks: int | None = None
     """Test hook: tasks stop after this many blocks (never forwarded)."""
@@ -120,9 +128,8 @@ def parse_job_argv(argv: Sequence[str], prog: str = "dataproc_job.py") -> JobArg
             default = JobArguments.__dataclass_fields__[flag.name].default
             parser.add_argument(flag.flag, dest=flag.name, action=action, default=default)
         else:
-            required = flag.name in ("start", "end")
             choices = sorted(LAYOUTS) if flag.name == "layout" else None
-            parser.add_argument(flag.flag, dest=flag.name, type=flag.kind, required=required, choices=choices)
+            parser.add_argument(flag.flag, dest=flag.name, type=flag.kind, choices=choices)
     parser.add_argument("--env", dest="env", action="append", default=[], metavar="NAME=VALUE")
     return JobArguments.from_params(vars(parser.parse_args(list(argv))))
 
@@ -195,6 +202,10 @@ def build_job(args: JobArguments) -> BackfillJob:
     folder = args.network_folder or (preset.node_id_folder if preset else "")
     if layout is BucketLayout.NODE_ID and not folder:
         raise JobArgumentError("the node-id layout needs --network-folder (the first folder) or a --network preset")
+    if not (args.start and args.end):
+        raise JobArgumentError(
+            "--start and --end are needed for record files (--blocks or --block-node: block numbers)"
+        )
     start, end = job_time(args.start, "--start"), job_time(args.end, "--end")
     if end <= start:
         raise JobArgumentError("--end must be after --start")
@@ -221,3 +232,35 @@ def _address_book_bytes(location: str, settings: Settings) -> bytes:
     data = read_address_book_bytes(location, settings)
     parse_address_book(data, location)
     return data
+
+
+def is_block_job(args: JobArguments) -> bool:
+    return args.blocks or bool(args.block_node)
+
+
+def build_block_job(args: JobArguments) -> BlockJob:
+    """The block backfill ``args`` describe: SOURCE's block files (below the --network preset's
+    ``<network>/block/`` folder, else anywhere below SOURCE) or ``--block-node`` ranges, from
+    ``--first-block`` (default 0) to ``--last-block``; the book (for wrapped record blocks) when given."""
+    apply_env(args)
+    settings = job_settings(args)
+    preset = network_named(settings.network)
+    nodes = args.block_node or ""
+    url = "" if nodes else args.source or (f"gs://{preset.block_bucket}" if preset and preset.block_bucket else "")
+    if not nodes and not url:
+        raise JobArgumentError(
+            "--blocks needs SOURCE (gs://, s3:// or a directory) or a --network preset's block bucket"
+        )
+    folder = preset.block_folder if preset is not None and not nodes and not args.source else ""
+    location = args.address_book or settings.address_book
+    return BlockJob(
+        replace(settings, block_nodes=nodes or settings.block_nodes),
+        args.first_block or 0,
+        args.last_block,
+        source_url=url,
+        folder=folder,
+        block_nodes=nodes,
+        book=_address_book_bytes(location, settings) if location else None,
+        ratio=parse_consensus_ratio(settings.consensus_ratio if args.consensus_ratio is None else args.consensus_ratio),
+        partitions=args.partitions,
+    )

@@ -21,10 +21,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from hedera_history import logs
 from hedera_history.backfill import job_spec
+from hedera_history.backfill.block_driver import BlockBackfillReport
 from hedera_history.backfill.job_spec import LAYOUTS, JobArguments
 from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.backfill.runtime import RUNTIME_VERSION as DATAPROC_RUNTIME
 from hedera_history.cli.common import network_options
+from hedera_history.config import Settings
 from hedera_history.errors import JobArgumentError
 from hedera_history.name_values import name_values
 
@@ -40,9 +42,23 @@ def _job_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "[HEDERA_HISTORY_ADDRESS_BOOK].",
         ),
         click.option(
-            "--start", required=True, help="First period time: 2024-06-01, 2024-06-01T00:00:00Z, stream form or ns."
+            "--start",
+            default="",
+            help="First period time: 2024-06-01, 2024-06-01T00:00:00Z, stream form or ns (record files).",
         ),
-        click.option("--end", required=True, help="End of the range (exclusive), same forms as --start."),
+        click.option("--end", default="", help="End of the range (exclusive), same forms as --start (record files)."),
+        click.option(
+            "--blocks",
+            is_flag=True,
+            help="SOURCE holds block files (HIP-1056): the range is --first-block to --last-block. Without SOURCE, "
+            "the --network preset's block bucket.",
+        ),
+        click.option(
+            "--block-node",
+            default=None,
+            metavar="HOST:PORT[,...]",
+            help="Read blocks --first-block to --last-block from these block nodes (gRPC) instead of SOURCE.",
+        ),
         click.option("--first-block", type=int, default=None, help="Only blocks from this number on."),
         click.option("--last-block", type=int, default=None, help="Only blocks up to this number (inclusive)."),
         click.option(
@@ -138,8 +154,11 @@ def run(ctx: click.Context, /, **params: Any) -> None:
     Periods already complete are skipped unless --reprocess; a run that stopped goes on where it
     stopped. Exits 0 only when every period verified and was written and every link checked out.
     """
-    from hedera_history.backfill.launch import launch_backfill  # noqa: PLC0415 (Spark loads only here)
+    from hedera_history.backfill.launch import launch_backfill, launch_block_backfill  # noqa: PLC0415 (Spark)
 
+    if job_spec.is_block_job(JobArguments.from_params(params)):
+        _run_blocks(ctx, params, launch_block_backfill)
+        return
     job = _job(params)
     if params["local"] is None:
         # On a cluster nobody watches a progress bar: the driver logs JSON lines instead.
@@ -160,6 +179,24 @@ def run(ctx: click.Context, /, **params: Any) -> None:
     else:
         for line in report.summary_lines():
             console.print(line, markup=False, highlight=False)
+    if not report.ok:
+        ctx.exit(1)
+
+
+def _run_blocks(ctx: click.Context, params: dict[str, Any], launch: Callable[..., BlockBackfillReport]) -> None:
+    with _usage_errors():
+        job = job_spec.build_block_job(JobArguments.from_params(params))
+    if params["local"] is None:
+        logs.configure("backfill", job.settings.log_level)
+    report = launch(job, local_cores=params["local"], create_tables=params["create_tables"])
+    data = report.to_json()
+    if params["report_path"] is not None:
+        params["report_path"].write_text(json.dumps(data, indent=1) + "\n")
+    if params["as_json"]:
+        click.echo(json.dumps(data, indent=1))
+    else:
+        for line in report.summary_lines():
+            click.echo(line, err=True)
     if not report.ok:
         ctx.exit(1)
 
@@ -224,11 +261,8 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
         staging = params["staging_url"] or settings.dataproc_staging_url
         if not staging:
             raise click.UsageError("a staging location is needed: --staging-url gs://bucket/prefix")
-        start = job_spec.job_time(args.start, "--start")
-        job_spec.job_time(args.end, "--end")
-        job_spec.source_url(args, settings)
         properties = name_values(params["properties"], "--property")
-    book = job_spec.book_location(args, settings, start)
+        book = _submitted_book(args, settings)
     local_book = Path(book) if book and "://" not in book else None
     if local_book is not None and not local_book.is_file():
         raise click.UsageError(f"no address book at {local_book}")
@@ -278,6 +312,17 @@ def submit(ctx: click.Context, /, **params: Any) -> None:
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
+
+
+def _submitted_book(args: JobArguments, settings: Settings) -> str:
+    """The book the job reads, its arguments checked first (a block job needs none but the one given)."""
+    if job_spec.is_block_job(args):
+        job_spec.build_block_job(args)
+        return args.address_book or ""
+    start = job_spec.job_time(args.start, "--start")
+    job_spec.job_time(args.end, "--end")
+    job_spec.source_url(args, settings)
+    return job_spec.book_location(args, settings, start)
 
 
 def _job(params: dict[str, Any]) -> BackfillJob:
