@@ -3,7 +3,8 @@
 A block's evidence: V1/V2 files whole (their file hash covers every byte); V5/V6 files as the
 run of items from the first proven one to the file's end (the running hash before it, the items
 proven in full, the others as item hashes) with the header fields of the metadata hash, unless
-sidecars are proven (then the whole file, whose file hash covers the sidecar hashes). Signatures:
+sidecars are proven (then the whole file, whose file hash covers the sidecar hashes) or the nodes
+signed the file hash only (a wrapped record block's ``SignedRecordFileProof``: the whole file too). Signatures:
 the fewest nodes, heaviest first, whose stake reaches the consensus share of the book the verifier
 will weigh them with (the chain is replayed here exactly as the verifier replays it).
 """
@@ -40,6 +41,9 @@ class SignedBlock:
     block_number: int
     signatures: tuple[NodeSignature, ...]
     sidecars: tuple[SidecarFile, ...] = ()
+    signed_bytes: bytes | None = None
+    """The bytes the file hash covers when the parsed file cannot give them back (a wrapped block's
+    record file, rebuilt from the block's own bytes); None: rebuilt from ``record``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +146,10 @@ def block_evidence(
     """``block`` as evidence proving the items at ``shown`` (None: every item)."""
     record = block.record
     evidence = BlockEvidence(record_version=record.version)
-    if record.version in (1, 2) or whole_file:
-        data = signed_file_bytes(record)
+    # A wrapped record block (HIP-1427) keeps each node's signature over the file hash only.
+    file_signatures_only = not any(signature.metadata_signature for signature in block.signatures)
+    if record.version in (1, 2) or whole_file or file_signatures_only:
+        data = block.signed_bytes if block.signed_bytes is not None else signed_file_bytes(record)
         if data is None:
             raise ProofFormatError(f"{record.name}: the signed bytes cannot be rebuilt from the parsed file")
         evidence.record_file = data

@@ -38,13 +38,15 @@ from hedera_history.errors import (
     ObjectNotFoundError,
     ProofBookError,
 )
-from hedera_history.formats.block import parse_block
+from hedera_history.formats.block import ProofKind, parse_block
 from hedera_history.formats.block_record_file import BLOCK_FILE_VERSION
 from hedera_history.formats.dispatch import parse_record_file, parse_signature_file
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.parsed_files import RecordFile, SidecarFile, SidecarRecord, SidecarType, SignatureFile
+from hedera_history.formats.rebuild import signed_file_bytes
 from hedera_history.formats.sidecar import write_sidecar_file
 from hedera_history.formats.stream_paths import NodeIdentity
+from hedera_history.formats.wrapped_record import rebuild_wrapped_record
 from hedera_history.proofs.build import ChainPlan, SignedBlock, block_bundle, chain_step, transaction_bundle
 from hedera_history.proofs.chain import chain_change
 from hedera_history.proofs.codec import encode_bundle
@@ -233,7 +235,23 @@ class StoreProver:
             raise ObjectNotFoundError(f"block {number} holds no item at {containing}")
         header, record = chosen
         sidecars = self._sidecar_files(record) if with_sidecars and record.sidecars else ()
-        return SignedBlock(record, number, header.signatures, sidecars)
+        signed_bytes = None
+        if header.wrapped_envelope is not None and signed_file_bytes(record) is None:
+            signed_bytes = self._wrapped_record_bytes(number)
+        return SignedBlock(record, number, header.signatures, sidecars, signed_bytes)
+
+    def _wrapped_record_bytes(self, number: int) -> bytes | None:
+        """A wrapped block's record file exactly as its nodes signed it, rebuilt from the block's
+        original bytes (the parsed file loses a HAPI version's pre-release or build part)."""
+        original = original_block(self.reader, number)
+        if original is None:
+            return None
+        block = parse_block(original, f"block {number}")
+        for proof in block.proofs:
+            if proof.field == ProofKind.SIGNED_RECORD_FILE_PROOF and block.record_file is not None:
+                version = proof.message(block.name).signed_record_file_proof.version
+                return rebuild_wrapped_record(block.record_file, version, block.name).data
+        return None
 
     def _sidecar_files(self, record: RecordFile) -> tuple[SidecarFile, ...]:
         """The block's sidecar files laid out again from the stored records, each checked against
