@@ -19,7 +19,10 @@ complete and the tables equal the reference, which the single-process path (``ve
   functions' Bigtable call timeout, then resumed (an emulator of its own);
 - the Pub/Sub emulator restarted on its port (in-memory: topics, subscriptions and the messages in
   them are gone; the stack's topics are created again, the push bridges pull again, and the
-  reconciler republishes what was lost).
+  reconciler republishes what was lost);
+- a network that cuts over (record periods, wrapped record blocks, native blocks): its block files
+  uploaded shuffled, each twice, while the ingest or the store function is killed as the first
+  blocks are published.
 
 The reconciler's deadline is a second or two here (``HEDERA_HISTORY_RECONCILE_AFTER_SECONDS``),
 except in the default-settings cases. Every case also ends with the contiguous watermark and the
@@ -29,6 +32,7 @@ address-book keeper at the last block.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import time
 from collections.abc import Callable
@@ -41,16 +45,24 @@ from hedera_history.config import Settings
 from hedera_history.fault_points import FAULT_POINT_VARIABLE, STORE_AFTER_DONE
 from hedera_history.formats.names import parse_timestamp
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
-from hedera_history.gen.config_and_output import GeneratedStream
+from hedera_history.gen.config_and_output import LEDGER_PUBLICATION_FILE, GeneratedStream
 from hedera_history.localstack.emulators import BigtableEmulator, PubSubEmulator
 from hedera_history.localstack.provision import create_topics
 from hedera_history.localstack.scoped_env import scoped_environ
 from hedera_history.localstack.stack import AttachedEmulators, LocalStack
 from hedera_history.localstack.stack_progress import directory_target, open_gateway_for, read_progress, wait_for_blocks
-from hedera_history.localstack.upload import find_stream_files, install_address_book, plan_uploads, upload_files
+from hedera_history.localstack.upload import (
+    bucket_sink,
+    find_stream_files,
+    install_address_book,
+    plan_uploads,
+    upload_files,
+)
 from hedera_history.pipeline.address_books import AddressBookHistory
+from hedera_history.pipeline.block_load import load_block_runs
 from hedera_history.pipeline.state import IngestState
 from hedera_history.pipeline.tracking_rows import TrackingRows
+from hedera_history.sources.local_blocks import find_block_runs
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
@@ -58,6 +70,7 @@ from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 from hedera_history.transport.dead_letters import replay_dead_letters
 from hedera_history.transport.topics import RetryPolicy
+from hedera_history.verify.consensus import DEFAULT_RATIO
 from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import PROJECT, unique_name
@@ -129,7 +142,19 @@ def assert_heals_to_reference(
     assert outcome.done, f"blocks {outcome.missing} still incomplete after {outcome.seconds:.0f} s"
     assert_watermark_and_keeper_at_the_end(stack, stream)
     state = stack.state
-    deadline = time.monotonic() + 60
+    assert_cells_become(stack, reference)
+    if reconciled:
+        deadline = time.monotonic() + 60
+        while (watched := read_progress(open_gateway_for(state)).unconfirmed_periods) and time.monotonic() < deadline:
+            time.sleep(1)
+        assert watched == 0, f"the reconciler still watches {watched} periods"
+
+
+def assert_cells_become(stack: LocalStack, reference: TableCells, timeout: float = 60) -> None:
+    """The history tables equal ``reference`` within ``timeout`` (the last signature cells and
+    republished duplicates may land a moment after the blocks complete)."""
+    state = stack.state
+    deadline = time.monotonic() + timeout
     while True:
         with scoped_environ({"BIGTABLE_EMULATOR_HOST": state.bigtable_host}):
             actual = history_cells(state.project, state.bigtable_instance, state.table_prefix)
@@ -137,11 +162,6 @@ def assert_heals_to_reference(
             break
         time.sleep(2)
     assert actual == reference, describe_difference(reference, actual)
-    if reconciled:
-        deadline = time.monotonic() + 60
-        while (watched := read_progress(open_gateway_for(state)).unconfirmed_periods) and time.monotonic() < deadline:
-            time.sleep(1)
-        assert watched == 0, f"the reconciler still watches {watched} periods"
 
 
 def assert_watermark_and_keeper_at_the_end(stack: LocalStack, stream: GeneratedStream, timeout: float = 60) -> None:
@@ -375,3 +395,83 @@ def test_pubsub_restarted_heals(
             stack.stop()  # before its emulator goes: the bridges hand back what they hold
     finally:
         pubsub.stop()
+
+
+# ---- block streams: a network that cuts over, its block files uploaded into the stack's bucket ----
+
+
+@pytest.fixture(scope="module")
+def cutover_stream(generated_cutover_stream: GeneratedStream) -> GeneratedStream:
+    """Record files 0-2, wrapped record blocks 3-4 (a key rotation in block 4), native blocks 5-7."""
+    return generated_cutover_stream
+
+
+@pytest.fixture(scope="module")
+def cutover_dir(generated_cutover_stream_dir: Path) -> Path:
+    """The stream written out, its ``ledger-id-publication.bin`` beside it."""
+    return generated_cutover_stream_dir
+
+
+@pytest.fixture(scope="module")
+def cutover_reference(cutover_dir: Path, cutover_stream: GeneratedStream, bigtable_client: Any) -> TableCells:
+    """The clean run: the record periods and then the block files, as ``load`` writes them."""
+    instance = bigtable_client.instance(unique_name("ref"))
+    settings = Settings.from_env(
+        project=PROJECT,
+        bigtable_instance=instance.instance_id,
+        table_prefix="ref_",
+        ledger_publication=str(cutover_dir / LEDGER_PUBLICATION_FILE),
+    )
+    ensure_tables(instance, settings)
+    gateway = gateway_for_instance(instance, settings)
+    book = parse_address_book(cutover_stream.address_book)
+    try:
+        results = list(verify_stream(find_local_periods(cutover_dir), book))
+        blocks = [r.report.block for r in results if r.report.block is not None]
+        assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
+        runs = find_block_runs(cutover_dir)
+        report = load_block_runs(runs, book, ratio=DEFAULT_RATIO, settings=settings, gateway=gateway)
+        assert report.written == len(cutover_stream.blocks), report
+    finally:
+        gateway.close()
+    return history_cells(PROJECT, instance.instance_id, "ref_")
+
+
+@pytest.mark.parametrize(
+    ("function", "seed"), [pytest.param("ingest", 5, id="ingest"), pytest.param("store", 6, id="store")]
+)
+def test_block_uploads_shuffled_twice_with_a_function_killed_mid_block_heal(
+    local_stack_factory: StackFactory,
+    cutover_stream: GeneratedStream,
+    cutover_dir: Path,
+    cutover_reference: TableCells,
+    function: str,
+    seed: int,
+) -> None:
+    """Record periods, then block files uploaded shuffled, each twice, while the ingest or store
+    function is killed as the first blocks are published: every block complete once the function is
+    back, the tables cell for cell the clean run's."""
+    publication = {"HEDERA_HISTORY_LEDGER_PUBLICATION": str(cutover_dir / LEDGER_PUBLICATION_FILE)}
+    stack = start(local_stack_factory, cutover_stream, extra_env=publication)
+    upload(stack, cutover_dir, seed=seed)
+    records = [p.block_number for p in cutover_stream.periods]
+    reader = HistoryReader(open_gateway_for(stack.state))
+    deadline = time.monotonic() + WAIT_SECONDS
+    while len(reader.complete_blocks(records)) < len(records) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    names = [name for name in cutover_stream.objects if name.endswith(".blk.zstd")]
+    order = random.Random(seed).sample(names, len(names)) + random.Random(seed + 1).sample(names, len(names))
+    sink = bucket_sink(stack.state)
+    killed = stack.function(function)
+    for index, name in enumerate(order):
+        sink.write(name, cutover_stream.objects[name])
+        if index == 1:
+            killed.kill()
+    time.sleep(2)
+    killed.restart()
+    numbers = records + [b.block_number for b in cutover_stream.blocks]
+    deadline = time.monotonic() + WAIT_SECONDS
+    while len(reader.complete_blocks(numbers)) < len(numbers) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert reader.complete_blocks(numbers) == set(numbers)
+    assert_cells_become(stack, cutover_reference)

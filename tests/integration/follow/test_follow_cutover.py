@@ -1,11 +1,11 @@
 """The follower through the cutover on the Bigtable emulator: record periods, then blocks.
 
-A generated network cuts over after three record periods (two wrapped record blocks, then native
-TSS-signed blocks). The follower reads the record periods, switches to blocks by itself once no
-period arrives and the next block is there, and publishes every block: numbering continuous,
-cells identical to loading the same stream; restarted at the switch it resumes on blocks with no
-gap and no duplicate effect; a block missing from the bucket is filled from the other source.
-"""
+A generated network cuts over after three record periods (two wrapped record blocks, the second
+rotating a node's key, then native TSS-signed blocks). The follower reads the record periods,
+switches to blocks by itself once no period arrives and the next block is there, and publishes
+every block: numbering continuous, cells identical to loading the same stream; restarted at the
+switch it resumes on blocks with no gap and no duplicate effect; a block missing from the bucket
+is filled from the other source."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pytest
 from hedera_history.books.parse import parse_address_book
 from hedera_history.follow.block_sources import BucketBlocks, CompositeBlocks, FetchedBlock
 from hedera_history.follow.position import read_position
-from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
+from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.gen.stream import generate_stream
 from hedera_history.gen.writer import write_stream
 from hedera_history.localstack.block_node_server import BlockNodeServer
@@ -43,18 +43,9 @@ CUTOVER = {"follow_cutover_seconds": 0.3, "follow_block_alert_seconds": 60.0}
 
 
 @pytest.fixture(scope="module")
-def stream() -> GeneratedStream:
-    config = GeneratorConfig(
-        nodes=4,
-        periods=7,
-        transactions=8,
-        sidecars=True,
-        seed=5,
-        rotate_key=False,
-        cutover_after=RECORD_PERIODS,
-        wrapped_periods=2,
-    )
-    return generate_stream(config)
+def stream(generated_cutover_stream: GeneratedStream) -> GeneratedStream:
+    """Record files 0-2, wrapped record blocks 3-4 (a key rotation in block 4), native blocks 5-7."""
+    return generated_cutover_stream
 
 
 @pytest.fixture
