@@ -80,13 +80,20 @@ class NativeVerdict:
 
 def verify_native_bundle(bundle: ProofBundle, trust: LedgerTrust) -> NativeVerdict:
     evidence = bundle.native_block
-    publication, in_bundle = _publication(evidence, trust)
-    tss_trust = TssTrust(publication)
-    block = verify_native_evidence(evidence, tss_trust, "block")
+    publication, ledger_block = _publication(evidence, trust)
+    tss_trust = TssTrust(publication)  # one trust: a key endorsed in block 0's signature is checked once
+    block = None
+    if ledger_block is not None:
+        zero = verify_native_evidence(ledger_block, tss_trust, "ledger block")
+        if zero.number != 0:
+            raise ProofLedgerError(f"the ledger id publication is proven in block {zero.number}, not block 0")
+        block = zero if ledger_block is evidence else None
+    if block is None:
+        block = verify_native_evidence(evidence, tss_trust, "block")
     if bundle.subject.WhichOneof("kind") != "transaction":
         raise ProofFormatError("a block-stream proof answers a transaction")
     subject = _check_transaction(bundle, block)
-    return NativeVerdict(subject, block, publication.ledger_id, in_bundle)
+    return NativeVerdict(subject, block, publication.ledger_id, ledger_block is not None)
 
 
 def verify_native_evidence(evidence: NativeBlockEvidence, trust: TssTrust, what: str) -> ProvenNativeBlock:
@@ -124,12 +131,15 @@ def steps(messages: Iterable[_Sibling]) -> list[Step]:
     return [Step(bytes(m.sibling_hash), bool(m.is_first)) for m in messages]
 
 
-def _publication(evidence: NativeBlockEvidence, trust: LedgerTrust) -> tuple[LedgerPublication, bool]:
-    """The roster the block's signature is checked against, and whether the bundle proved it."""
+def _publication(
+    evidence: NativeBlockEvidence, trust: LedgerTrust
+) -> tuple[LedgerPublication, NativeBlockEvidence | None]:
+    """The roster the block's signature is checked against, and the block 0 evidence that must
+    prove it (None: the client holds the publication)."""
     if trust.publication is not None:
         if trust.publication.ledger_id != trust.ledger_id:
             raise ProofLedgerError("the trusted publication is of another ledger than the trusted id")
-        return trust.publication, False
+        return trust.publication, None
     ledger_block = evidence.ledger if evidence.HasField("ledger") else evidence
     publication = _published(ledger_block)
     if publication.ledger_id != trust.ledger_id:
@@ -137,10 +147,7 @@ def _publication(evidence: NativeBlockEvidence, trust: LedgerTrust) -> tuple[Led
             f"the proof's block 0 publishes ledger {publication.ledger_id.hex()}, "
             f"not the trusted {trust.ledger_id.hex()}"
         )
-    proven = verify_native_evidence(ledger_block, TssTrust(publication), "ledger block")
-    if proven.number != 0:
-        raise ProofLedgerError(f"the ledger id publication is proven in block {proven.number}, not block 0")
-    return publication, True
+    return publication, ledger_block
 
 
 def _published(evidence: NativeBlockEvidence) -> LedgerPublication:
