@@ -23,7 +23,13 @@ The first periods are a warm-up (the functions' first calls build their clients)
 printed for the steady state after it and for every period, with the follower's own lag as
 ``GET /api/v1/status`` reports it once a second (now minus the last period it handed off).
 
-``python -m bench.follow_lag_bench [--seconds 120] [--period-seconds 2]``
+With ``--cutover-after P`` the network cuts over after P record periods and writes a native block
+every period from then on (``generate --live --cutover-after P``): the follower switches to blocks
+by itself, and a block's lag runs from its block file written to its block answered (a block has
+no signature files to wait for); the figures are then for the blocks after the switch and a
+warm-up, the baseline a listing of the block folder.
+
+``python -m bench.follow_lag_bench [--seconds 120] [--period-seconds 2] [--cutover-after P]``
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from hedera_history.errors import HistoryError
+from hedera_history.gen.config_and_output import LEDGER_PUBLICATION_FILE
 from hedera_history.gen.live import LiveConfig, LivePlayer, PeriodWritten
 from hedera_history.localstack.balances import load_directory_snapshot
 from hedera_history.localstack.live_follow import Arrival, BlockArrivals, follower_lag_seconds, prepare_live_network
@@ -139,9 +146,16 @@ def figures(label: str, samples: list[float]) -> str:
     )
 
 
-def run(seconds: float, period_seconds: float) -> None:
+def run(seconds: float, period_seconds: float, cutover_after: int | None = None) -> None:
     periods = max(1, math.ceil(seconds / period_seconds))
-    config = LiveConfig(nodes=4, periods=periods, period_seconds=period_seconds, transactions=20, seed=5)
+    config = LiveConfig(
+        nodes=4,
+        periods=periods + (cutover_after or 0),
+        period_seconds=period_seconds,
+        transactions=20,
+        seed=5,
+        cutover_after=cutover_after,
+    )
     with tempfile.TemporaryDirectory(prefix="follow-lag-bench-") as tmp:
         root = Path(tmp)
         started = datetime.now(UTC)
@@ -153,6 +167,7 @@ def run(seconds: float, period_seconds: float) -> None:
             follow_source="gs://hedera-streams",
             follow_start=started.isoformat(),
             sweep_interval_seconds=5.0,
+            extra_env={"HEDERA_HISTORY_LEDGER_PUBLICATION": str(network.folder / LEDGER_PUBLICATION_FILE)},
         )
         with LocalStack(stack_config) as stack:
             load_directory_snapshot(stack.state, network.folder)
@@ -170,7 +185,8 @@ def run(seconds: float, period_seconds: float) -> None:
             with BlockArrivals(query, network.first_block) as arrivals:
                 for loop in loops:
                     loop.start()
-                player = LivePlayer(config, open_sink(stack.state.follow_source, settings), on_period=on_period)
+                sink = open_sink(stack.state.follow_source, settings)
+                player = LivePlayer(config, sink, book_dir=network.folder, on_period=on_period)
                 player.start()
                 summary = player.join()
                 wanted = {p.block_number for p in written}
@@ -179,6 +195,15 @@ def run(seconds: float, period_seconds: float) -> None:
                     loop.stop()
                 answered = arrivals.arrivals()
     report(config, summary.periods, answered, written, baseline, follower, done)
+    if cutover_after is not None:
+        report_blocks(answered, cutover_after + (answered[0].block_number if answered else 0))
+
+
+def report_blocks(answered: list[Arrival], first_block: int) -> None:
+    """The blocks after the switch and a warm-up: block file written -> block answered."""
+    blocks = [a for a in answered if a.is_block_file and a.block_number >= first_block + WARM_UP_PERIODS]
+    print("after the cutover: block file written -> block answered by getBlock:")
+    print(figures(f"native blocks (after {WARM_UP_PERIODS} blocks)", [a.lag_seconds or 0.0 for a in blocks]))
 
 
 def report(
@@ -224,8 +249,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=120.0, help="How long the network plays (default 120).")
     parser.add_argument("--period-seconds", type=float, default=2.0, help="A period every N s (default 2).")
+    parser.add_argument(
+        "--cutover-after", type=int, default=None, help="Record periods before the network cuts over to blocks."
+    )
     args = parser.parse_args(argv)
-    run(args.seconds, args.period_seconds)
+    run(args.seconds, args.period_seconds, args.cutover_after)
 
 
 if __name__ == "__main__":

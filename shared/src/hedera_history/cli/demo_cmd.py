@@ -130,9 +130,10 @@ class _ConsoleView:
         notes = [f"late {','.join(written.late)}" if written.late else ""]
         notes.append(f"missing {','.join(written.missing)}" if written.missing else "")
         extra = "; ".join(n for n in notes if n)
+        source = "block file" if arrival.is_block_file else "last signature file"
         click.echo(
             f"block {arrival.block_number:>3} queryable "
-            + (f"{after:5.1f} s after its last signature file" if after is not None else "from its block file")
+            + (f"{after:5.1f} s after its {source}" if after is not None else "")
             + f", follower {block.follower_lag} behind the network, reading {block.follower_reads}"
             + (f" [{extra}]" if extra else "")
         )

@@ -96,9 +96,17 @@ class Arrival:
     """The player's report of the block's period."""
 
     @property
+    def is_block_file(self) -> bool:
+        """The period was a block file (after a cutover): no signature files, its proof inside."""
+        return self.written.signatures == 0 and self.written.files > 0
+
+    @property
     def lag_seconds(self) -> float | None:
-        """From the period's last on-time signature file written to the block answered (None when
-        no signature file was on time); below 0 when enough nodes had signed before the last one."""
+        """From the period's last on-time signature file written (a block file: the file written) to
+        the block answered (None when no signature file was on time); below 0 when enough nodes had
+        signed before the last one."""
+        if self.is_block_file:
+            return (self.answered_ns - self.written.last_written_ns) / NS_PER_SECOND
         if self.written.last_signature_ns is None:
             return None
         return (self.answered_ns - self.written.last_signature_ns) / NS_PER_SECOND
