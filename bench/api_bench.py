@@ -26,6 +26,7 @@ import os
 import random
 import tempfile
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -321,42 +322,50 @@ def limit_caches(size: int) -> None:
     reader_module.CELL_CACHE_SIZE = size
 
 
-@reports_machine
-def main() -> None:
-    args = arguments()
-    if args.cache is not None:
-        limit_caches(args.cache)
+@contextmanager
+def emulator_store(instance: str, prefix: str) -> Iterator[tuple[Settings, BigtableDataGateway]]:
+    """A started Bigtable emulator with the tables made and this process's environment naming it,
+    as the ``query`` function reads it; the environment put back and the emulator stopped after."""
     emulator = BigtableEmulator()
     print("starting the Bigtable emulator ...", flush=True)
     emulator.start()
     saved = dict(os.environ)
     try:
         settings = Settings(
-            project="bench", bigtable_instance=INSTANCE, bigtable_emulator_host=emulator.host, table_prefix=PREFIX
+            project="bench", bigtable_instance=instance, bigtable_emulator_host=emulator.host, table_prefix=prefix
         )
         os.environ.update(emulator.env())
         os.environ.update(
             {
                 "GOOGLE_CLOUD_PROJECT": settings.project,
-                "HEDERA_HISTORY_BIGTABLE_INSTANCE": INSTANCE,
-                "HEDERA_HISTORY_TABLE_PREFIX": PREFIX,
+                "HEDERA_HISTORY_BIGTABLE_INSTANCE": instance,
+                "HEDERA_HISTORY_TABLE_PREFIX": prefix,
             }
         )
         ensure_tables(open_admin_instance(settings), settings)
-        print(f"generating, verifying and writing {args.blocks} blocks x {args.transactions} transactions ...")
-        stream = generate_stream(GeneratorConfig(periods=args.blocks, transactions=args.transactions, seed=5))
-        gateway = BigtableDataGateway(settings.project, INSTANCE, settings)
+        gateway = BigtableDataGateway(settings.project, instance, settings)
         try:
-            assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(build(stream, args.blocks)))
-            client = functions_framework.create_app(target="query", source=str(SOURCE)).test_client()
-            bench(Api(client), HistoryReader(gateway), stream.truth, args.only)
-            print_fee_history_requests(gateway)
+            yield settings, gateway
         finally:
             gateway.close()
     finally:
         os.environ.clear()
         os.environ.update(saved)
         emulator.stop()
+
+
+@reports_machine
+def main() -> None:
+    args = arguments()
+    if args.cache is not None:
+        limit_caches(args.cache)
+    with emulator_store(INSTANCE, PREFIX) as (settings, gateway):
+        print(f"generating, verifying and writing {args.blocks} blocks x {args.transactions} transactions ...")
+        stream = generate_stream(GeneratorConfig(periods=args.blocks, transactions=args.transactions, seed=5))
+        assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(build(stream, args.blocks)))
+        client = functions_framework.create_app(target="query", source=str(SOURCE)).test_client()
+        bench(Api(client), HistoryReader(gateway), stream.truth, args.only)
+        print_fee_history_requests(gateway)
 
 
 if __name__ == "__main__":

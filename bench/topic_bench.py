@@ -18,25 +18,20 @@ blocks cost it no read; ``--cache 1`` makes nearly every page read its items as 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 from typing import Any
 
 import functions_framework
-from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream
-from hedera_history.localstack.emulators import BigtableEmulator
 from hedera_history.store import schema as s
-from hedera_history.store.bigtable_client import BigtableDataGateway, open_admin_instance
 from hedera_history.store.block_items import cells_regex
 from hedera_history.store.decode import decode_pointer_cell
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery
 from hedera_history.store.keys import row_key_for_block
-from hedera_history.store.schema import ensure_tables
 from hedera_history.store.topic_index import topic_message_range
 from hedera_history.store.writer import BlockWriter
 
-from bench.api_bench import SOURCE, Api, build, limit_caches
+from bench.api_bench import SOURCE, Api, build, emulator_store, limit_caches
 from bench.machine import reports_machine
 from bench.timing import Call, p50_p99, paired_samples
 
@@ -99,23 +94,7 @@ def main() -> None:
     args = arguments()
     if args.cache is not None:
         limit_caches(args.cache)
-    emulator = BigtableEmulator()
-    print("starting the Bigtable emulator ...", flush=True)
-    emulator.start()
-    saved = dict(os.environ)
-    try:
-        settings = Settings(
-            project="bench", bigtable_instance=INSTANCE, bigtable_emulator_host=emulator.host, table_prefix=PREFIX
-        )
-        os.environ.update(emulator.env())
-        os.environ.update(
-            {
-                "GOOGLE_CLOUD_PROJECT": settings.project,
-                "HEDERA_HISTORY_BIGTABLE_INSTANCE": INSTANCE,
-                "HEDERA_HISTORY_TABLE_PREFIX": PREFIX,
-            }
-        )
-        ensure_tables(open_admin_instance(settings), settings)
+    with emulator_store(INSTANCE, PREFIX) as (settings, gateway):
         config = GeneratorConfig(periods=args.blocks, transactions=args.transactions, seed=7, topics=args.topics)
         print(f"generating, verifying and writing {args.blocks} blocks x {args.transactions} transactions ...")
         stream = generate_stream(config)
@@ -124,17 +103,9 @@ def main() -> None:
             message: dict[str, Any] | None = transaction.get("topic_message")
             if message is not None:
                 messages[message["topic"]] = max(messages.get(message["topic"], 0), message["sequence_number"])
-        gateway = BigtableDataGateway(settings.project, INSTANCE, settings)
-        try:
-            assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(build(stream, args.blocks)))
-            client = functions_framework.create_app(target="query", source=str(SOURCE)).test_client()
-            bench(Api(client), gateway, messages, args.samples, random.Random(11))
-        finally:
-            gateway.close()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-        emulator.stop()
+        assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(build(stream, args.blocks)))
+        client = functions_framework.create_app(target="query", source=str(SOURCE)).test_client()
+        bench(Api(client), gateway, messages, args.samples, random.Random(11))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ reference's OpenAPI."""
 from __future__ import annotations
 
 import base64
-import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,14 +15,11 @@ import pytest
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
 from hedera_history.gen.config_and_output import GeneratedStream
-from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.schema import ensure_tables
-from hedera_history.store.writer import BlockWriter
 
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
-from tests.integration.query_function import query_client, write_verified_blocks
+from tests.integration.query_function import query_client, write_verified_blocks, written_store
 from tests.unit.api import entity_world as w
 from tests.unit.api.wsgi_app import query_app
 
@@ -37,18 +33,12 @@ def clients(
 ) -> Iterator[dict[str, Any]]:
     instance = bigtable_client.instance(unique_name("entities"))
     settings = Settings.from_env({}, table_prefix=CRAFTED)
-    ensure_tables(instance, settings)
-    gateway = gateway_for_instance(instance, settings)
-    assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(list(w.entities().blocks)))
-    periods = generated_stream_dir / "recordstreams"
-    generated = Settings.from_env({}, table_prefix=GENERATED)
-    write_verified_blocks(instance, generated, periods, generated_stream.address_book)
-    with query_client(instance.instance_id, GENERATED) as made:
-        yield {CRAFTED: query_app(HistoryReader(gateway)).test_client(), GENERATED: made}
-    gateway.close()
-    for table in instance.list_tables():
-        with contextlib.suppress(Exception):
-            table.delete()
+    with written_store(instance, settings, w.entities().blocks) as gateway:
+        periods = generated_stream_dir / "recordstreams"
+        generated = Settings.from_env({}, table_prefix=GENERATED)
+        write_verified_blocks(instance, generated, periods, generated_stream.address_book)
+        with query_client(instance.instance_id, GENERATED) as made:
+            yield {CRAFTED: query_app(HistoryReader(gateway)).test_client(), GENERATED: made}
 
 
 @pytest.fixture(scope="module")

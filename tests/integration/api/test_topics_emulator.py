@@ -6,7 +6,6 @@ creation; each answer checked against the reference's OpenAPI."""
 from __future__ import annotations
 
 import base64
-import contextlib
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -14,13 +13,11 @@ from urllib.parse import urlsplit
 import pytest
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
-from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.schema import ensure_tables
-from hedera_history.store.writer import BlockWriter
 
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.integration.query_function import written_store
 from tests.unit.api.topic_world import TopicWorld, topic_world
 from tests.unit.api.wsgi_app import query_app
 
@@ -35,15 +32,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> TopicWorld:
 @pytest.fixture(scope="module")
 def client(bigtable_client: Any, world: TopicWorld) -> Iterator[Any]:
     instance = bigtable_client.instance(unique_name("topics"))
-    settings = Settings.from_env({}, table_prefix="t_")
-    ensure_tables(instance, settings)
-    gateway = gateway_for_instance(instance, settings)
-    assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(list(world.blocks)))
-    yield query_app(HistoryReader(gateway)).test_client()
-    gateway.close()
-    for table in instance.list_tables():
-        with contextlib.suppress(Exception):
-            table.delete()
+    with written_store(instance, Settings.from_env({}, table_prefix="t_"), world.blocks) as gateway:
+        yield query_app(HistoryReader(gateway)).test_client()
 
 
 @pytest.fixture(scope="module")

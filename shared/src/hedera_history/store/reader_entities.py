@@ -9,7 +9,9 @@ the pointers). An alias is one ReadRows of its ``alias/`` prefix and the complet
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
@@ -30,6 +32,7 @@ from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
 from hedera_history.store.keys import prefix_end
 from hedera_history.store.reader import HistoryReader
 
+T = TypeVar("T")
 MAX_ENTITY_CHANGES = 100
 """Changes of one entity read at most (an account is updated a handful of times)."""
 MAX_ALIAS_ROWS = 16
@@ -49,20 +52,31 @@ def entity_changes(
 ) -> EntityChanges:
     """The transactions that created, updated or deleted ``entity`` at or before ``at_ns`` (None:
     up to now), newest first."""
-    start, end = entity_change_range(entity, at_ns)
-    rows = list(reader.gateway.read_rows(s.ACCOUNT_HISTORY, RowQuery(ranges=(KeyRange(start, end),), limit=limit)))
-    entries: list[AccountHistoryEntry] = []
+    entries, read, errors = index_rows(reader, entity_change_range(entity, at_ns), limit, _decode_change)
+    transactions, read_errors = reader.transactions(entries)
+    return EntityChanges(tuple(transactions), read < limit, (*errors, *read_errors))
+
+
+def index_rows(
+    reader: HistoryReader, key_range: tuple[bytes, bytes], limit: int, decode: Callable[[StoredRow], T | None]
+) -> tuple[list[T], int, list[RowDecodeError]]:
+    """One ReadRows of ``account_history`` over ``[start, end)``, at most ``limit`` rows, each
+    decoded (None: an errata removed it): the values, the rows read, the rows that do not decode."""
+    start, end = key_range
+    query = RowQuery(ranges=(KeyRange(start, end),), limit=limit)
+    values: list[T] = []
     errors: list[RowDecodeError] = []
-    for row in rows:
+    read = 0
+    for row in reader.gateway.read_rows(s.ACCOUNT_HISTORY, query):
+        read += 1
         try:
-            entry = guarded(s.ACCOUNT_HISTORY, row, _decode_change)
+            value = guarded(s.ACCOUNT_HISTORY, row, decode)
         except RowDecodeError as e:
             errors.append(e)
             continue
-        if entry is not None:
-            entries.append(entry)
-    transactions, read_errors = reader.transactions(entries)
-    return EntityChanges(tuple(transactions), len(rows) < limit, (*errors, *read_errors))
+        if value is not None:
+            values.append(value)
+    return values, read, errors
 
 
 def entities_with_alias(reader: HistoryReader, alias: bytes) -> list[str]:

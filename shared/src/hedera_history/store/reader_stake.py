@@ -5,10 +5,10 @@ the transaction its row points at. Only complete blocks count."""
 from __future__ import annotations
 
 from hedera_history.errors import RowDecodeError
-from hedera_history.store import schema as s
-from hedera_history.store.decode import StoredTransaction, decode_pointer_cell, guarded, history_entry
-from hedera_history.store.gateway import KeyRange, RowQuery
+from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction, decode_pointer_cell, history_entry
+from hedera_history.store.gateway import StoredRow
 from hedera_history.store.reader import HistoryReader
+from hedera_history.store.reader_entities import index_rows
 from hedera_history.store.stake_index import decode_stake_key, stake_range
 
 _ROWS = 4
@@ -17,20 +17,14 @@ _ROWS = 4
 def newest_stake_update(
     reader: HistoryReader, at_ns: int | None = None
 ) -> tuple[StoredTransaction | None, list[RowDecodeError]]:
-    start, end = stake_range(at_ns)
-    errors: list[RowDecodeError] = []
-    for row in reader.gateway.read_rows(s.ACCOUNT_HISTORY, RowQuery(ranges=(KeyRange(start, end),), limit=_ROWS)):
-        try:
-            entry = guarded(
-                s.ACCOUNT_HISTORY, row, lambda r: history_entry(decode_stake_key(r.key), decode_pointer_cell(r))
-            )
-        except RowDecodeError as e:
-            errors.append(e)
-            continue
-        if entry is None:
-            continue
+    entries, _, errors = index_rows(reader, stake_range(at_ns), _ROWS, _decode_stake_row)
+    for entry in entries:
         found, read_errors = reader.transactions([entry])
         errors.extend(read_errors)
         if found:
             return found[0], errors
     return None, errors
+
+
+def _decode_stake_row(row: StoredRow) -> AccountHistoryEntry | None:
+    return history_entry(decode_stake_key(row.key), decode_pointer_cell(row))

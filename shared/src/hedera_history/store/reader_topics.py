@@ -18,12 +18,12 @@ from hedera_history.store.decode import (
     AccountHistoryEntry,
     StoredTransaction,
     decode_pointer_cell,
-    guarded,
     history_entry,
 )
 from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
 from hedera_history.store.keys import MAX_U64
 from hedera_history.store.reader import HistoryReader
+from hedera_history.store.reader_entities import index_rows
 from hedera_history.store.topic_index import decode_topic_message_key, topic_message_range
 
 MAX_SEQUENCE = 2**63 - 1
@@ -109,18 +109,7 @@ def _first_from(reader: HistoryReader, topic: str, low: int, high: int) -> tuple
 
 
 def _read(reader: HistoryReader, topic: str, low: int, high: int | None, limit: int) -> TopicMessagePage:
-    start, end = topic_message_range(topic, low, high)
-    rows = list(reader.gateway.read_rows(s.ACCOUNT_HISTORY, RowQuery(ranges=(KeyRange(start, end),), limit=limit)))
-    entries: list[tuple[int, AccountHistoryEntry]] = []
-    errors: list[RowDecodeError] = []
-    for row in rows:
-        try:
-            decoded = guarded(s.ACCOUNT_HISTORY, row, _decode_message_row)
-        except RowDecodeError as e:
-            errors.append(e)
-            continue
-        if decoded is not None:
-            entries.append(decoded)
+    entries, read, errors = index_rows(reader, topic_message_range(topic, low, high), limit, _decode_message_row)
     transactions, read_errors = reader.transactions([entry for _, entry in entries])
     by_time = {t.consensus_ns: t for t in transactions}
     messages = tuple(
@@ -128,7 +117,7 @@ def _read(reader: HistoryReader, topic: str, low: int, high: int | None, limit: 
         for sequence, entry in entries
         if entry.consensus_ns in by_time
     )
-    return TopicMessagePage(messages, len(rows) == limit, (*errors, *read_errors))
+    return TopicMessagePage(messages, read == limit, (*errors, *read_errors))
 
 
 def _decode_message_row(row: StoredRow) -> tuple[int, AccountHistoryEntry] | None:
