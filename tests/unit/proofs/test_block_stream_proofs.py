@@ -22,6 +22,7 @@ from hedera_history.formats.block import BlockFile, parse_block_file
 from hedera_history.formats.block_hash import Layout, block_hashes, leaf_hash, streaming_root
 from hedera_history.formats.block_transactions import BlockTransaction, block_transactions
 from hedera_history.gen import GeneratorConfig, generate_stream
+from hedera_history.gen.config_and_output import LEDGER_PUBLICATION_FILE
 from hedera_history.proofs.block_contents import block_contents_proofs, encode_message, transaction_item_proof
 from hedera_history.proofs.block_paths import fold, item_paths, state_proof_path, streaming_path
 from hedera_history.proofs.codec import decode_bundle, encode_bundle
@@ -226,3 +227,39 @@ def test_proof_get_and_verify_on_the_real_blocks(blocks: list[BlockFile], tmp_pa
         catch_exceptions=False,
     )
     assert checked.exit_code == 0 and "block node proof shape" in checked.output
+
+
+def _generated_transaction(out: Path, number: int) -> str:
+    path = next((out / "demo" / "block").rglob(f"*{number:03d}.blk.zstd"))
+    return transaction_id_text(_transactions(parse_block_file(path.read_bytes(), path.name))[0])
+
+
+@pytest.mark.parametrize(
+    ("flags", "number", "ledger_in_proof"),
+    [
+        (("--block-stream", "--sign-every", "2"), 0, True),  # block 0 proven through block 1's signature
+        (("--block-stream", "--sign-every", "2"), 2, True),
+        (("--cutover-after", "2", "--wrapped-blocks", "0"), 3, False),  # block 0 is a record file
+    ],
+)
+def test_a_generated_streams_native_transaction_through_the_command_line(
+    tmp_path: Path, flags: tuple[str, ...], number: int, ledger_in_proof: bool
+) -> None:
+    out = tmp_path / "out"
+    runner = CliRunner()
+    generated = runner.invoke(cli, ["generate", str(out), "--periods", "4", "--transactions", "8", *flags], env={})
+    assert generated.exit_code == 0, generated.output
+    publication = out / LEDGER_PUBLICATION_FILE
+    published = publication_from_signed_transaction(publication.read_bytes())
+    assert published is not None
+    proof_file = tmp_path / "tx.proof"
+    transaction = _generated_transaction(out, number)
+    got = runner.invoke(
+        cli, ["proof", "get", "--from-dir", str(out), "--transaction", transaction, "-o", str(proof_file)], env={}
+    )
+    assert got.exit_code == 0, got.output
+    ledger = ["--ledger-id", published.ledger_id.hex()]
+    verified = runner.invoke(cli, ["proof", "verify", str(proof_file), *ledger], env={})
+    assert verified.exit_code == (0 if ledger_in_proof else 12), verified.output
+    held = runner.invoke(cli, ["proof", "verify", str(proof_file), *ledger, "--ledger-publication", str(publication)])
+    assert held.exit_code == 0 and f"in block {number}" in held.output, held.output
