@@ -1,23 +1,28 @@
 """The topic routes on a generated stream with many topics, in memory: every topic's messages paged
 through in order (and newest first) with the generator's sequence numbers, version-3 running hashes,
 payers and chunk info; the topic from its creation; one message by sequence number and by
-timestamp; filters and 404s; each answer checked against the reference's OpenAPI."""
+timestamp; filters and 404s; a message an errata removed gone from them; each answer checked
+against the reference's OpenAPI."""
 
 from __future__ import annotations
 
 import base64
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hedera_history.api import handle
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
+from hedera_history.errata.apply import apply_errata
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
 
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
 from tests.unit.api.topic_world import TopicWorld, topic_world
+from tests.unit.errata.fakes import VersionedGateway
+from tests.unit.errata.helpers import SETTINGS as ERRATA_SETTINGS
+from tests.unit.errata.helpers import errata_file
+from tests.unit.store.builders import NS
 from tests.unit.store.fakes import MemoryGateway
 
 Get = Any
@@ -129,3 +134,18 @@ def test_unknown_topics_are_404(get: Get) -> None:
     get("/api/v1/topics/0.0.999999", 404)
     get("/api/v1/topics/0.0.999999/messages", 404)
     get("/api/v1/topics/not-a-topic/messages", 400)
+
+
+def test_an_errata_removing_a_message_takes_it_out_of_the_pages(world: TopicWorld) -> None:
+    topic, truths = max(world.messages.items(), key=lambda pair: len(pair[1]))
+    removed = truths[1]
+    gateway = VersionedGateway()
+    assert all(r.complete for r in BlockWriter(gateway, ERRATA_SETTINGS).write_blocks(list(world.blocks)))
+    last_ns = world.stream.truth["transactions"][-1]["consensus_ns"]
+    apply_errata(errata_file(last_ns + NS, removed["consensus_ns"], None), gateway, ERRATA_SETTINGS)
+    reader = HistoryReader(gateway)
+    body = handle(lambda: reader, "GET", f"/api/v1/topics/{topic}/messages", {}, b"").body
+    kept = [t["topic_message"]["sequence_number"] for t in truths if t is not removed]
+    assert [m["sequence_number"] for m in body["messages"]] == kept
+    gone = handle(lambda: reader, "GET", f"/api/v1/topics/{topic}/messages/2", {}, b"")
+    assert gone.status == 404
