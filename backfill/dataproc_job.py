@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from hedera_history import logs
 from hedera_history.backfill.block_driver import BlockBackfillReport
 from hedera_history.backfill.block_plan import BlockJob
+from hedera_history.backfill.cutover import HistoryReport
 from hedera_history.backfill.job_spec import build_block_job, build_job, is_block_job, parse_job_argv
-from hedera_history.backfill.report import BackfillReport
 from hedera_history.errors import HistoryError, JobArgumentError
 
 USAGE_ERROR = 2
@@ -39,7 +39,7 @@ def run(argv: Sequence[str]) -> int:
 
     try:
         if isinstance(job, BlockJob):
-            report: BackfillReport | BlockBackfillReport = launch_block_backfill(job, create_tables=args.create_tables)
+            report: HistoryReport | BlockBackfillReport = launch_block_backfill(job, create_tables=args.create_tables)
         else:
             report = launch_backfill(job, create_tables=args.create_tables)
     except HistoryError as e:

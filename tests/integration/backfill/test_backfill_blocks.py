@@ -18,13 +18,21 @@ import pytest
 from click.testing import CliRunner
 from hedera_history.backfill.block_driver import in_process, run_block_backfill
 from hedera_history.backfill.block_plan import BlockJob
+from hedera_history.backfill.cutover import run_through_cutover
+from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
+from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import GeneratedStream
 from hedera_history.gen.config_and_output import PeriodKind
 from hedera_history.pipeline.block_load import load_block_runs
+from hedera_history.pipeline.local_load import load_periods
+from hedera_history.sources.base import open_source
 from hedera_history.sources.local_blocks import find_block_runs
+from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.sources.period_files import StreamLocation
 from hedera_history.store.bigtable_client import gateway_for_instance
+from hedera_history.verify.block_pin import Numbering
 from hedera_history.verify.consensus import DEFAULT_RATIO
 
 from tests.helpers.bigtable_cells import describe_difference
@@ -132,3 +140,50 @@ def test_backfill_run_reads_a_block_node_range_with_the_cells_a_load_writes(
     assert (report["written"], len(report["partitions"])) == (len(stream.blocks), 3)
     backfilled = history.cells("blocks_node_")
     assert backfilled == loaded, describe_difference(loaded, backfilled)
+
+
+def test_one_job_through_the_cutover_writes_the_cells_a_load_of_the_folder_writes(
+    spark: Any, history: History, generated_cutover_stream: GeneratedStream, generated_cutover_stream_dir: Path
+) -> None:
+    """Record files 0-2, then blocks 3-7 from the one after the last record file's block."""
+    from hedera_history.backfill.spark import spark_block_executor, spark_executor  # noqa: PLC0415
+
+    stream, folder = generated_cutover_stream, generated_cutover_stream_dir
+    records = stream.periods  # the record files; stream.blocks are the block files after them
+    reference = _settings(history, "cutover_load_", folder)
+    gateway = gateway_for_instance(history.instance, reference)
+    try:
+        book = parse_address_book(stream.address_book)
+        periods = find_local_periods(folder)
+        loaded = load_periods(periods, book, Numbering(0), ratio=DEFAULT_RATIO, settings=reference, gateway=gateway)
+        assert loaded.ok and loaded.written == len(records), loaded
+    finally:
+        gateway.close()
+    _loaded(history, stream, folder, "cutover_load_")
+
+    settings = _settings(history, "cutover_backfill_", folder)
+    job = BackfillJob(
+        source_url=str(folder),
+        location=StreamLocation(BucketLayout.ACCOUNT),
+        settings=settings,
+        book=stream.address_book,
+        start_ns=records[0].record_name.consensus_ns,
+        end_ns=records[-1].record_name.consensus_ns + 1,
+        partitions=2,
+    )
+    gateway = gateway_for_instance(history.instance, settings)
+    try:
+        report = run_through_cutover(
+            job,
+            _job(settings, stream, folder),
+            spark_executor(spark, job),
+            spark_block_executor(spark),
+            gateway=gateway,
+            source=open_source(job.source_url, settings),
+        )
+    finally:
+        gateway.close()
+    assert report.ok, report.summary_lines()
+    assert report.blocks is not None and report.blocks.summaries[0].first == records[-1].block_number + 1
+    expected, backfilled = history.cells("cutover_load_"), history.cells("cutover_backfill_")
+    assert backfilled == expected, describe_difference(expected, backfilled)

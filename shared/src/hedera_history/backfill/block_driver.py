@@ -24,7 +24,7 @@ from hedera_history.backfill.block_plan import (
 from hedera_history.backfill.block_task import BlockSummary, run_block_partition
 from hedera_history.errors import ConfigError
 from hedera_history.logs import event
-from hedera_history.sources.base import open_source
+from hedera_history.sources.base import ObjectSource, open_source
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.original_blocks import original_block
 from hedera_history.store.reader import HistoryReader
@@ -82,13 +82,16 @@ class BlockBackfillReport:
         return lines
 
 
-def plan_block_job(job: BlockJob, parallelism: int) -> tuple[list[ListedBlock], list[BlockPartition]]:
-    """The blocks listed (or asked of the block nodes) and their partitions."""
+def plan_block_job(
+    job: BlockJob, parallelism: int, source: ObjectSource | None = None
+) -> tuple[list[ListedBlock], list[BlockPartition]]:
+    """The blocks listed (from ``source``, default the job's) or asked of the block nodes, and their partitions."""
     if job.block_nodes:
         assert job.last_block is not None  # BlockJob refuses a node range without its end
         listed = node_blocks(job.first_block, job.last_block)
     else:
-        listed = list_blocks(open_source(job.source_url, job.settings), job.folder, job.first_block, job.last_block)
+        objects = source if source is not None else open_source(job.source_url, job.settings)
+        listed = list_blocks(objects, job.folder, job.first_block, job.last_block)
     kept = sum(1 for block in listed if block.number >= job.first_block)
     count = job.partitions or partition_count(kept, job.settings.backfill_periods_per_partition, parallelism)
     return listed, partition_blocks(listed, job.first_block, count)

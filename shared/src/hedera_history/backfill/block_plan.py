@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from hedera_history.config import Settings
 from hedera_history.errors import FileNameError, JobArgumentError
-from hedera_history.formats.names import parse_block_file_name
+from hedera_history.formats.names import block_file_path, parse_block_file_name
 from hedera_history.sources.base import ObjectSource
 from hedera_history.verify.consensus import DEFAULT_RATIO
 
@@ -95,9 +95,11 @@ class BlockPartition:
 
 def list_blocks(source: ObjectSource, folder: str, first: int, last: int | None) -> list[ListedBlock]:
     """The block files under ``folder`` numbered ``first - 1`` (the link into the range) to ``last``,
-    ascending; names that give no number are left out (the block-number index is the name)."""
+    ascending; names that give no number are left out (the block-number index is the name). In the
+    buckets' layout (zero-padded numbers) the listing starts after block ``first - 2``'s name."""
     found: dict[int, ListedBlock] = {}
-    for info in source.list(folder):
+    after = folder + block_file_path(first - 2) if first >= 2 else None
+    for info in source.list(folder, start_after=after):
         try:
             number = parse_block_file_name(info.name).number
         except FileNameError:
