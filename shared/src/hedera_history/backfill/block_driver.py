@@ -22,6 +22,7 @@ from hedera_history.backfill.block_plan import (
     partition_count,
 )
 from hedera_history.backfill.block_task import BlockSummary, run_block_partition
+from hedera_history.backfill.report import number_ranges
 from hedera_history.errors import ConfigError
 from hedera_history.logs import event
 from hedera_history.sources.base import ObjectSource, open_source
@@ -77,7 +78,7 @@ class BlockBackfillReport:
             f"TSS trust: {self.tss_origin}",
         ]
         if self.missing:
-            lines.append(f"missing from the listing: {_ranges(self.missing)}")
+            lines.append(f"missing from the listing: {number_ranges(self.missing)}")
         lines += [failure for summary in self.summaries for failure in summary.failures]
         return lines
 
@@ -147,16 +148,3 @@ def _missing(job: BlockJob, listed: Sequence[ListedBlock]) -> tuple[int, ...]:
     have = {block.number for block in listed}
     last = job.last_block if job.last_block is not None else max(have, default=job.first_block - 1)
     return tuple(number for number in range(job.first_block, last + 1) if number not in have)
-
-
-def _ranges(numbers: Sequence[int]) -> str:
-    parts: list[str] = []
-    start = previous = numbers[0]
-    for number in [*numbers[1:], None]:
-        if number is not None and number == previous + 1:
-            previous = number
-            continue
-        parts.append(str(start) if start == previous else f"{start}-{previous}")
-        if number is not None:
-            start = previous = number
-    return ", ".join(parts)

@@ -125,7 +125,7 @@ class BackfillReport:
         if c.forks:
             lines.append(f"FORK: {c.forks} period(s) where two file hashes each reach the threshold: held, not written")
         if self.reran:
-            lines.append(f"re-ran partition(s) {_ranges(self.reran)} after an address-book change")
+            lines.append(f"re-ran partition(s) {number_ranges(self.reran)} after an address-book change")
         for failure in self.failures[:SHOWN_FAILURES]:
             lines.append(f"failed: {failure.period_key}: {failure.reason}")
         if self.failures_total > min(len(self.failures), SHOWN_FAILURES):
@@ -165,7 +165,8 @@ def block_span(summaries: Sequence[PartitionSummary]) -> tuple[int, int] | None:
     return (min(firsts), max(lasts)) if firsts and lasts else None
 
 
-def _ranges(numbers: Sequence[int]) -> str:
+def number_ranges(numbers: Sequence[int]) -> str:
+    """``3, 5-9, 12``: the numbers in order, consecutive ones as a range."""
     parts: list[str] = []
     ordered = sorted(set(numbers))
     start = previous = ordered[0]

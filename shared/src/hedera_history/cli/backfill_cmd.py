@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from hedera_history import logs
 from hedera_history.backfill import job_spec
 from hedera_history.backfill.block_driver import BlockBackfillReport
+from hedera_history.backfill.cutover import HistoryReport
 from hedera_history.backfill.job_spec import LAYOUTS, JobArguments
 from hedera_history.backfill.partition_messages import BackfillJob
 from hedera_history.backfill.runtime import RUNTIME_VERSION as DATAPROC_RUNTIME
@@ -171,24 +172,11 @@ def run(ctx: click.Context, /, **params: Any) -> None:
             create_tables=params["create_tables"],
             listener=_ProgressListener(progress),
         )
-    data = report.to_json()
-    if params["report_path"] is not None:
-        params["report_path"].write_text(json.dumps(data, indent=1) + "\n")
-    if params["as_json"]:
-        click.echo(json.dumps(data, indent=1))
-    else:
-        for line in report.summary_lines():
-            console.print(line, markup=False, highlight=False)
-    if not report.ok:
-        ctx.exit(1)
+    _show(ctx, params, report)
 
 
-def _run_blocks(ctx: click.Context, params: dict[str, Any], launch: Callable[..., BlockBackfillReport]) -> None:
-    with _usage_errors():
-        job = job_spec.build_block_job(JobArguments.from_params(params))
-    if params["local"] is None:
-        logs.configure("backfill", job.settings.log_level)
-    report = launch(job, local_cores=params["local"], create_tables=params["create_tables"])
+def _show(ctx: click.Context, params: dict[str, Any], report: HistoryReport | BlockBackfillReport) -> None:
+    """The report as JSON (``--json``, ``--report``) or its summary; exit 1 unless it is ok."""
     data = report.to_json()
     if params["report_path"] is not None:
         params["report_path"].write_text(json.dumps(data, indent=1) + "\n")
@@ -199,6 +187,14 @@ def _run_blocks(ctx: click.Context, params: dict[str, Any], launch: Callable[...
             click.echo(line, err=True)
     if not report.ok:
         ctx.exit(1)
+
+
+def _run_blocks(ctx: click.Context, params: dict[str, Any], launch: Callable[..., BlockBackfillReport]) -> None:
+    with _usage_errors():
+        job = job_spec.build_block_job(JobArguments.from_params(params))
+    if params["local"] is None:
+        logs.configure("backfill", job.settings.log_level)
+    _show(ctx, params, launch(job, local_cores=params["local"], create_tables=params["create_tables"]))
 
 
 @backfill.command("submit")
