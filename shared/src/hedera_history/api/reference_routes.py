@@ -23,6 +23,7 @@ SERVED: dict[str, Fidelity] = {
     "/api/v1/network/fees": "identical",
     "/api/v1/network/nodes": "differences",
     "/api/v1/network/stake": "identical",
+    "/api/v1/network/supply": "differences",
     "/api/v1/topics/{topicId}": "differences",
     "/api/v1/topics/{topicId}/messages": "differences",
     "/api/v1/topics/{topicId}/messages/{sequenceNumber}": "identical",
@@ -55,8 +56,6 @@ NOT_SERVED: dict[str, str] = {
     "/api/v1/contracts/{contractIdOrAddress}/results/logs": _NO_INDEX + " (logs by contract and topic)",
     "/api/v1/contracts/results/logs": _NO_INDEX + " (logs by topic)",
     "/api/v1/network/registered-nodes": _LIVE + " (registered nodes)",
-    "/api/v1/network/supply": "the unreleased treasury accounts' balances at a time: about 600 derived balances read"
-    " per request, the balances keep no running sum of them",
     "/api/v1/schedules": _LIVE + " (schedules)",
     "/api/v1/schedules/{scheduleId}": _LIVE + " (schedules)",
     "/api/v1/tokens": _LIVE + " (tokens)",

@@ -18,6 +18,7 @@ from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServ
 from hedera_history.api.network_files import exchange_rate, network_fees
 from hedera_history.api.network_nodes import network_nodes
 from hedera_history.api.network_stake import network_stake
+from hedera_history.api.network_supply import network_supply
 from hedera_history.api.parse import parse_account, parse_int, parse_timestamp, parse_transaction_key
 from hedera_history.api.query import Query, only, operator, page_limit, single
 from hedera_history.api.reference_routes import not_served_reason
@@ -126,6 +127,7 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("network", "exchangerate"), lambda r, q: exchange_rate(r, q, log_skipped_rows)),
     (("network", "fees"), lambda r, q: network_fees(r, q, log_skipped_rows)),
     (("network", "stake"), lambda r, q: network_stake(r, q, log_skipped_rows)),
+    (("network", "supply"), network_supply),
     (("topics", "messages", _ANY), lambda r, q, at: topic_message_at(r, at, q)),
     (("topics", _ANY), lambda r, q, topic: get_topic(r, topic, q, log_skipped_rows)),
     (("topics", _ANY, "messages"), lambda r, q, topic: list_topic_messages(r, topic, q, log_skipped_rows)),
