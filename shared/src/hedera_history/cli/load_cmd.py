@@ -181,6 +181,8 @@ def _print_summary(console: Console, report: LoadReport) -> None:
             console.print("address book: recorded in force from the first period (served by /api/v1/network/nodes)")
         if start.balances is SnapshotLoad.LOADED:
             console.print(f"balances: {GENESIS_BALANCES_FILE} loaded as the starting balances")
+        if start.balances is SnapshotLoad.GENESIS_BLOCK:
+            console.print("balances: block 0's initial account state changes loaded as the opening balances")
         console.print(f"balances: {report.balances_applied} block(s) applied")
     for title, lines in (
         ("not verified", report.not_verified),

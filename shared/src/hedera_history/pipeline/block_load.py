@@ -15,6 +15,7 @@ block before it is a chain problem and not written either.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 from hedera_history.block import VerifiedBlock
@@ -22,9 +23,10 @@ from hedera_history.books.address_book import AddressBook
 from hedera_history.collector import task_collector
 from hedera_history.config import Settings
 from hedera_history.derived.applier import BalanceApplier
+from hedera_history.derived.genesis_state import genesis_snapshot
 from hedera_history.errors import BrokenChainError, HistoryError
 from hedera_history.formats.block import BlockFile, parse_block
-from hedera_history.pipeline.history_start import record_history_start
+from hedera_history.pipeline.history_start import SnapshotLoad, record_history_start
 from hedera_history.pipeline.ledger_trust import ledger_tss_check
 from hedera_history.pipeline.local_load import LoadProgress, LoadReport, StartFiles
 from hedera_history.store.gateway import BigtableGateway
@@ -83,8 +85,9 @@ def load_block_runs(
     """Verify every run of block files and write each verified block; counted into ``report``.
 
     With ``start`` (a folder of blocks alone), the history's start is recorded from it at the
-    first block written, as for record files; once a start is recorded (here or by the record
-    files loaded before), derived balances take in the blocks written. The native blocks of a run
+    first block written, as for record files; without a snapshot in the folder, a wrapped genesis
+    block's initial account state changes are the opening balances. Once a start is recorded (here
+    or by the record files loaded before), derived balances take in the blocks written. The native blocks of a run
     that does not begin with block 0 are checked against the block 0 a load stored before, if any."""
     report = report if report is not None else LoadReport()
     sent: list[VerifiedBlock] = []
@@ -103,14 +106,18 @@ def load_block_runs(
             if progress is not None:
                 progress.block_written(report)
     if start is not None and written_numbers:
-        report.history_start = record_history_start(
+        opening = genesis_snapshot(sent[0]) if start.snapshot is None else None
+        history_start = record_history_start(
             gateway,
             settings,
             book_file=start.book_file,
             first_ns=sent[0].record.consensus_start,
             first_block=min(written_numbers),
-            snapshot=start.snapshot,
+            snapshot=start.snapshot or opening,
         )
+        if opening is not None and history_start.balances is SnapshotLoad.LOADED:
+            history_start = replace(history_start, balances=SnapshotLoad.GENESIS_BLOCK)
+        report.history_start = history_start
     if report.history_start is not None and written_numbers:
         report.balances_applied += len(BalanceApplier(gateway, settings).run().applied)
     return report

@@ -39,6 +39,9 @@ class SnapshotLoad(enum.Enum):
     """Balances had begun (an earlier snapshot, or blocks applied from zero): unchanged."""
     NONE_IN_DIRECTORY = "none-in-directory"
     """The stream has no snapshot; balances start from zero."""
+    GENESIS_BLOCK = "genesis-block"
+    """The stream has no snapshot, and its wrapped genesis block's initial account state changes
+    seed the balances (``derived.genesis_state``)."""
 
 
 @dataclass(frozen=True, slots=True)
