@@ -59,7 +59,7 @@ def test_the_first_partition_has_no_predecessor_when_none_was_listed() -> None:
         ({"source_url": "", "block_nodes": ""}, "exactly one"),
         ({"block_nodes": "localhost:40840"}, "exactly one"),
         ({"first_block": 5, "last_block": 4}, "empty"),
-        ({"source_url": "", "block_nodes": "localhost:40840", "last_block": None}, "--end-block"),
+        ({"source_url": "", "block_nodes": "localhost:40840", "last_block": None}, "--last-block"),
     ],
 )
 def test_a_block_job_is_checked(changes: dict[str, Any], message: str) -> None:

@@ -67,3 +67,30 @@ def test_a_pair_without_a_value_names_its_option() -> None:
     with pytest.raises(JobArgumentError) as raised:
         name_values(["A"], "--property")
     assert raised.value.option == "--property"
+
+
+def test_a_block_job_from_the_network_presets_block_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hedera_history.backfill.job_spec import build_block_job, is_block_job  # noqa: PLC0415
+
+    for name in ("HEDERA_HISTORY_NETWORK", "HEDERA_HISTORY_ADDRESS_BOOK", "HEDERA_HISTORY_LEDGER_PUBLICATION"):
+        monkeypatch.delenv(name, raising=False)
+    args = parse_job_argv(["--blocks", "--network", "mainnet", "--first-block", "90000001", "--partitions", "4"])
+    assert is_block_job(args) and not is_block_job(JobArguments(start="2024-06-01", end="2024-06-02"))
+    job = build_block_job(args)
+    assert (job.source_url, job.folder) == ("gs://hedera-mainnet-recent-block-streams", "mainnet/block/")
+    assert (job.first_block, job.last_block, job.partitions, job.block_nodes) == (90000001, None, 4, "")
+    assert job.book is not None  # the preset's bootstrap book, for wrapped record blocks
+
+
+def test_a_block_node_range_needs_its_end_and_no_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hedera_history.backfill.job_spec import build_block_job, build_job  # noqa: PLC0415
+
+    monkeypatch.delenv("HEDERA_HISTORY_NETWORK", raising=False)
+    nodes = parse_job_argv(["--block-node", "localhost:40840", "--first-block", "5", "--last-block", "9"])
+    job = build_block_job(nodes)
+    assert (job.source_url, job.block_nodes, job.first_block, job.last_block) == ("", "localhost:40840", 5, 9)
+    assert job.settings.block_nodes == "localhost:40840"
+    with pytest.raises(JobArgumentError, match="--last-block"):
+        build_block_job(parse_job_argv(["--block-node", "localhost:40840", "--first-block", "5"]))
+    with pytest.raises(JobArgumentError, match="--start and --end"):
+        build_job(parse_job_argv(["/streams"]))

@@ -66,7 +66,7 @@ class BlockJob:
         if self.first_block < 0 or (self.last_block is not None and self.last_block < self.first_block):
             raise JobArgumentError(f"block range {self.first_block}..{self.last_block} is empty")
         if self.block_nodes and self.last_block is None:
-            raise JobArgumentError("a block-node range needs its last block (--end-block)")
+            raise JobArgumentError("a block-node range needs its last block (--last-block)")
 
 
 @dataclass(frozen=True, slots=True)
