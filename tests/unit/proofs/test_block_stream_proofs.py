@@ -30,7 +30,8 @@ from hedera_history.proofs.native import ledger_publication_indexes, native_tran
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.proofs.trust import Trust
 from hedera_history.proofs.verify_any import verify_any_proof
-from hedera_history.proofs.verify_native import NativeVerdict
+from hedera_history.proofs.verify_native import NativeVerdict, steps
+from hedera_history.proto_gen.proof_pb2 import ProvenBlockItem
 from hedera_history.verify.tss import merkle_paths, publication_from_signed_transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -150,6 +151,28 @@ def test_an_item_of_another_block_is_refused(blocks: list[BlockFile]) -> None:
         verify_any_proof(encode_bundle(bundle), Trust().with_ledger(_ledger_id(blocks[0]).hex()))
 
 
+def test_an_item_cannot_be_claimed_for_the_later_block_that_signs_it(blocks: list[BlockFile]) -> None:
+    """Block 2's item path continues to block 5's signed root; shown with block 5's header and
+    mountain top (and no root path), every item folds to the signed root, but block 2's item does not
+    pass through block 5's inputs subtree: refused, so a proof cannot name the wrong block."""
+    bundle = decode_bundle(_proof(blocks, 2))
+    five = decode_bundle(_proof(blocks, 5)).native_block
+    native = bundle.native_block
+    for item in native.items[1:]:
+        item.siblings.extend(native.root_path)
+    del native.root_path[:]
+    native.items[0].CopyFrom(five.items[0])
+    del native.mountain_top[:]
+    native.mountain_top.extend(five.mountain_top)
+    assert {leaf_fold(item) for item in native.items} == {block_hashes(blocks[5]).root}
+    with pytest.raises(ProofHashMismatchError):
+        verify_any_proof(encode_bundle(bundle), Trust().with_ledger(_ledger_id(blocks[0]).hex()))
+
+
+def leaf_fold(item: ProvenBlockItem) -> bytes:
+    return fold(leaf_hash(item.block_item), steps(item.siblings))
+
+
 _FLIP_CACHE: dict[str, bytes] = {}
 
 
@@ -164,6 +187,23 @@ def test_flipping_any_byte_of_a_block_stream_proof_is_refused_with_a_typed_reaso
     with pytest.raises(ProofError) as refused:
         verify_any_proof(flipped, Trust().with_ledger(_ledger_id(blocks[0]).hex()))
     assert type(refused.value) is not ProofError
+
+
+def test_an_unused_signer_flag_set_is_refused_in_both_shapes(blocks: list[BlockFile]) -> None:
+    """The TSS check ignores signer flags past the roster's length (as the reference does); a proof
+    must carry them as zeros, or it would have many encodings."""
+    data = _proof(blocks, 2)
+    shape = encode_message(transaction_item_proof(decode_bundle(data)))
+    signature = decode_bundle(data).native_block.block_signature
+    flags_at = 1096 + 1632
+    roster = 4
+    trust = Trust().with_ledger(_ledger_id(blocks[0]).hex(), _publication(blocks[0]))
+    for encoded in (data, shape):
+        start = encoded.index(signature) + flags_at
+        for at in range(start + roster, start + 128):
+            flipped = encoded[:at] + bytes([encoded[at] ^ 1]) + encoded[at + 1 :]
+            with pytest.raises(ProofFormatError):
+                verify_any_proof(flipped, trust)
 
 
 # ---- the block node's shape ------------------------------------------------------------------------

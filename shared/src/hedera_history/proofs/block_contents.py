@@ -23,7 +23,7 @@ from hedera_history.formats.block_hash import leaf_hash
 from hedera_history.formats.block_protos import BlockItem
 from hedera_history.proofs.block_paths import fold
 from hedera_history.proofs.trust import LedgerTrust
-from hedera_history.proofs.verify_native import steps
+from hedera_history.proofs.verify_native import check_canonical_signature, steps
 from hedera_history.proto_gen.block_contents_proof_pb2 import BlockContentsProof, BlockContentsProofResponse
 from hedera_history.proto_gen.proof_pb2 import ProofBundle
 from hedera_history.verify.tss import TssTrust, TssVerdict, verify_tss_signature
@@ -109,6 +109,7 @@ def verify_block_contents(proof: BlockContentsProof, trust: LedgerTrust) -> Cont
     except DecodeError as e:
         raise ProofFormatError(f"not a block item: {e}") from e
     signed_root = fold(leaf_hash(proof.block_item), steps(proof.sibling_hashes))
+    check_canonical_signature(bytes(proof.block_signature), trust.publication, "block node proof")
     verdict = verify_tss_signature(signed_root, bytes(proof.block_signature), TssTrust(trust.publication))
     if verdict.reason is not None:
         raise ProofTssError(f"TSS signature: {verdict.reason}") from verdict.reason

@@ -70,7 +70,7 @@ def streaming_path(nodes: Sequence[bytes], index: int) -> list[Step]:
     if which + 1 < len(spans):
         steps.append(Step(_right_fold(_span_roots(nodes, spans[which + 1 :])), is_first=False))
     for earlier in reversed(spans[:which]):
-        steps.append(Step(_perfect_root(nodes[earlier[0] : earlier[0] + earlier[1]]), is_first=True))
+        steps.append(Step(perfect_root(nodes[earlier[0] : earlier[0] + earlier[1]]), is_first=True))
     return steps
 
 
@@ -79,6 +79,9 @@ class ItemPaths:
     """Paths of some of a block's items to its root."""
 
     root: bytes
+    top: list[bytes]
+    """The mountain top's leaves: the footer's three hashes, then the subtree roots (16 in all for
+    L16, 8 for L8)."""
     paths: dict[int, list[Step]]
     """Item index -> its path to ``root``."""
 
@@ -108,14 +111,22 @@ def item_paths(block: BlockFile, hashes: BlockHashes, indexes: Sequence[int]) ->
             raise ValueError(f"items[{index}] ({block.items[index].name}) is not hashed into the block root")
         tree, position = where[index]
         steps = streaming_path(leaves[tree], position)
-        position_on_top = _MOUNTAIN_VALUES + tree
-        if hashes.layout is Layout.L16:
-            steps += streaming_path(top, position_on_top)
-        else:
-            steps += [*_perfect_path(top, position_on_top), Step(b"", is_first=False)]
-        steps.append(Step(hashes.timestamp_leaf, is_first=True))
-        paths[index] = steps
-    return ItemPaths(hashes.root, paths)
+        paths[index] = steps + top_path(top, tree, hashes.layout, hashes.timestamp_leaf)
+    return ItemPaths(hashes.root, top, paths)
+
+
+def top_path(top: Sequence[bytes], subtree: int, layout: Layout, timestamp_leaf: bytes) -> list[Step]:
+    """From subtree ``subtree``'s root (its place on the mountain top) to the block root."""
+    position = _MOUNTAIN_VALUES + subtree
+    if layout is Layout.L16:
+        steps = streaming_path(top, position)
+    else:
+        steps = [*_perfect_path(top, position), Step(b"", is_first=False)]
+    return [*steps, Step(timestamp_leaf, is_first=True)]
+
+
+def top_size(layout: Layout) -> int:
+    return 2 * (_MOUNTAIN_VALUES + _DEFINED_SUBTREES) if layout is Layout.L16 else _MOUNTAIN_VALUES + _DEFINED_SUBTREES
 
 
 def state_proof_path(paths: Sequence[MerklePath], block_root: bytes) -> list[Step]:
@@ -196,7 +207,8 @@ def _perfect_path(nodes: Sequence[bytes], index: int) -> list[Step]:
     return steps
 
 
-def _perfect_root(nodes: Sequence[bytes]) -> bytes:
+def perfect_root(nodes: Sequence[bytes]) -> bytes:
+    """The root of a perfect binary tree over ``nodes`` (a power of two of them)."""
     level = list(nodes)
     while len(level) > 1:
         level = [internal_hash(level[i], level[i + 1]) for i in range(0, len(level), 2)]
@@ -211,4 +223,4 @@ def _right_fold(roots: Sequence[bytes]) -> bytes:
 
 
 def _span_roots(nodes: Sequence[bytes], spans: Sequence[tuple[int, int]]) -> list[bytes]:
-    return [_perfect_root(nodes[first : first + size]) for first, size in spans]
+    return [perfect_root(nodes[first : first + size]) for first, size in spans]

@@ -57,7 +57,7 @@ def block_evidence(block: BlockFile, indexes: Sequence[int]) -> NativeBlockEvide
     """The items at ``indexes`` of ``block`` with their paths, and the block's TSS proof."""
     hashes = block_hashes(block)
     paths = item_paths(block, hashes, indexes)
-    evidence = NativeBlockEvidence()
+    evidence = NativeBlockEvidence(mountain_top=paths.top)
     for index in indexes:
         proven = evidence.items.add(block_item=block.items[index].data)
         proven.siblings.extend(_steps(paths.paths[index]))

@@ -20,22 +20,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.errors import (
+    FormatError,
     ProofFormatError,
     ProofHashMismatchError,
     ProofLedgerError,
     ProofSubjectError,
     ProofTssError,
     TssError,
+    UnsupportedItemError,
 )
-from hedera_history.formats.block_hash import leaf_hash
+from hedera_history.formats.block import BlockItem as RawItem
+from hedera_history.formats.block_hash import L16_CUTOVER, Layout, internal_hash, leaf_hash, streaming_root, subtree_of
 from hedera_history.formats.block_protos import BlockItem
-from hedera_history.proofs.block_paths import Step, fold
+from hedera_history.formats.hashing import HASH_SIZE
+from hedera_history.formats.wire import read_tag, varint_field
+from hedera_history.proofs.block_paths import Step, fold, perfect_root, top_path, top_size
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.proofs.trust import LedgerTrust
 from hedera_history.proto_gen.proof_pb2 import NativeBlockEvidence, ProofBundle
@@ -46,6 +51,8 @@ from hedera_history.verify.tss import (
     publication_from_signed_transaction,
     verify_tss_signature,
 )
+from hedera_history.verify.tss.hints import SIGNATURE_BYTES, VERIFICATION_KEY_BYTES
+from hedera_history.verify.tss.schnorr import ENDORSEMENT_BYTES, SIGNER_SLOTS
 
 _NS = 1_000_000_000
 
@@ -100,25 +107,81 @@ def verify_native_evidence(evidence: NativeBlockEvidence, trust: TssTrust, what:
     """The block the evidence proves under ``trust``, or a ``ProofError`` leaf."""
     if not evidence.items:
         raise ProofFormatError(f"{what}: no items")
-    items, root = [], None
-    for index, proven in enumerate(evidence.items):
-        item = _block_item(proven.block_item, f"{what}: item {index}")
-        value = fold(leaf_hash(proven.block_item), steps(proven.siblings))
-        if root is not None and value != root:
-            raise ProofHashMismatchError(
-                f"{what}: item {index} leads to root {value.hex()[:16]}…, not {root.hex()[:16]}…"
-            )
-        root = value
-        items.append(item)
-    assert root is not None
+    items = [_block_item(proven.block_item, f"{what}: item {index}") for index, proven in enumerate(evidence.items)]
     if items[0].WhichOneof("item") != "block_header":
         raise ProofFormatError(f"{what}: the first item is not the block's header")
-    number = int(items[0].block_header.number)
+    header = items[0].block_header
+    number = int(header.number)
+    root, top_steps = _block_top(evidence, header, what)
+    for index, (proven, item) in enumerate(zip(evidence.items, items, strict=True)):
+        path = steps(proven.siblings)
+        subtree = _subtree(proven.block_item, item, f"{what}: item {index}")
+        expected = top_steps[subtree]
+        inside = len(path) - len(expected)
+        reached = fold(leaf_hash(proven.block_item), path[: max(inside, 0)])
+        if inside < 0 or path[inside:] != expected or reached != list(evidence.mountain_top)[3 + subtree]:
+            raise ProofHashMismatchError(
+                f"{what}: item {index} ({item.WhichOneof('item')}) does not lead to its subtree's root on the "
+                f"mountain top of block {number}"
+            )
     signed_root = fold(root, steps(evidence.root_path))
+    check_canonical_signature(bytes(evidence.block_signature), trust.publication, what)
     verdict = verify_tss_signature(signed_root, bytes(evidence.block_signature), trust)
     if verdict.reason is not None:
         raise ProofTssError(f"{what} {number}: TSS signature: {verdict.reason}") from verdict.reason
     return ProvenNativeBlock(number, root, signed_root, tuple(items), verdict)
+
+
+def _block_top(evidence: NativeBlockEvidence, header: Any, what: str) -> tuple[bytes, dict[int, list[Step]]]:
+    """The block root the header's time and the mountain top give, and for each subtree the path
+    from its root up to the block root."""
+    version = header.hapi_proto_version
+    layout = Layout.L16 if (version.major, version.minor) >= L16_CUTOVER else Layout.L8
+    top = [bytes(value) for value in evidence.mountain_top]
+    if len(top) != top_size(layout) or any(len(value) != HASH_SIZE for value in top):
+        raise ProofFormatError(f"{what}: a mountain top of {top_size(layout)} hashes ({layout.value}) is expected")
+    timestamp = header.block_timestamp
+    timestamp_leaf = leaf_hash(varint_field(1, timestamp.seconds) + varint_field(2, timestamp.nanos))
+    mountain = streaming_root(top) if layout is Layout.L16 else fold(perfect_root(top), [Step(b"", False)])
+    subtrees = len(top) - 3
+    return internal_hash(timestamp_leaf, mountain), {
+        subtree: top_path(top, subtree, layout, timestamp_leaf) for subtree in range(subtrees)
+    }
+
+
+def _subtree(data: bytes, item: BlockItem, what: str) -> int:
+    case = item.WhichOneof("item")
+    kind = item.DESCRIPTOR.fields_by_name[case].number if case else _unknown_kind(data, what)
+    try:
+        subtree = subtree_of(RawItem(kind, data, 0), 0, what)
+    except UnsupportedItemError as e:
+        raise ProofFormatError(f"{what}: {e}") from e
+    if subtree is None:
+        raise ProofFormatError(f"{what}: a {case} item is not hashed into the block root")
+    return subtree.value
+
+
+def _unknown_kind(data: bytes, what: str) -> int:
+    """The field number of an item newer than the protobufs (its one field's tag)."""
+    if not data:
+        raise ProofFormatError(f"{what}: an empty block item")
+    try:
+        number, _, _ = read_tag(data, 0, len(data), "block item", what)
+    except FormatError as e:
+        raise ProofFormatError(f"{what}: {e}") from e
+    return number
+
+
+def check_canonical_signature(signature: bytes, publication: LedgerPublication, what: str) -> None:
+    """A Schnorr endorsement's signer flags past the roster's length are ignored by the TSS check
+    (as the reference ignores them), so a proof would verify with any of them set: a proof must
+    carry them as zeros, its one encoding (ProofFormatError otherwise)."""
+    endorsement = signature[VERIFICATION_KEY_BYTES + SIGNATURE_BYTES :]
+    if len(endorsement) != ENDORSEMENT_BYTES:
+        return
+    unused = endorsement[len(publication.roster) : SIGNER_SLOTS]
+    if any(unused):
+        raise ProofFormatError(f"{what}: the endorsement flags signers past the roster's {len(publication.roster)}")
 
 
 class _Sibling(Protocol):

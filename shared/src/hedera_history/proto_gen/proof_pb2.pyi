@@ -25,16 +25,18 @@ class ProofBundle(_message.Message):
     def __init__(self, format_version: _Optional[int] = ..., subject: _Optional[_Union[Subject, _Mapping]] = ..., block: _Optional[_Union[BlockEvidence, _Mapping]] = ..., sidecars: _Optional[_Iterable[_Union[SidecarEvidence, _Mapping]]] = ..., trust: _Optional[_Union[TrustChain, _Mapping]] = ..., correction: _Optional[_Union[Correction, _Mapping]] = ..., native_block: _Optional[_Union[NativeBlockEvidence, _Mapping]] = ...) -> None: ...
 
 class NativeBlockEvidence(_message.Message):
-    __slots__ = ("items", "root_path", "block_signature", "ledger")
+    __slots__ = ("items", "root_path", "block_signature", "ledger", "mountain_top")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     ROOT_PATH_FIELD_NUMBER: _ClassVar[int]
     BLOCK_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     LEDGER_FIELD_NUMBER: _ClassVar[int]
+    MOUNTAIN_TOP_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[ProvenBlockItem]
     root_path: _containers.RepeatedCompositeFieldContainer[MerkleStep]
     block_signature: bytes
     ledger: NativeBlockEvidence
-    def __init__(self, items: _Optional[_Iterable[_Union[ProvenBlockItem, _Mapping]]] = ..., root_path: _Optional[_Iterable[_Union[MerkleStep, _Mapping]]] = ..., block_signature: _Optional[bytes] = ..., ledger: _Optional[_Union[NativeBlockEvidence, _Mapping]] = ...) -> None: ...
+    mountain_top: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, items: _Optional[_Iterable[_Union[ProvenBlockItem, _Mapping]]] = ..., root_path: _Optional[_Iterable[_Union[MerkleStep, _Mapping]]] = ..., block_signature: _Optional[bytes] = ..., ledger: _Optional[_Union[NativeBlockEvidence, _Mapping]] = ..., mountain_top: _Optional[_Iterable[bytes]] = ...) -> None: ...
 
 class ProvenBlockItem(_message.Message):
     __slots__ = ("block_item", "siblings")
