@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api.entity_lookup import resolve_entity
-from hedera_history.api.entity_state import entity_state, render_alias, render_key
+from hedera_history.api.entity_state import EntityState, entity_state, render_alias, render_key
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64
 from hedera_history.api.query import Query, only, order, page_limit
@@ -70,16 +70,31 @@ def get_account(get_reader: Reader, account_text: str, query: Query, skipped: Sk
     # As the reference: with a time bound, the account as it was then (the balance at that time).
     at_ns = filters.high_ns if filters.high_ns < MAX_I64 else None
     balance = rest_balances_body(reader.gateway, account, at_ns)
-    found = balance["balances"]
     state = entity_state(reader, account, at_ns)
     skipped(state.errors)
-    if not found and not transactions and not state.found and not reader.account_history(account, limit=1).entries:
+    if (
+        not balance["balances"]
+        and not transactions
+        and not state.found
+        and not reader.account_history(account, limit=1).entries
+    ):
         raise NotFoundError(f"account {account} not found")
     next_link = None
     if cursor is not None:
         params: list[tuple[str, Any]] = [("limit", limit), ("timestamp", f"lt:{timestamp(cursor)}")]
         params.extend(("transactiontype", v) for v in query.get("transactiontype", [])[-1:])
         next_link = f"/api/v1/accounts/{account}?" + urlencode(params)
+    return {
+        **account_info(account, state, balance),
+        "transactions": transactions,
+        "links": {"next": next_link},
+    }
+
+
+def account_info(account: str, state: EntityState, balance: dict[str, Any] | None) -> dict[str, Any]:
+    """The reference's ``AccountInfo`` of an account: its state from history, its balance from a
+    ``/balances``-shaped body (None: ``balance`` null, as ``balance=false`` asks)."""
+    found = [] if balance is None else balance["balances"]
     return {
         "account": account,
         **dict.fromkeys(_LIVE_STATE_FIELDS),
@@ -88,13 +103,13 @@ def get_account(get_reader: Reader, account_text: str, query: Query, skipped: Sk
         "deleted": state.deleted,
         "key": render_key(state.key),
         "memo": state.memo,
-        "balance": {
+        "balance": None
+        if balance is None
+        else {
             "timestamp": balance["timestamp"],
             "balance": found[0]["balance"] if found else None,
             "tokens": [],
         },
         "decline_reward": False,
         "evm_address": "0x" + state.evm_address.hex() if state.evm_address else long_zero_address(account),
-        "transactions": transactions,
-        "links": {"next": next_link},
     }

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hedera_history.api.balances_list import ACCOUNT_KEYS, BalanceBounds, list_balances
+from hedera_history.api.balances_list import ACCOUNT_KEYS, BALANCES_PATH, BalanceBounds, list_balances
 from hedera_history.api.errors import InvalidParamsError, NotServedError
 from hedera_history.api.parse import parse_account, parse_int, parse_options, parse_timestamp
 from hedera_history.api.query import Query, only, operator, order, page_limit, single
@@ -38,6 +38,14 @@ def rest_balances(get_reader: Reader, query: Query) -> dict[str, Any]:
         body = rest_balances_body(get_reader().gateway, account_reference(value, "account.id"), at_ns)
         bounds = _balance_bounds(query)
         return body | {"balances": [b for b in body["balances"] if bounds.keep(b["balance"])]}
+    return balance_listing(get_reader, query, at_ns, BALANCES_PATH)
+
+
+def balance_listing(get_reader: Reader, query: Query, at_ns: int | None, path: str) -> dict[str, Any]:
+    """Every account's balance from the ``account.id`` (``gt:``/``gte:``) on, in key order, at
+    ``at_ns`` (None: now), with ``account.balance`` bounds and ``limit``; ``links.next`` to ``path``."""
+    account_text = single(query, "account.id")
+    op, value = operator(account_text, "account.id") if account_text is not None else ("gt", None)
     if op not in ("gt", "gte"):
         raise InvalidParamsError("account.id: the listing goes forwards (gt: or gte:) or takes one account")
     start = ACCOUNT_KEYS.start
@@ -45,9 +53,10 @@ def rest_balances(get_reader: Reader, query: Query) -> dict[str, Any]:
         prefix = account_prefix(account_reference(value, "account.id"))
         start = prefix_end(prefix) if op == "gt" else prefix
     if order(query, default="asc") != "asc":
-        raise NotServedError("balances are listed forwards in account key order only (order=asc)")
+        raise NotServedError("accounts are listed forwards in account key order only (order=asc)")
     kept = [("timestamp", c) for c in query.get("timestamp", [])]
     kept += [("account.balance", c) for c in query.get("account.balance", [])]
+    kept += [("balance", c) for c in query.get("balance", [])]
     return list_balances(
         get_reader().gateway,
         at_ns=at_ns,
@@ -55,6 +64,7 @@ def rest_balances(get_reader: Reader, query: Query) -> dict[str, Any]:
         limit=page_limit(query),
         bounds=_balance_bounds(query),
         kept_params=kept,
+        path=path,
     )
 
 

@@ -46,8 +46,10 @@ def list_balances(
     limit: int,
     bounds: BalanceBounds,
     kept_params: Sequence[tuple[str, str]],
+    path: str = BALANCES_PATH,
 ) -> dict[str, Any]:
-    """The balances of the accounts from ``start_key`` on, at ``at_ns`` (None: now)."""
+    """The balances of the accounts from ``start_key`` on, at ``at_ns`` (None: now); ``links.next``
+    names ``path`` (the accounts listing pages the same way)."""
     progress = read_progress(gateway)
     empty: dict[str, Any] = {"timestamp": None, "balances": [], "links": {"next": None}}
     if progress is None:
@@ -74,7 +76,7 @@ def list_balances(
     next_link = None
     if cursor is not None and _next_account(gateway, prefix_end(account_prefix(cursor))) is not None:
         params = [("limit", str(limit)), ("account.id", f"gt:{cursor}"), *kept_params]
-        next_link = f"{BALANCES_PATH}?" + urlencode(params)
+        next_link = f"{path}?" + urlencode(params)
     return {"timestamp": mirror_timestamp(as_of), "balances": found, "links": {"next": next_link}}
 
 

@@ -10,6 +10,7 @@ from typing import Literal
 Fidelity = Literal["identical", "differences"]
 
 SERVED: dict[str, Fidelity] = {
+    "/api/v1/accounts": "differences",
     "/api/v1/accounts/{idOrAliasOrEvmAddress}": "differences",
     "/api/v1/balances": "differences",
     "/api/v1/blocks": "identical",
@@ -37,7 +38,6 @@ fields history cannot know)."""
 _LIVE = "live entity state, which the record stream does not carry as state"
 _NO_INDEX = "history keeps no index for this listing"
 NOT_SERVED: dict[str, str] = {
-    "/api/v1/accounts": _NO_INDEX + " (every account with its live state)",
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/hooks": _LIVE,
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/hooks/{hookId}/storage": _LIVE,
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts": _LIVE + " (NFT ownership)",

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api.accounts import get_account
+from hedera_history.api.accounts_list import list_accounts
 from hedera_history.api.balances import rest_balances
 from hedera_history.api.blocks import get_block, list_blocks
 from hedera_history.api.contract_entity import get_contract
@@ -113,6 +114,7 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("blocks",), lambda r, q: list_blocks(r, q, log_skipped_rows)),
     (("blocks", _ANY), lambda r, q, hash_or_number: get_block(r, hash_or_number, q)),
     (("transactions",), lambda r, q: list_transactions(r, q, log_skipped_rows)),
+    (("accounts",), lambda r, q: list_accounts(r, q, log_skipped_rows)),
     (("accounts", _ANY), lambda r, q, account: get_account(r, account, q, log_skipped_rows)),
     (("transactions", _ANY), lambda r, q, key: get_transactions(r, key, q)),
     (("accounts", _ANY, "transactions"), lambda r, q, account: account_transactions(r, account, q)),

@@ -9,6 +9,7 @@ or an NFT of an account in it; with one account, the account's history index (ne
 A request looks at a bounded number of blocks or history rows: when filters leave the page short at
 that bound, ``links.next`` still says where to go on, so a page may be short without being the last.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
