@@ -18,6 +18,7 @@ from hedera_history.store.writer import BlockWriter
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
 from tests.unit.api import entity_world as w
 from tests.unit.errata.helpers import SETTINGS
+from tests.unit.store.builders import NS
 from tests.unit.store.fakes import MemoryGateway
 
 ROUTE = "/api/v1/accounts"
@@ -29,7 +30,7 @@ def get() -> Any:
     entities = w.entities()
     gateway = MemoryGateway()
     assert all(r.complete for r in BlockWriter(gateway, SETTINGS).write_blocks(list(entities.blocks)))
-    load_snapshot(gateway, SETTINGS, BalanceSnapshot(w.CREATED - 10 * w.NS, GENESIS), first_block=0)
+    load_snapshot(gateway, SETTINGS, BalanceSnapshot(w.CREATED - 10 * NS, GENESIS), first_block=0)
     BalanceApplier(gateway, SETTINGS).run()
     reader = HistoryReader(gateway)
     contract = ReferenceContract(load_reference_document())
