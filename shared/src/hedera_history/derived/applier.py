@@ -52,6 +52,8 @@ from hedera_history.derived.rows import (
     row_key_for_slot_end,
 )
 from hedera_history.errors import FormatError, RowDecodeError, StoreError
+from hedera_history.formats.block import parse_block
+from hedera_history.formats.block_record_file import native_block_files
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.logs import event
@@ -63,7 +65,7 @@ from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery
 from hedera_history.store.model import Cell, Row
 from hedera_history.store.originals import decode_item_list
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.schema import BALANCES, BALANCES_FAMILY
+from hedera_history.store.schema import BALANCES, BALANCES_FAMILY, ITEMS_BLOCK_KIND
 from hedera_history.store.writer import BlockWriter
 
 logger = logging.getLogger(__name__)
@@ -301,6 +303,9 @@ class BalanceApplier:
         return default
 
 
+_BLOCK_KIND = ITEMS_BLOCK_KIND.decode("ascii")
+
+
 def original_items(reader: HistoryReader, block: StoredBlock) -> tuple[RecordItem, ...]:
     """A complete block's items as the nodes signed them (the ``items`` table), never corrected."""
     files = reader.block_files(block.number)
@@ -314,6 +319,13 @@ def original_items(reader: HistoryReader, block: StoredBlock) -> tuple[RecordIte
                 items.extend(decode_item_list(stored.data, name))
             except FormatError as e:
                 raise StoreError(f"block {block.number}: the stored item list does not decode: {e}") from e
+            continue
+        if stored.kind == _BLOCK_KIND:
+            # A native block is kept whole; its records are the ones its items became when written.
+            try:
+                items.extend(native_block_files(parse_block(stored.data, name))[0].items)
+            except FormatError as e:
+                raise StoreError(f"block {block.number}: the stored block does not parse: {e}") from e
             continue
         try:
             items.extend(parse_record_file(stored.data, name.removesuffix(".gz")).items)

@@ -87,8 +87,9 @@ def load_block_runs(
     With ``start`` (a folder of blocks alone), the history's start is recorded from it at the
     first block written, as for record files; without a snapshot in the folder, a wrapped genesis
     block's initial account state changes are the opening balances. Once a start is recorded (here
-    or by the record files loaded before), derived balances take in the blocks written. The native blocks of a run
-    that does not begin with block 0 are checked against the block 0 a load stored before, if any."""
+    or by the record files loaded before), derived balances take in the blocks written. The native
+    blocks of a run that does not begin with block 0 are checked against the block 0 a load stored
+    before, if any."""
     report = report if report is not None else LoadReport()
     sent: list[VerifiedBlock] = []
     block_zero = stored_block_zero(gateway) if any(run and run[0].number != 0 for run in runs) else None
