@@ -1,26 +1,29 @@
 """/network/exchangerate, /network/fees and /network/stake on a generated stream with updates of
-0.0.112 and 0.0.111 and two NodeStakeUpdates, in memory: each answer, now and as of times between
-the updates, is the content the generator wrote (the fee schedule rebuilt from its update and
-append; the newest stake update), checked against the reference's OpenAPI; without any, a 404."""
+0.0.112 and 0.0.111 and two NodeStakeUpdates, in memory and on the Bigtable emulator: each answer,
+now and as of times between the updates, is the content the generator wrote (the fee schedule
+rebuilt from its update and append; the newest stake update), checked against the reference's
+OpenAPI; without any, a 404."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from hedera_history import hapi
 from hedera_history.api import handle
 from hedera_history.api.render import timestamp
-from hedera_history.books.parse import parse_address_book
+from hedera_history.block import VerifiedBlock
 from hedera_history.config import Settings
-from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
-from hedera_history.sources.local_periods import find_local_periods
+from hedera_history.gen import GeneratorConfig, generate_stream
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
-from hedera_history.verify.stream import verify_stream
 
+from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.integration.query_function import written_store
+from tests.unit.api.topic_world import verified_blocks
 from tests.unit.store.fakes import MemoryGateway
 
 STAKES = ((10 * 10**8, 20 * 10**8, 30 * 10**8, 40 * 10**8), (11 * 10**8, 21 * 10**8, 31 * 10**8, 41 * 10**8))
@@ -36,26 +39,35 @@ CONFIG = GeneratorConfig(
 ExchangeRateSet: Any = type(hapi.TransactionReceipt().exchangeRate)
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[dict[str, Any]]]:
-    folder: Path = tmp_path_factory.mktemp("network-files")
+@pytest.fixture(scope="module", params=["memory", pytest.param("emulator", marks=pytest.mark.emulator)])
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, list[Any]]]:
+    """The stream's blocks in memory, and on the Bigtable emulator."""
     stream = generate_stream(CONFIG)
-    write_stream(stream, folder)
-    book = parse_address_book(stream.address_book)
-    blocks = [r.report.block for r in verify_stream(find_local_periods(folder / "recordstreams"), book) if r.ok]
-    gateway = MemoryGateway()
-    assert all(r.complete for r in BlockWriter(gateway, Settings()).write_blocks([b for b in blocks if b]))
-    reader = HistoryReader(gateway)
-    contract = ReferenceContract(load_reference_document())
-
-    def get(route: str, query: dict[str, list[str]] | None = None, status: int = 200) -> Any:
-        response = handle(lambda: reader, "GET", route, query or {}, b"")
-        assert response.status == status, (route, query, response.body)
-        contract.validate(route, status, response.body)
-        return response.body
-
+    blocks = verified_blocks(stream, tmp_path_factory.mktemp("network-files"))
     updates = [t for t in stream.truth["transactions"] if "system_file" in t or t["type"] == "node_stake_update"]
-    return get, updates
+    contract = ReferenceContract(load_reference_document())
+    with _store(request, blocks) as gateway:
+        reader = HistoryReader(gateway)
+
+        def get(route: str, query: dict[str, list[str]] | None = None, status: int = 200) -> Any:
+            response = handle(lambda: reader, "GET", route, query or {}, b"")
+            assert response.status == status, (route, query, response.body)
+            contract.validate(route, status, response.body)
+            return response.body
+
+        yield get, updates
+
+
+@contextmanager
+def _store(request: pytest.FixtureRequest, blocks: Sequence[VerifiedBlock]) -> Iterator[Any]:
+    if request.param == "memory":
+        memory = MemoryGateway()
+        assert all(r.complete for r in BlockWriter(memory, Settings()).write_blocks(list(blocks)))
+        yield memory
+        return
+    instance = request.getfixturevalue("bigtable_client").instance(unique_name("network"))
+    with written_store(instance, Settings.from_env({}, table_prefix="n_"), blocks) as gateway:
+        yield gateway
 
 
 def rates_of(truth: dict[str, Any]) -> Any:

@@ -28,12 +28,18 @@ class TopicWorld:
     """Topic -> the truth of its messages' transactions, by sequence number."""
 
 
-def topic_world(folder: Path) -> TopicWorld:
-    stream = generate_stream(TOPIC_CONFIG)
+def verified_blocks(stream: GeneratedStream, folder: Path) -> tuple[VerifiedBlock, ...]:
+    """``stream`` written to ``folder`` and verified as the pipeline verifies it: every block."""
     write_stream(stream, folder)
     results = verify_stream(find_local_periods(folder / "recordstreams"), parse_address_book(stream.address_book))
     blocks = tuple(r.report.block for r in results if r.ok and r.report.block is not None)
-    assert len(blocks) == TOPIC_CONFIG.periods
+    assert len(blocks) == len(stream.periods)
+    return blocks
+
+
+def topic_world(folder: Path) -> TopicWorld:
+    stream = generate_stream(TOPIC_CONFIG)
+    blocks = verified_blocks(stream, folder)
     transactions: Sequence[dict[str, Any]] = stream.truth["transactions"]
     created = {t["topic_created"]: t for t in transactions if "topic_created" in t}
     messages: dict[str, list[dict[str, Any]]] = {}
