@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 from openapi_schema_validator import OAS31Validator
@@ -90,3 +91,12 @@ class ReferenceContract:
 
 def _escape(segment: str) -> str:
     return segment.replace("~", "~0").replace("/", "~1")
+
+
+def checked_get(client: Any, contract: ReferenceContract, url: str, status: int = 200) -> Any:
+    """GET ``url`` through a test client: the status asked, the body valid against the reference."""
+    response = client.get(url)
+    assert response.status_code == status, (url, response.data[:300])
+    body = response.get_json()
+    contract.validate(urlsplit(url).path, status, body)
+    return body

@@ -9,7 +9,6 @@ import base64
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from hedera_history.api.render import timestamp
@@ -18,7 +17,7 @@ from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.store.reader import HistoryReader
 
 from tests.fixtures.emulators import unique_name
-from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
 from tests.integration.query_function import query_client, write_verified_blocks, written_store
 from tests.unit.api import entity_world as w
 from tests.unit.api.wsgi_app import query_app
@@ -46,12 +45,7 @@ def contract() -> ReferenceContract:
     return ReferenceContract(load_reference_document())
 
 
-def get(client: Any, contract: ReferenceContract, url: str, status: int = 200) -> Any:
-    response = client.get(url)
-    assert response.status_code == status, (url, response.data[:300])
-    body = response.get_json()
-    contract.validate(urlsplit(url).path, status, body)
-    return body
+get = checked_get
 
 
 def test_crafted_accounts_and_contracts(clients: dict[str, Any], contract: ReferenceContract) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from hedera_history.api.render import timestamp
@@ -16,7 +15,7 @@ from hedera_history.config import Settings
 from hedera_history.store.reader import HistoryReader
 
 from tests.fixtures.emulators import unique_name
-from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
 from tests.integration.query_function import written_store
 from tests.unit.api.topic_world import TopicWorld, topic_world
 from tests.unit.api.wsgi_app import query_app
@@ -41,12 +40,7 @@ def contract() -> ReferenceContract:
     return ReferenceContract(load_reference_document())
 
 
-def get(client: Any, contract: ReferenceContract, url: str, status: int = 200) -> Any:
-    response = client.get(url)
-    assert response.status_code == status, (url, response.data[:300])
-    body = response.get_json()
-    contract.validate(urlsplit(url).path, status, body)
-    return body
+get = checked_get
 
 
 def test_every_topic_pages_through_its_messages(client: Any, contract: ReferenceContract, world: TopicWorld) -> None:
