@@ -73,9 +73,9 @@ def test_an_errata_corrects_a_native_blocks_transaction(bigtable_instance: Any, 
     data, signatures = build_errata(
         stream, consensus_ns=errata_ns, time_of_error=original.consensus_ns, correct_item=_corrected(original)
     )
-    for path, content in errata_objects(stream, errata_ns, data, signatures).items():
-        (out / path).parent.mkdir(parents=True, exist_ok=True)
-        (out / path).write_bytes(content)
+    for name, content in errata_objects(stream, errata_ns, data, signatures).items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(content)
     errata_file = next(out.rglob("*.errata"))
     council = ",".join(ed25519_public_bytes(key).hex() for key in stream.keys.council)
     apply = ["errata", "apply", str(errata_file), "--address-book", book, "--council-keys", council, *target]
