@@ -173,9 +173,9 @@ def _unknown_kind(data: bytes, what: str) -> int:
 
 
 def check_canonical_signature(signature: bytes, publication: LedgerPublication, what: str) -> None:
-    """A Schnorr endorsement's signer flags past the roster's length are ignored by the TSS check
-    (as the reference ignores them), so a proof would verify with any of them set: a proof must
-    carry them as zeros, its one encoding (ProofFormatError otherwise)."""
+    """A Schnorr endorsement's signer flags past the roster's length must be zeros, the one encoding
+    (ProofFormatError otherwise). The TSS check refuses them too; checked here first, so a proof
+    names it as a format error before any pairing is computed."""
     endorsement = signature[VERIFICATION_KEY_BYTES + SIGNATURE_BYTES :]
     if len(endorsement) != ENDORSEMENT_BYTES:
         return

@@ -68,6 +68,10 @@ def challenge_for(aggregate_key: Point, commitment: Point, message: bytes) -> in
 
 def verify_endorsement(roster: Sequence[RosterEntry], message: bytes, endorsement: SchnorrEndorsement) -> Endorsers:
     """The endorsers, or the reason the endorsement does not sign ``message`` for ``roster``."""
+    past_roster = [index for index in range(len(roster), len(endorsement.signers)) if endorsement.signers[index]]
+    if past_roster:
+        # The aggregate key is the same with or without them: refusing keeps one encoding per endorsement.
+        raise TssFormatError(f"the endorsement flags places {past_roster} past the roster's {len(roster)} nodes")
     signers = [entry for entry, signed in zip(roster, endorsement.signers, strict=False) if signed]
     unproven = [entry.node_id for entry in signers if not entry.can_sign]
     if unproven:
