@@ -1,7 +1,8 @@
-"""Contract test: on the real V5 and V6 record files written to the Bigtable emulator, every route
-we serve under the reference mirror node's paths answers what its OpenAPI declares (the response
-schema of each status, checked by openapi-schema-validator), with the reference's CORS header and
-cache headers for immutable answers."""
+"""Contract test: on the real V5 and V6 record files written to the Bigtable emulator (and a
+generated stream for what they do not hold: topics, network files, stake updates, derived
+balances), every route we serve under the reference mirror node's paths answers what its OpenAPI
+declares (the response schema of each status, checked by openapi-schema-validator), with the
+reference's CORS header and cache headers for immutable answers."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ import pytest
 from hedera_history.api.reference_routes import NOT_SERVED, SERVED
 from hedera_history.books.parse import parse_address_book
 from hedera_history.config import Settings
+from hedera_history.derived.applier import BalanceApplier
+from hedera_history.derived.snapshot import BalanceSnapshot, load_snapshot
+from hedera_history.gen import GeneratorConfig, generate_stream
 from hedera_history.pipeline.history_start import record_bootstrap_book
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store.bigtable_client import gateway_for_instance
@@ -28,6 +32,7 @@ from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.unit.api.topic_world import verified_blocks
 from tests.unit.api.wsgi_app import query_app
 
 # One worker runs the module: its tests share the loaded store, and the last checks what they covered.
@@ -40,6 +45,19 @@ SETS = {
 CONTRACT_CALL = "1657701971.304284003"
 """The real V6 contract call by 0.0.2, with a child create (nonce 1) one nanosecond later."""
 BOOK_EFFECTIVE_NS = 1_600_000_000 * 10**9
+GENERATED = "generated"
+GENERATED_CONFIG = GeneratorConfig(
+    nodes=4,
+    periods=6,
+    transactions=40,
+    seed=11,
+    topics=4,
+    network_files=True,
+    rotate_key=False,
+    stake_updates={2: (10**17, 2 * 10**17, 3 * 10**17, 4 * 10**17)},
+)
+"""What the real sets do not hold: topics and their messages, exchange-rate and fee-schedule updates,
+a NodeStakeUpdate; its genesis balances loaded and applied, for the supply and the accounts list."""
 
 
 @dataclass
@@ -76,7 +94,7 @@ class Checker:
 
 
 @pytest.fixture(scope="module")
-def checker(bigtable_client: Any, hedera_data: Path) -> Iterator[Checker]:
+def checker(bigtable_client: Any, hedera_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Checker]:
     instance = bigtable_client.instance(unique_name("contract"))
     clients: dict[str, Any] = {}
     gateways = []
@@ -92,12 +110,53 @@ def checker(bigtable_client: Any, hedera_data: Path) -> Iterator[Checker]:
         assert written and all(r.complete for r in written)
         record_bootstrap_book(gateway, book_bytes, BOOK_EFFECTIVE_NS)  # as load and stack upload record it
         clients[name] = query_app(HistoryReader(gateway)).test_client()
+    clients[GENERATED], generated_gateway = _generated_set(instance, tmp_path_factory.mktemp("contract-generated"))
+    gateways.append(generated_gateway)
     yield Checker(ReferenceContract(load_reference_document()), clients)
     for gateway in gateways:
         gateway.close()
     for table in instance.list_tables():
         with contextlib.suppress(Exception):
             table.delete()
+
+
+def _generated_set(instance: Any, folder: Path) -> tuple[Any, Any]:
+    """A query client and its gateway over ``GENERATED_CONFIG``'s stream with derived balances."""
+    settings = Settings.from_env({}, table_prefix="gen_")
+    ensure_tables(instance, settings)
+    gateway = gateway_for_instance(instance, settings)
+    stream = generate_stream(GENERATED_CONFIG)
+    blocks = verified_blocks(stream, folder)
+    assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(list(blocks)))
+    genesis = BalanceSnapshot(blocks[0].record.consensus_start - 1, stream.truth["balances"]["genesis"])
+    load_snapshot(gateway, settings, genesis, first_block=0)
+    assert len(BalanceApplier(gateway, settings).run().applied) == len(blocks)
+    return query_app(HistoryReader(gateway)).test_client(), gateway
+
+
+def test_topics_network_files_stake_supply_and_accounts(checker: Checker) -> None:
+    created = checker.get(GENERATED, "/api/v1/transactions?transactiontype=CONSENSUSCREATETOPIC&limit=100")
+    topics = [t["entity_id"] for t in created["transactions"]]
+    assert topics
+    for topic in topics:
+        assert checker.get(GENERATED, f"/api/v1/topics/{topic}")["topic_id"] == topic
+    messages = [
+        m for t in topics for m in checker.follow(GENERATED, f"/api/v1/topics/{t}/messages?limit=3", "messages")
+    ]
+    assert messages and any(m["chunk_info"] for m in messages)
+    first = messages[0]
+    one = checker.get(GENERATED, f"/api/v1/topics/{first['topic_id']}/messages/{first['sequence_number']}")
+    assert one == checker.get(GENERATED, f"/api/v1/topics/messages/{first['consensus_timestamp']}") == first
+    checker.get(GENERATED, "/api/v1/topics/0.0.999999/messages", 404)
+    checker.get(GENERATED, "/api/v1/network/exchangerate")
+    assert checker.get(GENERATED, "/api/v1/network/fees")["fees"]
+    assert checker.get(GENERATED, "/api/v1/network/stake")["stake_total"] == sum(GENERATED_CONFIG.stake_updates[0][1])
+    supply = checker.get(GENERATED, "/api/v1/network/supply")
+    assert int(supply["released_supply"]) < int(supply["total_supply"])
+    accounts = checker.follow(GENERATED, "/api/v1/accounts?limit=5", "accounts")
+    assert {a["account"] for a in accounts} >= {"0.0.2", "0.0.1001"}
+    ranged = checker.get(GENERATED, "/api/v1/transactions?account.id=gte:0.0.1001&account.id=lte:0.0.1003")
+    assert ranged["transactions"]
 
 
 @pytest.mark.parametrize("data_set", sorted(SETS))
@@ -184,7 +243,10 @@ def test_accounts_and_balances(checker: Checker, data_set: str) -> None:
     assert listing["links"]["next"] is None or listing["balances"]  # no derived state loaded here: empty
     checker.not_served(data_set, "/api/v1/balances?order=desc")
     checker.not_served(data_set, "/api/v1/accounts/0.0.2?order=asc")
-    checker.not_served(data_set, "/api/v1/transactions?account.id=gte:0.0.2")
+    ranged = checker.follow(
+        data_set, "/api/v1/transactions?limit=100&account.id=gte:0.0.3&account.id=lte:0.0.3", "transactions"
+    )
+    assert ranged == [t for t in listed if "0.0.3" in _accounts_of(t)]
     checker.get(data_set, "/api/v1/accounts/0.0.987654321", 404)
     checker.get(data_set, "/api/v1/accounts/not-an-account", 400)
     checker.get(data_set, "/api/v1/balances?account.id=x", 400)
