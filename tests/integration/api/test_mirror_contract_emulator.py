@@ -46,6 +46,7 @@ CONTRACT_CALL = "1657701971.304284003"
 """The real V6 contract call by 0.0.2, with a child create (nonce 1) one nanosecond later."""
 BOOK_EFFECTIVE_NS = 1_600_000_000 * 10**9
 GENERATED = "generated"
+STAKES = (10**17, 2 * 10**17, 3 * 10**17, 4 * 10**17)
 GENERATED_CONFIG = GeneratorConfig(
     nodes=4,
     periods=6,
@@ -54,7 +55,7 @@ GENERATED_CONFIG = GeneratorConfig(
     topics=4,
     network_files=True,
     rotate_key=False,
-    stake_updates={2: (10**17, 2 * 10**17, 3 * 10**17, 4 * 10**17)},
+    stake_updates={2: STAKES},
 )
 """What the real sets do not hold: topics and their messages, exchange-rate and fee-schedule updates,
 a NodeStakeUpdate; its genesis balances loaded and applied, for the supply and the accounts list."""
@@ -150,7 +151,7 @@ def test_topics_network_files_stake_supply_and_accounts(checker: Checker) -> Non
     checker.get(GENERATED, "/api/v1/topics/0.0.999999/messages", 404)
     checker.get(GENERATED, "/api/v1/network/exchangerate")
     assert checker.get(GENERATED, "/api/v1/network/fees")["fees"]
-    assert checker.get(GENERATED, "/api/v1/network/stake")["stake_total"] == sum(GENERATED_CONFIG.stake_updates[0][1])
+    assert checker.get(GENERATED, "/api/v1/network/stake")["stake_total"] == sum(STAKES)
     supply = checker.get(GENERATED, "/api/v1/network/supply")
     assert int(supply["released_supply"]) < int(supply["total_supply"])
     accounts = checker.follow(GENERATED, "/api/v1/accounts?limit=5", "accounts")
