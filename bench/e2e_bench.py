@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
 import os
 import statistics
 import sys
@@ -69,6 +68,7 @@ from hedera_history.verify.stream import verify_stream
 from bench.e2e_blocks import main_blocks
 from bench.machine import Calibration, machine_report
 from bench.process_cpu import group_cpu_seconds
+from bench.stack_logs import logged_times
 from bench.timing import percentile
 
 GOAL_P50_SECONDS = 2.0
@@ -263,21 +263,6 @@ def measure_latency(
         replace(p, published=since_start(published, p.number), complete=since_start(complete, p.number))
         for p in periods
     ]
-
-
-def logged_times(stack: LocalStack, function: str, message: str) -> dict[int, datetime]:
-    """Block number -> when ``function`` first logged ``message`` about it (its JSON log lines)."""
-    found: dict[int, datetime] = {}
-    for line in Path(stack.function(function).record().log_path).read_text(errors="replace").splitlines():
-        if not line.startswith("{"):
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if entry.get("message") == message and isinstance(entry.get("block"), int):
-            found.setdefault(entry["block"], datetime.fromisoformat(entry["time"]))
-    return found
 
 
 def measure_throughput(

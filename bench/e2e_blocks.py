@@ -45,12 +45,14 @@ from hedera_history.localstack.upload import bucket_sink
 from bench.block_bench import BlockFileBytes, floor
 from bench.machine import Calibration, machine_report
 from bench.process_cpu import group_cpu_seconds
+from bench.stack_logs import logged_times
 from bench.timing import percentile
 
 GOAL_P50_SECONDS = 2.0
 GOAL_P99_SECONDS = 4.0
 POLL_SECONDS = 0.02
 FLOOR_SAMPLES = 3
+LOG_WAIT_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ class BlockShape:
     transactions: int = 20_000
     seconds: float = 120.0
     period_seconds: float = 2.0
-    warmup_blocks: int = 3
+    warmup_blocks: int = 5
     nodes: int = 4
     wait_seconds: float = 120.0
     store_processes: int = DEFAULT_STORE_PROCESSES
@@ -87,6 +89,10 @@ class BlockTimes:
     network_end: float
     """The block's end on the play's clock (monotonic seconds)."""
     listed: float | None = None
+    published: float | None = None
+    """When ingest logged ``block verified`` (monotonic seconds, from the function's log)."""
+    complete: float | None = None
+    """When the store logged ``block complete``."""
 
     @property
     def from_upload(self) -> float:
@@ -224,9 +230,28 @@ def play(stack: LocalStack, files: list[BlockFile], shape: BlockShape) -> tuple[
         cpu_after = stack_cpu(stack)
         for block in times:
             block.listed = watch.listed[block.number]
+    add_logged_times(stack, times)
     measured = len(files) - shape.warmup_blocks
     cpu = {name: (seconds - cpu_before.get(name, 0.0)) / measured for name, seconds in cpu_after.items()}
     return times, cpu
+
+
+def add_logged_times(stack: LocalStack, times: list[BlockTimes]) -> None:
+    """When ingest published and the store completed each block, from their logs (a function logs
+    just after the block became visible: its last lines are given a moment)."""
+    deadline = time.monotonic() + LOG_WAIT_SECONDS
+    while True:
+        published = logged_times(stack, "ingest", "block verified")
+        complete = logged_times(stack, "store", "block complete")
+        if all(b.number in published and b.number in complete for b in times) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    offset = time.time() - time.monotonic()
+    for block in times:
+        if block.number in published:
+            block.published = published[block.number].timestamp() - offset
+        if block.number in complete:
+            block.complete = complete[block.number].timestamp() - offset
 
 
 def floor_seconds(files: list[BlockFile]) -> float:
@@ -280,6 +305,10 @@ def run_blocks(shape: BlockShape) -> BlockFigures:
         )
 
 
+def _since(when: float | None, start: float) -> str:
+    return "    ?" if when is None else f"{when - start:5.2f}"
+
+
 def _p(samples: list[float]) -> str:
     return f"p50 {statistics.median(samples):.2f} s, p99 {percentile(samples, 0.99):.2f} s, max {max(samples):.2f} s"
 
@@ -300,6 +329,12 @@ def report_blocks(shape: BlockShape, figures: BlockFigures, calibration: Calibra
     print(f"  uploading a block file: p50 {statistics.median([b.uploaded - b.upload_started for b in blocks]):.2f} s")
     for block in figures.warmup:
         print(f"  warm-up block {block.number}: listed {block.from_upload:.1f} s after its upload began")
+    print("  each block, seconds from its file in the bucket: ingest published it, store completed it, listed")
+    for block in blocks:
+        print(
+            f"    block {block.number}: {_since(block.published, block.uploaded)} "
+            f"{_since(block.complete, block.uploaded)} {block.from_uploaded:5.2f}"
+        )
     total = sum(figures.cpu.values())
     print(
         f"CPU seconds a block, by process ({total:.2f} s in all = {total / figures.floor_seconds:.1f} x the floor; "
