@@ -16,6 +16,7 @@ from hedera_history.errors import TssLedgerError, TssUnverifiableProofError, Unv
 from hedera_history.formats.block import parse_block, serialize_block
 from hedera_history.formats.rebuild import signed_file_bytes
 from hedera_history.formats.wrapped_envelope import restore_block
+from hedera_history.gen.tss_signer import TssSigner
 from hedera_history.sources.local_blocks import LocalBlock, find_block_runs
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
@@ -29,6 +30,7 @@ from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.block_verified import verified_block
 from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks
 from hedera_history.verify.stream import verify_stream
+from hedera_history.verify.tss import TssTrust, publication_from_signed_transaction
 
 from tests.conformance.tss_blocks import HINTS_SIGNED_WEIGHT, HINTS_TOTAL_WEIGHT, LEDGER_ID, ROOTS
 from tests.helpers.wrapped_records import WRAPPED_EXAMPLES, WrappedExample, bucket_layout
@@ -112,6 +114,15 @@ def test_a_native_block_of_another_ledger_or_without_block_zero_is_refused(heder
     for report in later:
         with pytest.raises(TssUnverifiableProofError):
             verified_block(report)
+
+
+def test_a_block_zero_does_not_replace_the_ledger_publication_trusted(hedera_data: Path) -> None:
+    (run,) = find_block_runs(hedera_data / "blocks" / "tss-schnorr")
+    other = publication_from_signed_transaction(TssSigner.create([1, 1, 1]).ledger_publication())
+    assert other is not None
+    (zero,) = verify_blocks(run[:1], None, BlockCheckOptions(tss=LedgerTssCheck(trust=TssTrust(other))))
+    with pytest.raises(TssLedgerError, match="another ledger roster"):
+        verified_block(zero)
 
 
 def test_a_placeholder_proof_is_stored_only_as_unsigned_when_asked(hedera_data: Path) -> None:

@@ -62,7 +62,8 @@ class LedgerTssCheck:
         return self.trust
 
     def _adopt(self, block_zero: BlockFile) -> None:
-        """Trust the ledger block 0 publishes (when it is the one configured)."""
+        """Trust the ledger block 0 publishes (when it is the one configured, and the one trusted
+        when a publication already is)."""
         publication = find_publication(
             item.payload for item in block_zero.items if item.kind == ItemKind.SIGNED_TRANSACTION
         )
@@ -73,8 +74,12 @@ class LedgerTssCheck:
                 f"block 0 publishes ledger {publication.ledger_id.hex()}, not the ledger configured "
                 f"({self.ledger_id.hex()})"
             )
-        if self.trust is None or self.trust.publication != publication:
+        if self.trust is None:
             self.trust = TssTrust(publication)
+        elif self.trust.publication != publication:
+            # A block 0 proves itself only under the roster it publishes: it must not replace the
+            # roster already trusted (a configured publication, or block 0 read before).
+            raise TssLedgerError("block 0 publishes another ledger roster than the one trusted")
 
 
 def ledger_check(publication: bytes, ledger_id: bytes | None = None) -> LedgerTssCheck:
