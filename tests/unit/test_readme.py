@@ -1,4 +1,5 @@
-"""README's command table names every command and subcommand the command line has (hidden ones aside)."""
+"""README names every command and subcommand the command line has (hidden ones aside) and links every
+page under docs/."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 import click
 from hedera_history.cli.main import COMMANDS, cli
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
 
 
 def _command_cells() -> list[str]:
@@ -36,3 +38,9 @@ def test_every_command_and_subcommand_is_in_the_readme_table() -> None:
             f"{name} {sub}" for sub in _subcommands(name) if not any(re.search(rf"\b{sub}\b", c) for c in own)
         )
     assert not missing, f"README.md's command table does not name: {', '.join(missing)}"
+
+
+def test_every_docs_page_is_linked_from_the_readme() -> None:
+    text = README.read_text()
+    missing = [page.name for page in sorted((ROOT / "docs").glob("*.md")) if f"(docs/{page.name})" not in text]
+    assert not missing, f"README.md's documentation list does not link: {', '.join(missing)}"
