@@ -14,6 +14,7 @@ from hedera_history.formats.block import BlockFile, BlockProofItem, ItemKind, se
 from hedera_history.formats.block_hash import block_root_hash
 from hedera_history.formats.wire import length_delimited
 from hedera_history.verify.block_proofs import TssSignature
+from hedera_history.verify.block_verified import is_unsigned_placeholder
 from hedera_history.verify.blocks import BlockCheckOptions, BlockReport, verify_blocks
 from hedera_history.verify.signatures import sign_hash
 
@@ -187,6 +188,16 @@ def test_a_proof_of_an_unknown_kind_is_unverified_and_one_good_proof_is_enough()
     good = _tss_block(0, good=True)
     both = serialize_block([*(i.data for i in parsed(good).items), unknown])
     assert _one(both, tss=FakeTss()).ok
+
+
+def test_a_placeholder_beside_a_failing_signature_is_not_an_unsigned_block() -> None:
+    placeholder = [i.data for i in parsed(_placeholder_block(True)).items]
+    refused = tss_proof_item(0, b"\x00" * 2920)
+    report = _one(serialize_block([*placeholder, refused]), tss=FakeTss())
+    assert report.error is not None and report.error.kind == "tss_refused"
+    assert not is_unsigned_placeholder(report)
+    alone = _one(_placeholder_block(True), tss=FakeTss())
+    assert is_unsigned_placeholder(alone)
 
 
 def test_a_run_reports_every_block_and_goes_on_after_a_bad_one(

@@ -97,11 +97,14 @@ def check_proofs(
     ratio: Fraction = DEFAULT_RATIO,
     tss: TssProofCheck | None = None,
 ) -> ProofOutcome:
-    """The first of the block's proofs that verifies; else the first one's outcome."""
+    """The first of the block's proofs that verifies; else the first failure that is not a pre-TSS
+    placeholder (a block may be stored as unsigned only when every proof it carries is one), else
+    the first outcome."""
     outcomes = [
         check_proof(block, root_hash, proof, wrapped=wrapped, book=book, ratio=ratio, tss=tss) for proof in block.proofs
     ]
-    return next((outcome for outcome in outcomes if outcome[1] is None), outcomes[0])
+    verified = next((outcome for outcome in outcomes if outcome[1] is None), None)
+    return verified or next((outcome for outcome in outcomes if not outcome[0].placeholder), outcomes[0])
 
 
 def check_proof(
