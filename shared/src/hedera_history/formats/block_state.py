@@ -62,28 +62,57 @@ class TopicMessage:
 
 
 class StateContext:
-    """The state changes of one top-level transaction (with its children), indexed."""
+    """The state changes of one top-level transaction (with its children), indexed.
+
+    Most transactions (a crypto transfer) never ask their context anything, so the changes are
+    indexed on the first read of any index below, not when the context is made."""
+
+    accounts: dict[bytes, Any]
+    account_ids: dict[bytes, Any]
+    """Alias -> AccountID of a non-contract account."""
+    contract_ids: dict[bytes, Any]
+    """EVM address -> ContractID of a contract."""
+    bytecodes: dict[bytes, bytes]
+    storage: dict[SlotKey, bytes]
+    """Value written to each slot (trimmed; empty when the slot was deleted)."""
+    storage_by_contract: dict[bytes, list[tuple[bytes, bytes]]]
+    """Per contract, ``(slot, value written)`` in state change order (implicit slot reads)."""
+    pending_fungible_airdrops: dict[bytes, int]
+    token_supplies: dict[bytes, int]
+    topic_messages: dict[bytes, TopicMessage]
+    file_ids: list[Any]
+    node_ids: list[int]
+    registered_node_ids: list[int]
+    token_ids: list[Any]
+    topic_ids: list[Any]
 
     def __init__(self, changes: Iterable[StateChanges] = ()) -> None:
-        self.accounts: dict[bytes, Any] = {}
-        self.account_ids: dict[bytes, Any] = {}
-        """Alias -> AccountID of a non-contract account."""
-        self.contract_ids: dict[bytes, Any] = {}
-        """EVM address -> ContractID of a contract."""
-        self.bytecodes: dict[bytes, bytes] = {}
-        self.storage: dict[SlotKey, bytes] = {}
-        """Value written to each slot (trimmed; empty when the slot was deleted)."""
-        self.storage_by_contract: dict[bytes, list[tuple[bytes, bytes]]] = {}
-        """Per contract, ``(slot, value written)`` in state change order (implicit slot reads)."""
-        self.pending_fungible_airdrops: dict[bytes, int] = {}
-        self.token_supplies: dict[bytes, int] = {}
-        self.topic_messages: dict[bytes, TopicMessage] = {}
-        self.file_ids: list[Any] = []
-        self.node_ids: list[int] = []
-        self.registered_node_ids: list[int] = []
-        self.token_ids: list[Any] = []
-        self.topic_ids: list[Any] = []
-        for state_changes in changes:
+        self._changes = tuple(changes)
+
+    def __getattr__(self, name: str) -> Any:
+        """An index not built yet (``__getattr__`` runs only for attributes not set): build them all."""
+        if name.startswith("_") or "_indexed" in vars(self):
+            raise AttributeError(name)
+        self._index()
+        return getattr(self, name)
+
+    def _index(self) -> None:
+        self._indexed = True
+        self.accounts = {}
+        self.account_ids = {}
+        self.contract_ids = {}
+        self.bytecodes = {}
+        self.storage = {}
+        self.storage_by_contract = {}
+        self.pending_fungible_airdrops = {}
+        self.token_supplies = {}
+        self.topic_messages = {}
+        self.file_ids = []
+        self.node_ids = []
+        self.registered_node_ids = []
+        self.token_ids = []
+        self.topic_ids = []
+        for state_changes in self._changes:
             for change in state_changes.state_changes:
                 self._add(change)
         self.file_ids.sort(key=lambda file_id: file_id.fileNum)
