@@ -59,9 +59,10 @@ def block_sidecar_files(name: str, records: BlockRecords) -> tuple[SidecarFile, 
     return (SidecarFile(name=name, id=BLOCK_SIDECAR_ID, hash=b"", records=records.sidecar_records),)
 
 
-def native_block_files(block: BlockFile) -> tuple[RecordFile, tuple[SidecarFile, ...]]:
+def native_block_files(block: BlockFile, root_hash: bytes | None = None) -> tuple[RecordFile, tuple[SidecarFile, ...]]:
     """A parsed native block as the record file and sidecar files the row builder reads (a wrapped
-    block carries its record file instead, and has no transactions of its own here)."""
+    block carries its record file instead, and has no transactions of its own here); ``root_hash``
+    the block's root when its check computed it already."""
     records = records_from_items([item.message(block.name) for item in block.items])
     record = block_record_file(
         block.name,
@@ -69,7 +70,7 @@ def native_block_files(block: BlockFile) -> tuple[RecordFile, tuple[SidecarFile,
         block.hapi_version.numbers,
         records,
         timestamp_ns=block.timestamp_ns,
-        root_hash=block_root_hash(block),
+        root_hash=block_root_hash(block) if root_hash is None else root_hash,
         previous_root_hash=block.footer.previous_block_root_hash,
         size=block.size,
     )

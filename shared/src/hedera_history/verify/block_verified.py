@@ -51,7 +51,7 @@ def verified_block(report: BlockReport, *, accept_unsigned: bool = False) -> Ver
         return VerifiedBlock(
             record, block.number, wrapped.sidecars, check.signatures, summary, wrapped_envelope=envelope
         )
-    record, sidecars = native_block_files(block)
+    record, sidecars = native_block_files(block, hashes.root)
     proof = next(p for p in block.proofs if p.kind == check.proof)
     native = NativeBlock(_content(block), proof.data, signed=check.verified)
     return VerifiedBlock(
