@@ -2,7 +2,7 @@
 
 A generated network that streams native blocks from its first period (``cutover_after=0``: TSS
 signed, block 0 publishing the ledger id, ``--transactions`` a block, 20,000 being mainnet at the
-10k TPS throttle) is generated first (a mainnet-sized block takes about 3 s to generate here, more
+10k TPS throttle) is generated first (a mainnet-sized block takes 3-10 s to generate here, more
 than its 2 s: generating as it plays would steal the cores the pipeline is measured on). Then its
 block files are written into the local stack's bucket one every ``--period-seconds`` for
 ``--seconds``, as a network writes them, and the bucket event bridge hands each to ingest's block
