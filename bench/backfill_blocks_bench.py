@@ -16,9 +16,9 @@ files), for the record-stream figure. In thread CPU time of one process (the med
   without, divided by the blocks);
 - **task**: verify, then ``verified_block`` and ``block_to_rows``: everything a task does but the
   Bigtable write (the emulator's cost is no production cost; ``bench.backfill_bench`` measures
-  writes on it);
+  writes on it), with the garbage collector set as a task sets it (``collector.task_collector``);
 - **record task**: ``verify_stream`` (RSA of every node's signature file, hashes) and
-  ``block_to_rows`` over the record files of the same transactions.
+  ``block_to_rows`` over the record files of the same transactions, the collector set the same way.
 
 Two cores: the task work split over two processes, wall clock against one process doing it all
 (processes, not Spark: the partitions share nothing, so this is the scaling Spark's tasks get less
@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from hedera_history.books.parse import parse_address_book
+from hedera_history.collector import task_collector
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.gen.config_and_output import LEDGER_PUBLICATION_FILE
@@ -75,19 +76,23 @@ def _first(files: Sequence[BlockFileBytes], check: LedgerTssCheck) -> None:
 
 
 def _task(files: Sequence[BlockFileBytes], publication: bytes) -> int:
+    """Under the collector settings a block task runs with (``backfill.block_task``)."""
     rows = 0
-    for report in verify_blocks(files, None, BlockCheckOptions(tss=ledger_check(publication))):
-        rows += len(block_to_rows(verified_block(report), SETTINGS).rows)
+    with task_collector():
+        for report in verify_blocks(files, None, BlockCheckOptions(tss=ledger_check(publication))):
+            rows += len(block_to_rows(verified_block(report), SETTINGS).rows)
     return rows
 
 
 def _record_task(folder: Path, book: bytes) -> int:
-    """The transactions of the record files, verified and turned into rows."""
+    """The transactions of the record files, verified and turned into rows, under the collector
+    settings a record task runs with (``backfill.task``)."""
     items = 0
-    for result in verify_stream(find_local_periods(folder), parse_address_book(book)):
-        assert result.report.block is not None, result.error
-        block_to_rows(result.report.block, SETTINGS)
-        items += len(result.report.block.record.items)
+    with task_collector():
+        for result in verify_stream(find_local_periods(folder), parse_address_book(book)):
+            assert result.report.block is not None, result.error
+            block_to_rows(result.report.block, SETTINGS)
+            items += len(result.report.block.record.items)
     return items
 
 
