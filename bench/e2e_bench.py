@@ -67,7 +67,7 @@ from hedera_history.verify.stream import verify_stream
 
 from bench.e2e_blocks import main_blocks
 from bench.machine import Calibration, machine_report
-from bench.process_cpu import group_cpu_seconds
+from bench.process_cpu import stack_cpu
 from bench.stack_logs import logged_times
 from bench.timing import percentile
 
@@ -210,17 +210,6 @@ class PeriodTimes:
     """When the store logged ``block complete``."""
     cpu: dict[str, float] = field(default_factory=dict)
     """CPU seconds each process of the stack spent from the first upload until listed."""
-
-
-def stack_cpu(state: StackState) -> dict[str, float]:
-    """CPU seconds so far of each emulator and function (its whole process group) and of this
-    process (the upload threads and the bridges)."""
-    found = {record.name: group_cpu_seconds(record.pid) for record in (*state.emulators, *state.functions)}
-    if state.bridge is not None:
-        found["bridges"] = group_cpu_seconds(state.bridge.pid)
-    own = os.times()
-    found["bench: uploads, bridges"] = own.user + own.system
-    return found
 
 
 def measure_latency(

@@ -44,7 +44,7 @@ from hedera_history.localstack.upload import bucket_sink
 
 from bench.block_bench import BlockFileBytes, floor
 from bench.machine import Calibration, machine_report
-from bench.process_cpu import group_cpu_seconds
+from bench.process_cpu import stack_cpu
 from bench.stack_logs import logged_times
 from bench.timing import percentile
 
@@ -200,14 +200,6 @@ class ListingWatch:
         return True
 
 
-def stack_cpu(stack: LocalStack) -> dict[str, float]:
-    state = stack.state
-    found = {record.name: group_cpu_seconds(record.pid) for record in (*state.emulators, *state.functions)}
-    own = os.times()
-    found["bench: uploads, bridges, polls"] = own.user + own.system
-    return found
-
-
 def play(stack: LocalStack, files: list[BlockFile], shape: BlockShape) -> tuple[list[BlockTimes], dict[str, float]]:
     """Write each block file at its time; return every block's times and the CPU a measured block."""
     sink = bucket_sink(stack.state)
@@ -218,7 +210,7 @@ def play(stack: LocalStack, files: list[BlockFile], shape: BlockShape) -> tuple[
         start = time.monotonic() + shape.period_seconds
         for index, file in enumerate(files):
             if index == shape.warmup_blocks:
-                cpu_before = stack_cpu(stack)
+                cpu_before = stack_cpu(stack.state)
             due = start + index * shape.period_seconds
             time.sleep(max(0.0, due - time.monotonic()))
             began = time.monotonic()
@@ -227,7 +219,7 @@ def play(stack: LocalStack, files: list[BlockFile], shape: BlockShape) -> tuple[
         if not watch.wait_for({f.number for f in files}, shape.wait_seconds):
             missing = sorted({f.number for f in files} - set(watch.listed))
             raise RuntimeError(f"blocks not listed {shape.wait_seconds:.0f} s after the last upload: {missing}")
-        cpu_after = stack_cpu(stack)
+        cpu_after = stack_cpu(stack.state)
         for block in times:
             block.listed = watch.listed[block.number]
     add_logged_times(stack, times)

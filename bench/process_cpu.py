@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from hedera_history.localstack.processes import process_group_members
+from hedera_history.localstack.stack_state import StackState
 
 
 def cpu_seconds(pid: int) -> float:
@@ -40,3 +41,14 @@ def tree_cpu_seconds(root: int, leave_out: int | None) -> float:
         total += cpu_seconds(pid)
         todo.extend(parents.get(pid, ()))
     return total
+
+
+def stack_cpu(state: StackState) -> dict[str, float]:
+    """CPU seconds so far of each emulator and function (its whole process group) and of this
+    process (the upload threads and the bridges)."""
+    found = {record.name: group_cpu_seconds(record.pid) for record in (*state.emulators, *state.functions)}
+    if state.bridge is not None:
+        found["bridges"] = group_cpu_seconds(state.bridge.pid)
+    own = os.times()
+    found["bench: uploads, bridges"] = own.user + own.system
+    return found
