@@ -490,7 +490,7 @@ class GcsEventBridge:
 
     def _post(self, headers: Mapping[str, str], body: bytes) -> tuple[int | None, str]:
         try:
-            response = self._sessions.get().post(
+            response = self._sessions.post(
                 self.endpoint, data=body, headers=dict(headers), timeout=self.request_timeout
             )
         except requests.RequestException as e:

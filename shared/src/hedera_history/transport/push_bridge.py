@@ -191,7 +191,7 @@ class PushBridge:
         headers, body = self._request(message)
         status: int | None = None
         try:
-            response = self._sessions.get().post(
+            response = self._sessions.post(
                 self.endpoint, data=body, headers=headers, timeout=self.request_timeout_seconds
             )
             status = response.status_code
