@@ -18,6 +18,7 @@ from tests.unit.deploy.infra import expr, load_module
 DECISIONS = (
     "following",
     "follow_function",
+    "reads_gcs_blocks",
     "idle_identities",
     "deployed_functions",
     "function_max_instances",
@@ -35,11 +36,18 @@ CASES: dict[str, dict[str, Any]] = {
         "follow_aws_access_key_secret": "key-id",
         "follow_aws_secret_access_key_secret": "secret-key",
     },
+    "s3_blocks_too": {
+        "follow_source": "s3://hedera-mainnet-streams",
+        "follow_block_source": "s3://hedera-mainnet-recent-block-streams",
+        "follow_aws_access_key_secret": "key-id",
+        "follow_aws_secret_access_key_secret": "secret-key",
+    },
     "billed_elsewhere": {"follow_source": "gs://hedera-mainnet-streams", "requester_pays_project": "billing"},
     "own_bucket_billed": {"follow_source": "", "requester_pays_project": "billing"},
 }
 DEFAULTS: dict[str, Any] = {
     "follow_source": "",
+    "follow_block_source": "",
     "requester_pays_project": "",
     "follow_aws_access_key_secret": "",
     "follow_aws_secret_access_key_secret": "",
@@ -129,8 +137,12 @@ def test_a_deployment_following_gcs_runs_the_follower_instead_of_the_eventarc_in
 def test_a_deployment_following_s3_reads_its_aws_key_from_secret_manager(evaluated: dict[str, Any]) -> None:
     case = evaluated["s3"]
     assert case["follow_aws_secrets"] == {"AWS_ACCESS_KEY_ID": "key-id", "AWS_SECRET_ACCESS_KEY": "secret-key"}
-    assert case["requester_pays_project"] == ""  # S3 bills the key's AWS account
+    # the blocks come from the preset's GCS block bucket unless named: those reads bill the project
+    assert case["reads_gcs_blocks"] is True and case["requester_pays_project"] == "proj"
     assert "follow" in case["deployed_functions"]
+    blocks_on_s3 = evaluated["s3_blocks_too"]
+    assert blocks_on_s3["reads_gcs_blocks"] is False
+    assert blocks_on_s3["requester_pays_project"] == ""  # S3 bills the key's AWS account
 
 
 def test_an_explicit_billing_project_wins(evaluated: dict[str, Any]) -> None:
