@@ -286,7 +286,12 @@ class StoreProver:
         stake_times = [t for t in self._effective_times(STAKES) if t <= before_ns]
         kept_stakes = {t for t in stake_times if _last_before(stake_times, t, book_times)}
         numbers: set[int] = set()
-        for effective in book_times:
+        for index, effective in enumerate(book_times):
+            if index == 0 and self.reader.transaction(effective - 1) is None:
+                # The book the history starts from (load, stack upload, a follower begun mid-stream
+                # record it in force from their first period): no block of the stream puts it in
+                # force, and the plan starts from the bootstrap book anyway.
+                continue
             numbers.update(self._book_blocks(self._block_ending_at(effective - 1)))
         numbers.update(self._block_ending_at(t - 1) for t in kept_stakes)
         plan = ChainPlan(self.bootstrap_book, ship_checkpoint=self.ship_checkpoint)
