@@ -22,6 +22,7 @@ import os
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Self
@@ -38,6 +39,8 @@ DEFAULT_STARTUP_TIMEOUT_SECONDS = 180.0
 """Polled, and a process that exits fails at once: the bound only allows a slow start on a busy machine."""
 _PROBE_TIMEOUT_SECONDS = 2.0
 _START_ATTEMPTS = 3
+_FOREIGN_LISTENER_SECONDS = 3.0
+"""How long the port must answer from outside the function's process group before that counts."""
 
 
 def signature_type(spec: FunctionSpec) -> str:
@@ -114,6 +117,7 @@ class FunctionProcess:
         self.stop_with_parent = stop_with_parent
         self._port = 0
         self._process: ServiceProcess | None = None
+        self._foreign_since: float | None = None
 
     @property
     def name(self) -> str:
@@ -196,5 +200,15 @@ class FunctionProcess:
         if process is None or not accepts_connections(LOOPBACK, self.port):
             return False
         if process.pid is not None and group_listens_on(process.pid, self.port) is False:
-            raise PortInUseError(f"another process listens on port {self.port}; function {self.name} could not bind it")
+            # Seen once, it can be a moment of the start (the socket read from /proc before the new
+            # process holds it); only a listener that stays foreign is another process's.
+            now = time.monotonic()
+            self._foreign_since = self._foreign_since or now
+            if now - self._foreign_since >= _FOREIGN_LISTENER_SECONDS:
+                self._foreign_since = None
+                raise PortInUseError(
+                    f"another process listens on port {self.port}; function {self.name} could not bind it"
+                )
+            return False
+        self._foreign_since = None
         return framework_answers(self.url)
