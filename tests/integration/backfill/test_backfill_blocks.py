@@ -108,7 +108,11 @@ def test_native_blocks_without_a_trust_root_are_refused_never_written(
 
 
 def test_backfill_run_reads_a_block_node_range_with_the_cells_a_load_writes(
-    spark: Any, history: History, generated_cutover_stream: GeneratedStream, generated_cutover_stream_dir: Path
+    spark: Any,
+    history: History,
+    generated_cutover_stream: GeneratedStream,
+    generated_cutover_stream_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``backfill run --block-node HOST:PORT --first-block A --last-block B`` on the local block node."""
     from hedera_history.cli.main import cli  # noqa: PLC0415
@@ -131,6 +135,9 @@ def test_backfill_run_reads_a_block_node_range_with_the_cells_a_load_writes(
             "blocks_node_",
         ]
         args += ["--address-book", str(folder / "address-book.bin"), "--no-create-tables"]
+        # --env sets the variable in this process (the job's, on Dataproc); the monkeypatch takes
+        # it back out afterwards, so later tests in this worker do not trust this stream's ledger.
+        monkeypatch.setenv("HEDERA_HISTORY_LEDGER_PUBLICATION", settings.ledger_publication)
         args += ["--env", f"HEDERA_HISTORY_LEDGER_PUBLICATION={settings.ledger_publication}"]
         result = CliRunner().invoke(cli, args, catch_exceptions=False)
     finally:
