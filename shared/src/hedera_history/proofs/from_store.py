@@ -55,7 +55,7 @@ from hedera_history.proofs.native import native_transaction_bundle
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.store import schema as s
 from hedera_history.store.book_rows import BOOK, CHANGE, Q_CHANGES, STAKES
-from hedera_history.store.decode import BlockFile, StoredBlock, decode_sidecar_row, guarded
+from hedera_history.store.decode import BlockFile, StoredBlock, StoredTransaction, decode_sidecar_row, guarded
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.gateway import KeyRange, RowQuery
 from hedera_history.store.keys import decode_hex16, hex16, ones_complement, prefix_end
@@ -287,12 +287,13 @@ class StoreProver:
         kept_stakes = {t for t in stake_times if _last_before(stake_times, t, book_times)}
         numbers: set[int] = set()
         for index, effective in enumerate(book_times):
-            if index == 0 and self.reader.transaction(effective - 1) is None:
+            stored = self.reader.transaction(effective - 1)
+            if stored is None and index == 0:
                 # The book the history starts from (load, stack upload, a follower begun mid-stream
                 # record it in force from their first period): no block of the stream puts it in
                 # force, and the plan starts from the bootstrap book anyway.
                 continue
-            numbers.update(self._book_blocks(self._block_ending_at(effective - 1)))
+            numbers.update(self._book_blocks(self._block_number(stored, effective - 1)))
         numbers.update(self._block_ending_at(t - 1) for t in kept_stakes)
         plan = ChainPlan(self.bootstrap_book, ship_checkpoint=self.ship_checkpoint)
         for number in sorted(numbers):
@@ -310,7 +311,10 @@ class StoreProver:
         return sorted(times)
 
     def _block_ending_at(self, consensus_ns: int) -> int:
-        stored = self.reader.transaction(consensus_ns)
+        return self._block_number(self.reader.transaction(consensus_ns), consensus_ns)
+
+    @staticmethod
+    def _block_number(stored: StoredTransaction | None, consensus_ns: int) -> int:
         if stored is None:
             raise ProofBookError(f"no stored block ends at {consensus_ns}, where the book history says one does")
         return stored.block_number
