@@ -68,13 +68,12 @@ from hedera_history.verify.stream import verify_stream
 from bench.e2e_blocks import main_blocks
 from bench.machine import Calibration, machine_report
 from bench.process_cpu import stack_cpu
-from bench.stack_logs import logged_times
+from bench.stack_logs import wait_for_logged
 from bench.timing import percentile
 
 GOAL_P50_SECONDS = 2.0
 GOAL_P99_SECONDS = 4.0
 GOAL_RATIO = 0.7
-LOG_WAIT_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -235,14 +234,7 @@ def measure_latency(
         listed = time.monotonic() - started
         cpu = {name: seconds - cpu_before.get(name, 0.0) for name, seconds in stack_cpu(stack.state).items()}
         periods.append(PeriodTimes(period["number"], uploaded, listed, cpu=cpu))
-    # A function logs just after the block became visible: give the last lines a moment to land.
-    deadline = time.monotonic() + LOG_WAIT_SECONDS
-    while True:
-        published = logged_times(stack, "ingest", "period verified")
-        complete = logged_times(stack, "store", "block complete")
-        if all(p.number in published and p.number in complete for p in periods) or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    published, complete = wait_for_logged(stack, "period verified", (p.number for p in periods))
 
     def since_start(found: dict[int, datetime], number: int) -> float | None:
         when = found.get(number)

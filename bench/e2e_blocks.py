@@ -45,14 +45,13 @@ from hedera_history.localstack.upload import bucket_sink
 from bench.block_bench import BlockFileBytes, floor
 from bench.machine import Calibration, machine_report
 from bench.process_cpu import stack_cpu
-from bench.stack_logs import logged_times
+from bench.stack_logs import wait_for_logged
 from bench.timing import percentile
 
 GOAL_P50_SECONDS = 2.0
 GOAL_P99_SECONDS = 4.0
 POLL_SECONDS = 0.02
 FLOOR_SAMPLES = 3
-LOG_WAIT_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -231,13 +230,7 @@ def play(stack: LocalStack, files: list[BlockFile], shape: BlockShape) -> tuple[
 def add_logged_times(stack: LocalStack, times: list[BlockTimes]) -> None:
     """When ingest published and the store completed each block, from their logs (a function logs
     just after the block became visible: its last lines are given a moment)."""
-    deadline = time.monotonic() + LOG_WAIT_SECONDS
-    while True:
-        published = logged_times(stack, "ingest", "block verified")
-        complete = logged_times(stack, "store", "block complete")
-        if all(b.number in published and b.number in complete for b in times) or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    published, complete = wait_for_logged(stack, "block verified", (b.number for b in times))
     offset = time.time() - time.monotonic()
     for block in times:
         if block.number in published:
