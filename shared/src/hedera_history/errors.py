@@ -114,6 +114,12 @@ class BlockNumberMismatchError(VerificationError):
     """A block's number differs from the one its file name, its proof, or the block before it gives."""
 
 
+class ConflictingBlockError(VerificationError):
+    """A block whose number is already stored (complete, or published) with another hash: one block
+    number holds one block, so the second is refused and alerted on, never stored, whatever its
+    proof (under a weak trust root, two blocks N can both verify)."""
+
+
 class UnverifiedProofError(VerificationError):
     """A block proof of a form this project cannot check (a TSS signature before its verifier is in
     place, a pre-TSS placeholder, an unknown proof kind): the block is reported, never counted verified."""
@@ -233,6 +239,11 @@ class ProofSubjectError(ProofError):
 class ProofLedgerError(ProofBookError):
     """A block-stream proof's ledger is not the trusted one: the publication names another ledger id,
     is not proven in block 0, or no ledger is trusted at all."""
+
+
+class ProofUnsignedBlockError(ProofError):
+    """The block was stored unsigned (``HEDERA_HISTORY_UNSIGNED_BLOCKS``: a pre-TSS placeholder
+    proof): nothing signs it, so no proof of it or its transactions is given."""
 
 
 class ProofTssError(ProofSignatureError):

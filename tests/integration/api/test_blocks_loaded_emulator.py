@@ -168,6 +168,7 @@ def test_tss_signed_blocks(loaded: Loaded, hedera_data: Path) -> None:
         assert (block["hash"], block["previous_hash"]) == ("0x" + ROOTS[number], "0x" + previous)
         assert (block["count"], block["record_file_version"], block["hapi_version"]) == (count, 7, "0.78.0")
         assert block["name"] == f"{number:019d}.blk"
+        assert "unsigned" not in block, "a TSS-signed block is not marked unsigned"
         by_rpc = store.rpc("getBlock", number)
         assert {k: v for k, v in by_rpc.items() if k != "transactions"} == block
         assert len(by_rpc["transactions"]) == count
@@ -195,6 +196,37 @@ def test_native_blocks_of_an_unsigned_network_need_asking_for(loaded: Loaded, he
         assert (block["count"], block["hash"], block["previous_hash"]) == (count, "0x" + block_hash, "0x" + previous)
         assert block["hapi_version"] == "0.73.0"
     _every_transaction_answers(store, _records(folder))
+
+
+def test_unsigned_blocks_say_so_and_are_never_proven(loaded: Loaded, hedera_data: Path) -> None:
+    """Blocks stored unsigned (placeholder proofs, ``--unsigned-blocks``): every block answer and
+    every answer carrying one of their transactions has ``unsigned: true`` (valid against the
+    reference OpenAPI), and no proof of them is given (501, saying why)."""
+    folder = hedera_data / BLOCKS / "mirror-node-blockstreams"
+    store = loaded.load("unsigned_", folder, "--unsigned-blocks")
+    listed = store.follow("/api/v1/blocks?limit=2", "blocks")
+    assert [(b["number"], b["unsigned"]) for b in listed] == [(16, True), (8, True), (7, True)]
+    for number in MIRROR:
+        assert _block(store, number)["unsigned"] is True
+    records = _records(folder)
+    assert records, "the unsigned blocks hold transactions"
+    for item in records:
+        record = hapi.TransactionRecord.FromString(item.record_bytes)
+        payer = record.transactionID.accountID
+        valid_start = record.transactionID.transactionValidStart
+        transaction_id = transaction_id_string(
+            f"{payer.shardNum}.{payer.realmNum}.{payer.accountNum}", valid_start.seconds * 10**9 + valid_start.nanos
+        )
+        answered = store.get(f"/api/v1/transactions/{transaction_id}")["transactions"]
+        assert all(t["unsigned"] is True for t in answered), transaction_id
+        assert store.rpc("getTransaction", transaction_id)["unsigned"] is True
+        refused = store.client.get(f"/api/v1/transactions/{transaction_id}/stateproof")
+        assert refused.status_code == 501, refused.data[:300]
+        assert "stored unsigned" in refused.get_json()["_status"]["messages"][0]["message"]
+    listing = store.get("/api/v1/transactions?limit=100")["transactions"]
+    assert listing and all(t["unsigned"] is True for t in listing)
+    by_rpc = store.rpc("getBlock", 7)
+    assert by_rpc["unsigned"] is True and all(t["unsigned"] is True for t in by_rpc["transactions"])
 
 
 def test_wrapped_solo_blocks(loaded: Loaded, hedera_data: Path) -> None:

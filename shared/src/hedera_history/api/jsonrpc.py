@@ -27,9 +27,18 @@ from hedera_history.api.parse import (
     parse_transaction_key,
 )
 from hedera_history.api.proofs import ProofConfig, block_proof, no_proofs, transaction_proof
-from hedera_history.api.render import render_block, render_status, render_transaction, render_transactions, timestamp
+from hedera_history.api.render import (
+    UNSIGNED,
+    render_block,
+    render_status,
+    render_transaction,
+    render_transactions,
+    timestamp,
+)
 from hedera_history.api.rest import log_skipped_rows
+from hedera_history.api.unsigned_blocks import mark_unsigned
 from hedera_history.errors import StoreError
+from hedera_history.store.decode import StoredTransaction
 from hedera_history.store.reader import MAX_BLOCK_RANGE, MAX_HISTORY_LIMIT, HistoryReader
 
 MAX_BATCH = 100
@@ -60,6 +69,9 @@ def get_block(get_reader: Reader, params: Params) -> Any:
     transactions, errors = block_transactions(reader, number)
     rendered, skipped = render_transactions(transactions)
     log_skipped_rows([*errors, *skipped])
+    if block.unsigned:
+        for transaction in rendered:
+            transaction[UNSIGNED] = True
     return {**render_block(block), "transactions": rendered}
 
 
@@ -90,16 +102,23 @@ def get_transaction(get_reader: Reader, params: Params) -> Any:
     key = params["key"]
     transaction_key = parse_transaction_key(key, "transaction (hash or id)")
     if isinstance(transaction_key, bytes):
-        stored = get_reader().transaction_by_hash(transaction_key)
-        return None if stored is None else render_transaction(stored)
+        reader = get_reader()
+        return _rendered_one(reader, reader.transaction_by_hash(transaction_key))
     payer, valid_start = transaction_key
     reader = get_reader()
     results = reader.transactions_by_id(payer, valid_start)
     primary = next((r for r in results if r.nonce == 0 and not r.scheduled), results[0] if results else None)
     if primary is None:
         return None
-    stored = reader.transaction(primary)
-    return None if stored is None else render_transaction(stored)
+    return _rendered_one(reader, reader.transaction(primary))
+
+
+def _rendered_one(reader: HistoryReader, stored: StoredTransaction | None) -> dict[str, Any] | None:
+    if stored is None:
+        return None
+    rendered = render_transaction(stored)
+    mark_unsigned(reader, [rendered])
+    return rendered
 
 
 def get_transaction_statuses(get_reader: Reader, params: Params) -> Any:
@@ -136,6 +155,7 @@ def get_transactions_for_account(get_reader: Reader, params: Params) -> Any:
     stored, errors = reader.transactions(page.entries)
     rendered, skipped = render_transactions(stored)
     log_skipped_rows([*errors, *skipped])
+    mark_unsigned(reader, rendered)
     return {
         "transactions": rendered,
         "next_before": None if page.next_before is None else timestamp(page.next_before),

@@ -47,6 +47,12 @@ def _get(summary: str, params: list[dict[str, Any]], schema: str) -> dict[str, A
     }
 
 
+_UNSIGNED: dict[str, Any] = {
+    "type": "boolean",
+    "enum": [True],
+    "description": "Present (true) only for a block stored unsigned and its transactions: a pre-TSS "
+    "placeholder proof, nothing signs it (HEDERA_HISTORY_UNSIGNED_BLOCKS); no proof of it is given",
+}
 ERRATA_KINDS = ["INSERT", "UPDATE", "DELETE"]
 CALL_OPERATION_TYPES = ["CALL", "CALLCODE", "CREATE", "CREATE2", "DELEGATECALL", "STATICCALL", "UNKNOWN"]
 
@@ -336,7 +342,8 @@ def openapi_document() -> dict[str, Any]:
                 "record_file_version": "integer",
                 "end_running_hash": "string",
                 "signatures": "integer",
-            }
+            },
+            unsigned=_UNSIGNED,
         ),
         "Blocks": _page("blocks", _ref("Block")),
         "Transaction": _object(
@@ -360,6 +367,7 @@ def openapi_document() -> dict[str, Any]:
                 "nullable": True,
                 "description": "Set when a HIP-639 errata corrected this entry (null: as the stream delivered it)",
             },
+            unsigned=_UNSIGNED,
         ),
         "Transactions": _page("transactions", _ref("Transaction")),
         "Balances": _page(

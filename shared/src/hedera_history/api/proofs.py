@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError, ServerError
 from hedera_history.api.parse import parse_transaction_id
-from hedera_history.errors import ConfigError, HistoryError, ObjectNotFoundError, StoreError
+from hedera_history.errors import ConfigError, HistoryError, ObjectNotFoundError, ProofUnsignedBlockError, StoreError
 from hedera_history.logs import event
 from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.consensus import DEFAULT_RATIO
@@ -131,6 +131,8 @@ def _built(build: Callable[[], _T]) -> _T:
         return build()
     except ObjectNotFoundError as e:
         raise NotFoundError(str(e)[:300]) from e
+    except ProofUnsignedBlockError as e:
+        raise NotServedError(str(e)[:300]) from e
     except ConfigError as e:
         raise InvalidParamsError(str(e)[:300]) from e
     except StoreError:

@@ -44,8 +44,13 @@ def _ns(stamp: Any) -> int:
     return int(stamp.seconds) * NS + int(stamp.nanos)
 
 
+UNSIGNED = "unsigned"
+"""Beyond the reference (docs/api.md): ``true`` on a block stored unsigned and on each of its
+transactions; absent on every other."""
+
+
 def render_block(block: StoredBlock) -> dict[str, Any]:
-    return {
+    rendered = {
         "count": block.item_count,
         "hapi_version": ".".join(str(v) for v in block.hapi_version),
         # As the mirror node: the hash the next block names (end running hash; V1/V2: file hash).
@@ -62,6 +67,9 @@ def render_block(block: StoredBlock) -> dict[str, Any]:
         "end_running_hash": None if block.end_running_hash is None else "0x" + block.end_running_hash.hex(),
         "signatures": len(block.signatures),
     }
+    if block.unsigned:
+        rendered[UNSIGNED] = True
+    return rendered
 
 
 def errata_field(stored: StoredTransaction) -> str | None:

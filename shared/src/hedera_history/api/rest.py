@@ -28,6 +28,7 @@ from hedera_history.api.status import rest_status
 from hedera_history.api.topics import get_topic, get_topic_message, list_topic_messages, topic_message_at
 from hedera_history.api.transaction_filters import last_value
 from hedera_history.api.transactions_list import list_transactions
+from hedera_history.api.unsigned_blocks import mark_unsigned
 from hedera_history.errors import RowDecodeError
 from hedera_history.logs import event
 from hedera_history.store.decode import StoredTransaction
@@ -63,6 +64,7 @@ def get_transactions(get_reader: Callable[[], HistoryReader], key: str, query: Q
     if not rendered:
         raise skipped[0]
     log_skipped_rows(skipped)
+    mark_unsigned(get_reader(), rendered)
     return {"transactions": rendered}
 
 
@@ -90,6 +92,7 @@ def account_transactions(get_reader: Callable[[], HistoryReader], account_text: 
     transactions, errors = reader.transactions(page.entries)
     rendered, skipped = render_transactions(transactions)
     log_skipped_rows([*errors, *skipped])
+    mark_unsigned(reader, rendered)
     next_link = None
     if page.next_before is not None:
         params: list[tuple[str, Any]] = [("limit", limit), ("timestamp", f"lt:{timestamp(page.next_before)}")]

@@ -31,6 +31,7 @@ from hedera_history.api.transaction_filters import (
     entity_key,
     last_value,
 )
+from hedera_history.api.unsigned_blocks import mark_unsigned
 from hedera_history.errors import RowDecodeError
 from hedera_history.store.decode import StoredTransaction
 from hedera_history.store.reader import HistoryReader
@@ -142,6 +143,7 @@ def list_transactions(get_reader: Reader, query: Query, skipped: SkippedRows) ->
                 if len(found) == limit:
                     cursor = _ns(item["consensus_timestamp"])
                     break
+    mark_unsigned(reader, found)
     return {"transactions": found, "links": {"next": _next_link(query, direction, limit, cursor)}}
 
 
@@ -151,14 +153,18 @@ def transactions_page(
     """An account's transactions newest first (the ``/accounts/{id}`` embedding): the page and the
     cursor of the next (exclusive upper bound, ns), None at the end."""
     found: list[dict[str, Any]] = []
+    cursor: int | None = None
     for item in _account_candidates(reader, filters, skipped):
         if isinstance(item, int):
-            return found, item
+            cursor = item
+            break
         if filters.keep(item):
             found.append(item)
             if len(found) == limit:
-                return found, _ns(item["consensus_timestamp"])
-    return found, None
+                cursor = _ns(item["consensus_timestamp"])
+                break
+    mark_unsigned(reader, found)
+    return found, cursor
 
 
 def _ns(stamp: str) -> int:

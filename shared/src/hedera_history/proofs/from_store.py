@@ -37,6 +37,7 @@ from hedera_history.errors import (
     HistoryError,
     ObjectNotFoundError,
     ProofBookError,
+    ProofUnsignedBlockError,
 )
 from hedera_history.formats.block import ProofKind, parse_block
 from hedera_history.formats.block_record_file import BLOCK_FILE_VERSION
@@ -112,6 +113,7 @@ def native_transaction_proof(reader: HistoryReader, query: TransactionQuery) -> 
     header = reader.get_block(stored.block_number) if stored is not None else None
     if stored is None or header is None or header.version != BLOCK_FILE_VERSION:
         return None
+    refuse_unsigned(header)
     original = original_block(reader, stored.block_number)
     if original is None:
         return None
@@ -122,6 +124,15 @@ def native_transaction_proof(reader: HistoryReader, query: TransactionQuery) -> 
     zero = parse_block(zero_bytes, "block 0") if zero_bytes is not None else None
     block_zero = zero if zero is not None and not zero.wrapped and zero.number == 0 else None
     return encode_bundle(native_transaction_bundle(block, TransactionQuery.at(consensus_ns), block_zero=block_zero))
+
+
+def refuse_unsigned(block: StoredBlock) -> None:
+    """ProofUnsignedBlockError for a block stored unsigned: nothing signs what a proof would lead to."""
+    if block.unsigned:
+        raise ProofUnsignedBlockError(
+            f"block {block.number} was stored unsigned (a placeholder proof, HEDERA_HISTORY_UNSIGNED_BLOCKS): "
+            "nothing signs it, no proof is given"
+        )
 
 
 def consensus_of(reader: HistoryReader, query: TransactionQuery) -> int:
@@ -224,6 +235,7 @@ class StoreProver:
         files = self.reader.block_files(number)
         if stored is None or not files:
             raise ObjectNotFoundError(f"block {number} is not complete")
+        refuse_unsigned(stored)
         headers = stored.parts or (stored,)
         chosen: tuple[StoredBlock, RecordFile] | None = None
         for header, file in zip(headers, files, strict=True):

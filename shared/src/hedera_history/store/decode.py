@@ -34,6 +34,7 @@ from hedera_history.store.values import (
     EntryPointer,
     HashEntry,
     IdEntry,
+    decode_block_proof,
     decode_completion,
     decode_entry_pointer,
     decode_hapi_version,
@@ -79,14 +80,17 @@ class StoredBlock:
     signatures: tuple[NodeSignature, ...]
     completion: CompletionValue
     parts: tuple[StoredBlock, ...] = ()
+    """The two files of a duplicate block (``store.duplicates``), each with its own header and
+    signatures; this block merges them as the mirror node does. Empty for any other block."""
     wrapped_envelope: bytes | None = None
     """A wrapped record block's envelope (``schema.Q_WRAPPED_BLOCK``); None for any other block."""
     gas_used: int | None = None
     """Gas of its top-level contract results; None in rows written before it was stored."""
     logs_bloom: bytes | None = None
     """The OR of their logs blooms (256 bytes); None in rows written before it was stored."""
-    """The two files of a duplicate block (``store.duplicates``), each with its own header and
-    signatures; this block merges them as the mirror node does. Empty for any other block."""
+    unsigned: bool = False
+    """A block-stream block stored unsigned (its ``h:block_proof`` cell's signed flag clear: a
+    pre-TSS placeholder proof taken under ``HEDERA_HISTORY_UNSIGNED_BLOCKS``): nothing signs it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +251,7 @@ def _decode_block_file(row: StoredRow, completion: CompletionValue) -> StoredBlo
         wrapped_envelope=optional(s.Q_WRAPPED_BLOCK),
         gas_used=None if (gas := optional(s.Q_GAS_USED)) is None else decode_u64(gas),
         logs_bloom=optional(s.Q_LOGS_BLOOM),
+        unsigned=(proof := optional(s.Q_BLOCK_PROOF)) is not None and not decode_block_proof(proof).signed,
     )
 
 

@@ -60,7 +60,7 @@ from hedera_history.store.keys import (
     tx_hash_row_matches,
 )
 from hedera_history.store.time_rows import read_at, read_between, read_one
-from hedera_history.store.values import EntryPointer, decode_u64
+from hedera_history.store.values import EntryPointer, decode_block_proof, decode_u64
 
 MAX_BLOCK_RANGE = 10_000
 """``get_blocks`` looks at most this many block numbers per call."""
@@ -117,6 +117,8 @@ class HistoryReader:
         """(block, part) -> its items, most recently used last."""
         self._cells: OrderedDict[tuple[int, int, int], tuple[int, tuple[ItemBytes, ...]]] = OrderedDict()
         """(block, part, cell) -> (index of its first item, its items), most recently used last."""
+        self._signed: OrderedDict[int, bool] = OrderedDict()
+        """Block number -> False when it was stored unsigned (``unsigned_blocks``)."""
         self._paces = AccountPaces()
         """How fast each system account's history came when last read: the window of its next page."""
 
@@ -144,6 +146,27 @@ class HistoryReader:
         if self._highest_seen is None or number > self._highest_seen:
             self._highest_seen = number
         _keep(self._complete, number, None, self._cache_size)
+
+    def unsigned_blocks(self, numbers: Iterable[int]) -> set[int]:
+        """The subset of ``numbers`` whose blocks were stored unsigned (``StoredBlock.unsigned``):
+        one read of their ``h:block_proof`` cells for the numbers not seen before (a block's proof
+        cell is written with it and never changes)."""
+        wanted = set(numbers)
+        unknown = sorted(n for n in wanted if n not in self._signed)
+        for chunk in chunks(unknown, KEY_CHUNK):
+            query = RowQuery(
+                keys=tuple(row_key_for_block(n) for n in chunk),
+                families=(s.BLOCK_HEADER_FAMILY,),
+                qualifier_regex=b"^" + s.Q_BLOCK_PROOF + b"$",
+            )
+            proven: dict[int, bool] = dict.fromkeys(chunk, True)
+            for row in self.gateway.read_rows(s.BLOCKS, query):
+                cell = row.cell(s.BLOCK_HEADER_FAMILY, s.Q_BLOCK_PROOF)
+                if cell is not None:
+                    proven[block_number_from_key(row.key)] = guarded(s.BLOCKS, row, _signed_flag)
+            for number, signed in proven.items():
+                _keep(self._signed, number, signed, self._cache_size)
+        return {n for n in wanted if not self._signed.get(n, True)}
 
     # ---- blocks ----------------------------------------------------------------------------------
 
@@ -646,6 +669,12 @@ class HistoryReader:
         for row in self.gateway.read_rows(table, RowQuery(keys=(key,), qualifier_regex=qualifier_regex)):
             return row
         return None
+
+
+def _signed_flag(row: StoredRow) -> bool:
+    cell = row.cell(s.BLOCK_HEADER_FAMILY, s.Q_BLOCK_PROOF)
+    assert cell is not None
+    return decode_block_proof(decode_value(cell.value)).signed
 
 
 def _keep(cache: OrderedDict[K, T], key: K, value: T, capacity: int) -> None:
