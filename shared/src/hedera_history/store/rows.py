@@ -65,6 +65,7 @@ from hedera_history.store.keys import (
 from hedera_history.store.model import BlockRows, Cell, Row
 from hedera_history.store.originals import encode_item_list, signed_file_bytes
 from hedera_history.store.stake_index import stake_index_keys
+from hedera_history.store.token_index import token_index_keys
 from hedera_history.store.topic_index import topic_index_keys
 from hedera_history.store.values import (
     FLAG_PART_1,
@@ -495,6 +496,7 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         case = body.WhichOneof("data")
         index_keys += topic_index_keys(case, body, record, consensus) + file_index_keys(case, body, record, consensus)
         index_keys += stake_index_keys(case, record, consensus)
+        index_keys += token_index_keys(case, body, record, consensus)
     if index_keys:
         rows.account_history.update((key, pointer) for key in index_keys)
 

@@ -1,0 +1,302 @@
+"""The token index: tokens, their supply, who holds them, relationships, NFTs and allowances, as
+history. Pure: keys and what one transaction contributes.
+
+Its rows live in ``account_history`` beside the entity index (``store.entity_index``), each with the
+one cell an account's history entry has (``a:block``: where the transaction is), so errata correct
+them (an errata's item gives its own keys; the original's get a tombstone) and readers check their
+block's completion alike. A balance change is carried in its key, so a balance is one range read
+summing keys, without reading the transactions:
+
+- ``entity/<token>/<one's complement of the consensus ns>``: a successful TokenCreate, TokenUpdate,
+  TokenDelete, TokenPause, TokenUnpause or TokenFeeScheduleUpdate (tokens share the entity number
+  space with accounts and topics), folded into the token as of a time.
+- ``supply/<token>/<~ns>``: a mint, burn or wipe, whose receipt's ``newTotalSupply`` is the supply.
+- ``holder/<token>/<account>/<~ns>/<signed change>``: the change of ``account``'s balance of the
+  token in one transaction, from the record's token transfer lists (units for a fungible token, NFTs
+  for a non-fungible one).
+- ``tokenrel/<account>/<token>/<~ns>/<event>``: the same change (``+n`` / ``-n``), and the events of the
+  relationship: ``associate``, ``auto`` (an automatic association), ``dissociate``, ``treasury`` (a
+  token created with the account as its treasury), ``frozen``, ``unfrozen``, ``kyc``, ``nokyc``.
+- ``nft/<token>/<serial, hex16>/<~ns>/<owner>``: an NFT minted or transferred to ``owner``, or burnt or
+  wiped (owner ``-``).
+- ``nftowner/<account>/<token>/<serial, hex16>/<~ns>/<+ or ->``: the NFT came to or left ``account``.
+- ``allowance/<owner>/<~ns>``: a CryptoApproveAllowance or CryptoDeleteAllowance naming ``owner``, or
+  a transfer spending one of its allowances (``is_approval``), folded into its allowances by a reader.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, NamedTuple
+
+from hedera_history.errors import RowLayoutError
+from hedera_history.store.accounts import entity_text
+from hedera_history.store.entity_index import TOKEN_INDEX_PREFIXES, entity_change_key
+from hedera_history.store.keys import (
+    ACCOUNT_SEPARATOR,
+    check_entity_id,
+    decode_hex16,
+    entity_id,
+    hex16,
+    ones_complement,
+    prefix_end,
+)
+
+SUPPLY_PREFIX, HOLDER_PREFIX, RELATION_PREFIX, NFT_PREFIX, NFT_OWNER_PREFIX, ALLOWANCE_PREFIX = TOKEN_INDEX_PREFIXES
+_SUCCESS = 22
+NO_OWNER = "-"
+TOKEN_CHANGES = {
+    "tokenUpdate": "token",
+    "tokenDeletion": "token",
+    "token_pause": "token",
+    "token_unpause": "token",
+    "token_fee_schedule_update": "token_id",
+}
+"""Body cases that change a token's definition -> the field naming it."""
+_SUPPLY_CASES = frozenset({"tokenMint", "tokenBurn", "tokenWipe"})
+_RELATION_EVENTS = {
+    "tokenFreeze": "frozen",
+    "tokenUnfreeze": "unfrozen",
+    "tokenGrantKyc": "kyc",
+    "tokenRevokeKyc": "nokyc",
+}
+RELATION_EVENTS = frozenset({"associate", "auto", "dissociate", "treasury", *_RELATION_EVENTS.values()})
+_ALLOWANCE_CASES = frozenset({"cryptoApproveAllowance", "cryptoDeleteAllowance"})
+
+
+class Held(NamedTuple):
+    """What a ``tokenrel`` or ``holder`` key says."""
+
+    account: str
+    token: str
+    consensus_ns: int
+    event: str
+    """A relationship event, or a balance change as ``+n`` / ``-n``."""
+
+    @property
+    def change(self) -> int | None:
+        return int(self.event) if self.event[:1] in ("+", "-") else None
+
+
+def token_index_keys(case: str | None, body: Any, record: Any, consensus_ns: int) -> list[bytes]:
+    """The token index rows of one transaction whose body's ``data`` case is ``case``."""
+    if record.receipt.status != _SUCCESS:
+        return []
+    keys: list[bytes] = []
+    data: Any = getattr(body, case) if case is not None else None
+    if case == "tokenCreation":
+        token = token_text(record.receipt.tokenID)
+        treasury = entity_text(data.treasury)
+        if token is not None:
+            keys.append(entity_change_key(token, consensus_ns))
+            if treasury is not None:
+                keys.append(relation_key(treasury, token, consensus_ns, "treasury"))
+    elif case in TOKEN_CHANGES:
+        token = token_text(getattr(data, TOKEN_CHANGES[case]))
+        keys += [] if token is None else [entity_change_key(token, consensus_ns)]
+    elif case in _SUPPLY_CASES:
+        token = token_text(data.token)
+        keys += [] if token is None else [SUPPLY_PREFIX + _token_part(token) + _time(consensus_ns)]
+    elif case in _RELATION_EVENTS or case in ("tokenAssociate", "tokenDissociate"):
+        keys += _relation_events(case, data, consensus_ns)
+    for association in record.automatic_token_associations:
+        token, account = token_text(association.token_id), entity_text(association.account_id)
+        if token is not None and account is not None:
+            keys.append(relation_key(account, token, consensus_ns, "auto"))
+    keys += _transfer_keys(record, consensus_ns)
+    if case in _ALLOWANCE_CASES or any(_approved_spends(record)):
+        keys += [allowance_key(owner, consensus_ns) for owner in allowance_owners(case, body, record)]
+    return keys
+
+
+def _relation_events(case: str, data: Any, consensus_ns: int) -> list[bytes]:
+    account = entity_text(data.account)
+    if account is None:
+        return []
+    if case in _RELATION_EVENTS:
+        token = token_text(data.token)
+        return [] if token is None else [relation_key(account, token, consensus_ns, _RELATION_EVENTS[case])]
+    event = "associate" if case == "tokenAssociate" else "dissociate"
+    tokens = (token_text(t) for t in data.tokens)
+    return [relation_key(account, token, consensus_ns, event) for token in tokens if token is not None]
+
+
+def _transfer_keys(record: Any, consensus_ns: int) -> list[bytes]:
+    keys: list[bytes] = []
+    for listed in record.tokenTransferLists:
+        token = token_text(listed.token)
+        if token is None:
+            continue
+        changes: dict[str, int] = defaultdict(int)
+        for amount in listed.transfers:
+            account = entity_text(amount.accountID)
+            if account is not None:
+                changes[account] += amount.amount
+        for nft in listed.nftTransfers:
+            sender, receiver = entity_text(nft.senderAccountID), entity_text(nft.receiverAccountID)
+            serial = nft.serialNumber
+            keys.append(nft_key(token, serial, consensus_ns, receiver or NO_OWNER))
+            if sender is not None:
+                changes[sender] -= 1
+                keys.append(nft_owner_key(sender, token, serial, consensus_ns, "-"))
+            if receiver is not None:
+                changes[receiver] += 1
+                keys.append(nft_owner_key(receiver, token, serial, consensus_ns, "+"))
+        for account, change in changes.items():
+            if change:
+                keys.append(holder_key(token, account, consensus_ns, change))
+                keys.append(relation_key(account, token, consensus_ns, f"{change:+d}"))
+    return keys
+
+
+def _approved_spends(record: Any) -> list[str]:
+    """Accounts whose allowance a transfer of the record spent."""
+    owners = [a.accountID for a in record.transferList.accountAmounts if a.is_approval and a.amount < 0]
+    for listed in record.tokenTransferLists:
+        owners += [a.accountID for a in listed.transfers if a.is_approval and a.amount < 0]
+        owners += [n.senderAccountID for n in listed.nftTransfers if n.is_approval]
+    return [owner for owner in map(entity_text, owners) if owner is not None]
+
+
+def allowance_owners(case: str | None, body: Any, record: Any) -> list[str]:
+    """The owners whose allowances a transaction grants, deletes or spends (an allowance without an
+    owner is the payer's)."""
+    payer = entity_text(body.transactionID.accountID)
+    named: list[Any] = []
+    if case == "cryptoApproveAllowance":
+        data = body.cryptoApproveAllowance
+        named = [a.owner for a in (*data.cryptoAllowances, *data.tokenAllowances, *data.nftAllowances)]
+    elif case == "cryptoDeleteAllowance":
+        named = [a.owner for a in body.cryptoDeleteAllowance.nftAllowances]
+    owners = [entity_text(owner) if owner.accountNum > 0 else payer for owner in named]
+    owners += _approved_spends(record)
+    return sorted({owner for owner in owners if owner is not None})
+
+
+def token_text(token_id: Any) -> str | None:
+    """``shard.realm.num`` of a TokenID, None when it names no token."""
+    return entity_id(token_id.shardNum, token_id.realmNum, token_id.tokenNum) if token_id.tokenNum > 0 else None
+
+
+def _token_part(entity: str) -> bytes:
+    return check_entity_id(entity).encode() + ACCOUNT_SEPARATOR
+
+
+def _time(consensus_ns: int) -> bytes:
+    return hex16(ones_complement(consensus_ns))
+
+
+def supply_range(token: str, at_ns: int | None) -> tuple[bytes, bytes]:
+    """``[start, end)`` of the token's mints, burns and wipes at or before ``at_ns``, newest first."""
+    return _from_time(SUPPLY_PREFIX + _token_part(token), at_ns)
+
+
+def decode_supply_key(key: bytes) -> int:
+    """The consensus ns of a supply row."""
+    return ones_complement(decode_hex16(_parts(key, SUPPLY_PREFIX, 3)[2]))
+
+
+def holder_key(token: str, account: str, consensus_ns: int, change: int) -> bytes:
+    return holder_prefix(token) + _token_part(account) + _time(consensus_ns) + ACCOUNT_SEPARATOR + b"%+d" % change
+
+
+def holder_prefix(token: str, account: str | None = None) -> bytes:
+    """What every row of the token's holders (of one holder, when given) starts with."""
+    prefix = HOLDER_PREFIX + _token_part(token)
+    return prefix if account is None else prefix + _token_part(account)
+
+
+def decode_holder_key(key: bytes) -> Held:
+    _, token, account, time, change = _parts(key, HOLDER_PREFIX, 5)
+    return Held(_entity(account), _entity(token), ones_complement(decode_hex16(time)), _event(change))
+
+
+def relation_key(account: str, token: str, consensus_ns: int, event: str) -> bytes:
+    return relation_prefix(account) + _token_part(token) + _time(consensus_ns) + ACCOUNT_SEPARATOR + event.encode()
+
+
+def relation_prefix(account: str, token: str | None = None) -> bytes:
+    """What every relationship row of ``account`` (with ``token``, when given) starts with."""
+    prefix = RELATION_PREFIX + _token_part(account)
+    return prefix if token is None else prefix + _token_part(token)
+
+
+def decode_relation_key(key: bytes) -> Held:
+    _, account, token, time, event = _parts(key, RELATION_PREFIX, 5)
+    return Held(_entity(account), _entity(token), ones_complement(decode_hex16(time)), _event(event))
+
+
+def nft_key(token: str, serial: int, consensus_ns: int, owner: str) -> bytes:
+    return nft_prefix(token, serial) + _time(consensus_ns) + ACCOUNT_SEPARATOR + owner.encode()
+
+
+def nft_prefix(token: str, serial: int | None = None) -> bytes:
+    """What every row of the token's NFTs (of one serial, when given) starts with."""
+    prefix = NFT_PREFIX + _token_part(token)
+    return prefix if serial is None else prefix + hex16(serial) + ACCOUNT_SEPARATOR
+
+
+def decode_nft_key(key: bytes) -> tuple[str, int, int, str | None]:
+    """``(token, serial, consensus ns, owner)`` of an NFT row; owner None: burnt or wiped."""
+    _, token, serial, time, owner = _parts(key, NFT_PREFIX, 5)
+    text = owner.decode("ascii", "replace")
+    return (
+        _entity(token),
+        decode_hex16(serial),
+        ones_complement(decode_hex16(time)),
+        None if text == NO_OWNER else _entity(owner),
+    )
+
+
+def nft_owner_key(account: str, token: str, serial: int, consensus_ns: int, direction: str) -> bytes:
+    prefix = NFT_OWNER_PREFIX + _token_part(account) + _token_part(token) + hex16(serial) + ACCOUNT_SEPARATOR
+    return prefix + _time(consensus_ns) + ACCOUNT_SEPARATOR + direction.encode()
+
+
+def nft_owner_prefix(account: str) -> bytes:
+    return NFT_OWNER_PREFIX + _token_part(account)
+
+
+def decode_nft_owner_key(key: bytes) -> tuple[str, int, int, bool]:
+    """``(token, serial, consensus ns, came)`` of an ``nftowner`` row (came: the NFT came to the account)."""
+    _, _, token, serial, time, direction = _parts(key, NFT_OWNER_PREFIX, 6)
+    return _entity(token), decode_hex16(serial), ones_complement(decode_hex16(time)), direction == b"+"
+
+
+def allowance_key(owner: str, consensus_ns: int) -> bytes:
+    return ALLOWANCE_PREFIX + _token_part(owner) + _time(consensus_ns)
+
+
+def allowance_range(owner: str, at_ns: int | None) -> tuple[bytes, bytes]:
+    """``[start, end)`` of the owner's allowance transactions at or before ``at_ns``, newest first."""
+    return _from_time(ALLOWANCE_PREFIX + _token_part(owner), at_ns)
+
+
+def decode_allowance_key(key: bytes) -> int:
+    return ones_complement(decode_hex16(_parts(key, ALLOWANCE_PREFIX, 3)[2]))
+
+
+def prefix_range(prefix: bytes) -> tuple[bytes, bytes]:
+    return prefix, prefix_end(prefix)
+
+
+def _from_time(prefix: bytes, at_ns: int | None) -> tuple[bytes, bytes]:
+    return (prefix if at_ns is None else prefix + _time(at_ns)), prefix_end(prefix)
+
+
+def _parts(key: bytes, prefix: bytes, count: int) -> list[bytes]:
+    parts = key.split(ACCOUNT_SEPARATOR)
+    if not key.startswith(prefix) or len(parts) != count:
+        raise RowLayoutError(f"not a {prefix.decode()} key: {key!r}")
+    return parts
+
+
+def _entity(part: bytes) -> str:
+    return check_entity_id(part.decode("ascii", "replace"))
+
+
+def _event(part: bytes) -> str:
+    text = part.decode("ascii", "replace")
+    if text not in RELATION_EVENTS and not (text[:1] in ("+", "-") and text[1:].isdigit()):
+        raise RowLayoutError(f"not a token relationship event: {text!r}")
+    return text
