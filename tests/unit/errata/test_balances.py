@@ -9,7 +9,7 @@ import logging
 import pytest
 from hedera_history import hapi  # noqa: F401 (registers the SDK package the balance message comes from)
 from hedera_history.derived import applier as applier_module
-from hedera_history.derived.applier import BalanceApplier
+from hedera_history.derived.applier import BalanceApplier, ItemTransfers, item_transfers_of
 from hedera_history.derived.balances import account_balance, latest_entry, read_progress
 from hedera_history.derived.query import rest_balances_body, rpc_get_balance_result
 from hedera_history.derived.rows import PROGRESS_KEY, Q_NEXT, STATE_TIMESTAMP, encode_pair, one_cell_row
@@ -163,13 +163,14 @@ def test_an_undecodable_record_is_counted_logged_and_moves_nothing(
 ) -> None:
     gateway = _seeded()
     bad_ns = BLOCKS[1].record.consensus_end - 1
-    original = BalanceApplier._original_items
+    original = BalanceApplier._item_transfers
 
-    def with_a_bad_item(self: BalanceApplier, block: StoredBlock) -> tuple[RecordItem, ...]:
+    def with_a_bad_item(self: BalanceApplier, block: StoredBlock) -> tuple[ItemTransfers, ...]:
         items = original(self, block)
-        return (*items, RecordItem(b"", b"\xff\xff\xff", bad_ns)) if block.number == 1 else items
+        bad = RecordItem(b"", b"\xff\xff\xff", bad_ns)
+        return (*items, *item_transfers_of([bad])) if block.number == 1 else items
 
-    monkeypatch.setattr(BalanceApplier, "_original_items", with_a_bad_item)
+    monkeypatch.setattr(BalanceApplier, "_item_transfers", with_a_bad_item)
     with caplog.at_level(logging.INFO, logger="hedera_history.derived.applier"):
         report = BalanceApplier(gateway, SETTINGS).run()
     assert report.applied == [0, 1, 2] and report.skipped_items == 1

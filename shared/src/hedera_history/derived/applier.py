@@ -21,8 +21,9 @@ instances, the sweep) go through ``derived.lease.ExclusiveBalanceApplier``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from google.protobuf.message import DecodeError
 
@@ -52,13 +53,15 @@ from hedera_history.derived.rows import (
     row_key_for_slot_end,
 )
 from hedera_history.errors import FormatError, RowDecodeError, StoreError
-from hedera_history.formats.block import parse_block
+from hedera_history.formats.block import BlockFile, parse_block
 from hedera_history.formats.block_record_file import native_block_files
+from hedera_history.formats.block_transactions import block_transactions
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.logs import event
 from hedera_history.store.accounts import entity_text
 from hedera_history.store.chaintime import cell_timestamp_micros
+from hedera_history.store.decode import BlockFile as StoredFile
 from hedera_history.store.decode import StoredBlock
 from hedera_history.store.encoding import encode_value
 from hedera_history.store.gateway import BigtableGateway, KeyRange, RowQuery
@@ -171,14 +174,12 @@ class BalanceApplier:
     def _apply_block(
         self, block: StoredBlock, bound: int, compensations: list[Compensation], report: ApplyReport
     ) -> int:
-        items = self._original_items(block)
         end = max(bound, block.consensus_end) if block.item_count else bound
         events: list[tuple[int, int, list[tuple[str, int]]]] = []
-        for item in items:
+        for item in self._item_transfers(block):
             if item.consensus_ns <= bound:
                 continue  # already in the starting snapshot
-            transfers = _hbar_transfers(item)
-            if transfers is None:
+            if item.transfers is None:
                 report.skipped_items += 1
                 event(
                     logger,
@@ -186,10 +187,10 @@ class BalanceApplier:
                     logging.ERROR,
                     block=block.number,
                     consensus_ns=item.consensus_ns,
-                    record_bytes=len(item.record_bytes),
+                    record_bytes=item.record_bytes,
                 )
                 continue
-            events.append((item.consensus_ns, 0, transfers))
+            events.append((item.consensus_ns, 0, item.transfers))
         included = [c for c in compensations if bound < c.consensus_ns <= end]
         events.extend((c.consensus_ns, 1, list(c.deltas)) for c in included)
         events.sort(key=lambda e: (e[0], e[1]))
@@ -236,8 +237,8 @@ class BalanceApplier:
             out[account] = cached
         return out
 
-    def _original_items(self, block: StoredBlock) -> tuple[RecordItem, ...]:
-        return original_items(self.reader, block)
+    def _item_transfers(self, block: StoredBlock) -> tuple[ItemTransfers, ...]:
+        return item_transfers(self.reader, block)
 
     # ---- compensations ---------------------------------------------------------------------------
 
@@ -306,32 +307,85 @@ class BalanceApplier:
 _BLOCK_KIND = ITEMS_BLOCK_KIND.decode("ascii")
 
 
+@dataclass(frozen=True, slots=True)
+class ItemTransfers:
+    """The hbar an item moved: what balances take from it."""
+
+    consensus_ns: int
+    transfers: list[tuple[str, int]] | None
+    """``(account, amount)`` of its transfer list, zero amounts left out; None: its record does not decode."""
+    record_bytes: int = field(compare=False)
+    """The size of its record, or of a native block's transaction result (for the log line of a
+    record that does not decode)."""
+
+
 def original_items(reader: HistoryReader, block: StoredBlock) -> tuple[RecordItem, ...]:
     """A complete block's items as the nodes signed them (the ``items`` table), never corrected."""
+    items: list[RecordItem] = []
+    for stored, name in _stored_files(reader, block):
+        if stored.kind == _BLOCK_KIND:
+            # A native block is kept whole; its records are the ones its items became when written.
+            items.extend(_native_part(stored.data, name, block, lambda b: native_block_files(b)[0].items))
+        else:
+            items.extend(_recorded_items(stored, name, block))
+    return tuple(items)
+
+
+def item_transfers(reader: HistoryReader, block: StoredBlock) -> tuple[ItemTransfers, ...]:
+    """The hbar transfers of a complete block's original items (:func:`original_items`), in order.
+
+    A native block's are read from its transactions' results: the transfer list its records carry
+    is the result's own (``formats.block_records``), so the records themselves (contract results,
+    state reads, sidecars: most of what turning a block into records costs) are not built."""
+    found: list[ItemTransfers] = []
+    for stored, name in _stored_files(reader, block):
+        if stored.kind == _BLOCK_KIND:
+            found.extend(_native_part(stored.data, name, block, _native_transfers))
+            continue
+        found.extend(item_transfers_of(_recorded_items(stored, name, block)))
+    return tuple(found)
+
+
+def item_transfers_of(items: Iterable[RecordItem]) -> list[ItemTransfers]:
+    """The hbar transfers of record items, from their records."""
+    return [ItemTransfers(item.consensus_ns, _hbar_transfers(item), len(item.record_bytes)) for item in items]
+
+
+def _stored_files(reader: HistoryReader, block: StoredBlock) -> list[tuple[StoredFile, str]]:
     files = reader.block_files(block.number)
     if files is None:
         raise StoreError(f"block {block.number}: its items row is missing although the block is complete")
     names = [part.name for part in block.parts] or [block.name]
-    items: list[RecordItem] = []
-    for stored, name in zip(files, names, strict=True):
-        if stored.kind == "items":
-            try:
-                items.extend(decode_item_list(stored.data, name))
-            except FormatError as e:
-                raise StoreError(f"block {block.number}: the stored item list does not decode: {e}") from e
-            continue
-        if stored.kind == _BLOCK_KIND:
-            # A native block is kept whole; its records are the ones its items became when written.
-            try:
-                items.extend(native_block_files(parse_block(stored.data, name))[0].items)
-            except FormatError as e:
-                raise StoreError(f"block {block.number}: the stored block does not parse: {e}") from e
-            continue
+    return list(zip(files, names, strict=True))
+
+
+def _recorded_items(stored: StoredFile, name: str, block: StoredBlock) -> tuple[RecordItem, ...]:
+    """The items of a stored item list or record file."""
+    if stored.kind == "items":
         try:
-            items.extend(parse_record_file(stored.data, name.removesuffix(".gz")).items)
+            return tuple(decode_item_list(stored.data, name))
         except FormatError as e:
-            raise StoreError(f"block {block.number}: the stored record file does not parse: {e}") from e
-    return tuple(items)
+            raise StoreError(f"block {block.number}: the stored item list does not decode: {e}") from e
+    try:
+        return tuple(parse_record_file(stored.data, name.removesuffix(".gz")).items)
+    except FormatError as e:
+        raise StoreError(f"block {block.number}: the stored record file does not parse: {e}") from e
+
+
+T = TypeVar("T")
+
+
+def _native_part(data: bytes, name: str, block: StoredBlock, read: Callable[[BlockFile], Iterable[T]]) -> tuple[T, ...]:
+    try:
+        return tuple(read(parse_block(data, name)))
+    except FormatError as e:
+        raise StoreError(f"block {block.number}: the stored block does not parse: {e}") from e
+
+
+def _native_transfers(block: BlockFile) -> Iterator[ItemTransfers]:
+    for transaction in block_transactions([item.message(block.name) for item in block.items]):
+        amounts = transaction.result.transfer_list.accountAmounts
+        yield ItemTransfers(transaction.consensus_ns, _amounts(amounts), transaction.result.ByteSize())
 
 
 def _hbar_transfers(item: RecordItem) -> list[tuple[str, int]] | None:
@@ -339,12 +393,17 @@ def _hbar_transfers(item: RecordItem) -> list[tuple[str, int]] | None:
         record = hapi.TransactionRecord.FromString(item.record_bytes)
     except DecodeError:
         return None
+    return _amounts(record.transferList.accountAmounts)
+
+
+def _amounts(amounts: Iterable[Any]) -> list[tuple[str, int]]:
+    """``(account, amount)`` of each ``AccountAmount`` that names an account and moves hbar."""
     transfers = []
-    for amount in record.transferList.accountAmounts:
+    for amount in amounts:
         account = entity_text(amount.accountID)
         if account is not None and amount.amount:
             transfers.append((account, int(amount.amount)))
     return transfers
 
 
-__all__ = ["ApplyReport", "BalanceApplier", "original_items"]
+__all__ = ["ApplyReport", "BalanceApplier", "ItemTransfers", "item_transfers", "item_transfers_of", "original_items"]
