@@ -25,7 +25,13 @@ from typing import Any
 
 from hedera_history import hapi
 from hedera_history.formats.block_protos import BlockItem, StateChanges, TraceData, TransactionOutput, TransactionResult
-from hedera_history.formats.block_state import STATE_ID_ACCOUNTS, STATE_ID_BYTECODE, STATE_ID_STORAGE
+from hedera_history.formats.block_state import (
+    STATE_ID_ACCOUNTS,
+    STATE_ID_BYTECODE,
+    STATE_ID_PENDING_AIRDROPS,
+    STATE_ID_STORAGE,
+    STATE_ID_TOKENS,
+)
 from hedera_history.gen.facts import GeneratedItem, ItemFacts
 
 _EVM_OUTPUTS = {"contractCall": "contract_call", "contractCreateInstance": "contract_create"}
@@ -92,6 +98,7 @@ class BlockItemWriter:
             value.smart_contract = account in created
         for entry in group:
             entry.add_contract_state(changes)
+            entry.add_token_state(changes)
         if not changes.state_changes:
             return None
         return _item(state_changes=changes)
@@ -135,6 +142,7 @@ class _Parsed:
             result.schedule_ref.CopyFrom(record.scheduleRef)
         result.transfer_list.CopyFrom(record.transferList)
         result.token_transfer_lists.extend(record.tokenTransferLists)
+        result.automatic_token_associations.extend(record.automatic_token_associations)
         return result
 
     def _output(self) -> Any | None:
@@ -146,6 +154,8 @@ class _Parsed:
         elif kind == "scheduleCreate" and receipt.HasField("scheduleID"):
             output.create_schedule.schedule_id.CopyFrom(receipt.scheduleID)
             output.create_schedule.scheduled_transaction_id.CopyFrom(receipt.scheduledTransactionID)
+        elif kind == "scheduleSign" and receipt.HasField("scheduledTransactionID"):
+            output.sign_schedule.scheduled_transaction_id.CopyFrom(receipt.scheduledTransactionID)
         elif kind in _EVM_OUTPUTS:
             self._evm_result(getattr(output, _EVM_OUTPUTS[kind]).evm_transaction_result, kind)
         else:
@@ -205,6 +215,39 @@ class _Parsed:
                 key.contractID.CopyFrom(contract_change.contract_id)
                 key.key = slot.slot
                 change.map_update.value.slot_value_value.value = slot.value_written.value
+
+    def add_token_state(self, changes: Any) -> None:
+        """A token's state after a create, mint or burn (its id and supply), the pending airdrops
+        the record lists (a fungible one with the amount pending), and those a claim or cancel
+        removes."""
+        body, receipt = self.body, self.record.receipt
+        kind = body.WhichOneof("data")
+        token_id: Any | None = None
+        if kind == "tokenCreation" and receipt.HasField("tokenID"):
+            token_id = receipt.tokenID
+        elif kind in ("tokenMint", "tokenBurn"):
+            token_id = getattr(body, kind).token
+        if token_id is not None:
+            change = changes.state_changes.add(state_id=STATE_ID_TOKENS)
+            change.map_update.key.token_id_key.CopyFrom(token_id)
+            token = change.map_update.value.token_value
+            token.token_id.CopyFrom(token_id)
+            token.total_supply = receipt.newTotalSupply
+            if kind == "tokenCreation":
+                create = body.tokenCreation
+                token.name, token.symbol, token.decimals = create.name, create.symbol, create.decimals
+                token.treasury_account_id.CopyFrom(create.treasury)
+        for pending in self.record.new_pending_airdrops:
+            change = changes.state_changes.add(state_id=STATE_ID_PENDING_AIRDROPS)
+            change.map_update.key.pending_airdrop_id_key.CopyFrom(pending.pending_airdrop_id)
+            value = change.map_update.value.account_pending_airdrop_value
+            value.SetInParent()
+            if pending.HasField("pending_airdrop_value"):
+                value.pending_airdrop_value.amount = pending.pending_airdrop_value.amount
+        if kind in ("tokenClaimAirdrop", "tokenCancelAirdrop"):
+            for airdrop_id in getattr(body, kind).pending_airdrops:
+                change = changes.state_changes.add(state_id=STATE_ID_PENDING_AIRDROPS)
+                change.map_delete.key.pending_airdrop_id_key.CopyFrom(airdrop_id)
 
 
 def _item(**case: Any) -> bytes:

@@ -109,6 +109,15 @@ class GeneratorConfig(StreamShape):
     network_files: bool = False
     """Updates of the exchange-rate file 0.0.112 and the fee schedule 0.0.111 in the first periods,
     then now and then (``gen.network_files``); False: none, the stream as without this setting."""
+    tokens: bool = False
+    """Token service kinds (create, associate, mint, burn, transfers with automatic associations),
+    allowances and the transfers spending them, airdrops with their claims and cancels, account
+    updates and schedules signed later, first in the periods then in the mix (``gen.token_player``,
+    ``gen.account_player``), with their state in the truth; False: none, the stream as without
+    this setting."""
+    node_endpoints: bool = False
+    """Address books whose entries carry service endpoints, a certificate hash and a description
+    (``gen.books``); False: the books as without this setting."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stake_updates", _period_table(self.stake_updates))

@@ -54,6 +54,12 @@ class ItemFacts:
     topic_message: TopicMessageFacts | None = None
     system_file: tuple[int, bytes] | None = None
     """(file, contents) of a FileUpdate or FileAppend of 0.0.111 or 0.0.112 (``gen.network_files``)."""
+    automatic_associations: tuple[tuple[int, int], ...] = ()
+    """(token, account) of the record's ``automatic_token_associations``."""
+    pending_airdrops: tuple[tuple[int, int, int, int, int], ...] = ()
+    """(sender, receiver, token, serial, amount) of the record's ``new_pending_airdrops`` (serial 0:
+    fungible; amount: what is pending after the airdrop)."""
+    token_created: int | None = None
 
     def accounts_touched(self) -> tuple[int, ...]:
         """The accounts whose history lists this item (docs/generator.md defines the rule).
@@ -65,7 +71,7 @@ class ItemFacts:
         touched.update(account for account, _ in self.hbar_transfers)
         touched.update(account for _, account, _ in self.token_transfers)
         for _, sender, receiver, _ in self.nft_transfers:
-            touched.update((sender, receiver))
+            touched.update(account for account in (sender, receiver) if account)  # 0: a mint or a burn
         touched.update(self.created)
         if self.contract is not None:
             touched.add(self.contract)

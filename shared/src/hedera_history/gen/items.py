@@ -27,7 +27,7 @@ _NODE_SHARE = 12
 
 
 @dataclass(frozen=True, slots=True)
-class _Signer:
+class Signer:
     key: ed25519.Ed25519PrivateKey
     public: bytes
 
@@ -44,6 +44,8 @@ class Draft:
     """The submitting node; None for child and scheduled-execution records, which nobody signs."""
     nonce: int = 0
     scheduled: bool = False
+    cosigners: tuple[Signer, ...] = ()
+    """Keys that sign beside the payer's (an account's new key in the CryptoUpdate that sets it)."""
 
 
 def set_timestamp(target: hapi.Timestamp, ns: int) -> None:
@@ -90,6 +92,11 @@ class RecordDetails:
     topic_created: int | None = None
     topic_message: TopicMessageFacts | None = None
     system_file: tuple[int, bytes] | None = None
+    automatic_associations: tuple[tuple[int, int], ...] = ()
+    """(token, account) associations the transaction made without a TokenAssociate."""
+    pending_airdrops: tuple[tuple[int, int, int, int, int], ...] = ()
+    """(sender, receiver, token, serial, amount pending after it): serial 0 for a fungible token."""
+    token_created: int | None = None
 
 
 class ItemWriter:
@@ -98,7 +105,8 @@ class ItemWriter:
     def __init__(self, seed: int, ledger: Ledger) -> None:
         self.seed = seed
         self.ledger = ledger
-        self._signers: dict[int, _Signer] = {}
+        self._signers: dict[int, Signer] = {}
+        self._generations: dict[int, int] = {}
         self._rates: dict[int, Any] = {}
 
     def finish(
@@ -117,10 +125,10 @@ class ItemWriter:
         body_bytes = body.SerializeToString()
         signed_transaction = hapi.SignedTransaction(bodyBytes=body_bytes)
         if draft.node is not None:
-            signer = self.signer(payer)
-            pair = signed_transaction.sigMap.sigPair.add()
-            pair.pubKeyPrefix = signer.public
-            pair.ed25519 = signer.key.sign(body_bytes)
+            for signer in (self.signer(payer), *draft.cosigners):
+                pair = signed_transaction.sigMap.sigPair.add()
+                pair.pubKeyPrefix = signer.public
+                pair.ed25519 = signer.key.sign(body_bytes)
         signed_bytes = signed_transaction.SerializeToString()
         transaction_bytes = hapi.Transaction(signedTransactionBytes=signed_bytes).SerializeToString()
         transaction_hash = hashlib.sha384(signed_bytes).digest()
@@ -147,15 +155,7 @@ class ItemWriter:
         record.transactionFee = fee
         hbar_transfers = fill_amounts(record.transferList.accountAmounts, changes)
         token_moves, nft_moves = details.token_moves, details.nft_moves
-        if token_moves or nft_moves:
-            token_list = record.tokenTransferLists.add()
-            token_list.token.tokenNum = (token_moves or nft_moves)[0][0]
-            fill_amounts(token_list.transfers, {account: amount for _, account, amount in token_moves})
-            for _, sender, receiver, serial in nft_moves:
-                nft = token_list.nftTransfers.add()
-                nft.senderAccountID.accountNum = sender
-                nft.receiverAccountID.accountNum = receiver
-                nft.serialNumber = serial
+        _add_token_records(record, details)
         if details.fill is not None:
             details.fill(record)
 
@@ -181,6 +181,9 @@ class ItemWriter:
             topic_created=details.topic_created,
             topic_message=details.topic_message,
             system_file=details.system_file,
+            automatic_associations=details.automatic_associations,
+            pending_airdrops=details.pending_airdrops,
+            token_created=details.token_created,
         )
         return GeneratedItem(
             transaction_bytes=transaction_bytes,
@@ -205,10 +208,53 @@ class ItemWriter:
             self._rates = {expiry: rates}
         return rates
 
-    def signer(self, account: int) -> _Signer:
-        """The Ed25519 key (and its raw public bytes) of account ``0.0.<account>``."""
+    def signer(self, account: int) -> Signer:
+        """The Ed25519 key (and its raw public bytes) account ``0.0.<account>`` holds now."""
         signer = self._signers.get(account)
         if signer is None:
             key = account_key(self.seed, account)
-            signer = self._signers[account] = _Signer(key, ed25519_public_bytes(key))
+            signer = self._signers[account] = Signer(key, ed25519_public_bytes(key))
         return signer
+
+    def next_key(self, account: int) -> Signer:
+        """The key a CryptoUpdate gives the account next (not in force until :meth:`rekey`)."""
+        generation = self._generations.get(account, 0) + 1
+        key = account_key(self.seed, account, generation)
+        return Signer(key, ed25519_public_bytes(key))
+
+    def rekey(self, account: int, signer: Signer) -> None:
+        """The account's transactions are signed with ``signer`` from now on."""
+        self._generations[account] = self._generations.get(account, 0) + 1
+        self._signers[account] = signer
+
+
+def _add_token_records(record: hapi.TransactionRecord, details: RecordDetails) -> None:
+    """The record's token transfer lists (one per token, by number), automatic associations and
+    new pending airdrops."""
+    token_moves, nft_moves = details.token_moves, details.nft_moves
+    for token in sorted({move[0] for move in token_moves} | {move[0] for move in nft_moves}):
+        token_list = record.tokenTransferLists.add()
+        token_list.token.tokenNum = token
+        fill_amounts(token_list.transfers, {account: amount for t, account, amount in token_moves if t == token})
+        for _, sender, receiver, serial in (move for move in nft_moves if move[0] == token):
+            nft = token_list.nftTransfers.add()
+            if sender:  # a mint's serials come from no account, a burn's go to none
+                nft.senderAccountID.accountNum = sender
+            if receiver:
+                nft.receiverAccountID.accountNum = receiver
+            nft.serialNumber = serial
+    for token, account in details.automatic_associations:
+        association = record.automatic_token_associations.add()
+        association.token_id.tokenNum = token
+        association.account_id.accountNum = account
+    for sender, receiver, token, serial, amount in details.pending_airdrops:
+        pending = record.new_pending_airdrops.add()
+        airdrop_id = pending.pending_airdrop_id
+        airdrop_id.sender_id.accountNum = sender
+        airdrop_id.receiver_id.accountNum = receiver
+        if serial:
+            airdrop_id.non_fungible_token.token_ID.tokenNum = token
+            airdrop_id.non_fungible_token.serial_number = serial
+        else:
+            airdrop_id.fungible_token_type.tokenNum = token
+            pending.pending_airdrop_value.amount = amount

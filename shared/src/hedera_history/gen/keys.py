@@ -88,9 +88,11 @@ def council_key(seed: int, index: int) -> ed25519.Ed25519PrivateKey:
     return _ed25519(f"{_DERIVATION}/council-ed25519/{seed}/{index}")
 
 
-def account_key(seed: int, account_num: int) -> ed25519.Ed25519PrivateKey:
-    """The Ed25519 key that signs transactions paid by account ``0.0.<account_num>``."""
-    return _ed25519(f"{_DERIVATION}/account-ed25519/{seed}/{account_num}")
+def account_key(seed: int, account_num: int, generation: int = 0) -> ed25519.Ed25519PrivateKey:
+    """The Ed25519 key that signs transactions paid by account ``0.0.<account_num>``; a
+    ``generation`` above 0 is a key a CryptoUpdate gave the account."""
+    suffix = f"/{generation}" if generation else ""
+    return _ed25519(f"{_DERIVATION}/account-ed25519/{seed}/{account_num}{suffix}")
 
 
 def ed25519_public_bytes(key: ed25519.Ed25519PrivateKey) -> bytes:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hedera_history.errors import GeneratorError
+from hedera_history.gen.token_ledger import TokenInfo, TokenLedger
 
 TREASURY = 2
 FEE_COLLECTOR = 98
@@ -79,6 +80,13 @@ class Ledger:
         self.contracts: list[int] = [genesis.contract]
         self._next_entity = genesis.next_entity
         self._changed: set[int] = set()
+        self.tokens = TokenLedger()
+        """Every token's state; the genesis tokens' holdings are :attr:`fungible` and :attr:`nft_owners`."""
+        supply = sum(self.fungible.values())
+        self.fungible_token, self.nft_token = genesis.fungible_token, genesis.nft_token
+        self.tokens.add_token(TokenInfo(self.fungible_token, True, TREASURY, FUNGIBLE_DECIMALS, supply), self.fungible)
+        self.tokens.add_token(TokenInfo(self.nft_token, False, TREASURY, 0, len(self.nft_owners)), self.nft_owners)
+        self.tokens.take_changed()
 
     def balance(self, account: int) -> int:
         return self.hbar.get(account, 0)
@@ -118,11 +126,13 @@ class Ledger:
                 raise GeneratorError(f"0.0.{account} would hold negative token units")
         for account, amount in pairs:
             self.fungible[account] = self.fungible.get(account, 0) + amount
+        self.tokens.note_genesis_fungible(self.fungible_token, [account for account, _ in pairs])
 
     def move_nft(self, serial: int, sender: int, receiver: int) -> None:
         if self.nft_owners.get(serial) != sender:
             raise GeneratorError(f"NFT serial {serial} is not owned by 0.0.{sender}")
         self.nft_owners[serial] = receiver
+        self.tokens.note_genesis_nft_move(self.nft_token, sender, receiver, serial)
 
     def take_changed(self) -> dict[int, int]:
         """Balances of the accounts changed since the last call (a per-block snapshot)."""

@@ -29,6 +29,19 @@ class TxKind(Enum):
     TOPIC_CHUNKED_MESSAGE = "topic_chunked_message"
     EXCHANGE_RATE_UPDATE = "exchange_rate_update"
     FEE_SCHEDULE_UPDATE = "fee_schedule_update"
+    TOKEN_CREATE = "token_create"
+    TOKEN_ASSOCIATE = "token_associate"
+    TOKEN_MINT = "token_mint"
+    TOKEN_BURN = "token_burn"
+    CREATED_TOKEN_TRANSFER = "created_token_transfer"
+    APPROVE_ALLOWANCE = "approve_allowance"
+    APPROVED_TRANSFER = "approved_transfer"
+    TOKEN_AIRDROP = "token_airdrop"
+    TOKEN_CLAIM_AIRDROP = "token_claim_airdrop"
+    TOKEN_CANCEL_AIRDROP = "token_cancel_airdrop"
+    CRYPTO_UPDATE = "crypto_update"
+    SCHEDULE_PENDING = "schedule_pending"
+    SCHEDULE_SIGN = "schedule_sign"
 
 
 GROUP_SIZE = {
@@ -37,6 +50,7 @@ GROUP_SIZE = {
     TxKind.SCHEDULED_TRANSFER: 2,
     TxKind.TOPIC_CHUNKED_MESSAGE: 3,
     TxKind.FEE_SCHEDULE_UPDATE: 2,
+    TxKind.SCHEDULE_SIGN: 2,
 }
 """Items per group; 1 when not listed. An address-book update takes one item per file chunk."""
 
@@ -67,6 +81,43 @@ _MIX = {
 }
 TOPIC_MIX = {TxKind.TOPIC_MESSAGE: 30, TxKind.TOPIC_CHUNKED_MESSAGE: 4}
 """Added to the mix of a stream with topics (``GeneratorConfig.topics``): HCS is most of mainnet."""
+TOKENS_COVERAGE = (
+    TxKind.TOKEN_CREATE,
+    TxKind.TOKEN_CREATE,
+    TxKind.CRYPTO_UPDATE,
+    TxKind.TOKEN_ASSOCIATE,
+    TxKind.TOKEN_MINT,
+    TxKind.TOKEN_MINT,
+    TxKind.CREATED_TOKEN_TRANSFER,
+    TxKind.APPROVE_ALLOWANCE,
+    TxKind.APPROVED_TRANSFER,
+    TxKind.TOKEN_AIRDROP,
+    TxKind.TOKEN_AIRDROP,
+    TxKind.TOKEN_CLAIM_AIRDROP,
+    TxKind.TOKEN_CANCEL_AIRDROP,
+    TxKind.TOKEN_BURN,
+    TxKind.SCHEDULE_PENDING,
+    TxKind.SCHEDULE_SIGN,
+)
+"""The token service kinds a stream with ``GeneratorConfig.tokens`` plays first: a kind whose
+precondition does not hold yet plays the kind that makes it hold (``gen.token_player``)."""
+TOKENS_MIX = {
+    TxKind.CREATED_TOKEN_TRANSFER: 14,
+    TxKind.TOKEN_CREATE: 1,
+    TxKind.TOKEN_ASSOCIATE: 3,
+    TxKind.TOKEN_MINT: 3,
+    TxKind.TOKEN_BURN: 1,
+    TxKind.APPROVE_ALLOWANCE: 2,
+    TxKind.APPROVED_TRANSFER: 3,
+    TxKind.TOKEN_AIRDROP: 3,
+    TxKind.TOKEN_CLAIM_AIRDROP: 1,
+    TxKind.TOKEN_CANCEL_AIRDROP: 1,
+    TxKind.CRYPTO_UPDATE: 2,
+    TxKind.SCHEDULE_PENDING: 1,
+    TxKind.SCHEDULE_SIGN: 1,
+}
+"""Added to the mix of a stream with ``GeneratorConfig.tokens``: token transfers are most of
+mainnet's token service traffic, creates and allowances a small share."""
 NETWORK_FILES_MIX = {TxKind.EXCHANGE_RATE_UPDATE: 2, TxKind.FEE_SCHEDULE_UPDATE: 1}
 """Added to the mix of a stream with network file updates (``GeneratorConfig.network_files``)."""
 

@@ -53,8 +53,18 @@ from hedera_history.gen.config_and_output import (
 )
 from hedera_history.gen.facts import GeneratedItem
 from hedera_history.gen.ledger import Ledger, genesis_state
-from hedera_history.gen.period_mix import COVERAGE, NETWORK_FILES_MIX, TOPIC_MIX, TxKind, group_size, plan_period
+from hedera_history.gen.period_mix import (
+    COVERAGE,
+    NETWORK_FILES_MIX,
+    TOKENS_COVERAGE,
+    TOKENS_MIX,
+    TOPIC_MIX,
+    TxKind,
+    group_size,
+    plan_period,
+)
 from hedera_history.gen.signing import signed_signature_file
+from hedera_history.gen.token_truth import token_state
 from hedera_history.gen.transactions import TransactionFactory
 from hedera_history.gen.truth import Section, TruthCollector, TruthSpill
 from hedera_history.verify.signatures import sign_hash
@@ -175,6 +185,7 @@ class _Generator:
         self.council = tuple(keygen.council_key(config.seed, i) for i in range(config.council_keys))
         self.genesis = genesis_state(config.nodes, config.accounts)
         self.ledger = Ledger(self.genesis)
+        self.genesis_tokens = self.ledger.tokens.all_balances()
         self.factory = TransactionFactory(
             config.seed,
             self.rng,
@@ -241,6 +252,8 @@ class _Generator:
             self.coverage.append(TxKind.TOPIC_CHUNKED_MESSAGE)
         if config.network_files:
             self.coverage[:0] = [TxKind.EXCHANGE_RATE_UPDATE, TxKind.FEE_SCHEDULE_UPDATE]
+        if config.tokens:
+            self.coverage += TOKENS_COVERAGE
         self.chain = self.truth.start_running_hash
 
     def step(self, edit_items: ItemEditor | None = None) -> tuple[GeneratedUnit, dict[str, bytes]]:
@@ -277,17 +290,18 @@ class _Generator:
         self, kind: PeriodKind, period: GeneratedPeriod, items: list[GeneratedItem], book_index: int
     ) -> tuple[GeneratedUnit, dict[str, bytes]]:
         changed = self.ledger.take_changed()
+        token_changes = self.ledger.tokens.take_changed()
         if kind is PeriodKind.RECORD:
             uploaded: dict[str, bytes] = {}
             self._upload(period, uploaded)
             root = self.block_periods.record(period, items) if self.block_periods is not None else None
-            self.truth.add_block(period, items, book_index, changed, root_hash=root)
+            self.truth.add_block(period, items, book_index, changed, root_hash=root, token_changes=token_changes)
             if self.retain:
                 self.periods.append(period)
             return period, uploaded
         assert self.block_periods is not None
         block, uploaded = self.block_periods.wrapped(period, items, self._rsa_signers(period.index))
-        self.truth.add_block(period, items, book_index, changed, block=block)
+        self.truth.add_block(period, items, book_index, changed, block=block, token_changes=token_changes)
         if self.retain:
             self.blocks.append(block)
         return block, uploaded
@@ -298,7 +312,7 @@ class _Generator:
         assert self.block_periods is not None
         block, uploaded = self.block_periods.native(index, block_number, items, self.config.signers_at(index))
         native = [replace(item, facts=native_facts(item.facts)) for item in items]
-        self.truth.add_native_block(block, native, self.ledger.take_changed())
+        self.truth.add_native_block(block, native, self.ledger.take_changed(), self.ledger.tokens.take_changed())
         if self.retain:
             self.blocks.append(block)
         return block, uploaded
@@ -336,6 +350,11 @@ class _Generator:
             self.council,
             self.rotation.node_id + FIRST_NODE_ACCOUNT if rotated and self.rotation is not None else None,
             tss=self._tss_truth(),
+            token_state=token_state(
+                self.ledger, self.factory.accounts, self.genesis_tokens, self.truth.token_balances_by_block
+            )
+            if self.config.tokens
+            else None,
         )
         return GeneratedStream(
             config=config,
@@ -379,7 +398,11 @@ class _Generator:
             coverage,
             address_book_update=rotating,
             book_chunks=len(chunks),
-            extra_mix={**(TOPIC_MIX if config.topics else {}), **(NETWORK_FILES_MIX if config.network_files else {})},
+            extra_mix={
+                **(TOPIC_MIX if config.topics else {}),
+                **(NETWORK_FILES_MIX if config.network_files else {}),
+                **(TOKENS_MIX if config.tokens else {}),
+            },
         )
         slots = self._slots(config.start_time_ns + index * config.period_ns)
         items: list[GeneratedItem] = []

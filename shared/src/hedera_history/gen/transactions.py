@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
-from hedera_history.gen import contracts, network_files, topics
+from hedera_history.gen import account_player, contracts, network_files, token_player, topics
 from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.contracts import Action, Bytecode
 from hedera_history.gen.facts import GeneratedItem
@@ -23,6 +23,7 @@ from hedera_history.gen.items import (
 )
 from hedera_history.gen.ledger import TREASURY, Ledger
 from hedera_history.gen.period_mix import TxKind
+from hedera_history.gen.token_ledger import Schedule
 
 ADDRESS_BOOK_FILE = 102
 _VALID_DURATION_SECONDS = 120
@@ -36,6 +37,7 @@ _FEES = {
     "file": (3_000_000, 12_000_000),
     "duplicate": (40_000, 90_000),
     "topic": (80_000, topics.MAX_FEE),
+    "token": (1_000_000, token_player.MAX_FEE),
 }
 _DAY_NS = 86_400 * NS_PER_SECOND
 STAKE_UPDATE_MEMO = "End of staking period calculation record"
@@ -79,6 +81,16 @@ class TransactionFactory:
             lambda consensus_ns, payer: self._new_draft(consensus_ns, payer=payer),
             lambda: self._fee("file"),
         )
+        players = (
+            rng,
+            ledger,
+            self.writer,
+            lambda consensus_ns, payer: self._new_draft(consensus_ns, payer=payer),
+            lambda: self._fee("token"),
+            self._pick_payer,
+        )
+        self.tokens = token_player.TokenPlayer(*players)
+        self.accounts = account_player.AccountPlayer(*players)
         self._builders: dict[TxKind, Callable[[Sequence[int]], list[GeneratedItem]]] = {
             TxKind.HBAR_TRANSFER: self._hbar_transfer,
             TxKind.TOKEN_TRANSFER: self._token_transfer,
@@ -95,6 +107,19 @@ class TransactionFactory:
             TxKind.TOPIC_CHUNKED_MESSAGE: self.topics.messages,
             TxKind.EXCHANGE_RATE_UPDATE: self.network_files.exchange_rate_update,
             TxKind.FEE_SCHEDULE_UPDATE: self.network_files.fee_schedule_update,
+            TxKind.TOKEN_CREATE: self.tokens.create,
+            TxKind.TOKEN_ASSOCIATE: self.tokens.associate,
+            TxKind.TOKEN_MINT: self.tokens.mint,
+            TxKind.TOKEN_BURN: self.tokens.burn,
+            TxKind.CREATED_TOKEN_TRANSFER: self.tokens.transfer,
+            TxKind.APPROVE_ALLOWANCE: self.tokens.approve,
+            TxKind.APPROVED_TRANSFER: self.tokens.approved_transfer,
+            TxKind.TOKEN_AIRDROP: self.tokens.airdrop,
+            TxKind.TOKEN_CLAIM_AIRDROP: self.tokens.claim,
+            TxKind.TOKEN_CANCEL_AIRDROP: self.tokens.cancel,
+            TxKind.CRYPTO_UPDATE: self.accounts.update,
+            TxKind.SCHEDULE_PENDING: self.accounts.schedule_pending,
+            TxKind.SCHEDULE_SIGN: self.accounts.schedule_sign,
         }
 
     def build(self, kind: TxKind, slots: Sequence[int]) -> list[GeneratedItem]:
@@ -398,6 +423,18 @@ class TransactionFactory:
             record.scheduleRef.scheduleNum = schedule
 
         execution = self.writer.finish(executed, execute_fee, moves, RecordDetails(fill=reference), fee_node=draft.node)
+        self.ledger.tokens.schedules[schedule] = Schedule(
+            schedule,
+            payer,
+            payer,
+            payer,
+            receiver,
+            amount,
+            draft.consensus_ns,
+            draft.valid_start,
+            [payer],
+            executed.consensus_ns,
+        )
         return [created, execution]
 
     # ---- shared steps ------------------------------------------------------------------------

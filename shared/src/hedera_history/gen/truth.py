@@ -30,6 +30,7 @@ from hedera_history.gen.config_and_output import (
 from hedera_history.gen.facts import GeneratedItem, ItemFacts
 from hedera_history.gen.keys import ed25519_public_bytes
 from hedera_history.gen.ledger import FUNGIBLE_DECIMALS, Genesis, Ledger
+from hedera_history.gen.token_truth import token_balances
 
 TRUTH_FORMAT = 1
 NATIVE_BLOCK_VERSION = 7
@@ -102,6 +103,17 @@ def transaction_truth(
             "message": message.message.hex(),
             "chunk": None if message.chunk is None else {"number": message.chunk[0], "total": message.chunk[1]},
         }
+    if facts.token_created is not None:  # only streams with tokens (GeneratorConfig.tokens) carry these
+        truth["token_created"] = account(facts.token_created)
+    if facts.automatic_associations:
+        truth["automatic_associations"] = [
+            {"token": account(token), "account": account(a)} for token, a in facts.automatic_associations
+        ]
+    if facts.pending_airdrops:
+        truth["pending_airdrops"] = [
+            {"sender": account(s), "receiver": account(r), "token": account(t), "serial": serial or None, "amount": a}
+            for s, r, t, serial, a in facts.pending_airdrops
+        ]
     if facts.system_file is not None:
         file, contents = facts.system_file
         truth["system_file"] = {"file": account(file), "contents": contents.hex()}
@@ -259,6 +271,8 @@ class TruthCollector:
     transaction_count: int = 0
     balances_by_block: dict[str, dict[str, int]] = field(default_factory=dict)
     stake_updates: list[dict[str, Any]] = field(default_factory=list)
+    token_balances_by_block: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    """Block -> token -> account -> balance of what the block changed (``GeneratorConfig.tokens``)."""
     _history: dict[int, array[int]] = field(default_factory=dict)
     """Each account's consensus times, 8 bytes each (a list of ints costs five times that)."""
     _items_in_block: dict[int, int] = field(default_factory=dict)
@@ -274,6 +288,7 @@ class TruthCollector:
         *,
         root_hash: bytes | None = None,
         block: GeneratedBlock | None = None,
+        token_changes: Mapping[int, Mapping[int, int]] | None = None,
     ) -> None:
         """A record file's period; ``root_hash``: its wrapped block's root in a stream that cuts over
         to blocks; ``block``: the wrapped block the period was published as."""
@@ -285,13 +300,26 @@ class TruthCollector:
         if block is not None:
             entry.update(block_file_truth(block, [n.account for n in self.nodes]))
         self._add_entry(entry, period.block_number, period.index, items, changed)
+        self._add_token_balances(period.block_number, token_changes)
 
     def add_native_block(
-        self, block: GeneratedBlock, items: Sequence[GeneratedItem], changed: Mapping[int, int]
+        self,
+        block: GeneratedBlock,
+        items: Sequence[GeneratedItem],
+        changed: Mapping[int, int],
+        token_changes: Mapping[int, Mapping[int, int]] | None = None,
     ) -> None:
         hapi_version = ".".join(str(part) for part in self.config.block_hapi_version)
         entry = native_block_truth(block, hapi_version, [n.account for n in self.nodes])
         self._add_entry(entry, block.block_number, block.index, items, changed)
+        self._add_token_balances(block.block_number, token_changes)
+
+    def _add_token_balances(self, block_number: int, changes: Mapping[int, Mapping[int, int]] | None) -> None:
+        if not self.config.tokens or changes is None:
+            return
+        merged = self.token_balances_by_block.setdefault(str(block_number), {})
+        for token, held in token_balances(changes).items():
+            merged.setdefault(token, {}).update(held)
 
     def _add_entry(
         self,
@@ -370,9 +398,13 @@ class TruthCollector:
         rotated_node: int | None,
         *,
         tss: Mapping[str, Any] | None = None,
+        token_state: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The truth document; ``tss``: the ledger a stream with native blocks is signed under."""
+        """The truth document; ``tss``: the ledger a stream with native blocks is signed under;
+        ``token_state``: the token service's (``gen.token_truth``), in a stream with tokens."""
         document = self._document(ledger, books, council, rotated_node)
+        if token_state is not None:
+            document["token_state"] = dict(token_state)
         config = self.config
         if config.cutover_after is not None:
             document["config"].update(
