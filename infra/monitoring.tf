@@ -23,6 +23,7 @@ locals {
     periods_not_completing = "period not completing"
     dead_letters_replayed  = "dead letter replayed"
     sweep_dead_letter_runs = "sweep replayed dead letters"
+    block_conflicts        = "block conflict"
   }
 
   # Counted events that alert on any occurrence: what each means.
@@ -34,6 +35,7 @@ locals {
     first_block_mismatches = "the first block is numbered above HEDERA_HISTORY_FIRST_BLOCK: the contiguous watermark could never start"
     block_pin_mismatches   = "a verified block contradicts the network's block pin: periods stay pending"
     periods_not_completing = "a published block stays incomplete after republishing, or its batch is in conflict"
+    block_conflicts        = "a second, different block for a number already stored was refused and quarantined (an equivocation, or a forged block under a weak trust root)"
   }
 
   dead_letter_topics = [

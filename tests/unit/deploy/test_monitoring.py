@@ -22,6 +22,7 @@ EVENTS = {
     "period not completing",
     "dead letter replayed",
     "sweep replayed dead letters",
+    "block conflict",
 }
 
 
@@ -83,6 +84,7 @@ def test_every_required_alert_exists(root):
         "first_block_mismatches",
         "block_pin_mismatches",
         "periods_not_completing",
+        "block_conflicts",
     }
     dead_letters = block(policies["dead_letters"], "conditions")
     assert "num_undelivered_messages" in block(dead_letters, "condition_threshold")["filter"]

@@ -14,7 +14,10 @@ one read, one verification, one publication. Per block:
    native block after a native block must name its root. The first native block after a record
    file names a root that cannot be recomputed from the record file (it needs the network's
    all-history state): that root is recorded and logged, and the block's own TSS proof is the trust,
-   as the mirror node does (``CutoverServiceImpl``);
+   as the mirror node does (``CutoverServiceImpl``). A wrapped block after a native block must
+   name that block's root in its footer (it has no running hash to link to). A block whose number
+   is already published or stored complete with another hash is refused whatever its proof
+   (``ConflictingBlockError``, ``block conflict``): one number holds one block;
 3. publish its Cardinal batch (``pipeline.ingest_publish``) and record its link;
 4. uploaded (:func:`ingest_block_upload`): publish the blocks after it already in the bucket, which
    waited for it (uploads come in any order; the call that publishes the missing link publishes
@@ -35,6 +38,7 @@ from hedera_history.books.updates import AddressBookTracker
 from hedera_history.config import Settings
 from hedera_history.errors import (
     BrokenChainError,
+    ConflictingBlockError,
     FormatError,
     HistoryError,
     ObjectNotFoundError,
@@ -48,6 +52,7 @@ from hedera_history.pipeline.ingest_publish import publish_batch
 from hedera_history.pipeline.ingest_quarantine import quarantine
 from hedera_history.pipeline.ledger_trust import ledger_tss_check
 from hedera_history.pipeline.state_cells import Link
+from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.block_chain import BlockChain
 from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.block_verified import verified_block
@@ -98,9 +103,13 @@ def ingest_block(ctx: IngestContext, name: str, data: bytes, checker: BlockCheck
     options = BlockCheckOptions(ratio=ctx.ratio, tss=checker.tss, max_decompressed=ctx.settings.max_decompressed_bytes)
     report = check_parsed_block(block, checker.chain, books, options)
     checker.last_number = block.number if report.ok else None
+    stored_own = links.get(block.number, [])
     try:
         verified = verified_block(report, accept_unsigned=ctx.settings.unsigned_blocks)
         _check_stored_link(block, report, verified, previous)
+        own = _own_link(block, report, verified)
+        if not any(link.hash == own.hash for link in stored_own):
+            check_no_other_block(HistoryReader(ctx.gateway), block.number, own.hash, stored_own, file=name)
     except HistoryError as e:
         checker.chain.lose()
         checker.last_number = None
@@ -108,10 +117,11 @@ def ingest_block(ctx: IngestContext, name: str, data: bytes, checker: BlockCheck
         if isinstance(e, TssUnverifiableProofError):
             event(logger, "block not verifiable", logging.ERROR, block=block.number, file=name, reason=str(e))
             return IngestResult(Outcome.PENDING, name, block.number, reason=str(e))
+        if isinstance(e, ConflictingBlockError):
+            event(logger, "block conflict", logging.ERROR, block=block.number, file=name, reason=str(e))
         return _rejected(ctx, name, data, e, number=block.number, consensus_ns=block.timestamp_ns)
     checker.last_consensus_ns = verified.record.consensus_end
-    own = _own_link(block, report, verified)
-    if any(link.hash == own.hash for link in links.get(block.number, [])):
+    if any(link.hash == own.hash for link in stored_own):
         return IngestResult(Outcome.ALREADY_PUBLISHED, name, block.number)
     ctx.books.record_block(verified)
     messages = publish_batch(ctx, verified)
@@ -175,11 +185,34 @@ def _own_link(block: BlockFile, report: BlockReport, verified: VerifiedBlock) ->
     return Link(report.hashes.root, block.footer.previous_block_root_hash, name)
 
 
+def check_no_other_block(
+    reader: HistoryReader, number: int, block_hash: bytes, published: list[Link], *, file: str
+) -> None:
+    """ConflictingBlockError when block ``number`` is already published (its link recorded) or
+    stored complete with another hash than ``block_hash``: one number holds one block, whatever
+    the second one's proof (under a weak trust root two blocks N can both verify)."""
+    other = next((link.hash for link in published if link.hash != block_hash), None)
+    if other is None:
+        stored = reader.get_block(number)
+        shown = None if stored is None else stored.end_running_hash or stored.file_hash
+        other = shown if shown is not None and shown != block_hash else None
+    if other is not None:
+        raise ConflictingBlockError(
+            f"block {number} is already stored with hash {other.hex()[:16]}…, this one's is {block_hash.hex()[:16]}…",
+            file=file,
+        )
+
+
 def _check_stored_link(block: BlockFile, report: BlockReport, verified: VerifiedBlock, previous: list[Link]) -> None:
     """BrokenChainError when the block names another predecessor than the stored one."""
     if not previous:
         return
-    if block.wrapped:
+    native_before = [link for link in previous if link.period_key.endswith(NATIVE_LINK_SUFFIX)]
+    if block.wrapped and native_before and len(native_before) == len(previous):
+        # A wrapped record block after a native block: its running hashes link to no record file,
+        # so its footer must name the native block's root, as every block's footer does.
+        named, what, comparable = block.footer.previous_block_root_hash, "previous block root hash", native_before
+    elif block.wrapped:
         named, what = verified.previous_hash, "previous running hash"
         comparable = [link for link in previous if not link.period_key.endswith(NATIVE_LINK_SUFFIX)]
     else:
