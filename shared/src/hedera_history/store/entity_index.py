@@ -43,8 +43,21 @@ TOPIC_PREFIX = b"topic/"
 """A topic's messages by sequence number (``store.topic_index``), kept with this index's rows."""
 STAKE_PREFIX = b"stake/"
 """The network's NodeStakeUpdate transactions, newest first (``store.stake_index``)."""
+AIRDROP_PREFIX = b"airdrop/"
+"""Pending airdrops' changes by sender and by receiver (``store.airdrop_index``)."""
+SCHEDULE_PREFIX = b"schedule/"
+"""The transactions of each schedule, by schedule id (``store.schedule_index``)."""
 TOKEN_INDEX_PREFIXES = (b"supply/", b"holder/", b"tokenrel/", b"nft/", b"nftowner/", b"allowance/")
 """Token supply, balances, relationships, NFTs and allowances (``store.token_index``)."""
+_INDEX_PREFIXES = (
+    ENTITY_PREFIX,
+    ALIAS_PREFIX,
+    TOPIC_PREFIX,
+    STAKE_PREFIX,
+    AIRDROP_PREFIX,
+    SCHEDULE_PREFIX,
+    *TOKEN_INDEX_PREFIXES,
+)
 EVM_ADDRESS_BYTES = 20
 _LONG_ZERO = bytes(12)
 """An EVM address starting with 12 zero bytes is the long-zero form of ``shard.realm.num``."""
@@ -141,4 +154,4 @@ def decode_alias_key(key: bytes) -> str:
 
 def is_entity_index_key(key: bytes) -> bool:
     """Whether an ``account_history`` key is one of this index's (not an account's history entry)."""
-    return key.startswith((ENTITY_PREFIX, ALIAS_PREFIX, TOPIC_PREFIX, STAKE_PREFIX, *TOKEN_INDEX_PREFIXES))
+    return key.startswith(_INDEX_PREFIXES)

@@ -34,6 +34,7 @@ from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.logs import event
 from hedera_history.store import schema as s
 from hedera_history.store.accounts import EntityNumbers, decode_transaction_body, touched_entities
+from hedera_history.store.airdrop_index import airdrop_index_keys
 from hedera_history.store.block_items import cell_qualifier, items_cells
 from hedera_history.store.block_totals import contract_totals
 from hedera_history.store.chaintime import block_time_ns, cell_timestamp_micros
@@ -64,6 +65,7 @@ from hedera_history.store.keys import (
 )
 from hedera_history.store.model import BlockRows, Cell, Row
 from hedera_history.store.originals import encode_item_list, signed_file_bytes
+from hedera_history.store.schedule_index import schedule_index_keys
 from hedera_history.store.stake_index import stake_index_keys
 from hedera_history.store.token_index import token_index_keys
 from hedera_history.store.topic_index import topic_index_keys
@@ -495,7 +497,8 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
     if body is not None:
         case = body.WhichOneof("data")
         index_keys += topic_index_keys(case, body, record, consensus) + file_index_keys(case, body, record, consensus)
-        index_keys += stake_index_keys(case, record, consensus)
+        index_keys += stake_index_keys(case, record, consensus) + schedule_index_keys(case, body, record, consensus)
+        index_keys += airdrop_index_keys(case, body, record, consensus)
         index_keys += token_index_keys(case, body, record, consensus)
     if index_keys:
         rows.account_history.update((key, pointer) for key in index_keys)

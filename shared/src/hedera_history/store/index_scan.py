@@ -1,0 +1,49 @@
+"""A scan of an index range of ``account_history`` in chunks: each row decoded to a value and the
+entry it points at, kept when its block is complete (an errata's removal decodes to nothing), in
+key order. For indexes whose pages are not a fixed number of rows (the airdrop and schedule
+indexes fold several rows into one answer)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+from hedera_history.errors import RowDecodeError
+from hedera_history.store import schema as s
+from hedera_history.store.decode import AccountHistoryEntry, guarded
+from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
+from hedera_history.store.reader import HistoryReader
+
+T = TypeVar("T")
+CHUNK_ROWS = 500
+"""Rows read per request."""
+
+
+def scan_index(
+    reader: HistoryReader,
+    key_range: tuple[bytes, bytes],
+    decode: Callable[[StoredRow], tuple[T, AccountHistoryEntry] | None],
+    errors: list[RowDecodeError],
+    *,
+    chunk_rows: int = CHUNK_ROWS,
+) -> Iterator[tuple[T, AccountHistoryEntry]]:
+    """The rows of ``[start, end)`` in complete blocks, decoded, in key order; rows that do not
+    decode are added to ``errors`` and left out."""
+    start, end = key_range
+    while start < end:
+        query = RowQuery(ranges=(KeyRange(start, end),), limit=chunk_rows)
+        rows = list(reader.gateway.read_rows(s.ACCOUNT_HISTORY, query))
+        decoded: list[tuple[T, AccountHistoryEntry]] = []
+        for row in rows:
+            try:
+                value = guarded(s.ACCOUNT_HISTORY, row, decode)
+            except RowDecodeError as e:
+                errors.append(e)
+                continue
+            if value is not None:
+                decoded.append(value)
+        complete = reader.complete_blocks(entry.block_number for _, entry in decoded)
+        yield from (value for value in decoded if value[1].block_number in complete)
+        if len(rows) < chunk_rows:
+            return
+        start = rows[-1].key + b"\x00"

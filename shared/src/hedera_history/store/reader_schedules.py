@@ -1,0 +1,152 @@
+"""Read paths of the schedule index (``store.schedule_index``): a schedule's transactions, and pages
+of schedules by id. As on every read path, only complete blocks count and rows an errata removed
+do not exist.
+
+One schedule is one scan of its rows, then its transactions (one request). A page in id order is
+a scan from an id, its schedules' transactions read together a page at a time (more when a filter
+leaves some out). Newest first there are no reverse scans: the highest id is found by a binary
+search of one-row, key-only reads, then the ids below it are scanned in windows that double, each
+read in order and taken from its end, until the page is full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from hedera_history.errors import RowDecodeError
+from hedera_history.store import schema as s
+from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction, decode_pointer_cell, history_entry
+from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
+from hedera_history.store.index_scan import scan_index
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.schedule_index import CREATED, decode_schedule_key, schedules_range
+
+FIRST_WINDOW = 1 << 12
+"""Schedule ids a first window back from the top spans, newest first."""
+MAX_ID = (1 << 64) - 2
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleHistory:
+    schedule: int
+    """The encoded schedule id."""
+    changes: tuple[tuple[bytes, StoredTransaction], ...]
+    """``(change, transaction)``, oldest first; the first is its creation."""
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulePage:
+    schedules: tuple[ScheduleHistory, ...]
+    """In the order asked."""
+    more: bool
+    errors: tuple[RowDecodeError, ...] = ()
+
+
+def schedule_history(reader: HistoryReader, schedule: int) -> tuple[ScheduleHistory | None, list[RowDecodeError]]:
+    """The schedule's transactions, None when history holds no creation of it."""
+    errors: list[RowDecodeError] = []
+    groups = list(_groups(reader, schedule, schedule, errors))
+    found = _histories(reader, groups, errors)
+    return (found[0] if found else None), errors
+
+
+def schedules_page(
+    reader: HistoryReader,
+    low: int,
+    high: int | None,
+    accept: Callable[[ScheduleHistory], bool],
+    limit: int,
+    *,
+    descending: bool = False,
+) -> SchedulePage:
+    """Up to ``limit`` schedules with encoded ids in ``[low, high]`` (None: no end) that history
+    holds the creation of and ``accept`` keeps."""
+    errors: list[RowDecodeError] = []
+    groups = _groups_descending(reader, low, high, errors) if descending else _groups(reader, low, high, errors)
+    kept: list[ScheduleHistory] = []
+    batch: list[tuple[int, list[tuple[bytes, AccountHistoryEntry]]]] = []
+    for group in groups:
+        batch.append(group)
+        if len(batch) < limit - len(kept) + 1:
+            continue
+        kept += [h for h in _histories(reader, batch, errors) if accept(h)]
+        batch = []
+        if len(kept) > limit:
+            break
+    kept += [h for h in _histories(reader, batch, errors) if accept(h)]
+    return SchedulePage(tuple(kept[:limit]), len(kept) > limit, tuple(errors))
+
+
+def _groups(
+    reader: HistoryReader, low: int, high: int | None, errors: list[RowDecodeError]
+) -> Iterator[tuple[int, list[tuple[bytes, AccountHistoryEntry]]]]:
+    """Each schedule in ``[low, high]`` with its changes' entries, in id order."""
+    current: tuple[int, list[tuple[bytes, AccountHistoryEntry]]] | None = None
+    for (schedule, change), entry in scan_index(reader, schedules_range(low, high), _decode_change, errors):
+        if current is None or current[0] != schedule:
+            if current is not None:
+                yield current
+            current = (schedule, [])
+        current[1].append((change, entry))
+    if current is not None:
+        yield current
+
+
+def _groups_descending(
+    reader: HistoryReader, low: int, high: int | None, errors: list[RowDecodeError]
+) -> Iterator[tuple[int, list[tuple[bytes, AccountHistoryEntry]]]]:
+    top = _highest(reader, low, MAX_ID if high is None else high)
+    if top is None:
+        return
+    window = FIRST_WINDOW
+    while top >= low:
+        bottom = max(low, top - window + 1)
+        yield from reversed(list(_groups(reader, bottom, top, errors)))
+        top, window = bottom - 1, window * 2
+
+
+def _highest(reader: HistoryReader, low: int, high: int) -> int | None:
+    """The highest schedule id in ``[low, high]`` with a row: a binary search over one-row, key-only
+    reads."""
+    if not _any_in(reader, low, high):
+        return None
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _any_in(reader, middle, high):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _any_in(reader: HistoryReader, low: int, high: int) -> bool:
+    start, end = schedules_range(low, high)
+    query = RowQuery(ranges=(KeyRange(start, end),), key_only=True, limit=1)
+    return any(True for _ in reader.gateway.read_rows(s.ACCOUNT_HISTORY, query))
+
+
+def _histories(
+    reader: HistoryReader,
+    groups: list[tuple[int, list[tuple[bytes, AccountHistoryEntry]]]],
+    errors: list[RowDecodeError],
+) -> list[ScheduleHistory]:
+    """The groups' transactions (one request), each group that starts with its creation."""
+    wanted = [entry for _, changes in groups for _, entry in changes]
+    if not wanted:
+        return []
+    transactions, read_errors = reader.transactions(wanted)
+    errors.extend(read_errors)
+    by_time = {t.consensus_ns: t for t in transactions}
+    histories: list[ScheduleHistory] = []
+    for schedule, changes in groups:
+        found = tuple((change, by_time[e.consensus_ns]) for change, e in changes if e.consensus_ns in by_time)
+        if found and found[0][0] == CREATED:
+            histories.append(ScheduleHistory(schedule, found))
+    return histories
+
+
+def _decode_change(row: StoredRow) -> tuple[tuple[int, bytes], AccountHistoryEntry] | None:
+    schedule, consensus_ns, change = decode_schedule_key(row.key)
+    entry = history_entry(consensus_ns, decode_pointer_cell(row))
+    return None if entry is None else ((schedule, change), entry)
