@@ -29,7 +29,12 @@ by itself, and a block's lag runs from its block file written to its block answe
 no signature files to wait for); the figures are then for the blocks after the switch and a
 warm-up, the baseline a listing of the block folder.
 
-``python -m bench.follow_lag_bench [--seconds 120] [--period-seconds 2] [--cutover-after P]``
+``--transactions N`` sets the transactions of each period or block (20 by default; 20,000 is mainnet
+at the 10k TPS throttle). The network generates each period as it closes, on the same cores as the
+stack: where that takes longer than a period, periods are written late, and the lag, measured from
+each file written, counts what the stack takes, not the generator's delay.
+
+``python -m bench.follow_lag_bench [--seconds 120] [--period-seconds 2] [--cutover-after P] [--transactions N]``
 """
 
 from __future__ import annotations
@@ -146,13 +151,13 @@ def figures(label: str, samples: list[float]) -> str:
     )
 
 
-def run(seconds: float, period_seconds: float, cutover_after: int | None = None) -> None:
+def run(seconds: float, period_seconds: float, cutover_after: int | None = None, transactions: int = 20) -> None:
     periods = max(1, math.ceil(seconds / period_seconds))
     config = LiveConfig(
         nodes=4,
         periods=periods + (cutover_after or 0),
         period_seconds=period_seconds,
-        transactions=20,
+        transactions=transactions,
         seed=5,
         cutover_after=cutover_after,
     )
@@ -225,7 +230,8 @@ def report(
     steady = [lag for number, lag in lags.items() if number >= first + WARM_UP_PERIODS]
     steady_listed = [lag for number, lag in listed.items() if number >= first + WARM_UP_PERIODS]
     print(
-        f"follow lag: {config.nodes} nodes, a period every {config.period_seconds:g} s, {played} periods played "
+        f"follow lag: {config.nodes} nodes, {config.transactions:,} transactions a period, a period every "
+        f"{config.period_seconds:g} s, {played} periods played "
         f"into the local stack's GCS emulator bucket, followed by its follow function (default settings)"
     )
     print(f"last signature file written -> block answered by getBlock ({len(lags)} of {played} answered):")
@@ -252,8 +258,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--cutover-after", type=int, default=None, help="Record periods before the network cuts over to blocks."
     )
+    parser.add_argument(
+        "--transactions", type=int, default=20, help="Transactions a period or block (default 20; mainnet: 20000)."
+    )
     args = parser.parse_args(argv)
-    run(args.seconds, args.period_seconds, args.cutover_after)
+    run(args.seconds, args.period_seconds, args.cutover_after, args.transactions)
 
 
 if __name__ == "__main__":

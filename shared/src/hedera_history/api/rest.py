@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from hedera_history.api.accounts import get_account
 from hedera_history.api.accounts_list import list_accounts
+from hedera_history.api.airdrops import outstanding_airdrops, received_airdrops
 from hedera_history.api.balances import rest_balances
 from hedera_history.api.blocks import get_block, list_blocks
 from hedera_history.api.contract_entity import get_contract
@@ -24,6 +25,7 @@ from hedera_history.api.parse import parse_account, parse_int, parse_timestamp, 
 from hedera_history.api.query import Query, only, operator, page_limit, single
 from hedera_history.api.reference_routes import not_served_reason
 from hedera_history.api.render import render_transactions, timestamp
+from hedera_history.api.schedules import get_schedule, list_schedules
 from hedera_history.api.status import rest_status
 from hedera_history.api.topics import get_topic, get_topic_message, list_topic_messages, topic_message_at
 from hedera_history.api.transaction_filters import last_value
@@ -137,6 +139,10 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("topics", _ANY), lambda r, q, topic: get_topic(r, topic, q, log_skipped_rows)),
     (("topics", _ANY, "messages"), lambda r, q, topic: list_topic_messages(r, topic, q, log_skipped_rows)),
     (("topics", _ANY, "messages", _ANY), lambda r, q, topic, sequence: get_topic_message(r, topic, sequence, q)),
+    (("accounts", _ANY, "airdrops", "outstanding"), lambda r, q, a: outstanding_airdrops(r, a, q, log_skipped_rows)),
+    (("accounts", _ANY, "airdrops", "pending"), lambda r, q, a: received_airdrops(r, a, q, log_skipped_rows)),
+    (("schedules",), lambda r, q: list_schedules(r, q, log_skipped_rows)),
+    (("schedules", _ANY), lambda r, q, schedule: get_schedule(r, schedule, q, log_skipped_rows)),
     (("balances",), rest_balances),
     (("errata", _ANY), lambda r, q, consensus: rest_errata(r, consensus, q)),
     (("status",), lambda r, _q: rest_status(r)),
