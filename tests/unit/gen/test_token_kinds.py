@@ -5,17 +5,24 @@ state follows from the transactions."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hedera_history import hapi
 from hedera_history.books.parse import parse_address_book
+from hedera_history.cli.main import cli
+from hedera_history.derived.snapshot import parse_snapshot
+from hedera_history.errors import ConfigError
 from hedera_history.formats.block import parse_block_file
 from hedera_history.formats.block_record_file import native_block_files
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream
+from hedera_history.gen.books import ENDPOINT_PORTS
 from hedera_history.gen.config_and_output import PeriodKind
 from hedera_history.gen.facts import GeneratedItem
 from hedera_history.verify.block_tss import LedgerTssCheck
@@ -242,3 +249,28 @@ def test_a_stream_without_tokens_is_unchanged() -> None:
 def test_the_same_config_gives_the_same_stream(stream: GeneratedStream) -> None:
     again = generate_stream(TOKENS)
     assert again.objects == stream.objects and again.truth == stream.truth
+
+
+def test_generate_tokens_and_node_endpoints(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["generate", str(out), "--nodes", "2", "--periods", "4", "--transactions", "40"]
+    result = CliRunner().invoke(cli, [*args, "--tokens", "--node-endpoints"])
+    assert result.exit_code == 0, result.output
+    truth = json.loads((out / "ground-truth.json").read_text())
+    assert set(truth["token_state"]) >= {"tokens", "balances", "allowances", "pending_airdrops", "schedules"}
+    snapshot = json.loads((out / "genesis-balances.json").read_text())
+    assert snapshot["token_balances"] == truth["token_state"]["balances"]["genesis"]
+    assert set(snapshot["balances"]) - set(snapshot["keys"]) == {truth["contracts"][0]}  # the genesis contract
+    assert dict(parse_snapshot((out / "genesis-balances.json").read_bytes(), "g").balances) == snapshot["balances"]
+    for book_file in [out / "address-book.bin", *sorted((out / "address-books").iterdir())]:
+        book = hapi.NodeAddressBook.FromString(book_file.read_bytes())
+        parse_address_book(book_file.read_bytes())
+        for address in book.nodeAddress:
+            assert [e.port for e in address.serviceEndpoint] == list(ENDPOINT_PORTS)
+            assert len(bytes.fromhex(address.nodeCertHash.decode())) == 48 and address.description
+    assert len(list((out / "address-books").iterdir())) == 2  # the rotated key's book carries them too
+
+
+def test_live_refuses_tokens() -> None:
+    result = CliRunner().invoke(cli, ["generate", "somewhere", "--live", "--tokens"])
+    assert isinstance(result.exception, ConfigError)

@@ -112,6 +112,17 @@ from hedera_history.gen.writer import GROUND_TRUTH_FILE
     help="Block files as <network>/block/<19-digit number>.blk.zstd instead of the bucket's folders.",
 )
 @click.option(
+    "--tokens",
+    is_flag=True,
+    help="Also token create/associate/mint/burn/transfers, allowances, airdrops, account updates and "
+    "schedules signed later, with their state in the truth.",
+)
+@click.option(
+    "--node-endpoints",
+    is_flag=True,
+    help="Address book entries with service endpoints, a certificate hash and a description.",
+)
+@click.option(
     "--live",
     is_flag=True,
     help="Play the network in real time into OUT (a directory, gs://bucket/prefix or s3://bucket/prefix) "
@@ -178,6 +189,8 @@ def generate(
     wrapped_blocks: int | None,
     sign_every: int,
     flat_blocks: bool,
+    tokens: bool,
+    node_endpoints: bool,
     live: bool,
     period_seconds: float,
     lagging_nodes: tuple[str, ...],
@@ -206,10 +219,18 @@ def generate(
     )
     cutover, wrapped = _cutover(block_stream, cutover_after, wrapped_blocks)
     if live:
-        if eras or duplicate_block is not None or stake_updates or signers or sign_every != 1:
+        if (
+            eras
+            or duplicate_block is not None
+            or stake_updates
+            or signers
+            or sign_every != 1
+            or tokens
+            or node_endpoints
+        ):
             raise ConfigError(
-                "--live plays V6 periods and blocks each signed at once: "
-                "--eras, --duplicate-block, --stake-update, --signers, --sign-every do not apply"
+                "--live plays V6 periods and blocks each signed at once: --eras, --duplicate-block, "
+                "--stake-update, --signers, --sign-every, --tokens, --node-endpoints do not apply"
             )
         from hedera_history.cli import generate_live  # noqa: PLC0415
         from hedera_history.gen.live import book_dir_for  # noqa: PLC0415
@@ -247,6 +268,8 @@ def generate(
         wrapped_periods=wrapped,
         sign_every=sign_every,
         flat_blocks=flat_blocks,
+        tokens=tokens,
+        node_endpoints=node_endpoints,
     )
     if cutover is not None and cutover + wrapped >= periods:
         raise ConfigError(

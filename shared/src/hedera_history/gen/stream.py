@@ -196,7 +196,10 @@ class _Generator:
             sidecars=config.sidecars,
         )
         self.generations = [0] * config.nodes
-        self.bootstrap_book = address_book_bytes(self.nodes, self.node_keys, self.generations)
+        self._endpoints_seed = config.seed if config.node_endpoints else None
+        self.bootstrap_book = address_book_bytes(
+            self.nodes, self.node_keys, self.generations, endpoints_seed=self._endpoints_seed
+        )
         self.rotation = self._plan_rotation()
         self._deflated: tuple[int, list[tuple[StreamFileName, Deflated]]] | None = None
         self.block_periods = BlockPeriods(config, self.nodes, self.genesis.hbar) if config.has_blocks else None
@@ -211,7 +214,8 @@ class _Generator:
         self.node_keys[(node_id, 1)] = keygen.node_rsa_key(config.seed, node_id, 1)
         generations = list(self.generations)
         generations[node_id] = 1
-        chunks = tuple(file_chunks(address_book_bytes(self.nodes, self.node_keys, generations)))
+        book = address_book_bytes(self.nodes, self.node_keys, generations, endpoints_seed=self._endpoints_seed)
+        chunks = tuple(file_chunks(book))
         if len(chunks) > config.transactions:
             raise GeneratorError(
                 f"the new address book needs {len(chunks)} items, a period holds {config.transactions}"

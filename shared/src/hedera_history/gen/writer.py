@@ -156,10 +156,18 @@ def write_book_and_keys(
 
 
 def genesis_snapshot(stream: GeneratedStream) -> dict[str, Any]:
-    """The generated genesis hbar balances as a snapshot just before the first block's first item."""
+    """The generated genesis hbar balances as a snapshot just before the first block's first item;
+    a stream with tokens adds the genesis token balances and every genesis account's key
+    (Ed25519, hex), which the balances are loaded without."""
     truth = stream.truth
     first = min((block["consensus_start_ns"] for block in truth["blocks"]), default=stream.config.start_time_ns)
-    return {"consensus_ns": min(first, stream.config.start_time_ns) - 1, "balances": truth["balances"]["genesis"]}
+    snapshot = {"consensus_ns": min(first, stream.config.start_time_ns) - 1, "balances": truth["balances"]["genesis"]}
+    token_state = truth.get("token_state")
+    if token_state is not None:
+        snapshot["token_balances"] = token_state["balances"]["genesis"]
+        genesis = truth["balances"]["genesis"]
+        snapshot["keys"] = {a: states[0]["key"] for a, states in token_state["account_keys"].items() if a in genesis}
+    return snapshot
 
 
 def _write_key(folder: Path, stem: str, key: rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey) -> None:
