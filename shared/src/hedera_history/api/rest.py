@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from hedera_history.api.accounts import get_account
 from hedera_history.api.accounts_list import list_accounts
 from hedera_history.api.airdrops import outstanding_airdrops, received_airdrops
+from hedera_history.api.allowances import crypto_allowances, nft_allowances, token_allowances
 from hedera_history.api.balances import rest_balances
 from hedera_history.api.blocks import get_block, list_blocks
 from hedera_history.api.contract_entity import get_contract
@@ -21,12 +22,14 @@ from hedera_history.api.network_files import exchange_rate, network_fees
 from hedera_history.api.network_nodes import network_nodes
 from hedera_history.api.network_stake import network_stake
 from hedera_history.api.network_supply import network_supply
+from hedera_history.api.nfts import get_nft, list_account_nfts, list_token_nfts
 from hedera_history.api.parse import parse_account, parse_int, parse_timestamp, parse_transaction_key
 from hedera_history.api.query import Query, only, operator, page_limit, single
 from hedera_history.api.reference_routes import not_served_reason
 from hedera_history.api.render import render_transactions, timestamp
 from hedera_history.api.schedules import get_schedule, list_schedules
 from hedera_history.api.status import rest_status
+from hedera_history.api.tokens import account_tokens, get_token, token_balances
 from hedera_history.api.topics import get_topic, get_topic_message, list_topic_messages, topic_message_at
 from hedera_history.api.transaction_filters import last_value
 from hedera_history.api.transactions_list import list_transactions
@@ -139,6 +142,15 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("topics", _ANY), lambda r, q, topic: get_topic(r, topic, q, log_skipped_rows)),
     (("topics", _ANY, "messages"), lambda r, q, topic: list_topic_messages(r, topic, q, log_skipped_rows)),
     (("topics", _ANY, "messages", _ANY), lambda r, q, topic, sequence: get_topic_message(r, topic, sequence, q)),
+    (("tokens", _ANY), lambda r, q, token: get_token(r, token, q, log_skipped_rows)),
+    (("tokens", _ANY, "balances"), lambda r, q, token: token_balances(r, token, q, log_skipped_rows)),
+    (("tokens", _ANY, "nfts"), lambda r, q, token: list_token_nfts(r, token, q, log_skipped_rows)),
+    (("tokens", _ANY, "nfts", _ANY), lambda r, q, token, serial: get_nft(r, token, serial, q)),
+    (("accounts", _ANY, "tokens"), lambda r, q, account: account_tokens(r, account, q, log_skipped_rows)),
+    (("accounts", _ANY, "nfts"), lambda r, q, account: list_account_nfts(r, account, q, log_skipped_rows)),
+    (("accounts", _ANY, "allowances", "crypto"), lambda r, q, a: crypto_allowances(r, a, q, log_skipped_rows)),
+    (("accounts", _ANY, "allowances", "tokens"), lambda r, q, a: token_allowances(r, a, q, log_skipped_rows)),
+    (("accounts", _ANY, "allowances", "nfts"), lambda r, q, a: nft_allowances(r, a, q, log_skipped_rows)),
     (("accounts", _ANY, "airdrops", "outstanding"), lambda r, q, a: outstanding_airdrops(r, a, q, log_skipped_rows)),
     (("accounts", _ANY, "airdrops", "pending"), lambda r, q, a: received_airdrops(r, a, q, log_skipped_rows)),
     (("schedules",), lambda r, q: list_schedules(r, q, log_skipped_rows)),

@@ -1,0 +1,167 @@
+"""The reference's NFT routes from the history we keep (``store.token_index``'s ``nft/`` and
+``nftowner/`` rows): ``/tokens/{tokenId}/nfts/{serialNumber}``, ``/tokens/{tokenId}/nfts`` (highest
+serial first unless ``order=asc``, ``account.id`` and ``serialnumber`` filters, paged with
+``serialnumber``) and ``/accounts/{id}/nfts`` (by token then serial, highest first unless
+``order=asc``, ``token.id`` and ``serialnumber`` filters, paged with both).
+
+An NFT's owner is the receiver of its newest transfer (its mint's is the treasury), none after a
+burn or wipe (``deleted``); its metadata and creation time come from its mint, when the history kept
+holds it (else ``""`` and null); ``deleted`` is also true once its token is deleted. The spender of a
+single NFT's allowance is not followed (``spender`` and ``delegating_spender`` are null).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+from hedera_history.api.entity_lookup import resolve_entity
+from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
+from hedera_history.api.parse import MAX_I64, parse_int
+from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
+from hedera_history.api.render import timestamp
+from hedera_history.api.token_state import token_state
+from hedera_history.api.tokens import entity_bounds, entity_id
+from hedera_history.api.transaction_filters import entity_key, entity_reference
+from hedera_history.errors import CorruptFileError, RowDecodeError
+from hedera_history.formats.transactions import transaction_body
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.reader_tokens import NftState, account_nft_serials, token_nfts
+
+Reader = Callable[[], HistoryReader]
+SkippedRows = Callable[[Sequence[RowDecodeError]], None]
+_TOO_MANY = "more NFT rows than one answer reads from history"
+
+
+def get_nft(get_reader: Reader, token_text_in: str, serial_text: str, query: Query) -> dict[str, Any]:
+    only(query, set())
+    token = entity_id(token_text_in, "tokenId")
+    serial = serial_number(serial_text)
+    reader = get_reader()
+    nfts, _ = token_nfts(reader, token, serial, None)
+    if serial not in nfts:
+        raise NotFoundError("Not found")
+    return render_nfts(reader, [nfts[serial]])[0]
+
+
+def list_token_nfts(get_reader: Reader, token_text_in: str, query: Query, skipped: SkippedRows) -> dict[str, Any]:
+    only(query, {"account.id", "limit", "order", "serialnumber"})
+    token = entity_id(token_text_in, "tokenId")
+    limit = page_limit(query)
+    descending = order(query, default="desc") == "desc"
+    low, high = integer_bounds(query.get("serialnumber", []), "serialnumber", maximum=MAX_I64, low=1)
+    owners = entity_bounds(query, "account.id") if "account.id" in query else None
+    reader = get_reader()
+    nfts, whole = token_nfts(reader, token, None, None)
+    if not whole:
+        raise NotServedError(_TOO_MANY)
+    kept = sorted(
+        (
+            nft
+            for nft in nfts.values()
+            if low <= nft.serial <= (MAX_I64 if high is None else high) and _owned_in(nft, owners)
+        ),
+        key=lambda nft: nft.serial,
+        reverse=descending,
+    )
+    page = kept[:limit]
+    next_link = None
+    if len(kept) > limit:
+        params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
+        params += [("account.id", value) for value in query.get("account.id", [])]
+        params.append(("serialnumber", f"{'lt' if descending else 'gt'}:{page[-1].serial}"))
+        next_link = f"/api/v1/tokens/{token}/nfts?" + urlencode(params)
+    return {"nfts": render_nfts(reader, page), "links": {"next": next_link}}
+
+
+def list_account_nfts(get_reader: Reader, account_text: str, query: Query, skipped: SkippedRows) -> dict[str, Any]:
+    only(query, {"limit", "order", "serialnumber", "spender.id", "token.id"})
+    entity_reference(account_text, "idOrAliasOrEvmAddress")
+    if "spender.id" in query:
+        raise NotServedError("spender.id: the spender of a single NFT's allowance is not followed")
+    limit = page_limit(query)
+    descending = order(query, default="desc") == "desc"
+    token_low, token_high = entity_bounds(query, "token.id")
+    low, high = integer_bounds(query.get("serialnumber", []), "serialnumber", maximum=MAX_I64, low=1)
+    reader = get_reader()
+    account = resolve_entity(reader, account_text, "idOrAliasOrEvmAddress")
+    held, whole = account_nft_serials(reader, account, None)
+    if not whole:
+        raise NotServedError(_TOO_MANY)
+    kept = sorted(
+        (
+            (entity_key(token), serial, token)
+            for token, serial in held
+            if token_low <= entity_key(token) <= token_high and low <= serial <= (MAX_I64 if high is None else high)
+        ),
+        reverse=descending,
+    )
+    page = kept[:limit]
+    states: list[NftState] = []
+    for _, serial, token in page:
+        nfts, _ = token_nfts(reader, token, serial, None)
+        if serial in nfts:
+            states.append(nfts[serial])
+    next_link = None
+    if len(kept) > limit:
+        _, serial, token = page[-1]
+        side = "lt" if descending else "gt"
+        params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
+        params += [("token.id", f"{side}e:{token}"), ("serialnumber", f"{side}:{serial}")]
+        next_link = f"/api/v1/accounts/{account}/nfts?" + urlencode(params)
+    return {"nfts": render_nfts(reader, states), "links": {"next": next_link}}
+
+
+def _owned_in(nft: NftState, owners: tuple[tuple[int, int, int], tuple[int, int, int]] | None) -> bool:
+    if owners is None:
+        return True
+    return nft.owner is not None and owners[0] <= entity_key(nft.owner) <= owners[1]
+
+
+def render_nfts(reader: HistoryReader, nfts: Sequence[NftState]) -> list[dict[str, Any]]:
+    """The reference's ``Nft`` of each, its mint read for its metadata (one request for all)."""
+    mints, _ = reader.transactions(sorted({nft.first_ns for nft in nfts}))
+    by_time = {mint.consensus_ns: mint for mint in mints}
+    deleted_tokens = {token for token in {nft.token for nft in nfts} if token_state(reader, token).deleted}
+    rendered = []
+    for nft in nfts:
+        mint = by_time.get(nft.first_ns)
+        metadata = None if mint is None else _minted_metadata(mint.transaction_bytes, mint.record(), nft.serial)
+        rendered.append(
+            {
+                "account_id": nft.owner,
+                "created_timestamp": None if metadata is None else timestamp(nft.first_ns),
+                "delegating_spender": None,
+                "deleted": nft.owner is None or nft.token in deleted_tokens,
+                "metadata": base64.b64encode(metadata or b"").decode(),
+                "modified_timestamp": timestamp(nft.modified_ns),
+                "serial_number": nft.serial,
+                "spender": None,
+                "token_id": nft.token,
+            }
+        )
+    return rendered
+
+
+def _minted_metadata(transaction_bytes: bytes, record: Any, serial: int) -> bytes | None:
+    """The metadata a TokenMint gave ``serial``, None when the transaction is not its mint."""
+    try:
+        body: Any = transaction_body(transaction_bytes)
+    except CorruptFileError:
+        return None
+    if body.WhichOneof("data") != "tokenMint":
+        return None
+    serials = list(record.receipt.serialNumbers)
+    metadata = list(body.tokenMint.metadata)
+    if serial not in serials or serials.index(serial) >= len(metadata):
+        return None
+    return bytes(metadata[serials.index(serial)])
+
+
+def serial_number(text: str) -> int:
+    try:
+        return parse_int(text, "serialNumber", minimum=1, maximum=MAX_I64)
+    except InvalidParamsError as e:
+        raise InvalidParamsError("Invalid parameter: serialNumber") from e

@@ -1,0 +1,221 @@
+"""The reference's token routes from the history we keep (``store.token_index``):
+
+- ``/tokens/{tokenId}``: the token as of ``timestamp`` (``api.token_state``).
+- ``/tokens/{tokenId}/balances``: every account's balance of the token as of ``timestamp``, the sum
+  of its changes in the records' token transfer lists; newest account first unless ``order=asc``,
+  ``account.id`` and ``account.balance`` filters, paged by ``links.next`` with ``account.id``.
+- ``/accounts/{id}/tokens``: the account's token relationships (associations, automatic ones, the
+  treasury of a token it created, and any token it holds), with balance, freeze and KYC status;
+  oldest token first unless ``order=desc``, ``token.id`` filters, paged with ``token.id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from operator import eq, ge, gt, le, lt, ne
+from typing import Any
+from urllib.parse import urlencode
+
+from hedera_history.api.entity_lookup import resolve_entity
+from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
+from hedera_history.api.parse import MAX_I64, parse_int, parse_timestamp
+from hedera_history.api.query import Query, only, operator, order, page_limit
+from hedera_history.api.render import timestamp
+from hedera_history.api.token_state import TokenState, render_token, token_state
+from hedera_history.api.transaction_filters import ENTITY_KEY_MAX, EntityKey, entity_key, entity_reference
+from hedera_history.errors import RowDecodeError
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.reader_tokens import Rows, account_relationships, holder_balances, token_holders
+from hedera_history.store.token_index import Held
+
+Reader = Callable[[], HistoryReader]
+SkippedRows = Callable[[Sequence[RowDecodeError]], None]
+_TOO_MANY = "more balance changes than one answer sums from history"
+_COMPARISONS: dict[str, Callable[[int, int], bool]] = {"eq": eq, "ne": ne, "gt": gt, "gte": ge, "lt": lt, "lte": le}
+
+
+def get_token(get_reader: Reader, token_text_in: str, query: Query, skipped: SkippedRows) -> dict[str, Any]:
+    only(query, {"timestamp"})
+    token = entity_id(token_text_in, "tokenId")
+    at_ns = as_of(query)
+    state = token_state(get_reader(), token, at_ns)
+    skipped(state.errors)
+    if not state.found:
+        raise NotFoundError("Not found")
+    return render_token(state)
+
+
+def token_balances(get_reader: Reader, token_text_in: str, query: Query, skipped: SkippedRows) -> dict[str, Any]:
+    only(query, {"account.balance", "account.id", "account.publickey", "limit", "order", "timestamp"})
+    token = entity_id(token_text_in, "tokenId")
+    if "account.publickey" in query:
+        raise NotServedError("account.publickey: keys are not indexed")
+    limit = page_limit(query)
+    descending = order(query, default="desc") == "desc"
+    low, high = entity_bounds(query, "account.id")
+    balance_filter = _balance_filter(query.get("account.balance", []))
+    at_ns = as_of(query, ("lt", "lte", "eq"))
+    reader = get_reader()
+    holders = token_holders(reader, token, at_ns)
+    skipped(holders.errors)
+    if not holders.whole:
+        raise NotServedError(_TOO_MANY)
+    decimals = token_state(reader, token, at_ns).decimals
+    balances = sorted(
+        (
+            (entity_key(account), account, balance)
+            for account, balance in holder_balances(holders).items()
+            if low <= entity_key(account) <= high and balance_filter(balance)
+        ),
+        reverse=descending,
+    )
+    page = balances[:limit]
+    next_link = None
+    if len(balances) > limit:
+        params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
+        params.append(("account.id", f"{'lt' if descending else 'gt'}:{page[-1][1]}"))
+        params += [("timestamp", value) for value in query.get("timestamp", [])]
+        params += [("account.balance", value) for value in query.get("account.balance", [])]
+        next_link = f"/api/v1/tokens/{token}/balances?" + urlencode(params)
+    return {
+        "timestamp": _newest(holders),
+        "balances": [{"account": account, "balance": balance, "decimals": decimals} for _, account, balance in page],
+        "links": {"next": next_link},
+    }
+
+
+def _newest(holders: Rows[Held]) -> str | None:
+    times = [consensus_ns for _, consensus_ns in holders.values]
+    return timestamp(max(times)) if times else None
+
+
+@dataclass
+class Relationship:
+    token: str
+    associated: bool = False
+    automatic: bool | None = None
+    created_ns: int | None = None
+    balance: int = 0
+    frozen: bool | None = None
+    kyc: bool | None = None
+
+
+def relationships(held: Sequence[tuple[Held, int]]) -> dict[str, Relationship]:
+    """Token -> the relationship its events and balance changes (oldest first) leave."""
+    found: dict[str, Relationship] = {}
+    # A transaction's association comes before the transfer it made possible.
+    for event, _ in sorted(held, key=lambda pair: (pair[1], pair[0].change is not None)):
+        relation = found.setdefault(event.token, Relationship(event.token))
+        change = event.change
+        if change is not None:
+            relation.balance += change
+            relation.associated = True
+        elif event.event in ("associate", "auto", "treasury"):
+            if not relation.associated:
+                relation.created_ns = event.consensus_ns
+                relation.automatic = event.event == "auto"
+            relation.associated = True
+            if event.event == "treasury":  # the treasury is unfrozen and granted KYC at creation
+                relation.frozen, relation.kyc = False, True
+        elif event.event == "dissociate":
+            found[event.token] = Relationship(event.token)
+        else:
+            relation.associated = True
+            if event.event in ("frozen", "unfrozen"):
+                relation.frozen = event.event == "frozen"
+            else:
+                relation.kyc = event.event == "kyc"
+    return {token: relation for token, relation in found.items() if relation.associated}
+
+
+def account_tokens(get_reader: Reader, account_text: str, query: Query, skipped: SkippedRows) -> dict[str, Any]:
+    only(query, {"limit", "order", "token.id"})
+    entity_reference(account_text, "idOrAliasOrEvmAddress")  # a bad name is a 400 before any read
+    limit = page_limit(query)
+    descending = order(query) == "desc"
+    low, high = entity_bounds(query, "token.id")
+    reader = get_reader()
+    account = resolve_entity(reader, account_text, "idOrAliasOrEvmAddress")
+    held = account_relationships(reader, account, None)
+    skipped(held.errors)
+    if not held.whole:
+        raise NotServedError(_TOO_MANY)
+    related = sorted(
+        (r for r in relationships(held.values).values() if low <= entity_key(r.token) <= high),
+        key=lambda r: entity_key(r.token),
+        reverse=descending,
+    )
+    page = related[:limit]
+    next_link = None
+    if len(related) > limit:
+        params = [("limit", limit), ("order", "desc" if descending else "asc")]
+        params.append(("token.id", f"{'lt' if descending else 'gt'}:{page[-1].token}"))
+        next_link = f"/api/v1/accounts/{account}/tokens?" + urlencode(params)
+    return {
+        "tokens": [render_relationship(r, token_state(reader, r.token)) for r in page],
+        "links": {"next": next_link},
+    }
+
+
+def render_relationship(relation: Relationship, token: TokenState) -> dict[str, Any]:
+    """The reference's ``TokenRelationship``: freeze and KYC status ``NOT_APPLICABLE`` when the token
+    has no such key, else as the events left them (freeze from the token's default until one)."""
+    frozen = relation.frozen if relation.frozen is not None else token.fields.get("freeze_default", False)
+    freeze_status = "NOT_APPLICABLE" if "freeze_key" not in token.keys else ("FROZEN" if frozen else "UNFROZEN")
+    kyc_status = "NOT_APPLICABLE" if "kyc_key" not in token.keys else ("GRANTED" if relation.kyc else "REVOKED")
+    return {
+        "automatic_association": relation.automatic,
+        "balance": relation.balance,
+        "created_timestamp": None if relation.created_ns is None else timestamp(relation.created_ns),
+        "decimals": token.decimals,
+        "freeze_status": freeze_status,
+        "kyc_status": kyc_status,
+        "token_id": relation.token,
+    }
+
+
+def entity_id(text: str, name: str) -> str:
+    """An entity named by id (``shard.realm.num``, ``realm.num``, a bare num or a long-zero EVM address)."""
+    found = entity_reference(text, name)
+    if isinstance(found, bytes):
+        raise InvalidParamsError(f"Invalid parameter: {name}")
+    return found
+
+
+def entity_bounds(query: Query, name: str) -> tuple[EntityKey, EntityKey]:
+    """The inclusive range of ids ``eq:``, ``gt:``, ``gte:``, ``lt:`` and ``lte:`` leave."""
+    low: EntityKey = (0, 0, 0)
+    high = ENTITY_KEY_MAX
+    for condition in query.get(name, []):
+        op, value = operator(condition, name)
+        key = entity_key(entity_id(value, name))
+        if op in ("gt", "gte", "eq"):
+            low = max(low, (key[0], key[1], key[2] + 1) if op == "gt" else key)
+        if op in ("lt", "lte", "eq"):
+            high = min(high, (key[0], key[1], key[2] - 1) if op == "lt" else key)
+        if op not in ("gt", "gte", "eq", "lt", "lte"):
+            raise InvalidParamsError(f"Invalid parameter: {name}")
+    return low, high
+
+
+def as_of(query: Query, allowed: tuple[str, ...] = ("lt", "lte", "eq")) -> int | None:
+    """The consensus time ``timestamp`` asks the state as of (None: now)."""
+    at_ns: int | None = None
+    for condition in query.get("timestamp", []):
+        op, value = operator(condition, "timestamp")
+        if op not in allowed:
+            raise InvalidParamsError("Invalid parameter: timestamp")
+        ns = parse_timestamp(value, "timestamp") - (1 if op == "lt" else 0)
+        at_ns = ns if at_ns is None else min(at_ns, ns)
+    return None if at_ns is None else max(at_ns, 0)
+
+
+def _balance_filter(conditions: Sequence[str]) -> Callable[[int], bool]:
+    tests: list[tuple[Callable[[int, int], bool], int]] = []
+    for condition in conditions:
+        op, value = operator(condition, "account.balance")
+        if op not in _COMPARISONS:
+            raise InvalidParamsError("Invalid parameter: account.balance")
+        tests.append((_COMPARISONS[op], parse_int(value, "account.balance", maximum=MAX_I64)))
+    return lambda balance: all(compare(balance, number) for compare, number in tests)

@@ -1,0 +1,203 @@
+"""The token, NFT and allowance routes on hand-built token history, in memory: a token as of any
+time (supply from mint and burn receipts, update, pause, custom fees), balances summed from the
+records' token transfer lists as of a time, an account's relationships (association, automatic
+association, treasury, KYC), NFTs minted, moved and burnt, allowances granted and spent; paging,
+filters and 404s; a transfer an errata removed gone from the balances; each answer checked against
+the reference's OpenAPI."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hedera_history.api import handle
+from hedera_history.api.render import timestamp
+from hedera_history.config import Settings
+from hedera_history.errata.apply import apply_errata
+from hedera_history.store.reader import HistoryReader
+from hedera_history.store.token_index import decode_holder_key, decode_relation_key, holder_key, relation_key
+from hedera_history.store.writer import BlockWriter
+
+from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.unit.api.token_world import ALICE, ART, BOB, GOLD, TREASURY, TokenWorld, token_world
+from tests.unit.errata.fakes import VersionedGateway
+from tests.unit.errata.helpers import SETTINGS as ERRATA_SETTINGS
+from tests.unit.errata.helpers import errata_file
+from tests.unit.store.builders import NS
+from tests.unit.store.fakes import MemoryGateway
+
+Get = Any
+NOT_SERVED = 501
+GOLD_ID, ART_ID = f"0.0.{GOLD}", f"0.0.{ART}"
+TREASURY_ID, ALICE_ID, BOB_ID = f"0.0.{TREASURY}", f"0.0.{ALICE}", f"0.0.{BOB}"
+
+
+@pytest.fixture(scope="module")
+def world() -> TokenWorld:
+    return token_world()
+
+
+def getter(reader: HistoryReader) -> Get:
+    contract = ReferenceContract(load_reference_document())
+
+    def fetch(url: str, status: int = 200) -> Any:
+        route, _, query_text = url.partition("?")
+        query: dict[str, list[str]] = {}
+        for pair in filter(None, query_text.split("&")):
+            name, _, value = pair.partition("=")
+            query.setdefault(name, []).append(value.replace("%3A", ":"))
+        response = handle(lambda: reader, "GET", route, query, b"")
+        assert response.status == status, (url, response.body)
+        if status != NOT_SERVED:  # our own answer, not one of the reference's
+            contract.validate(route, status, response.body)
+        return response.body
+
+    return fetch
+
+
+@pytest.fixture(scope="module")
+def get(world: TokenWorld) -> Get:
+    gateway = MemoryGateway()
+    assert all(r.complete for r in BlockWriter(gateway, Settings()).write_blocks(list(world.blocks)))
+    return getter(HistoryReader(gateway))
+
+
+def test_keys_say_what_they_hold() -> None:
+    held = decode_holder_key(holder_key(GOLD_ID, ALICE_ID, 12345, -20))
+    assert (held.account, held.token, held.consensus_ns, held.change) == (ALICE_ID, GOLD_ID, 12345, -20)
+    event = decode_relation_key(relation_key(ALICE_ID, GOLD_ID, 7, "associate"))
+    assert (event.account, event.token, event.consensus_ns, event.change) == (ALICE_ID, GOLD_ID, 7, None)
+
+
+def test_token_now_and_as_of_a_time(get: Get, world: TokenWorld) -> None:
+    now = get(f"/api/v1/tokens/{GOLD_ID}")
+    assert (now["name"], now["symbol"], now["memo"], now["decimals"]) == ("Gold 2", "GLD", "new memo", "2")
+    assert (now["total_supply"], now["initial_supply"], now["pause_status"]) == ("1500", "1000", "PAUSED")
+    assert now["treasury_account_id"] == TREASURY_ID and now["type"] == "FUNGIBLE_COMMON"
+    assert now["created_timestamp"] == timestamp(world.times["create_gold"])
+    assert now["modified_timestamp"] == timestamp(world.times["pause_gold"])
+    assert now["admin_key"] == {"_type": "ED25519", "key": bytes(range(32)).hex()}
+    assert now["wipe_key"] is None
+    assert now["custom_fees"]["fixed_fees"] == [
+        {
+            "all_collectors_are_exempt": False,
+            "amount": 5,
+            "collector_account_id": TREASURY_ID,
+            "denominating_token_id": None,
+        }
+    ]
+    before = get(f"/api/v1/tokens/{GOLD_ID}?timestamp={timestamp(world.times['approve'])}")
+    assert (before["name"], before["total_supply"], before["pause_status"]) == ("Gold", "1500", "UNPAUSED")
+    first = get(f"/api/v1/tokens/{GOLD_ID}?timestamp=lt:{timestamp(world.times['mint_gold'])}")
+    assert first["total_supply"] == "1000"
+    art = get(f"/api/v1/tokens/{ART_ID}")
+    assert (art["type"], art["total_supply"], art["max_supply"], art["supply_type"]) == (
+        "NON_FUNGIBLE_UNIQUE",
+        "2",
+        "10",
+        "FINITE",
+    )
+    assert "royalty_fees" in art["custom_fees"]
+    get("/api/v1/tokens/0.0.999999", 404)
+    get(f"/api/v1/tokens/{GOLD_ID}?timestamp=gt:1", 400)
+    get("/api/v1/tokens/not-a-token", 400)
+
+
+def test_balances_as_of_any_time(get: Get, world: TokenWorld) -> None:
+    now = get(f"/api/v1/tokens/{GOLD_ID}/balances")
+    assert now["balances"] == [
+        {"account": BOB_ID, "balance": 20, "decimals": 2},
+        {"account": ALICE_ID, "balance": 280, "decimals": 2},
+        {"account": TREASURY_ID, "balance": 1200, "decimals": 2},
+    ]
+    assert now["timestamp"] == timestamp(world.times["spend"])
+    then = get(f"/api/v1/tokens/{GOLD_ID}/balances?timestamp={timestamp(world.times['create_art'])}&order=asc")
+    assert [(b["account"], b["balance"]) for b in then["balances"]] == [(TREASURY_ID, 700), (ALICE_ID, 300)]
+    rich = get(f"/api/v1/tokens/{GOLD_ID}/balances?account.balance=gt:100")
+    assert [b["account"] for b in rich["balances"]] == [ALICE_ID, TREASURY_ID]
+    paged, url = [], f"/api/v1/tokens/{GOLD_ID}/balances?limit=1"
+    while url:
+        body = get(url)
+        paged += body["balances"]
+        url = body["links"]["next"]
+    assert paged == now["balances"]
+    art = get(f"/api/v1/tokens/{ART_ID}/balances")
+    assert [(b["account"], b["balance"]) for b in art["balances"]] == [(BOB_ID, 1), (TREASURY_ID, 1)]
+    get(f"/api/v1/tokens/{GOLD_ID}/balances?account.publickey=abc", 501)
+
+
+def test_account_relationships(get: Get, world: TokenWorld) -> None:
+    alice = get(f"/api/v1/accounts/{ALICE_ID}/tokens")["tokens"]
+    assert alice == [
+        {
+            "automatic_association": False,
+            "balance": 280,
+            "created_timestamp": timestamp(world.times["associate"]),
+            "decimals": 2,
+            "freeze_status": "UNFROZEN",
+            "kyc_status": "GRANTED",
+            "token_id": GOLD_ID,
+        }
+    ]
+    bob = get(f"/api/v1/accounts/{BOB_ID}/tokens")["tokens"]
+    assert [(r["token_id"], r["balance"], r["automatic_association"]) for r in bob] == [
+        (GOLD_ID, 20, True),
+        (ART_ID, 1, True),
+    ]
+    assert bob[0]["kyc_status"] == "REVOKED" and bob[1]["kyc_status"] == "NOT_APPLICABLE"
+    treasury = get(f"/api/v1/accounts/{TREASURY_ID}/tokens?limit=1&order=desc")
+    assert [r["token_id"] for r in treasury["tokens"]] == [ART_ID]
+    rest = get(treasury["links"]["next"])
+    assert [(r["token_id"], r["balance"]) for r in rest["tokens"]] == [(GOLD_ID, 1200)]
+    assert get(f"/api/v1/accounts/{BOB_ID}/tokens?token.id={ART_ID}")["tokens"] == bob[1:]
+
+
+def test_nfts(get: Get, world: TokenWorld) -> None:
+    listed = get(f"/api/v1/tokens/{ART_ID}/nfts")["nfts"]
+    assert [(n["serial_number"], n["account_id"], n["deleted"]) for n in listed] == [
+        (3, None, True),
+        (2, BOB_ID, False),
+        (1, TREASURY_ID, False),
+    ]
+    two = get(f"/api/v1/tokens/{ART_ID}/nfts/2")
+    assert two == listed[1]
+    assert two["metadata"] == "dHdv"  # b"two"
+    assert two["created_timestamp"] == timestamp(world.times["mint_art"])
+    assert two["modified_timestamp"] == timestamp(world.times["art_to_bob"])
+    assert get(f"/api/v1/tokens/{ART_ID}/nfts?account.id={BOB_ID}")["nfts"] == [two]
+    first = get(f"/api/v1/tokens/{ART_ID}/nfts?limit=1&order=asc")
+    assert [n["serial_number"] for n in get(first["links"]["next"])["nfts"]] == [2]
+    assert get(f"/api/v1/accounts/{BOB_ID}/nfts")["nfts"] == [two]
+    assert [n["serial_number"] for n in get(f"/api/v1/accounts/{TREASURY_ID}/nfts")["nfts"]] == [1]
+    get(f"/api/v1/tokens/{ART_ID}/nfts/9", 404)
+    get(f"/api/v1/tokens/{ART_ID}/nfts/0", 400)
+
+
+def test_allowances(get: Get, world: TokenWorld) -> None:
+    crypto = get(f"/api/v1/accounts/{ALICE_ID}/allowances/crypto")["allowances"]
+    assert crypto == [
+        {
+            "amount": 70,
+            "amount_granted": 100,
+            "owner": ALICE_ID,
+            "spender": BOB_ID,
+            "timestamp": {"from": timestamp(world.times["approve"]), "to": None},
+        }
+    ]
+    tokens = get(f"/api/v1/accounts/{ALICE_ID}/allowances/tokens")["allowances"]
+    assert [(a["token_id"], a["amount"], a["amount_granted"]) for a in tokens] == [(GOLD_ID, 30, 50)]
+    nfts = get(f"/api/v1/accounts/{TREASURY_ID}/allowances/nfts")["allowances"]
+    assert [(a["token_id"], a["spender"], a["approved_for_all"]) for a in nfts] == [(ART_ID, BOB_ID, True)]
+    assert get(f"/api/v1/accounts/{BOB_ID}/allowances/crypto")["allowances"] == []
+    get(f"/api/v1/accounts/{TREASURY_ID}/allowances/nfts?owner=false", 501)
+
+
+def test_an_errata_removing_a_transfer_takes_it_out_of_the_balances(world: TokenWorld) -> None:
+    gateway = VersionedGateway()
+    assert all(r.complete for r in BlockWriter(gateway, ERRATA_SETTINGS).write_blocks(list(world.blocks)))
+    apply_errata(errata_file(world.times["refused"] + NS, world.times["spend"], None), gateway, ERRATA_SETTINGS)
+    get = getter(HistoryReader(gateway))
+    balances = get(f"/api/v1/tokens/{GOLD_ID}/balances?order=asc")["balances"]
+    assert [(b["account"], b["balance"]) for b in balances] == [(TREASURY_ID, 1200), (ALICE_ID, 300)]
+    assert [r["token_id"] for r in get(f"/api/v1/accounts/{BOB_ID}/tokens")["tokens"]] == [ART_ID]
+    assert get(f"/api/v1/accounts/{ALICE_ID}/allowances/crypto")["allowances"][0]["amount"] == 100
