@@ -157,7 +157,9 @@ class Settings:
     follow_start: str = setting(
         "backfill",
         "Where a follower without a stored position starts: backfill (after the last complete block in the "
-        "store), now, or a time (ISO 8601 or the stream-file name form).",
+        "store), now, a time (ISO 8601 or the stream-file name form), or block:N (a network already on block "
+        "streams, from block N). On an empty store, backfill and now start on the newest block when the "
+        "network's newest block is a native one (it has cut over).",
     )
     follow_poll_seconds: float = setting(0.5, "How often the follower lists its hot node folders.")
     follow_hot_nodes: int = setting(
@@ -194,6 +196,14 @@ class Settings:
         6.0,
         "How long no record period must arrive (after the last one was published) before the follower looks "
         "for the next block in the block sources and, when found, switches to blocks for good.",
+    )
+    follow_cutover_hapi_version: str = setting(
+        "",
+        "The last HAPI version that writes record files (major.minor.patch; the cutover comes with a later "
+        "release): once the last record file is at it the follower asks for the next block every tick, and "
+        "a block of a later version switches it at once; below it only a quiet interval and a block of a "
+        "later version switch it. Empty: the network preset's (0.79.0 on mainnet and testnet); none "
+        "(custom networks): the quiet interval and the block's existence alone decide.",
     )
     follow_block_alert_seconds: float = setting(
         30.0,
@@ -351,6 +361,8 @@ def _with_network_preset(values: dict[str, Any]) -> dict[str, Any]:
     if preset.ledger_id is not None:
         fill("ledger_id", preset.ledger_id.hex())
     fill("block_nodes", ",".join(preset.block_nodes))
+    if preset.cutover is not None:
+        fill("follow_cutover_hapi_version", ".".join(str(part) for part in preset.cutover.after_hapi_version))
     return filled
 
 

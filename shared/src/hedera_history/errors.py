@@ -378,6 +378,12 @@ class AddressBookNotGivenError(ConfigError):
     verifies them with; the message names the flag or setting that gives it."""
 
 
+class LedgerRosterNotGivenError(ConfigError):
+    """Native blocks are to be verified from a block after block 0 without the ledger's roster their
+    TSS signatures are checked against (block 0's ledger id publication); the message names the
+    setting that gives it."""
+
+
 class BlockPinOutOfReachError(ConfigError):
     """Block numbers before V6 are to come from a pin, but what is at hand does not reach it."""
 

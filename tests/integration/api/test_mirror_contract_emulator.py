@@ -322,6 +322,26 @@ def test_network_nodes(checker: Checker, data_set: str, hedera_data: Path) -> No
     checker.get(data_set, "/api/v1/network/nodes?limit=101", 400)
 
 
+def test_schedules_and_airdrops(checker: Checker) -> None:
+    created = checker.get(GENERATED, "/api/v1/transactions?transactiontype=SCHEDULECREATE&limit=100")
+    ids = sorted({t["entity_id"] for t in created["transactions"]}, key=lambda e: int(e.rsplit(".", 1)[1]))
+    assert ids
+    listed = checker.follow(GENERATED, "/api/v1/schedules?limit=2", "schedules")
+    assert [s["schedule_id"] for s in listed] == ids
+    for schedule in listed:  # the generator's schedules execute at once, signed by their creator
+        assert checker.get(GENERATED, f"/api/v1/schedules/{schedule['schedule_id']}") == schedule
+        assert schedule["executed_timestamp"] is not None and schedule["signatures"]
+        assert schedule["payer_account_id"] == schedule["creator_account_id"]
+    newest_first = checker.follow(GENERATED, "/api/v1/schedules?limit=2&order=desc", "schedules")
+    assert newest_first == listed[::-1]
+    checker.get(GENERATED, "/api/v1/schedules/0.0.999999", 404)
+    checker.get(GENERATED, "/api/v1/schedules?schedule.id=x", 400)
+    for route in ("outstanding", "pending"):
+        answer = checker.get(GENERATED, f"/api/v1/accounts/0.0.1001/airdrops/{route}")
+        assert answer["links"] == {"next": None}
+    checker.get(GENERATED, "/api/v1/accounts/0.0.1001/airdrops/pending?sender.id=x", 400)
+
+
 def test_routes_not_served_answer_501_in_the_reference_error_shape(checker: Checker) -> None:
     for template in NOT_SERVED:
         path = re.sub(r"\{[^}]+\}", "0.0.1001", template)

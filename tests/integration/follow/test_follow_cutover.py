@@ -166,6 +166,9 @@ class _Missing:
     def fetch(self, number: int) -> FetchedBlock | None:
         return None if number == self.missing else self.inner.fetch(number)
 
+    def newest(self) -> int | None:
+        return self.inner.newest()
+
 
 def test_a_block_missing_from_the_bucket_is_filled_from_the_other_source(
     followed: Followed, stream: GeneratedStream, bucket: Path, caplog: pytest.LogCaptureFixture

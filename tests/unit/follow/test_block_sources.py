@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hedera_history.errors import SourceUnavailableError
 from hedera_history.follow.block_sources import BucketBlocks, CompositeBlocks, FetchedBlock
+from hedera_history.formats.names import block_file_path
 from hedera_history.pipeline.ingest_block import successor_name
 from hedera_history.sources.local import LocalSource
 
@@ -23,6 +24,11 @@ class _Fixed:
             raise SourceUnavailableError("down")
         data = self.blocks.get(number)
         return None if data is None else FetchedBlock(number, f"{number}.blk", data, self.kind)
+
+    def newest(self) -> int | None:
+        if self.failing:
+            raise SourceUnavailableError("down")
+        return max(self.blocks, default=None)
 
 
 def test_the_bucket_is_read_at_the_block_name_and_a_missing_block_is_none(tmp_path: Path) -> None:
@@ -51,6 +57,25 @@ def test_a_failing_source_is_passed_over_and_counted() -> None:
     fetched = sources.fetch(5)
     assert fetched is not None and fetched.source == "bucket"
     assert sources.errors == 1
+
+
+def test_the_newest_block_of_a_bucket_is_found_down_the_last_number_folders(tmp_path: Path) -> None:
+    for number in (7, 1002, 10_000_001):
+        path = tmp_path / "demo" / "block" / block_file_path(number)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"block")
+    (path.parent / "notes.txt").write_bytes(b"not a block")
+    assert BucketBlocks(LocalSource(str(tmp_path)), "demo/block/").newest() == 10_000_001
+    assert BucketBlocks(LocalSource(str(tmp_path)), "other/block/").newest() is None
+
+
+def test_the_newest_block_of_the_sources_is_the_highest_any_has_and_a_failing_one_is_passed_over() -> None:
+    sources = CompositeBlocks(
+        [_Fixed("block node", {}, failing=True), _Fixed("block node", {9: b""}), _Fixed("bucket", {8: b""})]
+    )
+    assert sources.newest() == 9
+    assert sources.errors == 1
+    assert CompositeBlocks([_Fixed("bucket", {})]).newest() is None
 
 
 @pytest.mark.parametrize(

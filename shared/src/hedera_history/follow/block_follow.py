@@ -18,13 +18,15 @@ arrives for ``follow_block_alert_seconds`` the follower logs ``follower no block
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 
 from hedera_history.config import Settings
 from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock
+from hedera_history.follow.block_start import begin_history_at
 from hedera_history.logs import event
-from hedera_history.pipeline.ingest import IngestContext, Outcome
+from hedera_history.pipeline.ingest import IngestContext, IngestResult, Outcome
 from hedera_history.pipeline.ingest_block import BlockChecker, block_checker, ingest_block
 
 logger = logging.getLogger(__name__)
@@ -42,7 +44,11 @@ class BlockFollow:
         *,
         next_block: int | None,
         monotonic: Callable[[], float],
+        begins_history: bool = False,
     ) -> None:
+        if begins_history and next_block is not None:
+            # The block the history begins with is the deployment's first: nothing before it is waited for.
+            ctx = dataclasses.replace(ctx, settings=ctx.settings.with_(first_block=next_block))
         self.ctx = ctx
         self.settings = settings
         self.sources = sources
@@ -56,6 +62,9 @@ class BlockFollow:
         self._ahead: FetchedBlock | None = None
         self._last_arrival = monotonic()
         self._last_alert = float("-inf")
+        self._history_starts = next_block if begins_history else None
+        self.declined: int | None = None
+        """The block last found but not switched to (``follow.cutover``): not read again until quiet."""
 
     @property
     def active(self) -> bool:
@@ -66,11 +75,18 @@ class BlockFollow:
     def has_sources(self) -> bool:
         return bool(self.sources.sources)
 
-    def try_switch(self, after_block: int) -> bool:
-        """Switch when block ``after_block + 1`` is served (the block is kept for the first step)."""
+    def try_switch(self, after_block: int, declines: Callable[[FetchedBlock], str | None] = lambda _: None) -> bool:
+        """Switch when block ``after_block + 1`` is served and ``declines`` gives no reason not to
+        (the block is kept for the first step)."""
         number = after_block + 1
         found = self.sources.fetch(number)
         if found is None:
+            return False
+        reason = declines(found)
+        if reason is not None:
+            if self.declined != number:
+                event(logger, "follower stays on record files", block=number, source=found.source, reason=reason)
+            self.declined = number
             return False
         self.next_block, self._ahead, self._last_arrival = number, found, self._clock()
         event(logger, "follower switched to blocks", block=number, after_block=after_block, source=found.source)
@@ -96,18 +112,24 @@ class BlockFollow:
         """Whether the block is published (now or before); a rejected copy is asked of the sources
         after the one that served it."""
         checker = self._checker_now()
-        result = ingest_block(self.ctx, fetched.name, fetched.data, checker)
+        result = self._publish(fetched, checker)
         if result.outcome is Outcome.QUARANTINED:
             self.rejected += 1
             later = self.sources.sources[[s.kind for s in self.sources.sources].index(fetched.source) + 1 :]
             retry = CompositeBlocks(later).fetch(fetched.number)
             if retry is None:
                 return False
-            fetched, result = retry, ingest_block(self.ctx, retry.name, retry.data, checker)
+            fetched, result = retry, self._publish(retry, checker)
         if result.outcome not in (Outcome.PUBLISHED, Outcome.ALREADY_PUBLISHED):
             return False
         self.last_consensus_ns, self.last_source = checker.last_consensus_ns, fetched.source
         return True
+
+    def _publish(self, fetched: FetchedBlock, checker: BlockChecker) -> IngestResult:
+        """Ingest the block; the block a history begins with first begins it (``follow.block_start``)."""
+        if self._history_starts == fetched.number and begin_history_at(self.ctx, fetched, checker.tss):
+            self._history_starts = None
+        return ingest_block(self.ctx, fetched.name, fetched.data, checker)
 
     def _take_ahead(self, number: int) -> FetchedBlock | None:
         ahead, self._ahead = self._ahead, None

@@ -16,14 +16,23 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from hedera_history.config import Settings
-from hedera_history.errors import BlockNotFoundError, BlockNotYetAvailableError, ObjectNotFoundError, SourceError
-from hedera_history.formats.names import block_file_path
+from hedera_history.errors import (
+    BlockNotFoundError,
+    BlockNotYetAvailableError,
+    FileNameError,
+    ObjectNotFoundError,
+    SourceError,
+)
+from hedera_history.formats.names import block_file_path, parse_block_file_name
 from hedera_history.logs import event
 from hedera_history.networks import network_named
 from hedera_history.sources.base import ObjectSource, open_source
 from hedera_history.sources.block_node import BlockNodeClient
 
 logger = logging.getLogger(__name__)
+
+BUCKET_FOLDER_LEVELS = 4
+"""Folders above a block file in the bucket layout (``0000/0000/0000/0000/007.blk.zstd``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +53,11 @@ class BlockFetcher(Protocol):
         """Block ``number``, None when this source does not have it (yet); SourceError when it failed."""
         ...
 
+    def newest(self) -> int | None:
+        """The number of the newest block this source has, None when it has none; SourceError when
+        it failed."""
+        ...
+
 
 class BucketBlocks:
     """Block files at their names in a bucket (or a directory in its layout)."""
@@ -61,6 +75,19 @@ class BucketBlocks:
         except ObjectNotFoundError:
             return None
 
+    def newest(self) -> int | None:
+        """Down the number folders (``0000/0000/0000/0000/``), the last at each level, then the last
+        block file in the last one: a handful of list calls, however many blocks the bucket keeps."""
+        folder = self.folder
+        for _ in range(BUCKET_FOLDER_LEVELS):
+            below = self.source.list_prefixes(folder)
+            if not below:
+                return None
+            folder = below[-1]
+        numbers = [_number(info.name[len(self.folder) :]) for info in self.source.list(folder, delimiter="/")]
+        known = [number for number in numbers if number is not None]
+        return max(known, default=None)
+
 
 class NodeBlocks:
     """Blocks from block nodes (HIP-1081), by priority with failover (``sources.block_node``)."""
@@ -76,6 +103,10 @@ class NodeBlocks:
         except (BlockNotFoundError, BlockNotYetAvailableError):
             return None
         return FetchedBlock(number, f"{number:019d}.blk", block.content, self.kind)
+
+    def newest(self) -> int | None:
+        """The last block any of the nodes holds (their ``serverStatus``)."""
+        return max((s.last_available for s in self.client.statuses() if s.last_available is not None), default=None)
 
 
 class CompositeBlocks:
@@ -99,6 +130,26 @@ class CompositeBlocks:
                 continue
             if block is not None:
                 return block
+        return None
+
+    def newest(self) -> int | None:
+        """The newest block any source has (a source that fails is logged and passed over)."""
+        found: list[int] = []
+        for source in self.sources:
+            try:
+                number = source.newest()
+            except SourceError as e:
+                self.errors += 1
+                event(logger, "block source failed", logging.WARNING, source=source.kind, block=None, error=str(e))
+                continue
+            found.extend([number] if number is not None else [])
+        return max(found, default=None)
+
+
+def _number(relative: str) -> int | None:
+    try:
+        return parse_block_file_name(relative).number
+    except FileNameError:
         return None
 
 

@@ -38,10 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hedera_history.config import Settings
-from hedera_history.errors import HistoryError, is_transient
+from hedera_history.errors import FormatError, HistoryError, is_transient
 from hedera_history.follow.block_follow import BlockFollow
-from hedera_history.follow.block_sources import CompositeBlocks, block_sources
+from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock, block_sources
+from hedera_history.follow.block_start import block_start
 from hedera_history.follow.cache import CachedSource
+from hedera_history.follow.cutover import CutoverRule, HapiVersion, parse_hapi_version
 from hedera_history.follow.discovery import Discovery, Sighting, book_folders
 from hedera_history.follow.lease import FollowLease
 from hedera_history.follow.position import (
@@ -54,12 +56,14 @@ from hedera_history.follow.position import (
 )
 from hedera_history.follow.start import fresh_start
 from hedera_history.follow.tracker import GivenUp, Tracker, backoff_seconds
+from hedera_history.formats.block import parse_block_file
 from hedera_history.formats.names import parse_timestamp
 from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.logs import event
 from hedera_history.networks import network_named
 from hedera_history.pipeline.ingest import IngestContext, IngestResult, Outcome, ingest_object, ingest_period
 from hedera_history.sources.period_files import StreamLocation
+from hedera_history.store.reader import HistoryReader
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +71,8 @@ LEASE_WAIT_SECONDS = 1.0
 """How often a follower waiting for the lease asks again."""
 POSITION_WRITE_SECONDS = 1.0
 """Least time between two position writes (the last one is always written)."""
+UNREADABLE_VERSION = (2**31, 0, 0)
+"""The version a block that does not parse is taken at: it switches, and its ingest rejects it."""
 DRAIN_SECONDS = 120.0
 """Longest wait, at the end of a window, for hand-offs still running (ingest's own calls are bounded)."""
 
@@ -180,6 +186,8 @@ class Follower:
         self.blocks: BlockFollow | None = None
         self._quiet_since = float("-inf")
         self._quiet_position = ""
+        self._cutover = CutoverRule(parse_hapi_version(settings.follow_cutover_hapi_version))
+        self._record_versions: dict[int, HapiVersion] = {}
 
     # ---- entry points ----------------------------------------------------------------------------
 
@@ -252,7 +260,13 @@ class Follower:
             )
         sources = self._block_sources if self._block_sources is not None else block_sources(self.settings)
         next_block = stored.next_block if stored is not None else None
-        self.blocks = BlockFollow(self.ctx, s, sources, next_block=next_block, monotonic=self._clock)
+        on_blocks = block_start(self.start, gateway, sources, s) if stored is None else None
+        if on_blocks is not None:
+            next_block, self._begins_history = on_blocks.number, False
+        begins = on_blocks is not None and on_blocks.begins_history
+        self.blocks = BlockFollow(
+            self.ctx, s, sources, next_block=next_block, monotonic=self._clock, begins_history=begins
+        )
         report.start_period = key
         event(
             logger,
@@ -294,24 +308,53 @@ class Follower:
         event(logger, "follower position", logging.INFO, **_summary(report))
 
     def _cut_over_when_due(self) -> None:
-        """Look for the block after the last published one once record periods stopped arriving
-        (every one seen finished, none new for ``follow_cutover_seconds``); switch when found."""
+        """Look for the block after the last published one once every period seen is finished: at
+        once when the last record file is at the network's last record-writing release, else once
+        none has arrived for ``follow_cutover_seconds``; switch when found and its version allows
+        (``follow.cutover``)."""
         tracker, _ = self._parts()
         blocks = self.blocks
         if blocks is None or not blocks.has_sources:
             return
         now = self._clock()
         key, ns = tracker.position()
-        if tracker.unfinished or self._futures or self._late or self._late_running or key != self._quiet_position:
+        busy = bool(tracker.unfinished or self._futures or self._late or self._late_running)
+        if busy or key != self._quiet_position:
             self._quiet_since, self._quiet_position = now, key
-            return
-        if now - self._quiet_since < self.settings.follow_cutover_seconds:
-            return
+            if busy:
+                return
+        quiet = now - self._quiet_since >= self.settings.follow_cutover_seconds
         last = self.ctx.state.published_before(ns + 1)
         if last is None or last.published is None:
             return
-        if not blocks.try_switch(last.published.block_number):
+        after = last.published.block_number
+        record_version = self._record_version(after)
+        if not self._cutover.ask_now(record_version, quiet=quiet) or (blocks.declined == after + 1 and not quiet):
+            return
+
+        def declines(found: FetchedBlock) -> str | None:
+            return self._cutover.switch(record_version, self._block_version(found), quiet=quiet)
+
+        if not blocks.try_switch(after, declines) and quiet:
             self._quiet_since = now  # ask again after another quiet interval
+
+    def _record_version(self, block_number: int) -> HapiVersion | None:
+        """The HAPI version of the record file stored as ``block_number`` (None until it is stored)."""
+        if block_number not in self._record_versions:
+            stored = HistoryReader(self.ctx.gateway).get_block(block_number)
+            if stored is None:
+                return None
+            self._record_versions = {block_number: stored.hapi_version}
+        return self._record_versions[block_number]
+
+    def _block_version(self, found: FetchedBlock) -> HapiVersion:
+        """The found block's ``hapi_proto_version``; past any release when it does not parse (its
+        ingest then rejects it and asks the other sources)."""
+        try:
+            block = parse_block_file(found.data, found.name, max_decompressed=self.settings.max_decompressed_bytes)
+        except FormatError:
+            return UNREADABLE_VERSION
+        return block.hapi_version.numbers
 
     def _hand_off(self, pool: concurrent.futures.ThreadPoolExecutor, report: FollowReport) -> None:
         tracker, _ = self._parts()

@@ -34,6 +34,19 @@ from hedera_history.times import parse_time
 
 BACKFILL = "backfill"
 NOW = "now"
+BLOCK_START = "block:"
+"""``block:N``: a network already on blocks, from block N (``follow.block_start``); on record periods
+(a store whose last block is a record file) it starts as ``now`` does."""
+
+
+def requested_block(mode: str) -> int | None:
+    """N of a ``block:N`` start, None for any other start."""
+    if not mode.startswith(BLOCK_START):
+        return None
+    text = mode[len(BLOCK_START) :]
+    if not text.isdigit():
+        raise ConfigError(f"follow start {mode!r}: expected block:<number>")
+    return int(text)
 
 
 def parse_start_time(text: str) -> int:
@@ -92,9 +105,19 @@ def _start_of(mode: str, end: tuple[str, int] | None, now_ns: int | None) -> tup
     now = time.time_ns() if now_ns is None else now_ns
     if mode == BACKFILL:
         return end if end is not None else just_before(now)
-    if mode == NOW:
+    if mode == NOW or requested_block(mode) is not None:
         return just_before(now)
     return just_before(parse_start_time(mode))
 
 
-__all__ = ["BACKFILL", "NOW", "FreshStart", "backfill_end", "fresh_start", "parse_start_time", "resolve_start"]
+__all__ = [
+    "BACKFILL",
+    "BLOCK_START",
+    "NOW",
+    "FreshStart",
+    "backfill_end",
+    "fresh_start",
+    "parse_start_time",
+    "requested_block",
+    "resolve_start",
+]

@@ -1,0 +1,182 @@
+"""A follower started on an empty store when the network is already on blocks, and the cutover
+decided by HAPI versions, on the Bigtable emulator with blocks from the GCS emulator, a directory
+and the local block-node gRPC server.
+
+The generated network cuts over after three record periods (record files 0-2 at HAPI 0.56, wrapped
+record blocks 3-4 at 0.56, native blocks 5-7 at 0.78, block 0 publishing the ledger's roster)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hedera_history.errors import LedgerRosterNotGivenError
+from hedera_history.follow.position import read_position
+from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
+from hedera_history.gen.stream import generate_stream
+from hedera_history.gen.writer import write_stream
+from hedera_history.localstack.block_node_server import BlockNodeServer
+from hedera_history.pipeline.address_books import read_stream_start
+from hedera_history.pipeline.tracking_rows import TrackingRows
+
+from .harness import follow_in_thread, make_followed, wait_for
+from .test_follow_cutover import ledger_publication
+
+pytestmark = [pytest.mark.emulator]
+
+BLOCK_FOLDER = "demo/block/"
+
+
+@pytest.fixture(scope="module")
+def stream(generated_cutover_stream: GeneratedStream) -> GeneratedStream:
+    return generated_cutover_stream
+
+
+def block_objects(stream: GeneratedStream) -> dict[str, bytes]:
+    return {name: data for name, data in sorted(stream.objects.items()) if name.startswith(BLOCK_FOLDER)}
+
+
+def test_starts_on_the_newest_block_of_a_gcs_bucket_and_begins_the_history_there(
+    bigtable_instance: Any, gcs_bucket: Any, tmp_path: Path, stream: GeneratedStream
+) -> None:
+    """No record file in the bucket, nothing stored: the newest block (6) is found by listing the
+    number folders, verified against the configured roster, and begins the history; block 7,
+    uploaded later, follows it."""
+    *held, last = block_objects(stream).items()
+    for name, data in held:
+        gcs_bucket.blob(name).upload_from_string(data)
+    url = f"gs://{gcs_bucket.name}"
+    overrides: dict[str, Any] = {
+        "follow_start": "now",
+        "block_source": url,
+        "ledger_publication": ledger_publication(tmp_path, stream),
+    }
+    with make_followed(bigtable_instance, tmp_path, stream, url, **overrides) as followed:
+        thread, stop, reports = follow_in_thread(followed.follower())
+        try:
+            wait_for(lambda: followed.complete([6]), what="the newest block")
+            gcs_bucket.blob(last[0]).upload_from_string(last[1])
+            wait_for(lambda: followed.complete([7]), what="the block uploaded after the start")
+        finally:
+            stop.set()
+            thread.join(60)
+        report = reports[0]
+        assert (report.mode, report.block, report.handed_off, report.blocks_published) == ("blocks", 8, 0, 2)
+        assert dict(followed.publisher.completions()) == {6: 1, 7: 1}, "nothing before the newest block"
+        start = read_stream_start(followed.gateway)
+        assert start is not None and start.block == 6, "the history begins at the block the follower started on"
+        watermark = TrackingRows(followed.gateway, 0).watermark()
+        assert watermark is not None and watermark.number == 7, "the store's watermark is rooted at block 6"
+        position = read_position(followed.gateway)
+        assert position is not None and position.next_block == 8
+
+
+def test_starts_on_a_given_block_from_the_local_block_node(
+    bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream
+) -> None:
+    bucket = tmp_path / "bucket"
+    write_stream(stream, bucket)
+    (tmp_path / "no-records").mkdir()
+    server = BlockNodeServer(bucket / "demo" / "block").start()
+    try:
+        overrides: dict[str, Any] = {
+            "follow_start": "block:4",
+            "block_nodes": f"127.0.0.1:{server.port}",
+            "ledger_publication": ledger_publication(tmp_path, stream),
+        }
+        with make_followed(bigtable_instance, tmp_path, stream, str(tmp_path / "no-records"), **overrides) as followed:
+            thread, stop, reports = follow_in_thread(followed.follower())
+            try:
+                wait_for(lambda: followed.complete([4, 5, 6, 7]), what="blocks 4 to 7")
+            finally:
+                stop.set()
+                thread.join(60)
+            assert dict(followed.publisher.completions()) == {4: 1, 5: 1, 6: 1, 7: 1}
+            start = read_stream_start(followed.gateway)
+            assert start is not None and start.block == 4
+    finally:
+        server.stop(0)
+    report = reports[0]
+    assert (report.mode, report.block_source, report.blocks_published) == ("blocks", "block node", 4)
+
+
+def test_refuses_to_start_on_blocks_without_the_ledger_roster(
+    bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream
+) -> None:
+    bucket = tmp_path / "bucket"
+    write_stream(stream, bucket)
+    overrides: dict[str, Any] = {"follow_start": "now", "block_source": str(bucket)}
+    with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
+        with pytest.raises(LedgerRosterNotGivenError, match="HEDERA_HISTORY_LEDGER_PUBLICATION"):
+            followed.follower().run_window(5.0)
+        assert followed.publisher.publications == 0
+
+
+@pytest.fixture(scope="module")
+def pinned_stream() -> GeneratedStream:
+    """Record files 0-2 at HAPI 0.79 (the presets' last record-writing release), native blocks 3-4 at 0.80."""
+    config = GeneratorConfig(
+        nodes=4,
+        periods=5,
+        transactions=8,
+        seed=7,
+        cutover_after=3,
+        hapi_version=(0, 79, 0),
+        block_hapi_version=(0, 80, 0),
+    )
+    return generate_stream(config)
+
+
+def test_at_the_last_record_release_the_next_block_switches_without_a_quiet_interval(
+    bigtable_instance: Any, tmp_path: Path, pinned_stream: GeneratedStream
+) -> None:
+    """The quiet interval is an hour: only the versions can make the follower switch."""
+    bucket = tmp_path / "bucket"
+    write_stream(pinned_stream, bucket)
+    overrides: dict[str, Any] = {
+        "block_source": str(bucket),
+        "ledger_publication": ledger_publication(tmp_path, pinned_stream),
+        "follow_cutover_hapi_version": "0.79.0",
+        "follow_cutover_seconds": 3600.0,
+    }
+    with make_followed(bigtable_instance, tmp_path, pinned_stream, str(bucket), **overrides) as followed:
+        thread, stop, reports = follow_in_thread(followed.follower())
+        try:
+            wait_for(lambda: followed.complete([0, 1, 2, 3, 4]), what="the record files, then the blocks")
+        finally:
+            stop.set()
+            thread.join(60)
+    assert (reports[0].mode, reports[0].blocks_published) == ("blocks", 2)
+
+
+def test_below_the_last_record_release_a_wrapped_block_does_not_switch_a_quiet_follower(
+    bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Record files at 0.56 with 0.60 pinned: the network has a release to go, so the wrapped block 3
+    (0.56) in the block bucket is a copy beside the record stream, not its end, however quiet."""
+    bucket = tmp_path / "bucket"
+    write_stream(stream, bucket)
+    overrides: dict[str, Any] = {
+        "block_source": str(bucket),
+        "ledger_publication": ledger_publication(tmp_path, stream),
+        "follow_cutover_hapi_version": "0.60.0",
+        "follow_cutover_seconds": 0.3,
+    }
+    caplog.set_level(logging.INFO, "hedera_history.follow")
+    with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
+        follower = followed.follower()
+        thread, stop, reports = follow_in_thread(follower)
+        try:
+            wait_for(lambda: followed.complete([0, 1, 2]), what="the record files")
+            wait_for(
+                lambda: follower.blocks is not None and follower.blocks.declined == 3, what="block 3 found and declined"
+            )
+        finally:
+            stop.set()
+            thread.join(60)
+        assert sorted(followed.publisher.completions()) == [0, 1, 2]
+    assert reports[0].mode == "records"
+    declined = [r for r in caplog.records if r.getMessage() == "follower stays on record files"]
+    assert declined and "before the last release writing record files" in declined[0].fields["reason"]  # type: ignore[attr-defined]
