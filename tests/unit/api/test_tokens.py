@@ -201,3 +201,17 @@ def test_an_errata_removing_a_transfer_takes_it_out_of_the_balances(world: Token
     assert [(b["account"], b["balance"]) for b in balances] == [(TREASURY_ID, 1200), (ALICE_ID, 300)]
     assert [r["token_id"] for r in get(f"/api/v1/accounts/{BOB_ID}/tokens")["tokens"]] == [ART_ID]
     assert get(f"/api/v1/accounts/{ALICE_ID}/allowances/crypto")["allowances"][0]["amount"] == 100
+
+
+def test_an_nfts_transactions(get: Get, world: TokenWorld) -> None:
+    moves = get(f"/api/v1/tokens/{ART_ID}/nfts/2/transactions")["transactions"]
+    assert [(m["type"], m["sender_account_id"], m["receiver_account_id"]) for m in moves] == [
+        ("CRYPTOTRANSFER", TREASURY_ID, BOB_ID),
+        ("TOKENMINT", None, TREASURY_ID),
+    ]
+    first = get(f"/api/v1/tokens/{ART_ID}/nfts/3/transactions?order=asc&limit=1")
+    assert first["transactions"][0]["consensus_timestamp"] == timestamp(world.times["mint_art"])
+    burnt = get(first["links"]["next"])["transactions"]
+    assert [(m["type"], m["receiver_account_id"]) for m in burnt] == [("TOKENBURN", None)]
+    since = get(f"/api/v1/tokens/{ART_ID}/nfts/2/transactions?timestamp=gt:{timestamp(world.times['mint_art'])}")
+    assert since["transactions"] == moves[:1]

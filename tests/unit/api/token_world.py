@@ -162,6 +162,9 @@ def token_world() -> TokenWorld:
     def none(_: Any) -> None:
         return None
 
+    def transfer(b: Any) -> None:
+        b.cryptoTransfer.SetInParent()  # what it moves is in the record
+
     blocks = (
         make_block(
             0,
@@ -172,7 +175,7 @@ def token_world() -> TokenWorld:
                 _tx(
                     t["pay_alice"],
                     TREASURY,
-                    none,
+                    transfer,
                     lambda r: _fungible(r, GOLD, (TREASURY, -300, False), (ALICE, 300, False)),
                 ),
                 _tx(t["create_art"], PAYER, _create_art, _created(ART)),
@@ -183,14 +186,14 @@ def token_world() -> TokenWorld:
             [
                 _tx(t["mint_art"], PAYER, mint_art, minted_art),
                 _tx(t["mint_gold"], PAYER, mint_gold, minted_gold),
-                _tx(t["art_to_bob"], TREASURY, none, art_to_bob),
+                _tx(t["art_to_bob"], TREASURY, transfer, art_to_bob),
                 _tx(t["approve"], ALICE, approve, none),
             ],
         ),
         make_block(
             2,
             [
-                _tx(t["spend"], BOB, none, spent),
+                _tx(t["spend"], BOB, transfer, spent),
                 _tx(t["burn_art"], PAYER, burn_art, burnt_art),
                 _tx(t["update_gold"], PAYER, update_gold, none),
                 _tx(t["pause_gold"], PAYER, lambda b: b.token_pause.token.CopyFrom(token(GOLD)), none),

@@ -2,7 +2,9 @@
 ``nftowner/`` rows): ``/tokens/{tokenId}/nfts/{serialNumber}``, ``/tokens/{tokenId}/nfts`` (highest
 serial first unless ``order=asc``, ``account.id`` and ``serialnumber`` filters, paged with
 ``serialnumber``) and ``/accounts/{id}/nfts`` (by token then serial, highest first unless
-``order=asc``, ``token.id`` and ``serialnumber`` filters, paged with both).
+``order=asc``, ``token.id`` and ``serialnumber`` filters, paged with both) and
+``/tokens/{tokenId}/nfts/{serialNumber}/transactions`` (the NFT's mint, transfers and burn, newest
+first unless ``order=asc``, ``timestamp`` ranges, paged with ``timestamp``).
 
 An NFT's owner is the receiver of its newest transfer (its mint's is the treasury), none after a
 burn or wipe (``deleted``); its metadata and creation time come from its mint, when the history kept
@@ -21,14 +23,15 @@ from hedera_history.api.entity_lookup import resolve_entity
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64, parse_int
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
-from hedera_history.api.render import timestamp
+from hedera_history.api.render import render_transactions, timestamp
 from hedera_history.api.token_state import token_state
 from hedera_history.api.tokens import entity_bounds, entity_id
 from hedera_history.api.transaction_filters import entity_key, entity_reference
+from hedera_history.api.transactions_list import parse_filters
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.formats.transactions import transaction_body
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.reader_tokens import NftState, account_nft_serials, token_nfts
+from hedera_history.store.reader_tokens import NftState, account_nft_serials, nft_history, token_nfts
 
 Reader = Callable[[], HistoryReader]
 SkippedRows = Callable[[Sequence[RowDecodeError]], None]
@@ -112,6 +115,52 @@ def list_account_nfts(get_reader: Reader, account_text: str, query: Query, skipp
         params += [("token.id", f"{side}e:{token}"), ("serialnumber", f"{side}:{serial}")]
         next_link = f"/api/v1/accounts/{account}/nfts?" + urlencode(params)
     return {"nfts": render_nfts(reader, states), "links": {"next": next_link}}
+
+
+def nft_transactions(
+    get_reader: Reader, token_text_in: str, serial_text: str, query: Query, skipped: SkippedRows
+) -> dict[str, Any]:
+    only(query, {"limit", "order", "timestamp"})
+    token = entity_id(token_text_in, "tokenId")
+    serial = serial_number(serial_text)
+    limit = page_limit(query)
+    descending = order(query, default="desc") == "desc"
+    times = parse_filters({"timestamp": list(query.get("timestamp", []))})
+    reader = get_reader()
+    rows = nft_history(reader, token, serial, times.low_ns, times.high_ns)
+    skipped(rows.errors)
+    if not rows.whole:
+        raise NotServedError(_TOO_MANY)
+    moves = rows.values if descending else list(reversed(rows.values))
+    page = moves[:limit]
+    stored, errors = reader.transactions([consensus_ns for _, consensus_ns in page])
+    rendered, render_errors = render_transactions(stored)
+    skipped([*errors, *render_errors])
+    transfers = [_nft_transfer(r, token, serial) for r in rendered]
+    next_link = None
+    if len(moves) > limit:
+        side = "lt" if descending else "gt"
+        params = [("limit", limit), ("order", "desc" if descending else "asc")]
+        params.append(("timestamp", f"{side}:{timestamp(page[-1][1])}"))
+        next_link = f"/api/v1/tokens/{token}/nfts/{serial}/transactions?" + urlencode(params)
+    return {"transactions": transfers, "links": {"next": next_link}}
+
+
+def _nft_transfer(rendered: dict[str, Any], token: str, serial: int) -> dict[str, Any]:
+    """The reference's ``NftTransactionTransfer``: the transaction's move of the NFT."""
+    moved = next(
+        (t for t in rendered["nft_transfers"] if t["token_id"] == token and t["serial_number"] == serial),
+        {"sender_account_id": None, "receiver_account_id": None, "is_approval": False},
+    )
+    return {
+        "consensus_timestamp": rendered["consensus_timestamp"],
+        "is_approval": moved["is_approval"],
+        "nonce": rendered["nonce"],
+        "receiver_account_id": moved["receiver_account_id"],
+        "sender_account_id": moved["sender_account_id"],
+        "transaction_id": rendered["transaction_id"],
+        "type": rendered["name"],
+    }
 
 
 def _owned_in(nft: NftState, owners: tuple[tuple[int, int, int], tuple[int, int, int]] | None) -> bool:

@@ -36,6 +36,7 @@ SERVED: dict[str, Fidelity] = {
     "/api/v1/tokens/{tokenId}/balances": "differences",
     "/api/v1/tokens/{tokenId}/nfts": "differences",
     "/api/v1/tokens/{tokenId}/nfts/{serialNumber}": "differences",
+    "/api/v1/tokens/{tokenId}/nfts/{serialNumber}/transactions": "differences",
     "/api/v1/schedules": "differences",
     "/api/v1/schedules/{scheduleId}": "differences",
     "/api/v1/topics/{topicId}": "differences",
@@ -63,7 +64,6 @@ NOT_SERVED: dict[str, str] = {
     "/api/v1/contracts/results/logs": _NO_INDEX + " (logs by topic)",
     "/api/v1/network/registered-nodes": _LIVE + " (registered nodes)",
     "/api/v1/tokens": _NO_INDEX + " (every token, by name, key or account)",
-    "/api/v1/tokens/{tokenId}/nfts/{serialNumber}/transactions": _NO_INDEX + " (NFT transfers by serial)",
 }
 
 

@@ -22,7 +22,7 @@ from hedera_history.api.network_files import exchange_rate, network_fees
 from hedera_history.api.network_nodes import network_nodes
 from hedera_history.api.network_stake import network_stake
 from hedera_history.api.network_supply import network_supply
-from hedera_history.api.nfts import get_nft, list_account_nfts, list_token_nfts
+from hedera_history.api.nfts import get_nft, list_account_nfts, list_token_nfts, nft_transactions
 from hedera_history.api.parse import parse_account, parse_int, parse_timestamp, parse_transaction_key
 from hedera_history.api.query import Query, only, operator, page_limit, single
 from hedera_history.api.reference_routes import not_served_reason
@@ -146,6 +146,7 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("tokens", _ANY, "balances"), lambda r, q, token: token_balances(r, token, q, log_skipped_rows)),
     (("tokens", _ANY, "nfts"), lambda r, q, token: list_token_nfts(r, token, q, log_skipped_rows)),
     (("tokens", _ANY, "nfts", _ANY), lambda r, q, token, serial: get_nft(r, token, serial, q)),
+    (("tokens", _ANY, "nfts", _ANY, "transactions"), lambda r, q, t, n: nft_transactions(r, t, n, q, log_skipped_rows)),
     (("accounts", _ANY, "tokens"), lambda r, q, account: account_tokens(r, account, q, log_skipped_rows)),
     (("accounts", _ANY, "nfts"), lambda r, q, account: list_account_nfts(r, account, q, log_skipped_rows)),
     (("accounts", _ANY, "allowances", "crypto"), lambda r, q, a: crypto_allowances(r, a, q, log_skipped_rows)),

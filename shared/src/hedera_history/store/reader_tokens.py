@@ -169,3 +169,15 @@ def allowance_transactions(
     rows = keyed_rows(reader, allowance_range(owner, at_ns), decode, at_ns, MAX_ALLOWANCE_TRANSACTIONS)
     transactions, errors = reader.transactions([consensus_ns for _, consensus_ns in reversed(rows.values)])
     return transactions, rows.whole, [*rows.errors, *errors]
+
+
+def nft_history(reader: HistoryReader, token: str, serial: int, low_ns: int, high_ns: int | None) -> Rows[str | None]:
+    """The NFT's mint, transfers and burn or wipe in ``[low_ns, high_ns]``, newest first: the owner
+    each left it with (None: burnt or wiped) and its consensus time."""
+    rows = keyed_rows(reader, prefix_range(nft_prefix(token, serial)), _nft_owner_value, high_ns)
+    return Rows([(owner, ns) for owner, ns in rows.values if ns >= low_ns], rows.whole, rows.errors)
+
+
+def _nft_owner_value(key: bytes) -> tuple[str | None, int]:
+    _, _, consensus_ns, owner = decode_nft_key(key)
+    return owner, consensus_ns
