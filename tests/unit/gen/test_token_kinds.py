@@ -25,6 +25,7 @@ from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream
 from hedera_history.gen.books import ENDPOINT_PORTS
 from hedera_history.gen.config_and_output import PeriodKind
 from hedera_history.gen.facts import GeneratedItem
+from hedera_history.store.accounts import accounts_touched
 from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks
 from hedera_history.verify.tss import TssTrust, find_publication
@@ -174,6 +175,30 @@ def test_native_blocks_give_back_the_records_of_the_record_stream(
             assert rebuilt == original, kind
             compared[kind or ""] += 1
     assert {"tokenCreation", "tokenMint", "tokenBurn", "tokenAirdrop", "tokenClaimAirdrop"} <= set(compared)
+
+
+def test_the_store_reads_the_accounts_the_truth_says_each_transaction_touches(
+    captured: tuple[GeneratedStream, dict[int, GeneratedItem]],
+) -> None:
+    """From the record stream's records and, after the cutover, from the transformed ones."""
+    stream, items = captured
+    truth = {t["consensus_ns"]: t for t in stream.truth["transactions"]}
+    native = {block.block_number for block in stream.blocks if block.kind is PeriodKind.NATIVE}
+    for body, record in _records(items):
+        if truth[_ns(record)]["block_number"] not in native:  # a native block's truth is its own
+            assert accounts_touched(body, record) == set(truth[_ns(record)]["accounts_touched"])
+    for block in stream.blocks:
+        if block.kind is PeriodKind.NATIVE:
+            record_file, _ = native_block_files(parse_block_file(stream.objects[block.path], block.path))
+            for item in record_file.items:
+                record = hapi.TransactionRecord.FromString(item.record_bytes)
+                body = _body(item.transaction_bytes)
+                assert accounts_touched(body, record) == set(truth[_ns(record)]["accounts_touched"])
+
+
+def _body(transaction_bytes: bytes) -> Any:
+    signed = hapi.SignedTransaction.FromString(hapi.Transaction.FromString(transaction_bytes).signedTransactionBytes)
+    return hapi.TransactionBody.FromString(signed.bodyBytes)
 
 
 def test_every_block_verifies(stream: GeneratedStream) -> None:

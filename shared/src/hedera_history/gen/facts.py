@@ -60,18 +60,27 @@ class ItemFacts:
     """(sender, receiver, token, serial, amount) of the record's ``new_pending_airdrops`` (serial 0:
     fungible; amount: what is pending after the airdrop)."""
     token_created: int | None = None
+    body_accounts: tuple[int, ...] = ()
+    """Accounts the body names besides the payer and the record's lists: allowance spenders, the
+    other side of a claimed or cancelled airdrop."""
 
     def accounts_touched(self) -> tuple[int, ...]:
         """The accounts whose history lists this item (docs/generator.md defines the rule).
 
         The payer, every account in the hbar and token transfer lists, NFT senders and receivers,
-        accounts and contracts created, and the contract a call or create targets; sorted by number.
+        accounts associated automatically, both sides of a new pending airdrop, the accounts the
+        body names (``body_accounts``), accounts and contracts created, and the contract a call or
+        create targets; sorted by number.
         """
         touched = {self.payer}
         touched.update(account for account, _ in self.hbar_transfers)
         touched.update(account for _, account, _ in self.token_transfers)
         for _, sender, receiver, _ in self.nft_transfers:
             touched.update(account for account in (sender, receiver) if account)  # 0: a mint or a burn
+        touched.update(account for _, account in self.automatic_associations)
+        for sender, receiver, _, _, _ in self.pending_airdrops:
+            touched.update((sender, receiver))
+        touched.update(self.body_accounts)
         touched.update(self.created)
         if self.contract is not None:
             touched.add(self.contract)

@@ -97,6 +97,7 @@ class RecordDetails:
     pending_airdrops: tuple[tuple[int, int, int, int, int], ...] = ()
     """(sender, receiver, token, serial, amount pending after it): serial 0 for a fungible token."""
     token_created: int | None = None
+    body_accounts: tuple[int, ...] = ()
 
 
 class ItemWriter:
@@ -184,6 +185,7 @@ class ItemWriter:
             automatic_associations=details.automatic_associations,
             pending_airdrops=details.pending_airdrops,
             token_created=details.token_created,
+            body_accounts=details.body_accounts,
         )
         return GeneratedItem(
             transaction_bytes=transaction_bytes,

@@ -250,7 +250,7 @@ class TokenPlayer:
                     self.tokens.nft_spenders[(token, serial)] = spender
         allowance.owner.accountNum = owner
         allowance.spender.accountNum = spender
-        return [self.writer.finish(draft, fee, {})]
+        return [self.writer.finish(draft, fee, {}, RecordDetails(body_accounts=(spender,)))]
 
     def approved_transfer(self, slots: Sequence[int]) -> list[GeneratedItem]:
         """A transfer a spender pays and submits, moving the owner's hbar, units or NFT under an
@@ -377,7 +377,7 @@ class TokenPlayer:
         del self.tokens.pending[key]
         draft = self._new_draft(slots[0], key[0])
         _pending_id(draft.body.tokenCancelAirdrop.pending_airdrops.add(), key)
-        return [self.writer.finish(draft, fee, {})]
+        return [self.writer.finish(draft, fee, {}, RecordDetails(body_accounts=(key[1],)))]
 
     # ---- shared steps ------------------------------------------------------------------------
 
