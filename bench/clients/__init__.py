@@ -1,0 +1,1 @@
+"""Real mirror-node clients against our REST API: ``python -m bench.clients`` (see ``__main__``)."""

@@ -1,0 +1,89 @@
+"""``python -m bench.clients``: four real mirror-node clients against our REST API.
+
+Installs each pinned client in its own environment under ``--cache`` (default ``var/clients``; never
+into the project's), starts a Bigtable emulator, loads a generated stream and the real V6 set into
+instances of their own with ``hedera-history load``, serves each with ``hedera-history serve`` on
+127.0.0.1:5551 (where @hashgraph/sdk looks for a local mirror node's REST API; :8545 too, where it
+sends contract calls), runs every client's calls (``calls/``) against it, and prints one row per
+call: ``pass``, ``FAIL``, ``not-served`` (a route we do not serve, with the reason) or ``skipped``
+(the history holds nothing to ask for). Exits 1 when a call on a route we serve fails.
+
+    python -m bench.clients [--cache var/clients] [--history generated --history v6] [--table OUT.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from hedera_history.localstack.emulators import BigtableEmulator
+
+from bench.clients import history as histories
+from bench.clients.installs import CLIENTS, REPOSITORY, command, install
+from bench.clients.outcomes import CLIENT_SIDE, Outcome, failed, parse, summary, table
+from bench.clients.targets import find_targets
+
+CALL_SECONDS = 300
+
+
+def run_clients(name: str, base_url: str, book: Path, cache: Path, work: Path) -> list[Outcome]:
+    found = find_targets(base_url, *histories.book_nodes(book))
+    targets_file = work / f"targets-{name.replace(' ', '-')}.json"
+    targets_file.write_text(json.dumps(found, indent=1))
+    print(f"{name}: asking for {json.dumps(found)}", file=sys.stderr)
+    outcomes: list[Outcome] = []
+    for spec in CLIENTS:
+        ran = subprocess.run(
+            command(spec, cache, targets_file),
+            cwd=REPOSITORY,
+            capture_output=True,
+            text=True,
+            timeout=CALL_SECONDS,
+            check=False,
+        )
+        got = parse(name, spec.name, ran.stdout)
+        if ran.returncode != 0 or not got:
+            tail = " ".join(ran.stderr.strip().splitlines()[-3:])
+            got.append(
+                Outcome(name, spec.name, "(call script)", "GET", CLIENT_SIDE, False, f"exit {ran.returncode}: {tail}")
+            )
+        outcomes.extend(got)
+    return outcomes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--cache", type=Path, default=Path("var/clients"), help="where the clients are installed")
+    parser.add_argument("--history", action="append", choices=("generated", "v6"), help="default: both")
+    parser.add_argument("--table", type=Path, default=None, help="also write the table (Markdown) here")
+    args = parser.parse_args(argv)
+    cache: Path = args.cache.resolve()
+    cache.mkdir(parents=True, exist_ok=True)
+    for spec in CLIENTS:
+        print(f"installing {spec.pin} under {cache}", file=sys.stderr)
+        install(spec, cache, cache / "install.log")
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="clients-") as folder, BigtableEmulator() as bigtable:
+        work = Path(folder)
+        chosen = args.history or ["generated", "v6"]
+        loaded = [histories.generated(work) if h == "generated" else histories.real_v6() for h in chosen]
+        for index, history in enumerate(loaded):
+            env = histories.environment(bigtable.host, f"clients-{index}")
+            print(f"loading {history.name} from {history.directory}", file=sys.stderr)
+            histories.load(history, env, work / "load.log")
+            with histories.served(history, env, work) as base_url:
+                outcomes.extend(run_clients(history.name, base_url, history.address_book, cache, work))
+    report = table(outcomes)
+    print(report)
+    print(f"\n{summary(outcomes)}")
+    if args.table is not None:
+        args.table.write_text(report + "\n")
+    return 1 if failed(outcomes) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
