@@ -47,6 +47,7 @@ from hedera_history.errors import (
 from hedera_history.formats.block import BlockFile, parse_block_file
 from hedera_history.formats.names import BUCKET_BLOCK_PATH, block_file_path, parse_block_file_name
 from hedera_history.logs import event
+from hedera_history.pipeline.blocks_in_hand import BlocksInHand
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, lag_seconds, logger
 from hedera_history.pipeline.ingest_publish import publish_batch
 from hedera_history.pipeline.ingest_quarantine import quarantine
@@ -83,8 +84,12 @@ def block_checker(settings: Settings) -> BlockChecker:
     return BlockChecker(ledger_tss_check(settings))
 
 
-def ingest_block(ctx: IngestContext, name: str, data: bytes, checker: BlockChecker) -> IngestResult:
-    """Verify the block file ``name`` and publish it (see the module)."""
+def ingest_block(
+    ctx: IngestContext, name: str, data: bytes, checker: BlockChecker, hand: BlocksInHand | None = None
+) -> IngestResult:
+    """Verify the block file ``name`` and publish it (see the module). With ``hand`` (an uploaded
+    block), a block whose predecessor another call has in hand is verified meanwhile and published
+    once that predecessor's link is stored (``pipeline.blocks_in_hand``)."""
     try:
         block = parse_block_file(data, name, max_decompressed=ctx.settings.max_decompressed_bytes)
     except FormatError as e:
@@ -93,10 +98,25 @@ def ingest_block(ctx: IngestContext, name: str, data: bytes, checker: BlockCheck
         return _rejected(ctx, name, data, e, number=None, consensus_ns=0)
     links = ctx.state.links([block.number - 1, block.number])
     previous = links.get(block.number - 1, [])
-    if block.number > ctx.settings.first_block and not previous and not checker.follows(block.number):
-        reason = f"waiting for block {block.number - 1}"
-        event(logger, "block pending", logging.INFO, block=block.number, file=name, reason=reason)
-        return IngestResult(Outcome.PENDING, name, block.number, reason=reason)
+    waiting = block.number > ctx.settings.first_block and not previous and not checker.follows(block.number)
+    if waiting and (hand is None or not hand.held_by_another(block.number - 1)):
+        return _waiting(name, block.number)
+    return _verify_and_publish(ctx, name, data, block, links, checker, hand if waiting else None)
+
+
+def _verify_and_publish(
+    ctx: IngestContext,
+    name: str,
+    data: bytes,
+    block: BlockFile,
+    links: dict[int, list[Link]],
+    checker: BlockChecker,
+    predecessor_in_hand: BlocksInHand | None,
+) -> IngestResult:
+    """Steps 1-3 of the module for a block that links to a stored block, or whose predecessor
+    another call has in hand (``predecessor_in_hand``: its link is waited for once this block is
+    verified)."""
+    previous = links.get(block.number - 1, [])
     if not checker.follows(block.number):
         checker.chain.lose()
     books = AddressBookTracker(ctx.books.consensus_book_at(block.timestamp_ns)) if block.wrapped else None
@@ -106,6 +126,11 @@ def ingest_block(ctx: IngestContext, name: str, data: bytes, checker: BlockCheck
     stored_own = links.get(block.number, [])
     try:
         verified = verified_block(report, accept_unsigned=ctx.settings.unsigned_blocks)
+        if predecessor_in_hand is not None:
+            previous = predecessor_in_hand.wait_for_link(block.number - 1)
+            if not previous:
+                return _waiting(name, block.number)
+            stored_own = ctx.state.links([block.number]).get(block.number, [])
         _check_stored_link(block, report, verified, previous)
         own = _own_link(block, report, verified)
         if not any(link.hash == own.hash for link in stored_own):
@@ -139,26 +164,48 @@ def ingest_block(ctx: IngestContext, name: str, data: bytes, checker: BlockCheck
     return IngestResult(Outcome.PUBLISHED, name, block.number)
 
 
+def _waiting(name: str, number: int) -> IngestResult:
+    reason = f"waiting for block {number - 1}"
+    event(logger, "block pending", logging.INFO, block=number, file=name, reason=reason)
+    return IngestResult(Outcome.PENDING, name, number, reason=reason)
+
+
 SUCCESSORS_PER_CALL = 100
 """Most waiting blocks one upload's call publishes after its own (the next upload takes the rest)."""
 
 
 def ingest_block_upload(ctx: IngestContext, name: str, checker: BlockChecker) -> IngestResult:
-    """An uploaded block file: ingest it, then the blocks after it that are in the bucket already."""
-    result = ingest_block(ctx, name, ctx.source.read(name), checker)
+    """An uploaded block file: ingest it, then the blocks after it that are in the bucket already
+    (but for one another call has in hand: that call goes on after it)."""
+    hand = BlocksInHand(ctx.state)
+    result = _ingest_in_hand(ctx, name, parse_block_file_name(name).number, checker, hand)
     if result.outcome is not Outcome.PUBLISHED or result.block_number is None:
         return result
     number = result.block_number
     for _ in range(SUCCESSORS_PER_CALL):
         number += 1
-        following = successor_name(name, number)
+        if hand.held_by_another(number) and hand.wait_for_link(number):
+            break
         try:
-            data = ctx.source.read(following)
+            following = _ingest_in_hand(ctx, successor_name(name, number), number, checker, hand)
         except ObjectNotFoundError:
             break
-        if ingest_block(ctx, following, data, checker).outcome is not Outcome.PUBLISHED:
+        if following.outcome is not Outcome.PUBLISHED:
             break
     return result
+
+
+def _ingest_in_hand(
+    ctx: IngestContext, name: str, number: int | None, checker: BlockChecker, hand: BlocksInHand
+) -> IngestResult:
+    """Read and ingest ``name``, block ``number`` (from its name) marked in hand meanwhile."""
+    if number is not None:
+        hand.take(number)
+    try:
+        return ingest_block(ctx, name, ctx.source.read(name), checker, hand)
+    finally:
+        if number is not None:
+            hand.drop(number)
 
 
 def successor_name(name: str, number: int) -> str:

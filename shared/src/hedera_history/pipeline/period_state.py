@@ -187,7 +187,7 @@ class _Claimable:
         """Compare and set the claim cell from ``current``, its value as read (None: never claimed)."""
         owner = uuid.uuid4().hex
         key = self.claim_row + hex16(self.consensus_ns)
-        if current and _claim_live(current):
+        if current and claim_live(current):
             return False
         expiry = time.time_ns() // 1_000_000 + int(ttl_seconds * 1000)
         if not self.state.set_claim(key, current, f"{owner} {expiry}".encode()):
@@ -386,7 +386,8 @@ def poll_pause(delay: float) -> float:
     return min(delay * 2, CLAIM_POLL_MAX_SECONDS)
 
 
-def _claim_live(value: bytes) -> bool:
+def claim_live(value: bytes) -> bool:
+    """Whether a ``<owner> <expiry ms>`` claim value has not expired."""
     try:
         return int(value.rsplit(b" ", 1)[1]) > time.time_ns() // 1_000_000
     except (IndexError, ValueError):

@@ -1,0 +1,87 @@
+"""Uploaded blocks verified at the same time and published in chain order (``pipeline.blocks_in_hand``),
+on the Bigtable emulator, with the generated cutover stream (native blocks after the record periods).
+
+The call for a block whose predecessor another call has in hand verifies it meanwhile and publishes
+it once the predecessor's link is stored; the call that published the predecessor leaves it (and the
+blocks after it) to that call. A predecessor whose call let it go, or died, leaves the block pending
+as before. The cells end as loading the stream writes them."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hedera_history.gen.config_and_output import GeneratedStream
+from hedera_history.gen.writer import write_stream
+from hedera_history.pipeline.blocks_in_hand import IN_HAND, BlocksInHand
+from hedera_history.pipeline.ingest import ingest_object
+from hedera_history.pipeline.ingest_context import IngestResult, Outcome
+from hedera_history.store.keys import hex16
+
+from tests.integration.pipeline.harness import history_cells
+
+from .harness import Followed, make_followed, wait_for
+from .test_follow_cutover import CUTOVER, RECORD_PERIODS, every_block, ledger_publication, loaded_cells
+
+pytestmark = [pytest.mark.emulator]
+
+
+@pytest.fixture
+def followed(bigtable_instance: Any, tmp_path: Path, generated_cutover_stream: GeneratedStream) -> Iterator[Followed]:
+    bucket = tmp_path / "bucket"
+    write_stream(generated_cutover_stream, bucket)
+    overrides: dict[str, Any] = {
+        "block_source": str(bucket),
+        "ledger_publication": ledger_publication(tmp_path, generated_cutover_stream),
+        **CUTOVER,
+    }
+    with make_followed(bigtable_instance, tmp_path, generated_cutover_stream, str(bucket), **overrides) as followed:
+        followed.follower().run(lambda: followed.complete(every_block(generated_cutover_stream)[:RECORD_PERIODS]))
+        yield followed
+
+
+def block_names(stream: GeneratedStream) -> list[str]:
+    return [f"demo/block/0000/0000/0000/0000/{b.block_number:03d}.blk.zstd" for b in stream.blocks]
+
+
+def in_hand(followed: Followed, number: int) -> bool:
+    return bool(followed.ctx.state.claim_cell(IN_HAND + hex16(number)))
+
+
+def test_a_block_whose_predecessor_is_in_hand_is_published_by_its_own_call_after_it(
+    followed: Followed, bigtable_instance: Any, generated_cutover_stream: GeneratedStream, tmp_path: Path
+) -> None:
+    stream, ctx = generated_cutover_stream, followed.ctx
+    first, second = block_names(stream)[:2]
+    number = stream.blocks[0].block_number
+    BlocksInHand(ctx.state).take(number)  # the first block's call has begun
+    results: list[IngestResult] = []
+    later = threading.Thread(target=lambda: results.append(ingest_object(ctx, second)), daemon=True)
+    later.start()
+    wait_for(lambda: in_hand(followed, number + 1), seconds=60, what="the second block's call to take it in hand")
+
+    assert ingest_object(ctx, first).outcome is Outcome.PUBLISHED
+    later.join(120)
+    # The second block's call published it once the first was linked, then the blocks after it
+    # from the bucket; the first block's call left those to it.
+    assert [r.outcome for r in results] == [Outcome.PUBLISHED]
+    assert followed.complete(every_block(stream))
+    assert not in_hand(followed, number) and not in_hand(followed, number + 1)
+    assert history_cells(followed.gateway) == loaded_cells(bigtable_instance, stream, tmp_path, followed)
+
+
+def test_a_predecessor_let_go_or_lapsed_leaves_the_block_pending(
+    followed: Followed, generated_cutover_stream: GeneratedStream
+) -> None:
+    stream, ctx = generated_cutover_stream, followed.ctx
+    first, second = block_names(stream)[:2]
+    number = stream.blocks[0].block_number
+    dead = BlocksInHand(ctx.state, seconds=0.5)
+    dead.take(number)  # a call that died with the first block in hand
+    assert ingest_object(ctx, second).outcome is Outcome.PENDING
+    assert ingest_object(ctx, second).outcome is Outcome.PENDING  # nobody has it in hand now
+    assert ingest_object(ctx, first).outcome is Outcome.PUBLISHED
+    assert followed.complete(every_block(stream))
