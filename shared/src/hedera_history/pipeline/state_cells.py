@@ -18,6 +18,9 @@ Row keys (all in the ``ingest_progress`` table unless said otherwise):
 - the ``claim`` cell of ``period/<hex16 consensus ns>``: ``<owner> <expiry ms>`` while one run
   verifies the period (empty once released), so that runs triggered by the other uploads of the
   period wait for its result instead of verifying and publishing the same block again;
+- the ``claim`` cell of ``block-in-hand/<hex16 block number>``: ``<owner> <expiry ms>`` while an
+  ingest call works on that uploaded block (empty once done), so that the call for the next block
+  verifies it meanwhile and waits for this one's link (``pipeline.blocks_in_hand``);
 - ``chain_links`` table, ``<hex16 block number>``: one ``file/<hash hex>`` cell per record file
   with that number (``<previous hash hex> <period key>``: two files share a number where the
   network gave one twice, as mainnet's block 44029066); rows written before that hold ``hash``,
