@@ -45,8 +45,8 @@ def _tx(consensus_ns: int, payer: int, fill: Callable[[Any], None], configure: C
     return Tx(consensus_ns, tx_bytes, bytes(record.SerializeToString()))
 
 
-def _fungible(record: Any, token_num: int, *amounts: tuple[int, int, bool]) -> None:
-    listed = record.tokenTransferLists.add()
+def _fungible(lists: Any, token_num: int, *amounts: tuple[int, int, bool]) -> None:
+    listed = lists.add()
     listed.token.CopyFrom(token(token_num))
     for num, amount, approved in amounts:
         listed.transfers.add(accountID=account(num), amount=amount, is_approval=approved)
@@ -79,7 +79,7 @@ def _created(num: int, *initial: tuple[int, int, bool]) -> Callable[[Any], None]
     def configure(record: Any) -> None:
         record.receipt.tokenID.CopyFrom(token(num))
         if initial:
-            _fungible(record, num, *initial)
+            _fungible(record.tokenTransferLists, num, *initial)
 
     return configure
 
@@ -120,7 +120,7 @@ def token_world() -> TokenWorld:
 
     def minted_gold(r: Any) -> None:
         r.receipt.newTotalSupply = 1500
-        _fungible(r, GOLD, (TREASURY, 500, False))
+        _fungible(r.tokenTransferLists, GOLD, (TREASURY, 500, False))
 
     def art_to_bob(r: Any) -> None:
         _nft(r, TREASURY, BOB, 2)
@@ -133,10 +133,15 @@ def token_world() -> TokenWorld:
         nft = data.nftAllowances.add(tokenId=token(ART), owner=account(TREASURY), spender=account(BOB))
         nft.approved_for_all.value = True
 
+    def spend(b: Any) -> None:  # the body says which transfers are approved, the record does not
+        b.cryptoTransfer.transfers.accountAmounts.add(accountID=account(ALICE), amount=-30, is_approval=True)
+        b.cryptoTransfer.transfers.accountAmounts.add(accountID=account(BOB), amount=30)
+        _fungible(b.cryptoTransfer.tokenTransfers, GOLD, (ALICE, -20, True), (BOB, 20, False))
+
     def spent(r: Any) -> None:
-        r.transferList.accountAmounts.add(accountID=account(ALICE), amount=-30, is_approval=True)
+        r.transferList.accountAmounts.add(accountID=account(ALICE), amount=-30)
         r.transferList.accountAmounts.add(accountID=account(BOB), amount=30)
-        _fungible(r, GOLD, (ALICE, -20, True), (BOB, 20, False))
+        _fungible(r.tokenTransferLists, GOLD, (ALICE, -20, False), (BOB, 20, False))
         r.automatic_token_associations.add(token_id=token(GOLD), account_id=account(BOB))
 
     def burn_art(b: Any) -> None:
@@ -176,7 +181,7 @@ def token_world() -> TokenWorld:
                     t["pay_alice"],
                     TREASURY,
                     transfer,
-                    lambda r: _fungible(r, GOLD, (TREASURY, -300, False), (ALICE, 300, False)),
+                    lambda r: _fungible(r.tokenTransferLists, GOLD, (TREASURY, -300, False), (ALICE, 300, False)),
                 ),
                 _tx(t["create_art"], PAYER, _create_art, _created(ART)),
             ],
@@ -193,7 +198,7 @@ def token_world() -> TokenWorld:
         make_block(
             2,
             [
-                _tx(t["spend"], BOB, transfer, spent),
+                _tx(t["spend"], BOB, spend, spent),
                 _tx(t["burn_art"], PAYER, burn_art, burnt_art),
                 _tx(t["update_gold"], PAYER, update_gold, none),
                 _tx(t["pause_gold"], PAYER, lambda b: b.token_pause.token.CopyFrom(token(GOLD)), none),

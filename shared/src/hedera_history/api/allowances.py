@@ -33,7 +33,7 @@ from hedera_history.store.accounts import entity_text
 from hedera_history.store.decode import StoredTransaction
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.reader_tokens import allowance_transactions
-from hedera_history.store.token_index import token_text
+from hedera_history.store.token_index import ApprovedDebit, approved_debits, token_text
 
 Reader = Callable[[], HistoryReader]
 SkippedRows = Callable[[Sequence[RowDecodeError]], None]
@@ -68,10 +68,11 @@ def owner_allowances(transactions: Sequence[StoredTransaction], owner: str) -> A
         except CorruptFileError:
             continue
         payer = entity_text(body.transactionID.accountID)
-        if body.WhichOneof("data") == "cryptoApproveAllowance":
+        case = body.WhichOneof("data")
+        if case == "cryptoApproveAllowance":
             _approve(found, body.cryptoApproveAllowance, owner, payer, stored.consensus_ns)
         if payer is not None:
-            _spend(found, stored.record(), owner, payer)
+            _spend(found, approved_debits(case, body, stored.record()), owner, payer)
     return found
 
 
@@ -99,15 +100,12 @@ def _approve(found: Allowances, data: Any, owner: str, payer: str | None, consen
                 found.nft.pop((nft_spender, nft_token), None)
 
 
-def _spend(found: Allowances, record: Any, owner: str, payer: str) -> None:
-    spent = [(_NO_TOKEN, a) for a in record.transferList.accountAmounts]
-    for listed in record.tokenTransferLists:
-        spent += [(token_text(listed.token) or _NO_TOKEN, a) for a in listed.transfers]
-    for token, amount in spent:
-        if amount.is_approval and amount.amount < 0 and entity_text(amount.accountID) == owner:
-            allowance = found.crypto.get((payer, token))
-            if allowance is not None:
-                allowance.amount = max(0, allowance.amount + amount.amount)
+def _spend(found: Allowances, debits: list[ApprovedDebit], owner: str, payer: str) -> None:
+    """The payer spent ``owner``'s allowance for what its transfers took under approval."""
+    for debit in debits:
+        allowance = found.crypto.get((payer, debit.token or _NO_TOKEN))
+        if debit.owner == owner and allowance is not None:
+            allowance.amount = max(0, allowance.amount - debit.amount)
 
 
 def _read(get_reader: Reader, account_text: str, skipped: SkippedRows) -> tuple[str, Allowances]:

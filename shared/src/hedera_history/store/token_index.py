@@ -104,8 +104,9 @@ def token_index_keys(case: str | None, body: Any, record: Any, consensus_ns: int
         if token is not None and account is not None:
             keys.append(relation_key(account, token, consensus_ns, "auto"))
     keys += _transfer_keys(record, consensus_ns)
-    if case in _ALLOWANCE_CASES or any(_approved_spends(record)):
-        keys += [allowance_key(owner, consensus_ns) for owner in allowance_owners(case, body, record)]
+    spent = approved_debits(case, body, record)
+    if case in _ALLOWANCE_CASES or spent:
+        keys += [allowance_key(owner, consensus_ns) for owner in allowance_owners(case, body, spent)]
     return keys
 
 
@@ -149,16 +150,41 @@ def _transfer_keys(record: Any, consensus_ns: int) -> list[bytes]:
     return keys
 
 
-def _approved_spends(record: Any) -> list[str]:
-    """Accounts whose allowance a transfer of the record spent."""
-    owners = [a.accountID for a in record.transferList.accountAmounts if a.is_approval and a.amount < 0]
-    for listed in record.tokenTransferLists:
-        owners += [a.accountID for a in listed.transfers if a.is_approval and a.amount < 0]
-        owners += [n.senderAccountID for n in listed.nftTransfers if n.is_approval]
-    return [owner for owner in map(entity_text, owners) if owner is not None]
+class ApprovedDebit(NamedTuple):
+    """An amount a transfer took from ``owner`` under an allowance (``is_approval``)."""
+
+    owner: str
+    token: str | None
+    """None: hbar."""
+    amount: int
+    """Units or tinybar; 1 for an NFT."""
 
 
-def allowance_owners(case: str | None, body: Any, record: Any) -> list[str]:
+def approved_debits(case: str | None, body: Any, record: Any) -> list[ApprovedDebit]:
+    """What a transaction's transfers took under allowances: a CryptoTransfer's body says which of
+    its transfers were approved (its record's transfer lists do not); another transaction's record
+    (a contract's transfers, say), when it does."""
+    if case == "cryptoTransfer":
+        lists = [(body.cryptoTransfer.transfers, body.cryptoTransfer.tokenTransfers)]
+    else:
+        lists = [(record.transferList, record.tokenTransferLists)]
+    debits: list[ApprovedDebit] = []
+    for hbar, tokens in lists:
+        moved: list[tuple[str | None, Any]] = [(None, a) for a in hbar.accountAmounts]
+        moved += [(token_text(listed.token), a) for listed in tokens for a in listed.transfers]
+        for token, amount in moved:
+            owner = entity_text(amount.accountID)
+            if amount.is_approval and amount.amount < 0 and owner is not None:
+                debits.append(ApprovedDebit(owner, token, -amount.amount))
+        for listed in tokens:
+            for nft in listed.nftTransfers:
+                sender = entity_text(nft.senderAccountID)
+                if nft.is_approval and sender is not None:
+                    debits.append(ApprovedDebit(sender, token_text(listed.token), 1))
+    return debits
+
+
+def allowance_owners(case: str | None, body: Any, spent: list[ApprovedDebit]) -> list[str]:
     """The owners whose allowances a transaction grants, deletes or spends (an allowance without an
     owner is the payer's)."""
     payer = entity_text(body.transactionID.accountID)
@@ -169,7 +195,7 @@ def allowance_owners(case: str | None, body: Any, record: Any) -> list[str]:
     elif case == "cryptoDeleteAllowance":
         named = [a.owner for a in body.cryptoDeleteAllowance.nftAllowances]
     owners = [entity_text(owner) if owner.accountNum > 0 else payer for owner in named]
-    owners += _approved_spends(record)
+    owners += [debit.owner for debit in spent]
     return sorted({owner for owner in owners if owner is not None})
 
 

@@ -1,0 +1,105 @@
+"""Tokens across the cutover: a generated stream with the token service kinds (record files 0-2, a
+wrapped record block 3, native blocks 4-7) loaded through ``load``, then the token routes against
+its ground truth: every account's balance of every token after every block, the created tokens,
+their NFTs' owners and the allowances left at the end; each answer valid against the reference
+OpenAPI. The genesis tokens' holdings come from the genesis balance file, not from history, so
+their balances here are the truth less the genesis holdings."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hedera_history.api.render import timestamp
+from hedera_history.cli.main import cli
+from hedera_history.config import Settings
+from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
+from hedera_history.store.bigtable_client import gateway_for_instance
+from hedera_history.store.reader import HistoryReader
+
+from tests.fixtures.emulators import unique_name
+from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
+from tests.unit.api.wsgi_app import query_app
+
+pytestmark = pytest.mark.emulator
+PREFIX = "tokens_"
+TOKENS = GeneratorConfig(
+    nodes=4, periods=8, transactions=60, seed=3, tokens=True, cutover_after=3, wrapped_periods=1, rotate_key=False
+)
+
+
+@pytest.fixture(scope="module")
+def stream() -> GeneratedStream:
+    return generate_stream(TOKENS)
+
+
+@pytest.fixture(scope="module")
+def client(bigtable_client: Any, stream: GeneratedStream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    instance = bigtable_client.instance(unique_name("tokens"))
+    folder: Path = tmp_path_factory.mktemp("tokens-cutover")
+    write_stream(stream, folder)
+    args = ["load", str(folder), "--address-book", str(folder / "address-book.bin")]
+    args += ["--instance", instance.instance_id, "--table-prefix", PREFIX]
+    env = {"HEDERA_HISTORY_LEDGER_PUBLICATION": str(folder / "ledger-id-publication.bin")}
+    result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    gateway = gateway_for_instance(instance, Settings(table_prefix=PREFIX))
+    try:
+        yield query_app(HistoryReader(gateway)).test_client()
+    finally:
+        gateway.close()
+        for table in instance.list_tables():
+            with contextlib.suppress(Exception):
+                table.delete()
+
+
+@pytest.fixture(scope="module")
+def contract() -> ReferenceContract:
+    return ReferenceContract(load_reference_document())
+
+
+def test_every_balance_after_every_block(client: Any, contract: ReferenceContract, stream: GeneratedStream) -> None:
+    truth = stream.truth
+    state = truth["token_state"]
+    genesis = state["balances"]["genesis"]
+    kinds = set()
+    for number, by_token in state["balances"]["by_block"].items():
+        block = truth["blocks"][int(number)]
+        kinds.add(block["kind"])
+        at = timestamp(block["consensus_end_ns"])
+        for token, held in by_token.items():
+            url = f"/api/v1/tokens/{token}/balances?timestamp={at}&limit=100"
+            shown = {b["account"]: b["balance"] for b in checked_get(client, contract, url)["balances"]}
+            for account, balance in held.items():
+                expected = balance - genesis.get(token, {}).get(account, 0)
+                assert shown.get(account, 0) == expected, (number, token, account)
+    assert kinds == {"record", "wrapped", "native"}
+
+
+def test_created_tokens_nfts_and_allowances(client: Any, contract: ReferenceContract, stream: GeneratedStream) -> None:
+    state = stream.truth["token_state"]
+    created = {token: info for token, info in state["tokens"].items() if info["created_ns"] is not None}
+    assert created
+    for token, info in created.items():
+        answer = checked_get(client, contract, f"/api/v1/tokens/{token}")
+        assert (answer["name"], answer["symbol"], answer["type"]) == (info["name"], info["symbol"], info["type"])
+        assert answer["treasury_account_id"] == info["treasury"]
+        assert answer["created_timestamp"] == timestamp(info["created_ns"])
+        assert answer["total_supply"] == str(info["total_supply"]), token
+        for serial, owner in state["nft_owners"].get(token, {}).items():
+            nft = checked_get(client, contract, f"/api/v1/tokens/{token}/nfts/{serial}")
+            assert nft["account_id"] == owner, (token, serial)
+    hbar: dict[str, dict[str, int]] = {}
+    for allowance in state["allowances"]["hbar"]:
+        hbar.setdefault(allowance["owner"], {})[allowance["spender"]] = allowance["amount"]
+    for owner, spenders in hbar.items():
+        listed = checked_get(client, contract, f"/api/v1/accounts/{owner}/allowances/crypto")["allowances"]
+        assert {a["spender"]: a["amount"] for a in listed} == spenders, owner
+    for allowance in state["allowances"]["token"]:
+        url = f"/api/v1/accounts/{allowance['owner']}/allowances/tokens?token.id={allowance['token']}"
+        listed = checked_get(client, contract, url)["allowances"]
+        assert [(a["spender"], a["amount"]) for a in listed] == [(allowance["spender"], allowance["amount"])]
