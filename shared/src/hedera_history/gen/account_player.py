@@ -11,14 +11,14 @@ the ground truth.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from hedera_history import hapi
 from hedera_history.gen.facts import GeneratedItem
-from hedera_history.gen.items import Draft, ItemWriter, RecordDetails, Signer, fill_amounts, set_transaction_id
-from hedera_history.gen.ledger import Ledger
+from hedera_history.gen.items import Draft, RecordDetails, Signer, fill_amounts, set_transaction_id
+from hedera_history.gen.player import Player
 from hedera_history.gen.token_ledger import Schedule
 
 _MEMOS = ("savings", "main wallet", "treasury ops", "cold storage", "", "market maker", "payroll")
@@ -37,23 +37,10 @@ class AccountState:
     max_automatic_token_associations: int
 
 
-class AccountPlayer:
-    def __init__(
-        self,
-        rng: random.Random,
-        ledger: Ledger,
-        writer: ItemWriter,
-        new_draft: Callable[[int, int], Draft],
-        fee: Callable[[], int],
-        pick_payer: Callable[[int], int],
-    ) -> None:
-        self.rng = rng
-        self.ledger = ledger
-        self.tokens = ledger.tokens
-        self.writer = writer
-        self._new_draft = new_draft
-        self._fee = fee
-        self._pick_payer = pick_payer
+class AccountPlayer(Player):
+    def __init__(self, *tools: Any) -> None:
+        super().__init__(*tools)
+        self.tokens = self.ledger.tokens
         self.states: dict[int, list[AccountState]] = {}
         """Each account's states, oldest first, of the accounts a CryptoUpdate changed."""
 
@@ -102,8 +89,8 @@ class AccountPlayer:
         """A ScheduleCreate of a transfer from another account, which has not signed it yet."""
         fee = self._fee()
         creator = self._pick_payer(fee)
-        sender = self._other(creator)
-        receiver = self._other(sender)
+        sender = self.other_user(creator)
+        receiver = self.other_user(sender)
         amount = self.rng.randint(1, 10) * 10**7
         schedule = self.ledger.new_entity()
         draft = self._new_draft(slots[0], creator)
@@ -160,9 +147,3 @@ class AccountPlayer:
         execution = self.writer.finish(executed, execute_fee, moves, RecordDetails(fill=reference), fee_node=draft.node)
         schedule.executed_ns = slots[0] + 1
         return [signed, execution]
-
-    def _other(self, excluded: int) -> int:
-        while True:
-            account = self.rng.choice(self.ledger.user_accounts)
-            if account != excluded:
-                return account

@@ -251,12 +251,17 @@ def _add_token_records(record: hapi.TransactionRecord, details: RecordDetails) -
         association.account_id.accountNum = account
     for sender, receiver, token, serial, amount in details.pending_airdrops:
         pending = record.new_pending_airdrops.add()
-        airdrop_id = pending.pending_airdrop_id
-        airdrop_id.sender_id.accountNum = sender
-        airdrop_id.receiver_id.accountNum = receiver
-        if serial:
-            airdrop_id.non_fungible_token.token_ID.tokenNum = token
-            airdrop_id.non_fungible_token.serial_number = serial
-        else:
-            airdrop_id.fungible_token_type.tokenNum = token
+        set_pending_airdrop_id(pending.pending_airdrop_id, sender, receiver, token, serial)
+        if not serial:
             pending.pending_airdrop_value.amount = amount
+
+
+def set_pending_airdrop_id(target: Any, sender: int, receiver: int, token: int, serial: int) -> None:
+    """A ``PendingAirdropId``: an NFT's serial, or (serial 0) a fungible token."""
+    target.sender_id.accountNum = sender
+    target.receiver_id.accountNum = receiver
+    if serial:
+        target.non_fungible_token.token_ID.tokenNum = token
+        target.non_fungible_token.serial_number = serial
+    else:
+        target.fungible_token_type.tokenNum = token

@@ -10,13 +10,13 @@ follows from the first periods on whatever order the mix draws them in.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from hedera_history import hapi
 from hedera_history.gen.facts import GeneratedItem
-from hedera_history.gen.items import Draft, ItemWriter, RecordDetails, fill_amounts
-from hedera_history.gen.ledger import Ledger
+from hedera_history.gen.items import RecordDetails, fill_amounts, set_pending_airdrop_id
+from hedera_history.gen.player import Player
 from hedera_history.gen.token_ledger import TokenInfo
 
 MAX_FEE = 40_000_000
@@ -26,28 +26,13 @@ _TOKEN_MEMOS = ("", "", "issued by treasury", "season 1", "test drop")
 _FUNGIBLE, _NFT = 0, 1
 """``TokenType`` values."""
 
-NewDraft = Callable[[int, int], Draft]
 
-
-class TokenPlayer:
+class TokenPlayer(Player):
     """The token transactions of one stream; the state lives in ``ledger.tokens``."""
 
-    def __init__(
-        self,
-        rng: random.Random,
-        ledger: Ledger,
-        writer: ItemWriter,
-        new_draft: NewDraft,
-        fee: Callable[[], int],
-        pick_payer: Callable[[int], int],
-    ) -> None:
-        self.rng = rng
-        self.ledger = ledger
-        self.tokens = ledger.tokens
-        self.writer = writer
-        self._new_draft = new_draft
-        self._fee = fee
-        self._pick_payer = pick_payer
+    def __init__(self, *tools: Any) -> None:
+        super().__init__(*tools)
+        self.tokens = self.ledger.tokens
 
     # ---- TokenCreate, TokenAssociate, TokenMint, TokenBurn ---------------------------------------
 
@@ -217,7 +202,7 @@ class TokenPlayer:
         every serial the owner has)."""
         fee = self._fee()
         owner = self._pick_payer(fee)
-        spender = self._other(self.ledger.user_accounts, owner)
+        spender = self.other_user(owner)
         draft = self._new_draft(slots[0], owner)
         approve = draft.body.cryptoApproveAllowance
         kinds = ["hbar"]
@@ -353,7 +338,7 @@ class TokenPlayer:
         sender, receiver, token, serial = key = self.rng.choice(claimable)
         amount = self.tokens.pending.pop(key)
         draft = self._new_draft(slots[0], receiver)
-        _pending_id(draft.body.tokenClaimAirdrop.pending_airdrops.add(), key)
+        set_pending_airdrop_id(draft.body.tokenClaimAirdrop.pending_airdrops.add(), *key)
         associations: tuple[tuple[int, int], ...] = ()
         if not self.tokens.is_associated(token, receiver):
             self.tokens.associate(token, receiver)
@@ -376,7 +361,7 @@ class TokenPlayer:
         key = self.rng.choice(cancellable)
         del self.tokens.pending[key]
         draft = self._new_draft(slots[0], key[0])
-        _pending_id(draft.body.tokenCancelAirdrop.pending_airdrops.add(), key)
+        set_pending_airdrop_id(draft.body.tokenCancelAirdrop.pending_airdrops.add(), *key)
         return [self.writer.finish(draft, fee, {}, RecordDetails(body_accounts=(key[1],)))]
 
     # ---- shared steps ------------------------------------------------------------------------
@@ -470,26 +455,9 @@ class TokenPlayer:
         else:
             self.tokens.move_nft(token, serial, sender, receiver)
 
-    def _other(self, accounts: Sequence[int], excluded: int) -> int:
-        while True:
-            account = self.rng.choice(accounts)
-            if account != excluded:
-                return account
-
 
 def _approve(amounts: object, owner: int) -> None:
     """Mark the owner's side of a transfer list as spent under an allowance."""
     for amount in amounts:  # type: ignore[attr-defined]
         if amount.accountID.accountNum == owner:
             amount.is_approval = True
-
-
-def _pending_id(target: hapi.basic_types.PendingAirdropId, key: tuple[int, int, int, int]) -> None:
-    sender, receiver, token, serial = key
-    target.sender_id.accountNum = sender
-    target.receiver_id.accountNum = receiver
-    if serial:
-        target.non_fungible_token.token_ID.tokenNum = token
-        target.non_fungible_token.serial_number = serial
-    else:
-        target.fungible_token_type.tokenNum = token

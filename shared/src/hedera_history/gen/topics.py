@@ -11,14 +11,14 @@ hashed like any message.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from hedera_history import hapi
 from hedera_history.gen.facts import GeneratedItem, TopicMessageFacts
-from hedera_history.gen.items import Draft, ItemWriter, RecordDetails
-from hedera_history.gen.ledger import Ledger
+from hedera_history.gen.items import Draft, RecordDetails
+from hedera_history.gen.player import Player
 from hedera_history.verify.topic_running_hash import INITIAL_RUNNING_HASH, RUNNING_HASH_VERSION, next_running_hash
 
 _AUTO_RENEW_SECONDS = 7_776_000
@@ -34,24 +34,11 @@ class _Topic:
     running_hash: bytes = INITIAL_RUNNING_HASH
 
 
-class TopicPlayer:
+class TopicPlayer(Player):
     """The topics of one stream and what their transactions do to them."""
 
-    def __init__(
-        self,
-        rng: random.Random,
-        ledger: Ledger,
-        writer: ItemWriter,
-        new_draft: Callable[[int, int], Draft],
-        fee: Callable[[], int],
-        pick_payer: Callable[[int], int],
-    ) -> None:
-        self.rng = rng
-        self.ledger = ledger
-        self.writer = writer
-        self._new_draft = new_draft
-        self._fee = fee
-        self._pick_payer = pick_payer
+    def __init__(self, *tools: Any) -> None:
+        super().__init__(*tools)
         self._topics: dict[int, _Topic] = {}
 
     def create(self, slots: Sequence[int]) -> list[GeneratedItem]:
