@@ -218,6 +218,12 @@ class Settings:
         "(port 40840 by default; lower priority first, then the order given); empty: the network preset's "
         "(no public network publishes any yet).",
     )
+    block_node_discovery: bool = setting(
+        True,
+        "Read blocks also from the block nodes registered on chain (HIP-1137 registered nodes offering the "
+        "block-node publish, status and subscribe APIs), as the follower finds them in the blocks it reads, "
+        "after those of HEDERA_HISTORY_BLOCK_NODES.",
+    )
     block_node_status_timeout_seconds: float = setting(
         2.0, "Longest wait for a block node's serverStatus answer (the first call on a connection also connects)."
     )

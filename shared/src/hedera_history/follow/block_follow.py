@@ -23,8 +23,12 @@ import logging
 from collections.abc import Callable
 
 from hedera_history.config import Settings
-from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock
+from hedera_history.errors import FormatError, HistoryError
+from hedera_history.follow.block_node_registry import BlockNodeRegistry, write_registry
+from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock, with_registered
 from hedera_history.follow.block_start import begin_history_at
+from hedera_history.follow.registered_nodes import registered_node_changes
+from hedera_history.formats.block import block_content
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest import IngestContext, IngestResult, Outcome
 from hedera_history.pipeline.ingest_block import BlockChecker, block_checker, ingest_block
@@ -45,6 +49,7 @@ class BlockFollow:
         next_block: int | None,
         monotonic: Callable[[], float],
         begins_history: bool = False,
+        registry: BlockNodeRegistry | None = None,
     ) -> None:
         if begins_history and next_block is not None:
             # The block the history begins with is the deployment's first: nothing before it is waited for.
@@ -63,6 +68,8 @@ class BlockFollow:
         self._last_arrival = monotonic()
         self._last_alert = float("-inf")
         self._history_starts = next_block if begins_history else None
+        self.registry = registry or BlockNodeRegistry()
+        """The block nodes registered on chain, as the blocks read so far register them."""
         self.declined: int | None = None
         """The block last found but not switched to (``follow.cutover``): not read again until quiet."""
 
@@ -123,7 +130,33 @@ class BlockFollow:
         if result.outcome not in (Outcome.PUBLISHED, Outcome.ALREADY_PUBLISHED):
             return False
         self.last_consensus_ns, self.last_source = checker.last_consensus_ns, fetched.source
+        self._discover(fetched)
         return True
+
+    def _discover(self, fetched: FetchedBlock) -> None:
+        """Apply the block's registered-node changes (HIP-1137): block nodes registered become
+        sources after the configured ones (``follow.registered_nodes``)."""
+        if not self.settings.block_node_discovery:
+            return
+        try:
+            content = block_content(fetched.data, fetched.name, limit=self.settings.max_decompressed_bytes)
+            changes = registered_node_changes(content, fetched.name)
+        except FormatError as e:
+            event(logger, "registered block nodes not read", logging.WARNING, block=fetched.number, error=str(e))
+            return
+        if not changes:
+            return
+        registry = self.registry.applied(changes, fetched.number)
+        if registry.endpoints == self.registry.endpoints:
+            self.registry = registry
+            return
+        self.registry = registry
+        self.sources = with_registered(self.sources, registry.endpoints, self.settings)
+        event(logger, "follower found block nodes", block=fetched.number, block_nodes=list(registry.endpoints))
+        try:
+            write_registry(self.ctx.gateway, registry)
+        except HistoryError as e:
+            event(logger, "registered block nodes not stored", logging.WARNING, block=fetched.number, error=str(e))
 
     def _publish(self, fetched: FetchedBlock, checker: BlockChecker) -> IngestResult:
         """Ingest the block; the block a history begins with first begins it (``follow.block_start``)."""

@@ -27,7 +27,8 @@ from hedera_history.formats.names import block_file_path, parse_block_file_name
 from hedera_history.logs import event
 from hedera_history.networks import network_named
 from hedera_history.sources.base import ObjectSource, open_source
-from hedera_history.sources.block_node import BlockNodeClient
+from hedera_history.sources.block_node import BlockNodeClient, BlockNodeOptions
+from hedera_history.sources.block_node_api import parse_endpoints
 
 logger = logging.getLogger(__name__)
 
@@ -94,8 +95,12 @@ class NodeBlocks:
 
     kind = "block node"
 
-    def __init__(self, client: BlockNodeClient) -> None:
+    def __init__(self, client: BlockNodeClient, *, registered: bool = False) -> None:
         self.client = client
+        self.registered = registered
+        """Block nodes registered on chain (HIP-1137), asked after the configured ones."""
+        if registered:
+            self.kind = "registered block node"
 
     def fetch(self, number: int) -> FetchedBlock | None:
         try:
@@ -153,6 +158,22 @@ def _number(relative: str) -> int | None:
         return None
 
 
+def with_registered(sources: CompositeBlocks, endpoints: Sequence[str], settings: Settings) -> CompositeBlocks:
+    """``sources`` with the block nodes registered on chain (``follow.registered_nodes``) after the
+    configured ones and before the bucket, those configured already left out; unchanged when
+    discovery is off (``HEDERA_HISTORY_BLOCK_NODE_DISCOVERY``)."""
+    if not settings.block_node_discovery:
+        return sources
+    configured = {(e.host, e.port, e.tls) for e in parse_endpoints(settings.block_nodes)}
+    found = [e for e in parse_endpoints(",".join(endpoints)) if (e.host, e.port, e.tls) not in configured]
+    kept = [source for source in sources.sources if not getattr(source, "registered", False)]
+    if found:
+        client = BlockNodeClient(found, BlockNodeOptions.from_settings(settings))
+        after = sum(1 for source in kept if isinstance(source, NodeBlocks))
+        kept.insert(after, NodeBlocks(client, registered=True))
+    return CompositeBlocks(kept)
+
+
 def block_source_url(settings: Settings) -> str:
     """The block bucket root: ``block_source``, else the preset's block bucket on GCS, else none."""
     if settings.block_source:
@@ -190,4 +211,5 @@ __all__ = [
     "block_folder",
     "block_source_url",
     "block_sources",
+    "with_registered",
 ]

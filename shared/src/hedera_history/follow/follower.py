@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from hedera_history.config import Settings
 from hedera_history.errors import FormatError, HistoryError, is_transient
 from hedera_history.follow.block_follow import BlockFollow
-from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock, block_sources
+from hedera_history.follow.block_node_registry import read_registry
+from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock, block_sources, with_registered
 from hedera_history.follow.block_start import block_start
 from hedera_history.follow.cache import CachedSource
 from hedera_history.follow.cutover import CutoverRule, HapiVersion, parse_hapi_version
@@ -259,13 +260,15 @@ class Follower:
                 (_listed_ns(name, folder) for folder, name in stored.listed.items()), default=-1
             )
         sources = self._block_sources if self._block_sources is not None else block_sources(self.settings)
+        registry = read_registry(gateway)
+        sources = with_registered(sources, registry.endpoints, s)
         next_block = stored.next_block if stored is not None else None
         on_blocks = block_start(self.start, gateway, sources, s) if stored is None else None
         if on_blocks is not None:
             next_block, self._begins_history = on_blocks.number, False
         begins = on_blocks is not None and on_blocks.begins_history
         self.blocks = BlockFollow(
-            self.ctx, s, sources, next_block=next_block, monotonic=self._clock, begins_history=begins
+            self.ctx, s, sources, next_block=next_block, monotonic=self._clock, begins_history=begins, registry=registry
         )
         report.start_period = key
         event(
