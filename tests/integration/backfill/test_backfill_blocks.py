@@ -25,6 +25,8 @@ from hedera_history.config import Settings
 from hedera_history.formats.stream_paths import BucketLayout
 from hedera_history.gen import GeneratedStream
 from hedera_history.gen.config_and_output import PeriodKind
+from hedera_history.gen.stream import generate_stream
+from hedera_history.gen.writer import write_stream
 from hedera_history.pipeline.block_load import load_block_runs
 from hedera_history.pipeline.local_load import load_periods
 from hedera_history.sources.base import open_source
@@ -194,3 +196,50 @@ def test_one_job_through_the_cutover_writes_the_cells_a_load_of_the_folder_write
     assert report.blocks is not None and report.blocks.summaries[0].first == records[-1].block_number + 1
     expected, backfilled = history.cells("cutover_load_"), history.cells("cutover_backfill_")
     assert backfilled == expected, describe_difference(expected, backfilled)
+
+
+def test_a_rerun_skips_the_blocks_stored_with_the_same_hash_and_leaves_the_cells_identical(
+    spark: Any, history: History, generated_cutover_stream: GeneratedStream, generated_cutover_stream_dir: Path
+) -> None:
+    """The second run of the same job on local Spark: every block is already complete with the
+    hash its file gives, so none is proof-checked or written again, and the tables stay as they were."""
+    from hedera_history.backfill.spark import spark_block_executor  # noqa: PLC0415
+
+    stream, folder = generated_cutover_stream, generated_cutover_stream_dir
+    job = _job(_settings(history, "blocks_rerun_", folder), stream, folder)
+    gateway = gateway_for_instance(history.instance, job.settings)
+    try:
+        first = run_block_backfill(job, spark_block_executor(spark), gateway)
+        assert first.ok and (first.written, first.skipped) == (len(stream.blocks), 0), first.summary_lines()
+        after_first = history.cells("blocks_rerun_")
+        rerun = run_block_backfill(job, spark_block_executor(spark), gateway)
+    finally:
+        gateway.close()
+    assert rerun.ok, rerun.summary_lines()
+    assert (rerun.written, rerun.skipped) == (0, len(stream.blocks))
+    assert rerun.transactions == 0
+    after_rerun = history.cells("blocks_rerun_")
+    assert after_rerun == after_first, describe_difference(after_first, after_rerun)
+
+
+def test_a_block_stored_with_another_hash_is_refused_never_overwritten(
+    history: History, generated_cutover_stream: GeneratedStream, generated_cutover_stream_dir: Path, tmp_path: Path
+) -> None:
+    """Another network's blocks under the same numbers stored first (loaded): the backfill refuses
+    every block of this one with ``conflicting_block``, writes none, and the tables keep the first."""
+    stream, folder = generated_cutover_stream, generated_cutover_stream_dir
+    other = generate_stream(replace(stream.config, transactions=stream.config.transactions + 1))
+    other_dir = tmp_path / "other"
+    write_stream(other, other_dir)
+    stored = _loaded(history, other, other_dir, "blocks_conflict_")
+    job = _job(_settings(history, "blocks_conflict_", folder), stream, folder, partitions=1)
+    gateway = gateway_for_instance(history.instance, job.settings)
+    try:
+        report = run_block_backfill(job, in_process(gateway), gateway)
+    finally:
+        gateway.close()
+    assert not report.ok and report.written == 0
+    failures = report.summaries[0].failures
+    assert len(failures) == len(stream.blocks) and all("conflicting_block" in f for f in failures), failures
+    after = history.cells("blocks_conflict_")
+    assert after == stored, describe_difference(stored, after)

@@ -54,6 +54,11 @@ class BlockBackfillReport:
         return sum(summary.written for summary in self.summaries)
 
     @property
+    def skipped(self) -> int:
+        """Blocks already stored complete with the same hash (a rerun), not written again."""
+        return sum(summary.skipped for summary in self.summaries)
+
+    @property
     def transactions(self) -> int:
         return sum(summary.transactions for summary in self.summaries)
 
@@ -62,18 +67,27 @@ class BlockBackfillReport:
             "ok": self.ok,
             "planned": self.planned,
             "written": self.written,
+            "skipped": self.skipped,
             "transactions": self.transactions,
             "tss_trust": self.tss_origin,
             "missing": list(self.missing),
             "partitions": [
-                {"index": s.index, "first": s.first, "last": s.last, "written": s.written, "failures": list(s.failures)}
+                {
+                    "index": s.index,
+                    "first": s.first,
+                    "last": s.last,
+                    "written": s.written,
+                    "skipped": s.skipped,
+                    "failures": list(s.failures),
+                }
                 for s in self.summaries
             ],
         }
 
     def summary_lines(self) -> list[str]:
         lines = [
-            f"blocks: {self.planned} planned, {self.written} written, in {len(self.summaries)} partition(s)",
+            f"blocks: {self.planned} planned, {self.written} written, {self.skipped} already complete,"
+            f" in {len(self.summaries)} partition(s)",
             f"transactions: {self.transactions}",
             f"TSS trust: {self.tss_origin}",
         ]

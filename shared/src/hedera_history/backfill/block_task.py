@@ -7,6 +7,11 @@ turned into a :class:`~hedera_history.block.VerifiedBlock` the same way and writ
 ``BlockWriter`` (completion cell last), so the cells are the stream's. The block before the
 partition is verified first and not written: the first block's link into the partition is checked
 here, and every boundary of the job is covered by the task after it.
+
+A rerun resumes: a block already stored complete with the hash the file gives (a wrapped block's
+running hash, a native block's root) is read, hashed and linked, but neither proof-checked nor
+written again (``skipped``); one stored with another hash is ``ConflictingBlockError``, never
+written (``BlockCheckOptions.stored``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from hedera_history.sources.base import ObjectSource, open_source
 from hedera_history.sources.block_node import BlockNodeClient
 from hedera_history.store.bigtable_client import open_gateway
 from hedera_history.store.gateway import BigtableGateway
+from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.block_tss import LedgerTssCheck, ledger_check
 from hedera_history.verify.block_verified import verified_block
@@ -41,10 +47,12 @@ class BlockSummary:
     written: int = 0
     transactions: int = 0
     failures: tuple[str, ...] = field(default_factory=tuple)
+    skipped: int = 0
+    """Blocks already stored complete with the same hash (a rerun): not written again."""
 
     @property
     def ok(self) -> bool:
-        return not self.failures and self.written == self.last - self.first + 1
+        return not self.failures and self.written + self.skipped == self.last - self.first + 1
 
 
 class _Read:
@@ -102,9 +110,12 @@ def run_block_partition(
     fetcher = _Fetcher(job)
     store = gateway if gateway is not None else open_gateway(job.settings)
     counts = _Counts()
+    listed = ([partition.before] if partition.before is not None else []) + list(partition.blocks)
+    stored = HistoryReader(store).shown_hashes(block.number for block in listed)
     try:
         with task_collector():
-            for written in BlockWriter(store, job.settings).iter_write(_verified(job, partition, fetcher, counts)):
+            blocks = _verified(job, listed, partition, fetcher, counts, stored)
+            for written in BlockWriter(store, job.settings).iter_write(blocks):
                 if written.complete:
                     counts.written += 1
                 else:
@@ -119,6 +130,7 @@ def run_block_partition(
         counts.written,
         counts.transactions,
         tuple(counts.failures),
+        counts.skipped,
     )
 
 
@@ -128,14 +140,21 @@ class _Counts:
     written: int = 0
     transactions: int = 0
     failures: list[str] = field(default_factory=list)
+    skipped: int = 0
 
 
-def _verified(job: BlockJob, partition: BlockPartition, fetcher: _Fetcher, counts: _Counts) -> Iterator[VerifiedBlock]:
+def _verified(
+    job: BlockJob,
+    listed: list[ListedBlock],
+    partition: BlockPartition,
+    fetcher: _Fetcher,
+    counts: _Counts,
+    stored: dict[int, bytes],
+) -> Iterator[VerifiedBlock]:
     book = parse_address_book(job.book, "the backfill's address book") if job.book is not None else None
     options = BlockCheckOptions(
-        ratio=job.ratio, tss=tss_check(job), max_decompressed=job.settings.max_decompressed_bytes
+        ratio=job.ratio, tss=tss_check(job), max_decompressed=job.settings.max_decompressed_bytes, stored=stored.get
     )
-    listed = ([partition.before] if partition.before is not None else []) + list(partition.blocks)
     for report in verify_blocks((_Read(block, fetcher) for block in listed), book, options):
         number = report.block.number if report.block is not None else None
         if partition.before is not None and number == partition.before.number:
@@ -148,6 +167,9 @@ def _verified(job: BlockJob, partition: BlockPartition, fetcher: _Fetcher, count
 
 
 def _block(report: BlockReport, job: BlockJob, counts: _Counts) -> VerifiedBlock | None:
+    if report.already_stored:
+        counts.skipped += 1
+        return None
     try:
         block = verified_block(report, accept_unsigned=job.settings.unsigned_blocks)
     except HistoryError as e:

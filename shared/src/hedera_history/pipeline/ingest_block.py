@@ -57,7 +57,7 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.block_chain import BlockChain
 from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.block_verified import verified_block
-from hedera_history.verify.blocks import BlockCheckOptions, BlockReport, check_parsed_block
+from hedera_history.verify.blocks import BlockCheckOptions, BlockReport, check_parsed_block, conflicting_block
 
 NATIVE_LINK_SUFFIX = ".blk"
 """A native block's link is recorded under its block-node name (``<19 digits>.blk``): how the
@@ -240,14 +240,10 @@ def check_no_other_block(
     the second one's proof (under a weak trust root two blocks N can both verify)."""
     other = next((link.hash for link in published if link.hash != block_hash), None)
     if other is None:
-        stored = reader.get_block(number)
-        shown = None if stored is None else stored.end_running_hash or stored.file_hash
+        shown = reader.shown_hashes([number]).get(number)
         other = shown if shown is not None and shown != block_hash else None
     if other is not None:
-        raise ConflictingBlockError(
-            f"block {number} is already stored with hash {other.hex()[:16]}…, this one's is {block_hash.hex()[:16]}…",
-            file=file,
-        )
+        raise conflicting_block(number, other, block_hash, file=file)
 
 
 def _check_stored_link(block: BlockFile, report: BlockReport, verified: VerifiedBlock, previous: list[Link]) -> None:

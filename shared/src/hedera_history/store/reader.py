@@ -147,6 +147,25 @@ class HistoryReader:
             self._highest_seen = number
         _keep(self._complete, number, None, self._cache_size)
 
+    def shown_hashes(self, numbers: Iterable[int]) -> dict[int, bytes]:
+        """The hash each complete block among ``numbers`` shows (its end running hash, else its file
+        hash: what the next block names, a native block's root), by number; only those cells read."""
+        found: dict[int, bytes] = {}
+        qualifiers = b"|".join((s.Q_END_RUNNING_HASH, s.Q_FILE_HASH, s.Q_COMPLETE))
+        for chunk in chunks(sorted(set(numbers)), KEY_CHUNK):
+            query = RowQuery(
+                keys=tuple(row_key_for_block(n) for n in chunk),
+                families=(s.BLOCK_HEADER_FAMILY, s.BLOCK_COMPLETION_FAMILY),
+                qualifier_regex=b"^(" + qualifiers + b")$",
+            )
+            for row in self.gateway.read_rows(s.BLOCKS, query):
+                shown = row.cell(s.BLOCK_HEADER_FAMILY, s.Q_END_RUNNING_HASH) or row.cell(
+                    s.BLOCK_HEADER_FAMILY, s.Q_FILE_HASH
+                )
+                if shown is not None and row.cell(s.BLOCK_COMPLETION_FAMILY, s.Q_COMPLETE) is not None:
+                    found[block_number_from_key(row.key)] = decode_value(shown.value)
+        return found
+
     def unsigned_blocks(self, numbers: Iterable[int]) -> set[int]:
         """The subset of ``numbers`` whose blocks were stored unsigned (``StoredBlock.unsigned``):
         one read of their ``h:block_proof`` cells for the numbers not seen before (a block's proof

@@ -14,7 +14,7 @@ the wrapped record files as it does with record files (0.0.102 updates and node 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
@@ -23,6 +23,7 @@ from hedera_history.books.address_book import AddressBook
 from hedera_history.books.updates import AddressBookTracker
 from hedera_history.errors import (
     BlockNumberMismatchError,
+    ConflictingBlockError,
     CorruptFileError,
     FormatError,
     HistoryError,
@@ -63,6 +64,9 @@ class BlockReport:
     wrapped: WrappedRecordFile | None
     signature: SignatureCheck | None
     error: HistoryError | None
+    already_stored: bool = False
+    """The block is stored complete with this hash (``BlockCheckOptions.stored``): its root, links
+    and wrapped record file were checked, its proof was not (it was when it was stored)."""
 
     @property
     def ok(self) -> bool:
@@ -76,6 +80,11 @@ class BlockCheckOptions:
     tss: TssProofCheck | None = None
     """Checks TSS proofs; None: they are reported unverified."""
     max_decompressed: int | None = None
+    stored: Callable[[int], bytes | None] | None = None
+    """The hash of the block stored complete under a number (None: none): a run that resumes. A
+    block stored with its own hash (a wrapped block's running hash, a native block's root) is
+    reported ``already_stored``, its proof not checked again; one stored with another hash is
+    ConflictingBlockError."""
 
 
 def verify_blocks(
@@ -155,6 +164,14 @@ def check_parsed_block(
             wrapped = _wrapped_record(block)
         except (FormatError, VerificationError) as e:
             errors.append(e)
+    stored: bytes | None = None
+    if options.stored is not None and not errors and (wrapped is not None or not block.wrapped):
+        stored = options.stored(block.number)
+    if stored is not None:
+        identity = wrapped.record.hash if wrapped is not None else hashes.root
+        if stored == identity:
+            return BlockReport(name, block, hashes, links, wrapped, None, None, already_stored=True)
+        errors.append(conflicting_block(block.number, stored, identity, file=name))
     signature, proof_error = check_proofs(
         block,
         hashes.root,
@@ -165,6 +182,14 @@ def check_parsed_block(
     )
     errors.extend([proof_error] if proof_error is not None else [])
     return BlockReport(name, block, hashes, links, wrapped, signature, errors[0] if errors else None)
+
+
+def conflicting_block(number: int, stored: bytes, found: bytes, *, file: str) -> ConflictingBlockError:
+    """Block ``number`` stored with hash ``stored``, another block ``number`` with hash ``found``."""
+    return ConflictingBlockError(
+        f"block {number} is already stored with hash {stored.hex()[:16]}…, this one's is {found.hex()[:16]}…",
+        file=file,
+    )
 
 
 def _wrapped_record(block: BlockFile) -> WrappedRecordFile | None:
