@@ -76,6 +76,26 @@ def test_items_and_fields_newer_than_the_protobufs_are_kept() -> None:
     assert block.items[1].kind == 25 and block.items[1].name == "item_25" and block.items[1].data == future
     assert block.items[0].payload == header_payload and block.number == 3
     assert kind_name(19) == "redacted_item"
+    assert block.items_only is None and block.content() == serialize_block(items)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        length_delimited(2, b"a Block field"),
+        varint_field(3, 1),
+        # an item whose length takes a byte more than it needs
+        b"\x0a" + bytes([0x80 | len(item(ItemKind.EVENT_HEADER, b"")), 0x00]) + item(ItemKind.EVENT_HEADER, b""),
+    ],
+)
+def test_the_content_is_the_items_alone_as_they_stand(extra: bytes) -> None:
+    """A block read as its items alone hands back the bytes read; anything else, or an item in a
+    longer encoding, leaves its content to be serialised again from the items."""
+    plain = _block(*body_items(1, 2))
+    block = parse_block(plain, "3.blk")
+    assert block.items_only is plain and block.content() == plain
+    mixed = parse_block(plain + extra, "3.blk")
+    assert mixed.items_only is None and mixed.content() == serialize_block(i.data for i in mixed.items)
 
 
 @pytest.mark.parametrize(

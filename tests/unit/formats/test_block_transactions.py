@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from hedera_history.errors import BlockTransactionError
+from hedera_history.errors import BlockTransactionError, CorruptFileError
+from hedera_history.formats.block import ItemKind, parse_block, serialize_block
 from hedera_history.formats.block_protos import BlockItem
-from hedera_history.formats.block_transactions import block_transactions
+from hedera_history.formats.block_transactions import BlockTransaction, block_file_transactions, block_transactions
 
 from tests.unit.formats.block_builders import (
     BASE_NS,
@@ -19,6 +20,7 @@ from tests.unit.formats.block_builders import (
     state_item,
     trace_item,
 )
+from tests.unit.formats.block_files import footer_item, header_item, item, tss_proof_item
 
 FAILED = 7  # INVALID_SIGNATURE
 
@@ -109,3 +111,49 @@ def test_a_signed_transaction_that_does_not_decode_is_a_typed_error() -> None:
     items = [BlockItem(signed_transaction=b"\xff\xff"), result_item(BASE_NS)]
     with pytest.raises(BlockTransactionError, match="transaction 0"):
         block_transactions(items)
+
+
+def _as_read(transaction: BlockTransaction) -> tuple[object, ...]:
+    return (
+        transaction.signed_transaction_bytes,
+        transaction.body.SerializeToString(),
+        transaction.result.SerializeToString(),
+        [m.SerializeToString() for m in (*transaction.outputs, *transaction.trace_data, *transaction.state_changes)],
+        transaction.parent,
+        transaction.in_batch,
+        transaction.item_indexes,
+    )
+
+
+def test_a_block_files_items_read_from_their_wire_bytes_group_as_their_messages_do() -> None:
+    inner = [signed_bytes(body(payer=2000 + n, cryptoTransfer={})) for n in range(2)]
+    middle = [
+        round_header(1),
+        event_header(),
+        state_item(BASE_NS - 1),
+        signed_item(body(atomic_batch={"transactions": inner})),
+        result_item(BASE_NS),
+        result_item(BASE_NS + 1, parent_ns=BASE_NS),
+        signed_item(body(cryptoCreateAccount={})),
+        result_item(BASE_NS + 2, parent_ns=BASE_NS + 1),
+        output_item(account_create={}),
+        trace_item(submit_message_trace_data={"sequence_number": 1}),
+        state_item(BASE_NS + 2),
+        result_item(BASE_NS + 3, parent_ns=BASE_NS),
+        BlockItem.FromString(bytes([0xA2, 0x06, 0x01, 0x00])),  # a kind newer than the protobufs
+        signed_item(body(cryptoTransfer={})),
+        result_item(BASE_NS + 4),
+        state_item(BASE_NS + 4),
+    ]
+    data = serialize_block([header_item(3), *(i.SerializeToString() for i in middle), footer_item(), tss_proof_item(3)])
+    block = parse_block(data, "3.blk")
+    from_messages = block_transactions([i.message() for i in block.items])
+    assert len(from_messages) == 5
+    assert [_as_read(t) for t in block_file_transactions(block)] == [_as_read(t) for t in from_messages]
+
+
+def test_a_block_file_item_that_does_not_parse_is_corrupt() -> None:
+    middle = [signed_item(body(cryptoTransfer={})).SerializeToString(), item(ItemKind.TRANSACTION_RESULT, b"\xff")]
+    block = parse_block(serialize_block([header_item(3), *middle, footer_item(), tss_proof_item(3)]), "3.blk")
+    with pytest.raises(CorruptFileError, match="transaction_result item"):
+        block_file_transactions(block)

@@ -27,6 +27,7 @@ from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
+from google.protobuf.unknown_fields import UnknownFieldSet
 
 from hedera_history import hapi  # noqa: F401  (registers the bare SDK package the imports below need)
 from hedera_history.errors import CorruptFileError, DecompressionError, UnsupportedVersionError
@@ -177,10 +178,20 @@ class BlockFile:
     proofs: tuple[BlockProofItem, ...]
     record_file: bytes | None
     """Wrapped record blocks (HIP-1427): the serialised ``RecordFileItem``, exactly as on the wire."""
+    items_only: bytes | None = None
+    """The serialised ``Block`` read, when it is its items and nothing else, each in its shortest
+    encoding (then it is :meth:`content`, which need not be built again); else None."""
 
     @property
     def wrapped(self) -> bool:
         return self.record_file is not None
+
+    def content(self) -> bytes:
+        """The serialised ``Block`` of the items: every item as it stands on the wire (what the
+        block's root hash covers; fields of ``Block`` other than its items left out)."""
+        if self.items_only is not None:
+            return self.items_only
+        return serialize_block(item.data for item in self.items)
 
     def item_counts(self) -> dict[str, int]:
         """Items by kind name, in the order kinds first appear."""
@@ -216,7 +227,8 @@ def block_content(data: bytes, name: str, *, limit: int, node: str | None = None
 
 def parse_block(content: bytes, name: str, *, size: int | None = None) -> BlockFile:
     """A serialised ``Block``; ``size`` is the stored (compressed) size."""
-    items = tuple(_items(content, name))
+    walked, items_only = _items(content, name)
+    items = tuple(walked)
     if not items:
         raise CorruptFileError("field items: expected at least a header, a footer and a proof but got none", file=name)
     if items[0].kind != ItemKind.BLOCK_HEADER:
@@ -248,6 +260,7 @@ def parse_block(content: bytes, name: str, *, size: int | None = None) -> BlockF
         footer=_footer(footers[0].payload, name),
         proofs=proofs,
         record_file=records[0].payload if records else None,
+        items_only=content if items_only else None,
     )
 
 
@@ -264,25 +277,29 @@ def parse_message(message_type: Any, data: bytes, what: str, name: str) -> Any:
         raise CorruptFileError(f"field {what}: protobuf does not parse: {e}", file=name or None) from e
 
 
-def _items(content: bytes, name: str) -> list[BlockItem]:
-    """Every item, as upb hands back its bytes when that is exact, else by a walk of the wire."""
-    raw = _raw_items(content)
+def _items(content: bytes, name: str) -> tuple[list[BlockItem], bool]:
+    """Every item, as upb hands back its bytes when that is exact, else by a walk of the wire; and
+    whether ``content`` is the items alone, each in its shortest encoding."""
+    raw = _raw_block(content)
     if raw is None:
-        return _walked_items(content, name)
+        return _walked_items(content, name), False
     items: list[BlockItem] = []
     append = items.append
-    for index, data in enumerate(raw):
+    for index, data in enumerate(raw.items):
         append(_short_item(data) or _item(data, 0, len(data), index, name))
-    return items
+    # ByteSize is the items' shortest encoding and any field upb did not know; with none of
+    # those, a content of that size holds nothing but the items, encoded so.
+    items_only = raw.ByteSize() == len(content) and not len(UnknownFieldSet(raw))
+    return items, items_only
 
 
-def _raw_items(content: bytes) -> list[bytes] | None:
-    """Each item's bytes through a view of ``Block`` whose items are ``bytes``: upb copies a bytes
-    field as it stands, so these are the wire bytes (fields after or between the items stay
-    unknown fields, as the walk steps over them). None when upb refuses the input: then the walk
-    names the fault."""
+def _raw_block(content: bytes) -> Any | None:
+    """``content`` parsed as a ``Block`` whose items are ``bytes``: upb copies a bytes field as it
+    stands, so its items are the wire bytes (fields after or between the items stay unknown
+    fields, as the walk steps over them). None when upb refuses the input: then the walk names the
+    fault."""
     try:
-        return list(_RawBlock.FromString(content).items)
+        return _RawBlock.FromString(content)
     except DecodeError:
         return None
 
@@ -344,7 +361,7 @@ def _item(content: bytes, start: int, stop: int, index: int, name: str) -> Block
 
 
 def _raw_block_type() -> Any:
-    """``Block`` with its items declared ``bytes`` (same wire format), for :func:`_raw_items`."""
+    """``Block`` with its items declared ``bytes`` (same wire format), for :func:`_raw_block`."""
     field = descriptor_pb2.FieldDescriptorProto
     package = "hedera_history.raw_block"
     proto = descriptor_pb2.FileDescriptorProto(name="hedera_history/raw_block.proto", package=package, syntax="proto3")

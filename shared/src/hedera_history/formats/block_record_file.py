@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from hedera_history.formats.block import BlockFile
 from hedera_history.formats.block_hash import block_root_hash
-from hedera_history.formats.block_records import BlockRecords, records_from_items
+from hedera_history.formats.block_records import BlockRecords, block_records
+from hedera_history.formats.block_transactions import block_file_transactions
 from hedera_history.formats.parsed_files import RecordFile, SidecarFile
 
 BLOCK_FILE_VERSION = 7
@@ -63,7 +64,7 @@ def native_block_files(block: BlockFile, root_hash: bytes | None = None) -> tupl
     """A parsed native block as the record file and sidecar files the row builder reads (a wrapped
     block carries its record file instead, and has no transactions of its own here); ``root_hash``
     the block's root when its check computed it already."""
-    records = records_from_items([item.message(block.name) for item in block.items])
+    records = block_records(block_file_transactions(block))
     record = block_record_file(
         block.name,
         block.number,

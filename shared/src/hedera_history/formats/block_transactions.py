@@ -20,18 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.errors import BlockTransactionError
+from hedera_history.formats.block import BlockFile, ItemKind, parse_message
 from hedera_history.formats.block_protos import BlockItem, StateChanges, TraceData, TransactionOutput, TransactionResult
-
-_SIGNED_TRANSACTION = "signed_transaction"
-_RESULT = "transaction_result"
-_OUTPUT = "transaction_output"
-_TRACE = "trace_data"
-_STATE_CHANGES = "state_changes"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -79,53 +75,110 @@ class BlockTransaction:
 def block_transactions(items: Sequence[BlockItem]) -> tuple[BlockTransaction, ...]:
     """Every transaction of a native block, in stream order; BlockTransactionError when a signed
     transaction or its body does not decode."""
-    return tuple(_Grouping(items).run())
+    kinds = [_KIND_NUMBERS.get(item.WhichOneof("item") or "", 0) for item in items]
+    parts = [_message_part(kind, item) for kind, item in zip(kinds, items, strict=True)]
+    return tuple(_Grouping(kinds, parts).run())
+
+
+def _message_part(kind: int, item: BlockItem) -> Any:
+    if kind == _SIGNED_TRANSACTION:
+        return bytes(item.signed_transaction)
+    field = _PART_FIELDS.get(kind)
+    return None if field is None else getattr(item, field)
+
+
+def block_file_transactions(block: BlockFile) -> tuple[BlockTransaction, ...]:
+    """:func:`block_transactions` of a parsed block file's items, each read from its wire bytes
+    as the message its kind names (no ``BlockItem`` wrapper parsed); CorruptFileError naming the
+    item kind when one does not parse, as :meth:`~hedera_history.formats.block.BlockItem.message`."""
+    kinds = [item.kind for item in block.items]
+    parts: list[Any] = []
+    append = parts.append
+    for item in block.items:
+        kind = item.kind
+        if kind == _SIGNED_TRANSACTION:
+            append(item.payload)
+        elif kind in _PART_TYPES:
+            append(parse_message(_PART_TYPES[kind], item.payload, f"{item.name} item", block.name))
+        else:
+            item.message(block.name)  # every item parses, as the reference reads them all
+            append(None)
+    return tuple(_Grouping(kinds, parts).run())
+
+
+_SIGNED_TRANSACTION = int(ItemKind.SIGNED_TRANSACTION)
+_RESULT = int(ItemKind.TRANSACTION_RESULT)
+_OUTPUT = int(ItemKind.TRANSACTION_OUTPUT)
+_TRACE = int(ItemKind.TRACE_DATA)
+_STATE_CHANGES = int(ItemKind.STATE_CHANGES)
+_PART_FIELDS = {
+    _RESULT: "transaction_result",
+    _OUTPUT: "transaction_output",
+    _TRACE: "trace_data",
+    _STATE_CHANGES: "state_changes",
+}
+"""The item kinds a transaction is made of (its signed transaction aside) -> ``BlockItem``'s field."""
+_PART_TYPES = {
+    _RESULT: TransactionResult,
+    _OUTPUT: TransactionOutput,
+    _TRACE: TraceData,
+    _STATE_CHANGES: StateChanges,
+}
+_KIND_NUMBERS = {kind.name.lower(): int(kind) for kind in ItemKind}
 
 
 class _Grouping:
-    def __init__(self, items: Sequence[BlockItem]) -> None:
-        self.items = items
-        self.cases = [item.WhichOneof("item") for item in items]
+    """The walk over the items: ``kinds`` their field numbers, ``parts`` what each holds (the
+    signed transaction's bytes, the parsed message of a transaction's other items, else None)."""
+
+    def __init__(self, kinds: list[int], parts: list[Any]) -> None:
+        self.kinds = kinds
+        self.parts = parts
         self.index = 0
         self.found: list[BlockTransaction] = []
         self.batch: Sequence[bytes] = ()
         self.batch_next = 0
 
     def run(self) -> list[BlockTransaction]:
-        while self.index < len(self.items):
+        count = len(self.kinds)
+        while self.index < count:
             before = self.index
             self._read_transactions()
             if self.index == before:
                 self.index += 1  # an item that starts no transaction
         return self.found
 
-    def _take(self, case: str) -> int | None:
-        """The index of the next item if it is of ``case`` (consumed), else None; state changes
+    def _take(self, kind: int) -> int | None:
+        """The index of the next item if it is of ``kind`` (consumed), else None; state changes
         of no transaction in between are consumed, except while outputs or trace data are read
         (the state changes then may be the transaction's own)."""
-        cases = self.cases
-        while self.index < len(cases):
-            current = cases[self.index]
-            if current == case:
-                self.index += 1
-                return self.index - 1
-            if current == _STATE_CHANGES and case not in (_OUTPUT, _TRACE):
-                self.index += 1
+        kinds = self.kinds
+        index = self.index
+        skips = kind not in (_OUTPUT, _TRACE)
+        while index < len(kinds):
+            current = kinds[index]
+            if current == kind:
+                self.index = index + 1
+                return index
+            if current == _STATE_CHANGES and skips:
+                index += 1
                 continue
-            return None
+            break
+        self.index = index
         return None
 
     def _next_signed(self) -> tuple[bytes, int | None] | None:
         """The next signed transaction: an item, else the batch's next user transaction."""
         position = self._take(_SIGNED_TRANSACTION)
         if position is not None:
-            return bytes(self.items[position].signed_transaction), position
+            return self.parts[position], position
         if self.batch_next < len(self.batch):
             self.batch_next += 1
             return bytes(self.batch[self.batch_next - 1]), None
         return None
 
     def _read_transactions(self) -> None:
+        parts = self.parts
         while (signed := self._next_signed()) is not None:
             data, signed_position = signed
             in_batch = signed_position is None
@@ -135,13 +188,13 @@ class _Grouping:
                 if in_batch:
                     self.batch, self.batch_next = (), 0
                 continue
-            positions = [p for p in (signed_position, result_position) if p is not None]
+            positions = [result_position] if signed_position is None else [signed_position, result_position]
             outputs = self._take_all(_OUTPUT, positions)
             traces = self._take_all(_TRACE, positions)
-            result = self.items[result_position].transaction_result
+            result = parts[result_position]
             changes = []
             while (position := self._take(_STATE_CHANGES)) is not None:
-                item_changes = self.items[position].state_changes
+                item_changes = parts[position]
                 if item_changes.consensus_timestamp != result.consensus_timestamp:
                     break  # consumed, but of no transaction
                 changes.append(item_changes)
@@ -151,8 +204,8 @@ class _Grouping:
                 signed_transaction=signed_transaction,
                 body=body,
                 result=result,
-                outputs=tuple(self.items[p].transaction_output for p in outputs),
-                trace_data=tuple(self.items[p].trace_data for p in traces),
+                outputs=tuple([parts[p] for p in outputs]),
+                trace_data=tuple([parts[p] for p in traces]),
                 state_changes=tuple(changes),
                 parent=self._parent(result),
                 in_batch=in_batch,
@@ -162,9 +215,9 @@ class _Grouping:
             if body.WhichOneof("data") == "atomic_batch":
                 self.batch, self.batch_next = body.atomic_batch.transactions, 0
 
-    def _take_all(self, case: str, positions: list[int]) -> list[int]:
+    def _take_all(self, kind: int, positions: list[int]) -> list[int]:
         taken = []
-        while (position := self._take(case)) is not None:
+        while (position := self._take(kind)) is not None:
             taken.append(position)
             positions.append(position)
         return taken

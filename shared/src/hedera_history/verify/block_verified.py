@@ -23,7 +23,6 @@ from dataclasses import replace
 
 from hedera_history.block import ConsensusSummary, NativeBlock, VerifiedBlock
 from hedera_history.errors import UnverifiedProofError, VerificationError
-from hedera_history.formats.block import BlockFile, serialize_block
 from hedera_history.formats.block_record_file import native_block_files
 from hedera_history.formats.names import block_file_path
 from hedera_history.formats.rebuild import signed_file_bytes
@@ -47,13 +46,13 @@ def verified_block(report: BlockReport, *, accept_unsigned: bool = False) -> Ver
         record = wrapped.record
         summary = ConsensusSummary(record.file_hash, None, check.stake, check.total_stake)
         stored = signed_file_bytes(record) if wrapped.version == WRAPPED_V6 else None
-        envelope = block_envelope(_content(block), stored[len(VERSION_PREFIX) :] if stored else None, block.name)
+        envelope = block_envelope(block.content(), stored[len(VERSION_PREFIX) :] if stored else None, block.name)
         return VerifiedBlock(
             record, block.number, wrapped.sidecars, check.signatures, summary, wrapped_envelope=envelope
         )
     record, sidecars = native_block_files(block, hashes.root)
     proof = next(p for p in block.proofs if p.kind == check.proof)
-    native = NativeBlock(_content(block), proof.data, signed=check.verified)
+    native = NativeBlock(block.content(), proof.data, signed=check.verified)
     return VerifiedBlock(
         replace(record, name=block_file_path(block.number, compression="", bucket=False)),
         block.number,
@@ -62,11 +61,6 @@ def verified_block(report: BlockReport, *, accept_unsigned: bool = False) -> Ver
         ConsensusSummary(hashes.root, None, check.stake, check.total_stake),
         native,
     )
-
-
-def _content(block: BlockFile) -> bytes:
-    """The serialised ``Block``: every item as it stands on the wire."""
-    return serialize_block(item.data for item in block.items)
 
 
 def is_unsigned_placeholder(report: BlockReport) -> bool:
