@@ -324,7 +324,9 @@ class TokenPlayer(Player):
         return [self.writer.finish(draft, fee, {}, details)]
 
     def claim(self, slots: Sequence[int]) -> list[GeneratedItem]:
-        """The receiver takes a pending airdrop: it is associated and the tokens move."""
+        """The receiver takes a pending airdrop: it is associated and the tokens move. The
+        association is the claim's own, not an automatic one: the record does not list it, as the
+        consensus node's claim handler records none (only its early versions did)."""
         fee = self._fee()
         claimable = [
             key
@@ -339,17 +341,14 @@ class TokenPlayer(Player):
         amount = self.tokens.pending.pop(key)
         draft = self._new_draft(slots[0], receiver)
         set_pending_airdrop_id(draft.body.tokenClaimAirdrop.pending_airdrops.add(), *key)
-        associations: tuple[tuple[int, int], ...] = ()
         if not self.tokens.is_associated(token, receiver):
             self.tokens.associate(token, receiver)
-            associations = ((token, receiver),)
         if serial:
             self.tokens.move_nft(token, serial, sender, receiver)
-            details = RecordDetails(nft_moves=((token, sender, receiver, serial),), automatic_associations=associations)
+            details = RecordDetails(nft_moves=((token, sender, receiver, serial),))
         else:
             self.tokens.move_fungible(token, {sender: -amount, receiver: amount})
-            moves = ((token, sender, -amount), (token, receiver, amount))
-            details = RecordDetails(token_moves=moves, automatic_associations=associations)
+            details = RecordDetails(token_moves=((token, sender, -amount), (token, receiver, amount)))
         return [self.writer.finish(draft, fee, {}, details)]
 
     def cancel(self, slots: Sequence[int]) -> list[GeneratedItem]:
