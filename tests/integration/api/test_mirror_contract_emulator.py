@@ -1,6 +1,6 @@
 """Contract test: on the real V5 and V6 record files written to the Bigtable emulator (and a
 generated stream for what they do not hold: topics, network files, stake updates, derived
-balances), every route we serve under the reference mirror node's paths answers what its OpenAPI
+balances; and hand-built token history for tokens, NFTs and allowances), every route we serve under the reference mirror node's paths answers what its OpenAPI
 declares (the response schema of each status, checked by openapi-schema-validator), with the
 reference's CORS header and cache headers for immutable answers."""
 
@@ -32,6 +32,7 @@ from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.unit.api.token_world import ALICE, ART, GOLD, TREASURY, token_world
 from tests.unit.api.topic_world import verified_blocks
 from tests.unit.api.wsgi_app import query_app
 
@@ -46,6 +47,7 @@ CONTRACT_CALL = "1657701971.304284003"
 """The real V6 contract call by 0.0.2, with a child create (nonce 1) one nanosecond later."""
 BOOK_EFFECTIVE_NS = 1_600_000_000 * 10**9
 GENERATED = "generated"
+TOKEN_SET = "tokens"
 STAKES = (10**17, 2 * 10**17, 3 * 10**17, 4 * 10**17)
 GENERATED_CONFIG = GeneratorConfig(
     nodes=4,
@@ -113,12 +115,23 @@ def checker(bigtable_client: Any, hedera_data: Path, tmp_path_factory: pytest.Te
         clients[name] = query_app(HistoryReader(gateway)).test_client()
     clients[GENERATED], generated_gateway = _generated_set(instance, tmp_path_factory.mktemp("contract-generated"))
     gateways.append(generated_gateway)
+    clients[TOKEN_SET], token_gateway = _token_set(instance)
+    gateways.append(token_gateway)
     yield Checker(ReferenceContract(load_reference_document()), clients)
     for gateway in gateways:
         gateway.close()
     for table in instance.list_tables():
         with contextlib.suppress(Exception):
             table.delete()
+
+
+def _token_set(instance: Any) -> tuple[Any, Any]:
+    """A query client and its gateway over hand-built token history (``token_world``)."""
+    settings = Settings.from_env({}, table_prefix="tok_")
+    ensure_tables(instance, settings)
+    gateway = gateway_for_instance(instance, settings)
+    assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(list(token_world().blocks)))
+    return query_app(HistoryReader(gateway)).test_client(), gateway
 
 
 def _generated_set(instance: Any, folder: Path) -> tuple[Any, Any]:
@@ -340,6 +353,26 @@ def test_schedules_and_airdrops(checker: Checker) -> None:
         answer = checker.get(GENERATED, f"/api/v1/accounts/0.0.1001/airdrops/{route}")
         assert answer["links"] == {"next": None}
     checker.get(GENERATED, "/api/v1/accounts/0.0.1001/airdrops/pending?sender.id=x", 400)
+
+
+def test_tokens_nfts_and_allowances(checker: Checker) -> None:
+    gold, art, alice, treasury = f"0.0.{GOLD}", f"0.0.{ART}", f"0.0.{ALICE}", f"0.0.{TREASURY}"
+    assert checker.get(TOKEN_SET, f"/api/v1/tokens/{gold}")["total_supply"] == "1500"
+    assert checker.get(TOKEN_SET, f"/api/v1/tokens/{art}?timestamp=lte:9000000000")["token_id"] == art
+    checker.get(TOKEN_SET, f"/api/v1/tokens/{art}?timestamp=1", 404)  # not created yet
+    holders = checker.follow(TOKEN_SET, f"/api/v1/tokens/{gold}/balances?limit=1", "balances")
+    assert sum(b["balance"] for b in holders) == 1500
+    assert checker.follow(TOKEN_SET, f"/api/v1/accounts/{treasury}/tokens?limit=1", "tokens")
+    nfts = checker.follow(TOKEN_SET, f"/api/v1/tokens/{art}/nfts?limit=1", "nfts")
+    assert [n["serial_number"] for n in nfts] == [3, 2, 1]
+    assert checker.get(TOKEN_SET, f"/api/v1/tokens/{art}/nfts/1") == nfts[-1]
+    assert checker.follow(TOKEN_SET, f"/api/v1/tokens/{art}/nfts/3/transactions?limit=1", "transactions")
+    assert checker.get(TOKEN_SET, f"/api/v1/accounts/{treasury}/nfts")["nfts"] == nfts[-1:]
+    for kind in ("crypto", "tokens"):
+        assert checker.get(TOKEN_SET, f"/api/v1/accounts/{alice}/allowances/{kind}")["allowances"]
+    assert checker.get(TOKEN_SET, f"/api/v1/accounts/{treasury}/allowances/nfts")["allowances"]
+    checker.get(TOKEN_SET, "/api/v1/tokens/0.0.999999", 404)
+    checker.get(TOKEN_SET, f"/api/v1/tokens/{gold}/balances?account.balance=x", 400)
 
 
 def test_routes_not_served_answer_501_in_the_reference_error_shape(checker: Checker) -> None:
