@@ -17,7 +17,6 @@ from hedera_history import hapi
 from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.main import cli
 from hedera_history.derived.snapshot import parse_snapshot
-from hedera_history.errors import ConfigError
 from hedera_history.formats.block import parse_block_file
 from hedera_history.formats.block_record_file import native_block_files
 from hedera_history.formats.dispatch import parse_record_file
@@ -25,6 +24,7 @@ from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream
 from hedera_history.gen.books import ENDPOINT_PORTS
 from hedera_history.gen.config_and_output import PeriodKind
 from hedera_history.gen.facts import GeneratedItem
+from hedera_history.gen.live_schedule import LiveConfig
 from hedera_history.store.accounts import accounts_touched
 from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks
@@ -296,6 +296,8 @@ def test_generate_tokens_and_node_endpoints(tmp_path: Path) -> None:
     assert len(list((out / "address-books").iterdir())) == 2  # the rotated key's book carries them too
 
 
-def test_live_refuses_tokens() -> None:
-    result = CliRunner().invoke(cli, ["generate", "somewhere", "--live", "--tokens"])
-    assert isinstance(result.exception, ConfigError)
+def test_a_live_network_plays_the_token_kinds_too() -> None:
+    live = LiveConfig(nodes=2, transactions=40, periods=3, tokens=True, node_endpoints=True)
+    config = live.generator_config(TOKENS.start_time_ns)
+    assert config.tokens and config.node_endpoints
+    assert "token_state" in generate_stream(config).truth

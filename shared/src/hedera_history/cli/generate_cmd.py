@@ -219,18 +219,10 @@ def generate(
     )
     cutover, wrapped = _cutover(block_stream, cutover_after, wrapped_blocks)
     if live:
-        if (
-            eras
-            or duplicate_block is not None
-            or stake_updates
-            or signers
-            or sign_every != 1
-            or tokens
-            or node_endpoints
-        ):
+        if eras or duplicate_block is not None or stake_updates or signers or sign_every != 1:
             raise ConfigError(
-                "--live plays V6 periods and blocks each signed at once: --eras, --duplicate-block, "
-                "--stake-update, --signers, --sign-every, --tokens, --node-endpoints do not apply"
+                "--live plays V6 periods and blocks each signed at once: "
+                "--eras, --duplicate-block, --stake-update, --signers, --sign-every do not apply"
             )
         from hedera_history.cli import generate_live  # noqa: PLC0415
         from hedera_history.gen.live import book_dir_for  # noqa: PLC0415
@@ -248,6 +240,8 @@ def generate(
             cutover_after=cutover,
             wrapped_periods=wrapped,
             flat_blocks=flat_blocks,
+            tokens=tokens,
+            node_endpoints=node_endpoints,
         )
         generate_live.play(live_config, out, book_dir_for(out, book_dir), settings)
         return

@@ -68,6 +68,10 @@ class LiveConfig(StreamShape):
     """Record periods before the network streams blocks (``GeneratorConfig.cutover_after``)."""
     wrapped_periods: int = 0
     flat_blocks: bool = False
+    tokens: bool = False
+    """The token service and account kinds as ``GeneratorConfig.tokens``."""
+    node_endpoints: bool = False
+    """Address books with endpoints as ``GeneratorConfig.node_endpoints``."""
     lagging_node_ids: tuple[int, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
@@ -129,6 +133,8 @@ class LiveConfig(StreamShape):
             cutover_after=self.cutover_after,
             wrapped_periods=self.wrapped_periods,
             flat_blocks=self.flat_blocks,
+            tokens=self.tokens,
+            node_endpoints=self.node_endpoints,
         )
 
 
