@@ -9,15 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
 from hedera_history.api.render import timestamp
-from hedera_history.cli.main import cli
 from hedera_history.config import Settings
 from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 
 from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
+from tests.integration.cutover_load import load_cutover_stream
 from tests.unit.api.wsgi_app import query_app
 
 PREFIX = "schedules_"
@@ -27,11 +26,7 @@ def test_schedules_of_a_loaded_cutover_stream(
     bigtable_instance: Any, generated_cutover_stream: GeneratedStream, generated_cutover_stream_dir: Path
 ) -> None:
     folder = generated_cutover_stream_dir
-    args = ["load", str(folder), "--address-book", str(folder / "address-book.bin")]
-    args += ["--instance", bigtable_instance.instance_id, "--table-prefix", PREFIX]
-    env = {"HEDERA_HISTORY_LEDGER_PUBLICATION": str(folder / "ledger-id-publication.bin")}
-    result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    load_cutover_stream(bigtable_instance, folder, PREFIX)
     truth = generated_cutover_stream.truth
     kinds = {block["number"]: block["kind"] for block in truth["blocks"]}
     creates = [t for t in truth["transactions"] if t["type"] == "scheduleCreate" and t["status"] == "SUCCESS"]

@@ -7,14 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-from hedera_history.cli.main import cli
 from hedera_history.config import Settings
 from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.integration.cutover_load import load_cutover_stream
 from tests.unit.api.wsgi_app import query_app
 
 PREFIX = "cutover_"
@@ -36,12 +35,7 @@ def test_a_loaded_cutover_stream_answers_its_ground_truth(
     bigtable_instance: Any, generated_cutover_stream: GeneratedStream, generated_cutover_stream_dir: Path
 ) -> None:
     folder = generated_cutover_stream_dir
-    args = ["load", str(folder), "--address-book", str(folder / "address-book.bin")]
-    args += ["--instance", bigtable_instance.instance_id, "--table-prefix", PREFIX]
-    # block 0 is a record file: the roster native blocks are checked against is the one it publishes
-    env = {"HEDERA_HISTORY_LEDGER_PUBLICATION": str(folder / "ledger-id-publication.bin")}
-    result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    load_cutover_stream(bigtable_instance, folder, PREFIX)
     truth = generated_cutover_stream.truth
     contract = ReferenceContract(load_reference_document())
     gateway = gateway_for_instance(bigtable_instance, Settings(table_prefix=PREFIX))

@@ -11,15 +11,20 @@ from typing import Any
 
 import pytest
 from hedera_history import hapi
-from hedera_history.api import handle
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
 from hedera_history.errata.apply import apply_errata
+from hedera_history.errors import RowDecodeError
+from hedera_history.store.decode import AccountHistoryEntry, decode_pointer_cell, history_entry
+from hedera_history.store.entity_index import AIRDROP_PREFIX, SCHEDULE_PREFIX
+from hedera_history.store.gateway import StoredRow
+from hedera_history.store.index_scan import scan_index
+from hedera_history.store.keys import prefix_end
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
 
-from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
 from tests.unit.api.airdrop_schedule_world import ED_KEY, at, b64, world_blocks
+from tests.unit.api.reference_fetch import reference_fetcher
 from tests.unit.errata.fakes import VersionedGateway
 from tests.unit.errata.helpers import SETTINGS as ERRATA_SETTINGS
 from tests.unit.errata.helpers import errata_file
@@ -29,28 +34,11 @@ from tests.unit.store.fakes import MemoryGateway
 Get = Any
 
 
-def fetcher(reader: HistoryReader) -> Get:
-    contract = ReferenceContract(load_reference_document())
-
-    def fetch(url: str, status: int = 200) -> Any:
-        route, _, query_text = url.partition("?")
-        query: dict[str, list[str]] = {}
-        for pair in filter(None, query_text.split("&")):
-            name, _, value = pair.partition("=")
-            query.setdefault(name, []).append(value.replace("%3A", ":"))
-        response = handle(lambda: reader, "GET", route, query, b"")
-        assert response.status == status, (url, response.body)
-        contract.validate(route, status, response.body)
-        return response.body
-
-    return fetch
-
-
 @pytest.fixture(scope="module")
 def get() -> Get:
     gateway = MemoryGateway()
     assert all(r.complete for r in BlockWriter(gateway, Settings()).write_blocks(world_blocks()))
-    return fetcher(HistoryReader(gateway))
+    return reference_fetcher(HistoryReader(gateway))
 
 
 def page_through(get: Get, url: str, key: str) -> list[dict[str, Any]]:
@@ -182,6 +170,23 @@ def test_an_errata_removing_a_claim_leaves_its_airdrop_pending() -> None:
     claim_ns = at(10)
     last_ns = blocks[-1].record.items[-1].consensus_ns
     apply_errata(errata_file(last_ns + NS, claim_ns, None), gateway, ERRATA_SETTINGS)
-    get = fetcher(HistoryReader(gateway))
+    get = reference_fetcher(HistoryReader(gateway))
     restored = get("/api/v1/accounts/0.0.2002/airdrops/pending")["airdrops"]
     assert restored == [airdrop(1001, 2002, 5000, 20, 0)]
+
+
+def test_a_scan_in_small_chunks_reads_what_one_read_does() -> None:
+    gateway = MemoryGateway()
+    assert all(r.complete for r in BlockWriter(gateway, Settings()).write_blocks(world_blocks()))
+    reader = HistoryReader(gateway)
+    everything = (AIRDROP_PREFIX, prefix_end(SCHEDULE_PREFIX))
+
+    def decode(row: StoredRow) -> tuple[bytes, AccountHistoryEntry] | None:
+        entry = history_entry(0, decode_pointer_cell(row))
+        return None if entry is None else (row.key, entry)
+
+    errors: list[RowDecodeError] = []
+    whole = [key for key, _ in scan_index(reader, everything, decode, errors)]
+    assert len(whole) > 3 and whole == sorted(whole)
+    assert [key for key, _ in scan_index(reader, everything, decode, errors, chunk_rows=2)] == whole
+    assert not errors

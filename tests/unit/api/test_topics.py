@@ -17,7 +17,7 @@ from hedera_history.errata.apply import apply_errata
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
 
-from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.unit.api.reference_fetch import reference_fetcher
 from tests.unit.api.topic_world import TopicWorld, topic_world
 from tests.unit.errata.fakes import VersionedGateway
 from tests.unit.errata.helpers import SETTINGS as ERRATA_SETTINGS
@@ -37,21 +37,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> TopicWorld:
 def get(world: TopicWorld) -> Get:
     gateway = MemoryGateway()
     assert all(r.complete for r in BlockWriter(gateway, Settings()).write_blocks(list(world.blocks)))
-    reader = HistoryReader(gateway)
-    contract = ReferenceContract(load_reference_document())
-
-    def fetch(url: str, status: int = 200) -> Any:
-        route, _, query_text = url.partition("?")
-        query: dict[str, list[str]] = {}
-        for pair in filter(None, query_text.split("&")):
-            name, _, value = pair.partition("=")
-            query.setdefault(name, []).append(value.replace("%3A", ":"))
-        response = handle(lambda: reader, "GET", route, query, b"")
-        assert response.status == status, (url, response.body)
-        contract.validate(route, status, response.body)
-        return response.body
-
-    return fetch
+    return reference_fetcher(HistoryReader(gateway))
 
 
 def assert_message(answer: dict[str, Any], truth: dict[str, Any]) -> None:

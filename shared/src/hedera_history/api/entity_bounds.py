@@ -10,9 +10,11 @@ from dataclasses import dataclass
 
 from hedera_history.api.errors import InvalidParamsError
 from hedera_history.api.parse import MAX_I64, parse_int
+from hedera_history.api.query import integer_bounds
 from hedera_history.api.transaction_filters import entity_reference
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.airdrop_index import encode_entity_text
+from hedera_history.store.keys import MAX_U64
 
 _OPERATORS = ("eq", "gt", "gte", "lt", "lte")
 
@@ -56,8 +58,7 @@ def encoded(entity: str, name: str) -> int:
 
 def bounds(conditions: Sequence[str], name: str, *, entity: bool, allow_ne: bool = False) -> Bounds:
     """The bounds ``conditions`` on ``name`` leave; a 400 for an unknown operator or value."""
-    low: int | None = None
-    high: int | None = None
+    numbered: list[str] = []
     excluded: set[int] = set()
     for condition in conditions:
         op, sep, text = condition.partition(":")
@@ -68,14 +69,11 @@ def bounds(conditions: Sequence[str], name: str, *, entity: bool, allow_ne: bool
         value = entity_code(text, name) if entity else parse_int(text, name, maximum=MAX_I64)
         if op == "ne":
             excluded.add(value)
-            continue
-        if op in ("gt", "gte", "eq"):
-            bound = value + 1 if op == "gt" else value
-            low = bound if low is None else max(low, bound)
-        if op in ("lt", "lte", "eq"):
-            bound = value - 1 if op == "lt" else value
-            high = bound if high is None else min(high, bound)
-    return Bounds(low, high, frozenset(excluded))
+        else:
+            numbered.append(f"{op}:{value}")
+    low, high = integer_bounds(numbered, name, maximum=MAX_U64)
+    bounded_below = any(n.startswith(("gt", "eq")) for n in numbered)
+    return Bounds(low if bounded_below else None, high, frozenset(excluded))
 
 
 def keyset_holds(values: Sequence[int], fields: Sequence[Bounds]) -> bool:

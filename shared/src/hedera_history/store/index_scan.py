@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from hedera_history.errors import RowDecodeError
-from hedera_history.store import schema as s
-from hedera_history.store.decode import AccountHistoryEntry, guarded
-from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
+from hedera_history.store.decode import AccountHistoryEntry
+from hedera_history.store.gateway import StoredRow
 from hedera_history.store.reader import HistoryReader
+from hedera_history.store.reader_entities import index_rows
 
 T = TypeVar("T")
 CHUNK_ROWS = 500
@@ -29,21 +29,17 @@ def scan_index(
 ) -> Iterator[tuple[T, AccountHistoryEntry]]:
     """The rows of ``[start, end)`` in complete blocks, decoded, in key order; rows that do not
     decode are added to ``errors`` and left out."""
+
+    def keyed(row: StoredRow) -> tuple[bytes, tuple[T, AccountHistoryEntry] | None]:
+        return row.key, decode(row)
+
     start, end = key_range
     while start < end:
-        query = RowQuery(ranges=(KeyRange(start, end),), limit=chunk_rows)
-        rows = list(reader.gateway.read_rows(s.ACCOUNT_HISTORY, query))
-        decoded: list[tuple[T, AccountHistoryEntry]] = []
-        for row in rows:
-            try:
-                value = guarded(s.ACCOUNT_HISTORY, row, decode)
-            except RowDecodeError as e:
-                errors.append(e)
-                continue
-            if value is not None:
-                decoded.append(value)
+        rows, read, chunk_errors = index_rows(reader, (start, end), chunk_rows, keyed)
+        errors.extend(chunk_errors)
+        decoded = [value for _, value in rows if value is not None]
         complete = reader.complete_blocks(entry.block_number for _, entry in decoded)
         yield from (value for value in decoded if value[1].block_number in complete)
-        if len(rows) < chunk_rows:
+        if read < chunk_rows or not rows:
             return
-        start = rows[-1].key + b"\x00"
+        start = rows[-1][0] + b"\x00"
