@@ -168,18 +168,25 @@ class BlockWriter:
 
     def write_rows(self, rows: Sequence[Row]) -> None:
         """Write ``rows`` (any tables); raise if any did not land after the retries."""
-        errors = self._write_now([(0, row) for row in rows])
+        errors = self._write_owned([(0, rows)])
         if errors:
             raise errors[0]
 
     def _write_now(self, owned: Sequence[tuple[int, Row]]) -> dict[int, StoreError]:
         """Write (owner, row) pairs in this thread; the errors of the owners some of whose rows
         did not land."""
+        runs = _owner_runs(owned)
+        return self._write_owned([(owned[start][0], [row for _, row in owned[start:end]]) for start, end in runs])
+
+    def _write_owned(self, owned: Sequence[tuple[int, Sequence[Row]]]) -> dict[int, StoreError]:
+        """Write each owner's rows in this thread (a store call's tens of thousands of rows are
+        handed over as they are, not row by row); the errors of the owners some of whose rows
+        did not land."""
         sender = BatchSender(self._mutate_with_retries, background=False)
         batches = TableBatches(self.max_batch_bytes, self.max_batch_cells, sender.submit)
-        for start, end in _owner_runs(owned):
-            rows = [row for _, row in owned[start:end]]
-            batches.add(owned[start][0], rows, self._encoder.runs(rows))
+        for owner, rows in owned:
+            if rows:
+                batches.add(owner, rows, self._encoder.runs(rows))
         batches.flush()
         return sender.wait()
 
