@@ -72,7 +72,7 @@ def owner_allowances(transactions: Sequence[StoredTransaction], owner: str) -> A
         if case == "cryptoApproveAllowance":
             _approve(found, body.cryptoApproveAllowance, owner, payer, stored.consensus_ns)
         if payer is not None:
-            _spend(found, approved_debits(case, body, stored.record()), owner, payer)
+            _spend(found, approved_debits(case, body), owner, payer)
     return found
 
 

@@ -62,6 +62,10 @@ _RELATION_EVENTS = {
 }
 RELATION_EVENTS = frozenset({"associate", "auto", "dissociate", "treasury", *_RELATION_EVENTS.values()})
 _ALLOWANCE_CASES = frozenset({"cryptoApproveAllowance", "cryptoDeleteAllowance"})
+_TOKEN_CASES = frozenset(
+    {"tokenCreation", "tokenAssociate", "tokenDissociate", *TOKEN_CHANGES, *_SUPPLY_CASES, *_RELATION_EVENTS}
+)
+"""Body cases whose ``data`` this index reads."""
 
 
 class Held(NamedTuple):
@@ -79,11 +83,16 @@ class Held(NamedTuple):
 
 
 def token_index_keys(case: str | None, body: Any, record: Any, consensus_ns: int) -> list[bytes]:
-    """The token index rows of one transaction whose body's ``data`` case is ``case``."""
+    """The token index rows of one transaction whose body's ``data`` case is ``case``: most have
+    none, and are told so from what they lack before the receipt is read."""
+    transfers, associations = record.tokenTransferLists, record.automatic_token_associations
+    spent = approved_debits(case, body)
+    if not (case in _TOKEN_CASES or case in _ALLOWANCE_CASES or transfers or associations or spent):
+        return []
     if record.receipt.status != _SUCCESS:
         return []
     keys: list[bytes] = []
-    data: Any = getattr(body, case) if case is not None else None
+    data: Any = getattr(body, case) if case in _TOKEN_CASES else None
     if case == "tokenCreation":
         token = token_text(record.receipt.tokenID)
         treasury = entity_text(data.treasury)
@@ -99,12 +108,12 @@ def token_index_keys(case: str | None, body: Any, record: Any, consensus_ns: int
         keys += [] if token is None else [SUPPLY_PREFIX + _token_part(token) + _time(consensus_ns)]
     elif case in _RELATION_EVENTS or case in ("tokenAssociate", "tokenDissociate"):
         keys += _relation_events(case, data, consensus_ns)
-    for association in record.automatic_token_associations:
+    for association in associations:
         token, account = token_text(association.token_id), entity_text(association.account_id)
         if token is not None and account is not None:
             keys.append(relation_key(account, token, consensus_ns, "auto"))
-    keys += _transfer_keys(record, consensus_ns)
-    spent = approved_debits(case, body, record)
+    if transfers:
+        keys += _transfer_keys(transfers, consensus_ns)
     if case in _ALLOWANCE_CASES or spent:
         keys += [allowance_key(owner, consensus_ns) for owner in allowance_owners(case, body, spent)]
     return keys
@@ -122,9 +131,9 @@ def _relation_events(case: str, data: Any, consensus_ns: int) -> list[bytes]:
     return [relation_key(account, token, consensus_ns, event) for token in tokens if token is not None]
 
 
-def _transfer_keys(record: Any, consensus_ns: int) -> list[bytes]:
+def _transfer_keys(transfers: Any, consensus_ns: int) -> list[bytes]:
     keys: list[bytes] = []
-    for listed in record.tokenTransferLists:
+    for listed in transfers:
         token = token_text(listed.token)
         if token is None:
             continue
@@ -160,27 +169,27 @@ class ApprovedDebit(NamedTuple):
     """Units or tinybar; 1 for an NFT."""
 
 
-def approved_debits(case: str | None, body: Any, record: Any) -> list[ApprovedDebit]:
-    """What a transaction's transfers took under allowances: a CryptoTransfer's body says which of
-    its transfers were approved (its record's transfer lists do not); another transaction's record
-    (a contract's transfers, say), when it does."""
-    if case == "cryptoTransfer":
-        lists = [(body.cryptoTransfer.transfers, body.cryptoTransfer.tokenTransfers)]
-    else:
-        lists = [(record.transferList, record.tokenTransferLists)]
+def approved_debits(case: str | None, body: Any) -> list[ApprovedDebit]:
+    """What a CryptoTransfer took under allowances: its body says which transfers were approved
+    (its record's transfer lists do not). A contract's transfers under an allowance are the
+    contract's spending, not the payer's, and are not followed."""
+    if case != "cryptoTransfer":
+        return []
+    data = body.cryptoTransfer
+    moved: list[tuple[str | None, Any]] = [(None, a) for a in data.transfers.accountAmounts if a.is_approval]
     debits: list[ApprovedDebit] = []
-    for hbar, tokens in lists:
-        moved: list[tuple[str | None, Any]] = [(None, a) for a in hbar.accountAmounts]
-        moved += [(token_text(listed.token), a) for listed in tokens for a in listed.transfers]
-        for token, amount in moved:
-            owner = entity_text(amount.accountID)
-            if amount.is_approval and amount.amount < 0 and owner is not None:
-                debits.append(ApprovedDebit(owner, token, -amount.amount))
-        for listed in tokens:
+    if data.tokenTransfers:
+        for listed in data.tokenTransfers:
+            token = token_text(listed.token)
+            moved += [(token, a) for a in listed.transfers if a.is_approval]
             for nft in listed.nftTransfers:
-                sender = entity_text(nft.senderAccountID)
-                if nft.is_approval and sender is not None:
-                    debits.append(ApprovedDebit(sender, token_text(listed.token), 1))
+                sender = entity_text(nft.senderAccountID) if nft.is_approval else None
+                if sender is not None:
+                    debits.append(ApprovedDebit(sender, token, 1))
+    for token, amount in moved:
+        owner = entity_text(amount.accountID) if amount.amount < 0 else None
+        if owner is not None:
+            debits.append(ApprovedDebit(owner, token, -amount.amount))
     return debits
 
 
