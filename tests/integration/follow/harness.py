@@ -22,6 +22,7 @@ from hedera_history.config import Settings
 from hedera_history.follow.follower import Follower, FollowReport
 from hedera_history.formats.names import format_timestamp
 from hedera_history.gen.config_and_output import GeneratedStream
+from hedera_history.gen.writer import write_stream
 from hedera_history.pipeline.ingest import IngestContext
 from hedera_history.pipeline.runtime import build_ingest_context, build_store_context
 from hedera_history.pipeline.store import StoreContext, store_message
@@ -147,6 +148,33 @@ def follow_in_thread(follower: Follower) -> tuple[threading.Thread, threading.Ev
     thread = threading.Thread(target=lambda: reports.append(follower.run(stop.is_set)), daemon=True)
     thread.start()
     return thread, stop, reports
+
+
+def follow_until(follower: Follower, condition: Callable[[], bool], what: str) -> FollowReport:
+    """Run ``follower`` in a thread until ``condition`` holds; its report."""
+    thread, stop, reports = follow_in_thread(follower)
+    try:
+        wait_for(condition, what=what)
+    finally:
+        stop.set()
+        thread.join(60)
+    return reports[0]
+
+
+def ledger_publication(tmp_path: Path, stream: GeneratedStream) -> str:
+    """A file holding the stream's ledger id publication (``HEDERA_HISTORY_LEDGER_PUBLICATION``)."""
+    path = tmp_path / "ledger-id-publication.bin"
+    assert stream.ledger_publication is not None
+    path.write_bytes(stream.ledger_publication)
+    return str(path)
+
+
+def block_bucket(tmp_path: Path, stream: GeneratedStream, **settings: Any) -> tuple[Path, dict[str, Any]]:
+    """The stream written to a directory bucket, and the settings that read its blocks from there
+    with the stream's ledger publication (and ``settings``)."""
+    bucket = tmp_path / "bucket"
+    write_stream(stream, bucket)
+    return bucket, {"block_source": str(bucket), "ledger_publication": ledger_publication(tmp_path, stream), **settings}
 
 
 def wait_for(condition: Callable[[], bool], seconds: float = 240.0, what: str = "condition") -> None:

@@ -34,9 +34,12 @@ from hedera_history.verify.consensus import DEFAULT_RATIO
 
 from tests.integration.pipeline.harness import history_cells, reference_cells
 
+from . import harness
 from .harness import Followed, follow_in_thread, make_followed, wait_for
 
 pytestmark = [pytest.mark.emulator]
+
+ledger_publication = harness.ledger_publication  # other follow tests import it from here
 
 RECORD_PERIODS = 3
 CUTOVER = {"follow_cutover_seconds": 0.3, "follow_block_alert_seconds": 60.0}
@@ -64,13 +67,6 @@ def followed(bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream, bu
     }
     with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
         yield followed
-
-
-def ledger_publication(tmp_path: Path, stream: GeneratedStream) -> str:
-    path = tmp_path / "ledger-id-publication.bin"
-    assert stream.ledger_publication is not None
-    path.write_bytes(stream.ledger_publication)
-    return str(path)
 
 
 def follow_to_the_end(followed: Followed, stream: GeneratedStream) -> Any:

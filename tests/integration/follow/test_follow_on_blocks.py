@@ -16,13 +16,11 @@ from hedera_history.errors import LedgerRosterNotGivenError
 from hedera_history.follow.position import read_position
 from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
-from hedera_history.gen.writer import write_stream
 from hedera_history.localstack.block_node_server import BlockNodeServer
 from hedera_history.pipeline.address_books import read_stream_start
 from hedera_history.pipeline.tracking_rows import TrackingRows
 
-from .harness import follow_in_thread, make_followed, wait_for
-from .test_follow_cutover import ledger_publication
+from .harness import block_bucket, follow_until, ledger_publication, make_followed
 
 pytestmark = [pytest.mark.emulator]
 
@@ -54,15 +52,13 @@ def test_starts_on_the_newest_block_of_a_gcs_bucket_and_begins_the_history_there
         "ledger_publication": ledger_publication(tmp_path, stream),
     }
     with make_followed(bigtable_instance, tmp_path, stream, url, **overrides) as followed:
-        thread, stop, reports = follow_in_thread(followed.follower())
-        try:
-            wait_for(lambda: followed.complete([6]), what="the newest block")
-            gcs_bucket.blob(last[0]).upload_from_string(last[1])
-            wait_for(lambda: followed.complete([7]), what="the block uploaded after the start")
-        finally:
-            stop.set()
-            thread.join(60)
-        report = reports[0]
+
+        def newest_then_the_next() -> bool:
+            if followed.complete([6]) and not gcs_bucket.blob(last[0]).exists():
+                gcs_bucket.blob(last[0]).upload_from_string(last[1])
+            return followed.complete([6, 7])
+
+        report = follow_until(followed.follower(), newest_then_the_next, "the newest block, then the one uploaded")
         assert (report.mode, report.block, report.handed_off, report.blocks_published) == ("blocks", 8, 0, 2)
         assert dict(followed.publisher.completions()) == {6: 1, 7: 1}, "nothing before the newest block"
         start = read_stream_start(followed.gateway)
@@ -76,38 +72,25 @@ def test_starts_on_the_newest_block_of_a_gcs_bucket_and_begins_the_history_there
 def test_starts_on_a_given_block_from_the_local_block_node(
     bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream
 ) -> None:
-    bucket = tmp_path / "bucket"
-    write_stream(stream, bucket)
+    bucket, overrides = block_bucket(tmp_path, stream, follow_start="block:4", block_source="")
     (tmp_path / "no-records").mkdir()
     server = BlockNodeServer(bucket / "demo" / "block").start()
     try:
-        overrides: dict[str, Any] = {
-            "follow_start": "block:4",
-            "block_nodes": f"127.0.0.1:{server.port}",
-            "ledger_publication": ledger_publication(tmp_path, stream),
-        }
+        overrides["block_nodes"] = f"127.0.0.1:{server.port}"
         with make_followed(bigtable_instance, tmp_path, stream, str(tmp_path / "no-records"), **overrides) as followed:
-            thread, stop, reports = follow_in_thread(followed.follower())
-            try:
-                wait_for(lambda: followed.complete([4, 5, 6, 7]), what="blocks 4 to 7")
-            finally:
-                stop.set()
-                thread.join(60)
+            report = follow_until(followed.follower(), lambda: followed.complete([4, 5, 6, 7]), "blocks 4 to 7")
             assert dict(followed.publisher.completions()) == {4: 1, 5: 1, 6: 1, 7: 1}
             start = read_stream_start(followed.gateway)
             assert start is not None and start.block == 4
     finally:
         server.stop(0)
-    report = reports[0]
     assert (report.mode, report.block_source, report.blocks_published) == ("blocks", "block node", 4)
 
 
 def test_refuses_to_start_on_blocks_without_the_ledger_roster(
     bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream
 ) -> None:
-    bucket = tmp_path / "bucket"
-    write_stream(stream, bucket)
-    overrides: dict[str, Any] = {"follow_start": "now", "block_source": str(bucket)}
+    bucket, overrides = block_bucket(tmp_path, stream, follow_start="now", ledger_publication="")
     with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
         with pytest.raises(LedgerRosterNotGivenError, match="HEDERA_HISTORY_LEDGER_PUBLICATION"):
             followed.follower().run_window(5.0)
@@ -133,22 +116,15 @@ def test_at_the_last_record_release_the_next_block_switches_without_a_quiet_inte
     bigtable_instance: Any, tmp_path: Path, pinned_stream: GeneratedStream
 ) -> None:
     """The quiet interval is an hour: only the versions can make the follower switch."""
-    bucket = tmp_path / "bucket"
-    write_stream(pinned_stream, bucket)
-    overrides: dict[str, Any] = {
-        "block_source": str(bucket),
-        "ledger_publication": ledger_publication(tmp_path, pinned_stream),
-        "follow_cutover_hapi_version": "0.79.0",
-        "follow_cutover_seconds": 3600.0,
-    }
+    bucket, overrides = block_bucket(
+        tmp_path, pinned_stream, follow_cutover_hapi_version="0.79.0", follow_cutover_seconds=3600.0
+    )
     with make_followed(bigtable_instance, tmp_path, pinned_stream, str(bucket), **overrides) as followed:
-        thread, stop, reports = follow_in_thread(followed.follower())
-        try:
-            wait_for(lambda: followed.complete([0, 1, 2, 3, 4]), what="the record files, then the blocks")
-        finally:
-            stop.set()
-            thread.join(60)
-    assert (reports[0].mode, reports[0].blocks_published) == ("blocks", 2)
+        every = [0, 1, 2, 3, 4]
+        report = follow_until(
+            followed.follower(), lambda: followed.complete(every), "the record files, then the blocks"
+        )
+    assert (report.mode, report.blocks_published) == ("blocks", 2)
 
 
 def test_below_the_last_record_release_a_wrapped_block_does_not_switch_a_quiet_follower(
@@ -156,27 +132,16 @@ def test_below_the_last_record_release_a_wrapped_block_does_not_switch_a_quiet_f
 ) -> None:
     """Record files at 0.56 with 0.60 pinned: the network has a release to go, so the wrapped block 3
     (0.56) in the block bucket is a copy beside the record stream, not its end, however quiet."""
-    bucket = tmp_path / "bucket"
-    write_stream(stream, bucket)
-    overrides: dict[str, Any] = {
-        "block_source": str(bucket),
-        "ledger_publication": ledger_publication(tmp_path, stream),
-        "follow_cutover_hapi_version": "0.60.0",
-        "follow_cutover_seconds": 0.3,
-    }
+    bucket, overrides = block_bucket(tmp_path, stream, follow_cutover_hapi_version="0.60.0", follow_cutover_seconds=0.3)
     caplog.set_level(logging.INFO, "hedera_history.follow")
     with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
         follower = followed.follower()
-        thread, stop, reports = follow_in_thread(follower)
-        try:
-            wait_for(lambda: followed.complete([0, 1, 2]), what="the record files")
-            wait_for(
-                lambda: follower.blocks is not None and follower.blocks.declined == 3, what="block 3 found and declined"
-            )
-        finally:
-            stop.set()
-            thread.join(60)
+
+        def block_3_declined() -> bool:
+            return followed.complete([0, 1, 2]) and follower.blocks is not None and follower.blocks.declined == 3
+
+        report = follow_until(follower, block_3_declined, "the record files, then block 3 found and declined")
         assert sorted(followed.publisher.completions()) == [0, 1, 2]
-    assert reports[0].mode == "records"
+    assert report.mode == "records"
     declined = [r for r in caplog.records if r.getMessage() == "follower stays on record files"]
     assert declined and "before the last release writing record files" in declined[0].fields["reason"]  # type: ignore[attr-defined]

@@ -17,11 +17,10 @@ from hedera_history.formats.block_state import STATE_ID_REGISTERED_NODES
 from hedera_history.gen.block_items import BlockItemWriter
 from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
-from hedera_history.gen.writer import write_stream
 from hedera_history.localstack.block_node_server import BlockNodeServer
 
-from .harness import follow_in_thread, make_followed, wait_for
-from .test_follow_cutover import CUTOVER, ledger_publication
+from .harness import block_bucket, follow_until, make_followed
+from .test_follow_cutover import CUTOVER, every_block
 
 pytestmark = [pytest.mark.emulator]
 
@@ -78,27 +77,17 @@ def test_a_block_node_registered_on_chain_serves_the_blocks_after_it(
 ) -> None:
     server, served = block_node
     stream = stream_registering(server.port, monkeypatch)
-    bucket = tmp_path / "bucket"
-    write_stream(stream, bucket)
-    blocks = bucket / "demo" / "block"
-    shutil.copytree(blocks, served, dirs_exist_ok=True)
+    bucket, overrides = block_bucket(tmp_path, stream, **CUTOVER)
+    shutil.copytree(bucket / "demo" / "block", served, dirs_exist_ok=True)
     for block in stream.blocks:
         if block.block_number > REGISTERING_BLOCK:
             (bucket / block.path).unlink()  # the bucket keeps no later block: only the node has them
-    every = [p.block_number for p in stream.periods] + [b.block_number for b in stream.blocks]
-    overrides: dict[str, Any] = {
-        "block_source": str(bucket),
-        "ledger_publication": ledger_publication(tmp_path, stream),
-        **CUTOVER,
-    }
+    every = every_block(stream)
     with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
-        thread, stop, reports = follow_in_thread(followed.follower())
-        try:
-            wait_for(lambda: followed.complete(every), what="every block, the last ones from the registered node")
-        finally:
-            stop.set()
-            thread.join(60)
-        assert (reports[0].mode, reports[0].block_source) == ("blocks", "registered block node")
+        report = follow_until(
+            followed.follower(), lambda: followed.complete(every), "every block, the last from the node"
+        )
+        assert (report.mode, report.block_source) == ("blocks", "registered block node")
         assert sorted(followed.publisher.completions()) == every
         registry = read_registry(followed.gateway)
         assert (dict(registry.nodes), registry.through_block) == ({1: f"127.0.0.1:{server.port}"}, REGISTERING_BLOCK)
@@ -116,21 +105,8 @@ def test_discovery_off_leaves_the_registered_node_unread(
 ) -> None:
     server, _ = block_node
     stream = stream_registering(server.port, monkeypatch)
-    bucket = tmp_path / "bucket"
-    write_stream(stream, bucket)
-    overrides: dict[str, Any] = {
-        "block_source": str(bucket),
-        "ledger_publication": ledger_publication(tmp_path, stream),
-        "block_node_discovery": False,
-        **CUTOVER,
-    }
-    every = [p.block_number for p in stream.periods] + [b.block_number for b in stream.blocks]
+    bucket, overrides = block_bucket(tmp_path, stream, block_node_discovery=False, **CUTOVER)
     with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
-        thread, stop, reports = follow_in_thread(followed.follower())
-        try:
-            wait_for(lambda: followed.complete(every), what="every block from the bucket")
-        finally:
-            stop.set()
-            thread.join(60)
-        assert reports[0].block_source == "bucket"
+        report = follow_until(followed.follower(), lambda: followed.complete(every_block(stream)), "every block")
+        assert report.block_source == "bucket"
         assert read_registry(followed.gateway).nodes == {}
