@@ -138,7 +138,7 @@ def world_blocks() -> list[VerifiedBlock]:
                 (pending_id(SENDER, RECEIVER, NFT, 2), 0),
             ],
         ),
-        airdrop(1, SENDER, [(pending_id(SENDER, RECEIVER, FUNGIBLE), 5)]),
+        airdrop(1, SENDER, [(pending_id(SENDER, RECEIVER, FUNGIBLE), 15)]),  # 5 more: 15 pending
         airdrop(2, OTHER_SENDER, [(pending_id(OTHER_SENDER, RECEIVER, FUNGIBLE), 7)]),
         airdrop(3, SENDER, [(pending_id(SENDER, CLAIMER, NFT, 3), 0)], status=7),  # failed: nothing pending
     ]

@@ -65,7 +65,7 @@ def airdrop(
 
 
 RECEIVED = [
-    airdrop(1001, 2001, 5000, 15, 1),  # two airdrops of the fungible token, summed while pending
+    airdrop(1001, 2001, 5000, 15, 1),  # the second airdrop's record: 15 pending after it
     airdrop(1001, 2001, 6000, 0, 0, serial=1),  # serial 2 was cancelled
     airdrop(1002, 2001, 5000, 7, 2),
 ]

@@ -4,7 +4,8 @@
 
 An airdrop is pending from a successful TokenAirdrop whose record lists it in
 ``new_pending_airdrops`` until a successful TokenClaimAirdrop or TokenCancelAirdrop names it; a
-fungible one's amount is what the airdrops since then sum to, ``timestamp.from`` the newest of them.
+fungible one's amount is what the newest airdrop's record says is pending (the network's total
+after it, which the reference takes as is), ``timestamp.from`` that airdrop's time.
 As the reference: ordered by the other account, the token and the serial number (``order=desc``
 reverses it), ``limit`` 25 (at most 100), the other account's, ``token.id`` and ``serialnumber``
 filters as keyset bounds, ``links.next`` carrying the last airdrop as those bounds.

@@ -5,8 +5,8 @@ do not exist.
 An account's airdrops on one side are one key range, ordered as the reference orders them (the
 other account, the token, the serial number); each airdrop's changes are adjacent, oldest first.
 A page is a scan of that range in chunks until ``limit`` airdrops are pending after their last
-change; then the records of the additions since the last removal (one request) give each fungible
-airdrop its amount, summed as the reference sums a sender's repeated airdrops while pending.
+change; then the records of their newest additions (one request) give each fungible airdrop its
+amount: the record states what is pending after the airdrop, and the reference takes it as is.
 Newest first, the range is read whole (there are no reverse scans) and folded the same way.
 """
 
@@ -105,22 +105,23 @@ def _decode_change(row: StoredRow) -> tuple[tuple[AirdropId, bytes], AccountHist
 def _with_amounts(
     reader: HistoryReader, found: list[_Changes], errors: list[RowDecodeError]
 ) -> tuple[PendingAirdrop, ...]:
-    """Each pending airdrop with its amount: a fungible one's additions summed from their records."""
-    fungible = [entry for changes in found if changes.airdrop.serial == 0 for entry in changes.additions]
-    transactions, read_errors = reader.transactions(fungible)
+    """Each pending airdrop with its amount: a fungible one's from its newest addition's record."""
+    newest = [changes.additions[-1] for changes in found if changes.airdrop.serial == 0]
+    transactions, read_errors = reader.transactions(newest)
     errors.extend(read_errors)
     records = {t.consensus_ns: t.record() for t in transactions}
     answers: list[PendingAirdrop] = []
     for changes in found:
-        amount = 0
-        if changes.airdrop.serial == 0:
-            for entry in changes.additions:
-                record = records.get(entry.consensus_ns)
-                if record is not None:
-                    amount += sum(
-                        p.pending_airdrop_value.amount
-                        for p in record.new_pending_airdrops
-                        if airdrop_id(p.pending_airdrop_id) == changes.airdrop
-                    )
-        answers.append(PendingAirdrop(changes.airdrop, amount, changes.additions[-1].consensus_ns))
+        since_ns = changes.additions[-1].consensus_ns
+        record = records.get(since_ns) if changes.airdrop.serial == 0 else None
+        amounts = (
+            []
+            if record is None
+            else [
+                p.pending_airdrop_value.amount
+                for p in record.new_pending_airdrops
+                if airdrop_id(p.pending_airdrop_id) == changes.airdrop
+            ]
+        )
+        answers.append(PendingAirdrop(changes.airdrop, amounts[-1] if amounts else 0, since_ns))
     return tuple(answers)
