@@ -499,7 +499,7 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         index_keys += topic_index_keys(case, body, record, consensus) + file_index_keys(case, body, record, consensus)
         index_keys += stake_index_keys(case, record, consensus) + schedule_index_keys(case, body, record, consensus)
         index_keys += airdrop_index_keys(case, body, record, consensus)
-        index_keys += token_index_keys(case, body, record, consensus)
+        index_keys += token_index_keys(case, body, record, consensus, item.transaction_bytes)
     if index_keys:
         rows.account_history.update((key, pointer) for key in index_keys)
 

@@ -62,6 +62,9 @@ _RELATION_EVENTS = {
 }
 RELATION_EVENTS = frozenset({"associate", "auto", "dissociate", "treasury", *_RELATION_EVENTS.values()})
 _ALLOWANCE_CASES = frozenset({"cryptoApproveAllowance", "cryptoDeleteAllowance"})
+_APPROVAL_MARKS = (b"\x18\x01", b"\x20\x01")
+"""``is_approval: true`` as encoded in an AccountAmount (field 3) and an NftTransfer (field 4): bytes
+without either hold no approved transfer (reading every transfer of the decoded body costs more)."""
 _TOKEN_CASES = frozenset(
     {"tokenCreation", "tokenAssociate", "tokenDissociate", *TOKEN_CHANGES, *_SUPPLY_CASES, *_RELATION_EVENTS}
 )
@@ -82,11 +85,14 @@ class Held(NamedTuple):
         return int(self.event) if self.event[:1] in ("+", "-") else None
 
 
-def token_index_keys(case: str | None, body: Any, record: Any, consensus_ns: int) -> list[bytes]:
+def token_index_keys(
+    case: str | None, body: Any, record: Any, consensus_ns: int, transaction_bytes: bytes | None = None
+) -> list[bytes]:
     """The token index rows of one transaction whose body's ``data`` case is ``case``: most have
-    none, and are told so from what they lack before the receipt is read."""
+    none, and are told so from what they lack before the receipt is read. Given the transaction's
+    bytes, a CryptoTransfer's body is searched for approved transfers only when they may hold one."""
     transfers, associations = record.tokenTransferLists, record.automatic_token_associations
-    spent = approved_debits(case, body)
+    spent = approved_debits(case, body) if case == "cryptoTransfer" and _may_approve(transaction_bytes) else []
     if not (case in _TOKEN_CASES or case in _ALLOWANCE_CASES or transfers or associations or spent):
         return []
     if record.receipt.status != _SUCCESS:
@@ -167,6 +173,13 @@ class ApprovedDebit(NamedTuple):
     """None: hbar."""
     amount: int
     """Units or tinybar; 1 for an NFT."""
+
+
+def _may_approve(transaction_bytes: bytes | None) -> bool:
+    if transaction_bytes is None:
+        return True
+    field_3, field_4 = _APPROVAL_MARKS
+    return field_3 in transaction_bytes or field_4 in transaction_bytes
 
 
 def approved_debits(case: str | None, body: Any) -> list[ApprovedDebit]:
