@@ -215,3 +215,12 @@ def test_an_nfts_transactions(get: Get, world: TokenWorld) -> None:
     assert [(m["type"], m["receiver_account_id"]) for m in burnt] == [("TOKENBURN", None)]
     since = get(f"/api/v1/tokens/{ART_ID}/nfts/2/transactions?timestamp=gt:{timestamp(world.times['mint_art'])}")
     assert since["transactions"] == moves[:1]
+
+
+def test_an_accounts_token_balances(get: Get, world: TokenWorld) -> None:
+    alice = get(f"/api/v1/accounts/{ALICE_ID}?transactions=false")["balance"]["tokens"]
+    assert alice == [{"token_id": GOLD_ID, "balance": 280}]
+    then = get(f"/api/v1/accounts/{ALICE_ID}?transactions=false&timestamp=lte:{timestamp(world.times['approve'])}")
+    assert then["balance"]["tokens"] == [{"token_id": GOLD_ID, "balance": 300}]
+    treasury = get(f"/api/v1/accounts/{TREASURY_ID}?transactions=false")["balance"]["tokens"]
+    assert treasury == [{"token_id": GOLD_ID, "balance": 1200}, {"token_id": ART_ID, "balance": 1}]

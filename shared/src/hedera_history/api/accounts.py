@@ -22,6 +22,7 @@ from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServ
 from hedera_history.api.parse import MAX_I64
 from hedera_history.api.query import Query, only, order, page_limit
 from hedera_history.api.render import timestamp
+from hedera_history.api.tokens import account_token_balances
 from hedera_history.api.transaction_filters import entity_reference, last_value
 from hedera_history.api.transactions_list import parse_filters, transactions_page
 from hedera_history.derived.query import rest_balances_body
@@ -85,15 +86,18 @@ def get_account(get_reader: Reader, account_text: str, query: Query, skipped: Sk
         params.extend(("transactiontype", v) for v in query.get("transactiontype", [])[-1:])
         next_link = f"/api/v1/accounts/{account}?" + urlencode(params)
     return {
-        **account_info(account, state, balance),
+        **account_info(account, state, balance, account_token_balances(reader, account, at_ns)),
         "transactions": transactions,
         "links": {"next": next_link},
     }
 
 
-def account_info(account: str, state: EntityState, balance: dict[str, Any] | None) -> dict[str, Any]:
+def account_info(
+    account: str, state: EntityState, balance: dict[str, Any] | None, tokens: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """The reference's ``AccountInfo`` of an account: its state from history, its balance from a
-    ``/balances``-shaped body (None: ``balance`` null, as ``balance=false`` asks)."""
+    ``/balances``-shaped body (None: ``balance`` null, as ``balance=false`` asks) and its token
+    balances (``api.tokens.account_token_balances``; none given: empty)."""
     found = [] if balance is None else balance["balances"]
     return {
         "account": account,
@@ -108,7 +112,7 @@ def account_info(account: str, state: EntityState, balance: dict[str, Any] | Non
         else {
             "timestamp": balance["timestamp"],
             "balance": found[0]["balance"] if found else None,
-            "tokens": [],
+            "tokens": tokens or [],
         },
         "decline_reward": False,
         "evm_address": "0x" + state.evm_address.hex() if state.evm_address else long_zero_address(account),

@@ -32,6 +32,8 @@ from hedera_history.store.token_index import Held
 Reader = Callable[[], HistoryReader]
 SkippedRows = Callable[[Sequence[RowDecodeError]], None]
 _TOO_MANY = "more balance changes than one answer sums from history"
+MAX_BALANCE_TOKENS = 50
+"""Tokens an account's ``balance.tokens`` lists at most (the reference's default)."""
 _COMPARISONS: dict[str, Callable[[int, int], bool]] = {"eq": eq, "ne": ne, "gt": gt, "gte": ge, "lt": lt, "lte": le}
 
 
@@ -156,6 +158,17 @@ def account_tokens(get_reader: Reader, account_text: str, query: Query, skipped:
         "tokens": [render_relationship(r, token_state(reader, r.token)) for r in page],
         "links": {"next": next_link},
     }
+
+
+def account_token_balances(reader: HistoryReader, account: str, at_ns: int | None) -> list[dict[str, Any]]:
+    """The reference's ``balance.tokens`` of an account: each token it is associated with then and
+    its balance, lowest token first, at most ``MAX_BALANCE_TOKENS`` (empty when its rows are more
+    than one answer reads)."""
+    held = account_relationships(reader, account, at_ns)
+    if not held.whole:
+        return []
+    related = sorted(relationships(held.values).values(), key=lambda r: entity_key(r.token))
+    return [{"token_id": r.token, "balance": r.balance} for r in related[:MAX_BALANCE_TOKENS]]
 
 
 def render_relationship(relation: Relationship, token: TokenState) -> dict[str, Any]:
