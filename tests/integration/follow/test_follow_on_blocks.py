@@ -12,13 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import LedgerRosterNotGivenError
 from hedera_history.follow.position import read_position
 from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.localstack.block_node_server import BlockNodeServer
 from hedera_history.pipeline.address_books import read_stream_start
+from hedera_history.pipeline.block_load import load_block_runs
 from hedera_history.pipeline.tracking_rows import TrackingRows
+from hedera_history.sources.local_blocks import find_block_runs
+from hedera_history.verify.consensus import DEFAULT_RATIO
 
 from .harness import block_bucket, follow_until, ledger_publication, make_followed
 
@@ -85,6 +89,29 @@ def test_starts_on_a_given_block_from_the_local_block_node(
     finally:
         server.stop(0)
     assert (report.mode, report.block_source, report.blocks_published) == ("blocks", "block node", 4)
+
+
+def test_after_blocks_a_load_wrote_the_follower_starts_with_the_next_block(
+    bigtable_instance: Any, tmp_path: Path, stream: GeneratedStream
+) -> None:
+    """Blocks 5 and 6 loaded as a backfill writes them (no ingest state, no chain links), then a
+    follower with no position: it starts on block 7, not on record periods, and does not wait for
+    a stored link of block 6."""
+    bucket, overrides = block_bucket(tmp_path, stream, follow_start="backfill")
+    loaded = tmp_path / "loaded"
+    for number in (5, 6):
+        path = stream.block(number).path
+        (loaded / path).parent.mkdir(parents=True, exist_ok=True)
+        (loaded / path).write_bytes((bucket / path).read_bytes())
+    with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
+        book = parse_address_book(stream.address_book)
+        load = load_block_runs(
+            find_block_runs(loaded), book, ratio=DEFAULT_RATIO, settings=followed.settings, gateway=followed.gateway
+        )
+        assert load.written == 2, load
+        report = follow_until(followed.follower(), lambda: followed.complete([5, 6, 7]), "the block after the load")
+        assert dict(followed.publisher.completions()) == {7: 1}
+    assert (report.mode, report.handed_off, report.block) == ("blocks", 0, 8)
 
 
 def test_refuses_to_start_on_blocks_without_the_ledger_roster(

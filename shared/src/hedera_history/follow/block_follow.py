@@ -26,7 +26,7 @@ from hedera_history.config import Settings
 from hedera_history.errors import FormatError, HistoryError
 from hedera_history.follow.block_node_registry import BlockNodeRegistry, write_registry
 from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock, with_registered
-from hedera_history.follow.block_start import begin_history_at
+from hedera_history.follow.block_start import BlockStart, begin_history_at
 from hedera_history.follow.registered_nodes import registered_node_changes
 from hedera_history.formats.block import block_content
 from hedera_history.logs import event
@@ -48,12 +48,13 @@ class BlockFollow:
         *,
         next_block: int | None,
         monotonic: Callable[[], float],
-        begins_history: bool = False,
+        start: BlockStart | None = None,
         registry: BlockNodeRegistry | None = None,
     ) -> None:
-        if begins_history and next_block is not None:
-            # The block the history begins with is the deployment's first: nothing before it is waited for.
-            ctx = dataclasses.replace(ctx, settings=ctx.settings.with_(first_block=next_block))
+        if start is not None:
+            # The first block read waits for no stored link of the one before it (a backfill's last
+            # block has none, a history begun at it has no block before): its proof is its trust.
+            ctx = dataclasses.replace(ctx, settings=ctx.settings.with_(first_block=start.number))
         self.ctx = ctx
         self.settings = settings
         self.sources = sources
@@ -67,7 +68,7 @@ class BlockFollow:
         self._ahead: FetchedBlock | None = None
         self._last_arrival = monotonic()
         self._last_alert = float("-inf")
-        self._history_starts = next_block if begins_history else None
+        self._history_starts = start.number if start is not None and start.begins_history else None
         self.registry = registry or BlockNodeRegistry()
         """The block nodes registered on chain, as the blocks read so far register them."""
         self.declined: int | None = None

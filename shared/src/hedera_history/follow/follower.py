@@ -266,9 +266,8 @@ class Follower:
         on_blocks = block_start(self.start, gateway, sources, s) if stored is None else None
         if on_blocks is not None:
             next_block, self._begins_history = on_blocks.number, False
-        begins = on_blocks is not None and on_blocks.begins_history
         self.blocks = BlockFollow(
-            self.ctx, s, sources, next_block=next_block, monotonic=self._clock, begins_history=begins, registry=registry
+            self.ctx, s, sources, next_block=next_block, monotonic=self._clock, start=on_blocks, registry=registry
         )
         report.start_period = key
         event(
