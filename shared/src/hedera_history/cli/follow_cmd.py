@@ -31,9 +31,10 @@ from hedera_history.follow.in_process import follow_in_process
 @click.option(
     "--start",
     default=None,
-    metavar="backfill|now|TIME",
-    help="Where to start without a stored position: after the last complete block in the store, now, or a "
-    "time (ISO 8601 or the stream-file name form) [HEDERA_HISTORY_FOLLOW_START].",
+    metavar="backfill|now|TIME|block:N",
+    help="Where to start without a stored position: after the last complete block in the store, now, a "
+    "time (ISO 8601 or the stream-file name form), or block N of a network already on block streams "
+    "[HEDERA_HISTORY_FOLLOW_START].",
 )
 @click.option("--reset", is_flag=True, help="Forget the stored position and start from --start.")
 @click.option(
