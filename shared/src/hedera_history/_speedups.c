@@ -720,6 +720,145 @@ done:
     return result;
 }
 
+/* ---- table_rows ------------------------------------------------------------------------------ */
+
+/* A new instance of a slots class with its object slots (offsets) set to values; left out of the
+ * cyclic garbage collector: callers give it only values that cannot take part in a cycle. */
+static PyObject *new_untracked(PyTypeObject *cls, const Py_ssize_t *offsets, PyObject *const *values, int count) {
+    PyObject *obj = cls->tp_alloc(cls, 0);
+    if (obj == NULL) return NULL;
+    for (int i = 0; i < count; i++) *(PyObject **)((char *)obj + offsets[i]) = Py_NewRef(values[i]);
+    if (PyObject_IS_GC(obj)) PyObject_GC_UnTrack(obj);
+    return obj;
+}
+
+static int slot_offsets(PyObject *cls, PyObject *slots, Py_ssize_t *offsets, Py_ssize_t count) {
+    if (!PyType_Check(cls) || !PyTuple_CheckExact(slots) || PyTuple_GET_SIZE(slots) != count) {
+        PyErr_SetString(PyExc_TypeError, "table_rows: expected a class and a tuple of its slot descriptors");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        offsets[i] = slot_offset((PyTypeObject *)cls, PyTuple_GET_ITEM(slots, i));
+        if (offsets[i] < 0) return -1;
+    }
+    return 0;
+}
+
+/* The cells of one row as a tuple: from a dict of (family, qualifier) -> value in that order, or
+ * the one cell (family, qualifier) of single with the value given. */
+static PyObject *row_cells(PyTypeObject *cell_cls, const Py_ssize_t *offsets, PyObject *cells, PyObject *single,
+                           PyObject *stamp) {
+    PyObject *values[4];
+    values[3] = stamp;
+    if (single != Py_None) {
+        if (!PyBytes_CheckExact(cells)) goto wrong;
+        values[0] = PyTuple_GET_ITEM(single, 0);
+        values[1] = PyTuple_GET_ITEM(single, 1);
+        values[2] = cells;
+        PyObject *tuple = PyTuple_New(1);
+        if (tuple == NULL) return NULL;
+        PyObject *cell = new_untracked(cell_cls, offsets, values, 4);
+        if (cell == NULL) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tuple, 0, cell);
+        PyObject_GC_UnTrack(tuple);
+        return tuple;
+    }
+    if (!PyDict_CheckExact(cells)) goto wrong;
+    PyObject *items = PyDict_Items(cells);
+    if (items == NULL) return NULL;
+    if (PyList_GET_SIZE(items) > 1 && PyList_Sort(items) < 0) {
+        Py_DECREF(items);
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(items);
+    PyObject *tuple = PyTuple_New(count);
+    if (tuple == NULL) {
+        Py_DECREF(items);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *pair = PyList_GET_ITEM(items, i); /* ((family, qualifier), value) */
+        PyObject *name = PyTuple_GET_ITEM(pair, 0);
+        values[2] = PyTuple_GET_ITEM(pair, 1);
+        if (!PyTuple_CheckExact(name) || PyTuple_GET_SIZE(name) != 2 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(name, 0)) ||
+            !PyBytes_CheckExact(PyTuple_GET_ITEM(name, 1)) || !PyBytes_CheckExact(values[2])) {
+            Py_DECREF(items);
+            Py_DECREF(tuple);
+            goto wrong;
+        }
+        values[0] = PyTuple_GET_ITEM(name, 0);
+        values[1] = PyTuple_GET_ITEM(name, 1);
+        PyObject *cell = new_untracked(cell_cls, offsets, values, 4);
+        if (cell == NULL) {
+            Py_DECREF(items);
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tuple, i, cell);
+    }
+    Py_DECREF(items);
+    PyObject_GC_UnTrack(tuple);
+    return tuple;
+wrong:
+    PyErr_SetString(PyExc_TypeError, "table_rows: expected cells {(str, bytes): bytes} (or bytes with single)");
+    return NULL;
+}
+
+/* Appends to out the rows of one table in key order, each with its cells in (family, qualifier)
+ * order and the timestamp stamp, as instances of classes = (Row, its table, key and cells slot
+ * descriptors, Cell, its family, qualifier, value and timestamp slot descriptors): rows maps key -> {(family, qualifier): value}, or key -> value
+ * with single = (family, qualifier). Rows, their cell tuples and cells hold str, bytes and ints
+ * only, so all are left out of the cyclic garbage collector, as record_items leaves its items. */
+static PyObject *table_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || !PyTuple_CheckExact(args[0]) || PyTuple_GET_SIZE(args[0]) != 4) {
+        PyErr_SetString(PyExc_TypeError, "table_rows((Row, row slots, Cell, cell slots), table, rows, stamp, single, out)");
+        return NULL;
+    }
+    PyObject *row_cls = PyTuple_GET_ITEM(args[0], 0), *cell_cls = PyTuple_GET_ITEM(args[0], 2);
+    Py_ssize_t row_offsets[3], cell_offsets[4];
+    if (slot_offsets(row_cls, PyTuple_GET_ITEM(args[0], 1), row_offsets, 3) < 0 ||
+        slot_offsets(cell_cls, PyTuple_GET_ITEM(args[0], 3), cell_offsets, 4) < 0)
+        return NULL;
+    PyObject *table = args[1], *rows = args[2], *stamp = args[3], *single = args[4], *out = args[5];
+    if (!PyUnicode_CheckExact(table) || !PyDict_CheckExact(rows) || !PyLong_CheckExact(stamp) || !PyList_CheckExact(out) ||
+        (single != Py_None && (!PyTuple_CheckExact(single) || PyTuple_GET_SIZE(single) != 2 ||
+                               !PyUnicode_CheckExact(PyTuple_GET_ITEM(single, 0)) ||
+                               !PyBytes_CheckExact(PyTuple_GET_ITEM(single, 1))))) {
+        PyErr_SetString(PyExc_TypeError, "table_rows: expected str, dict, int, (str, bytes) or None, list");
+        return NULL;
+    }
+    PyObject *keys = PyDict_Keys(rows);
+    if (keys == NULL) return NULL;
+    if (PyList_Sort(keys) < 0) goto fail;
+    Py_ssize_t count = PyList_GET_SIZE(keys);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *key = PyList_GET_ITEM(keys, i);
+        if (!PyBytes_CheckExact(key)) {
+            PyErr_SetString(PyExc_TypeError, "table_rows: expected bytes row keys");
+            goto fail;
+        }
+        PyObject *cells = PyDict_GetItemWithError(rows, key); /* borrowed */
+        if (cells == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "table_rows: rows changed while read");
+            goto fail;
+        }
+        PyObject *tuple = row_cells((PyTypeObject *)cell_cls, cell_offsets, cells, single, stamp);
+        if (tuple == NULL) goto fail;
+        PyObject *values[3] = {table, key, tuple};
+        PyObject *row = new_untracked((PyTypeObject *)row_cls, row_offsets, values, 3);
+        Py_DECREF(tuple);
+        if (row == NULL || append_new(out, row) < 0) goto fail;
+    }
+    Py_DECREF(keys);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(keys);
+    return NULL;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -732,6 +871,8 @@ static PyMethodDef methods[] = {
      "Runs of rows of one table, encoded: (table, stop, entries, int64 ends, int64 running cells), or None."},
     {"mutate_rows_answer", mutate_rows_answer, METH_O,
      "A MutateRowsResponse's entry count and its failed entries (index, code, message), or None."},
+    {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,
+     "Rows of one table in key order, cells in (family, qualifier) order, appended to a list, left out of the cyclic GC."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -36,18 +36,26 @@ MutateRowsAnswer = Callable[[bytes], tuple[int, list[tuple[int, int, str]]] | No
 """A serialised MutateRowsResponse to its number of entries and the (index, code, message) of those
 that failed, or None where the protobuf parser must decide (anything but the regular shape)."""
 
+TableRows = Callable[[tuple[Any, ...], str, dict[bytes, Any], int, tuple[str, bytes] | None, list[Any]], None]
+"""``((Row, its slot descriptors, Cell, its slot descriptors), table, rows, stamp, single, out)``:
+appends to ``out`` the ``Row`` of each key of ``rows`` in key order, with one ``Cell`` per
+``(family, qualifier) -> value`` of the key's dict in that order (or, with ``single`` a
+``(family, qualifier)``, one cell of the key's value), each stamped ``stamp``; left out of the cyclic
+garbage collector (they hold str, bytes and ints only). TypeError for anything else."""
+
 logger = logging.getLogger(__name__)
 
 
 try:
     from hedera_history import _speedups
 
-    _compiled: tuple[ItemLists, RecordItems, MutationEntries, MutationRuns, MutateRowsAnswer] | None = (
+    _compiled: tuple[ItemLists, RecordItems, MutationEntries, MutationRuns, MutateRowsAnswer, TableRows] | None = (
         _speedups.v6_item_lists,
         _speedups.record_items,
         _speedups.mutation_entries,
         _speedups.mutation_runs,
         _speedups.mutate_rows_answer,
+        _speedups.table_rows,
     )
 except ImportError as e:
     logger.warning(
@@ -61,3 +69,4 @@ record_items: RecordItems | None = None if _compiled is None else _compiled[1]
 mutation_entries: MutationEntries | None = None if _compiled is None else _compiled[2]
 mutation_runs: MutationRuns | None = None if _compiled is None else _compiled[3]
 mutate_rows_answer: MutateRowsAnswer | None = None if _compiled is None else _compiled[4]
+table_rows: TableRows | None = None if _compiled is None else _compiled[5]

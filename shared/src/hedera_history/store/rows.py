@@ -22,11 +22,11 @@ import logging
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from google.protobuf.message import DecodeError
 
-from hedera_history import hapi
+from hedera_history import hapi, speedups
 from hedera_history.block import NodeSignature, VerifiedBlock
 from hedera_history.config import Settings
 from hedera_history.errors import CorruptFileError
@@ -270,23 +270,12 @@ class _RowSet:
         """Rows in schema table order then key order, cells in (family, qualifier) order."""
         stamp = self.timestamp
         out: list[Row] = []
-        append = out.append
         self._merge_account_history()
         for table, rows in self.tables.items():
             if table == s.ACCOUNT_HISTORY and self.account_history:
-                history = self.account_history
-                family, qualifier = _ACCOUNT_BLOCK
-                for key in sorted(history):
-                    append(_new_row(table, key, (_new_cell(family, qualifier, history[key], stamp),)))
-                continue
-            for key in sorted(rows):
-                cells = rows[key]
-                if len(cells) == 1:
-                    (((family, qualifier), value),) = cells.items()
-                    append(_new_row(table, key, (_new_cell(family, qualifier, value, stamp),)))
-                else:
-                    built = tuple([_new_cell(f, q, v, stamp) for (f, q), v in sorted(cells.items())])
-                    append(_new_row(table, key, built))
+                _table_rows(_CLASSES, table, self.account_history, stamp, _ACCOUNT_BLOCK, out)
+            else:
+                _table_rows(_CLASSES, table, rows, stamp, None, out)
         return tuple(out)
 
     def _merge_account_history(self) -> None:
@@ -324,6 +313,39 @@ def _new_row(table: str, key: bytes, cells: tuple[Cell, ...]) -> Row:
     _set_key(row, key)
     _set_cells(row, cells)
     return row
+
+
+def python_table_rows(
+    classes: tuple[Any, ...],
+    table: str,
+    rows: dict[bytes, Any],
+    stamp: int,
+    single: tuple[str, bytes] | None,
+    out: list[Any],
+) -> None:
+    """``speedups.table_rows`` where the compiled core is missing (the classes are this module's)."""
+    append = out.append
+    if single is not None:
+        family, qualifier = single
+        for key in sorted(rows):
+            append(_new_row(table, key, (_new_cell(family, qualifier, rows[key], stamp),)))
+        return
+    for key in sorted(rows):
+        cells = rows[key]
+        if len(cells) == 1:
+            (((family, qualifier), value),) = cells.items()
+            append(_new_row(table, key, (_new_cell(family, qualifier, value, stamp),)))
+        else:
+            append(_new_row(table, key, tuple([_new_cell(f, q, v, stamp) for (f, q), v in sorted(cells.items())])))
+
+
+_table_rows: speedups.TableRows = speedups.table_rows or python_table_rows
+_CLASSES = (
+    Row,
+    (_ROW_SLOTS["table"], _ROW_SLOTS["key"], _ROW_SLOTS["cells"]),
+    Cell,
+    (_CELL_SLOTS["family"], _CELL_SLOTS["qualifier"], _CELL_SLOTS["value"], _CELL_SLOTS["timestamp_micros"]),
+)
 
 
 class _BlockConstants:
