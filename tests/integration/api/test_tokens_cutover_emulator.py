@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hedera_history.api.render import timestamp
-from hedera_history.cli.main import cli
 from hedera_history.config import Settings
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
 from hedera_history.store.bigtable_client import gateway_for_instance
@@ -23,6 +21,7 @@ from hedera_history.store.reader import HistoryReader
 
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
+from tests.integration.cutover_load import load_cutover_stream
 from tests.unit.api.wsgi_app import query_app
 
 pytestmark = pytest.mark.emulator
@@ -42,11 +41,7 @@ def client(bigtable_client: Any, stream: GeneratedStream, tmp_path_factory: pyte
     instance = bigtable_client.instance(unique_name("tokens"))
     folder: Path = tmp_path_factory.mktemp("tokens-cutover")
     write_stream(stream, folder)
-    args = ["load", str(folder), "--address-book", str(folder / "address-book.bin")]
-    args += ["--instance", instance.instance_id, "--table-prefix", PREFIX]
-    env = {"HEDERA_HISTORY_LEDGER_PUBLICATION": str(folder / "ledger-id-publication.bin")}
-    result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    load_cutover_stream(instance, folder, PREFIX)
     gateway = gateway_for_instance(instance, Settings(table_prefix=PREFIX))
     try:
         yield query_app(HistoryReader(gateway)).test_client()

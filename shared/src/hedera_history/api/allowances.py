@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api.entity_lookup import resolve_entity
+from hedera_history.api.entity_pages import page_of
 from hedera_history.api.errors import InvalidParamsError, NotServedError
 from hedera_history.api.query import Query, only, order, page_limit, single
 from hedera_history.api.render import timestamp
@@ -125,17 +126,14 @@ def crypto_allowances(get_reader: Reader, account_text: str, query: Query, skipp
     descending = order(query, default="desc") == "desc"
     low, high = entity_bounds(query, "spender.id")
     owner, found = _read(get_reader, account_text, skipped)
-    kept = sorted(
+    page, next_link = page_of(
         (a for (_, token), a in found.crypto.items() if token == _NO_TOKEN and low <= entity_key(a.spender) <= high),
-        key=lambda a: entity_key(a.spender),
-        reverse=descending,
+        cursor=lambda a: a.spender,
+        name="spender.id",
+        limit=limit,
+        descending=descending,
+        path=f"/api/v1/accounts/{owner}/allowances/crypto",
     )
-    page = kept[:limit]
-    next_link = None
-    if len(kept) > limit:
-        params = [("limit", limit), ("order", "desc" if descending else "asc")]
-        params.append(("spender.id", f"{'lt' if descending else 'gt'}:{page[-1].spender}"))
-        next_link = f"/api/v1/accounts/{owner}/allowances/crypto?" + urlencode(params)
     return {"allowances": [_render(owner, a, with_token=False) for a in page], "links": {"next": next_link}}
 
 

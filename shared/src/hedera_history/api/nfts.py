@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api.entity_lookup import resolve_entity
+from hedera_history.api.entity_pages import page_of
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64, parse_int
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
@@ -60,22 +61,20 @@ def list_token_nfts(get_reader: Reader, token_text_in: str, query: Query, skippe
     nfts, whole = token_nfts(reader, token, None, None)
     if not whole:
         raise NotServedError(_TOO_MANY)
-    kept = sorted(
+    page, next_link = page_of(
         (
             nft
             for nft in nfts.values()
             if low <= nft.serial <= (MAX_I64 if high is None else high) and _owned_in(nft, owners)
         ),
-        key=lambda nft: nft.serial,
-        reverse=descending,
+        sort_key=lambda nft: nft.serial,
+        cursor=lambda nft: nft.serial,
+        name="serialnumber",
+        limit=limit,
+        descending=descending,
+        path=f"/api/v1/tokens/{token}/nfts",
+        kept=[("account.id", value) for value in query.get("account.id", [])],
     )
-    page = kept[:limit]
-    next_link = None
-    if len(kept) > limit:
-        params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
-        params += [("account.id", value) for value in query.get("account.id", [])]
-        params.append(("serialnumber", f"{'lt' if descending else 'gt'}:{page[-1].serial}"))
-        next_link = f"/api/v1/tokens/{token}/nfts?" + urlencode(params)
     return {"nfts": render_nfts(reader, page), "links": {"next": next_link}}
 
 

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import eq, ge, gt, le, lt, ne
 from typing import Any
-from urllib.parse import urlencode
 
 from hedera_history.api.entity_lookup import resolve_entity
+from hedera_history.api.entity_pages import page_of
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64, parse_int, parse_timestamp
 from hedera_history.api.query import Query, only, operator, order, page_limit
@@ -64,25 +64,20 @@ def token_balances(get_reader: Reader, token_text_in: str, query: Query, skipped
     if not holders.whole:
         raise NotServedError(_TOO_MANY)
     decimals = token_state(reader, token, at_ns).decimals
-    balances = sorted(
-        (
-            (entity_key(account), account, balance)
-            for account, balance in holder_balances(holders).items()
-            if low <= entity_key(account) <= high and balance_filter(balance)
-        ),
-        reverse=descending,
+    kept = [(a, b) for a, b in holder_balances(holders).items() if low <= entity_key(a) <= high and balance_filter(b)]
+    repeated = [(name, value) for name in ("timestamp", "account.balance") for value in query.get(name, [])]
+    page, next_link = page_of(
+        kept,
+        cursor=lambda held: held[0],
+        name="account.id",
+        limit=limit,
+        descending=descending,
+        path=f"/api/v1/tokens/{token}/balances",
+        kept=repeated,
     )
-    page = balances[:limit]
-    next_link = None
-    if len(balances) > limit:
-        params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
-        params.append(("account.id", f"{'lt' if descending else 'gt'}:{page[-1][1]}"))
-        params += [("timestamp", value) for value in query.get("timestamp", [])]
-        params += [("account.balance", value) for value in query.get("account.balance", [])]
-        next_link = f"/api/v1/tokens/{token}/balances?" + urlencode(params)
     return {
         "timestamp": _newest(holders),
-        "balances": [{"account": account, "balance": balance, "decimals": decimals} for _, account, balance in page],
+        "balances": [{"account": account, "balance": balance, "decimals": decimals} for account, balance in page],
         "links": {"next": next_link},
     }
 
@@ -143,17 +138,14 @@ def account_tokens(get_reader: Reader, account_text: str, query: Query, skipped:
     skipped(held.errors)
     if not held.whole:
         raise NotServedError(_TOO_MANY)
-    related = sorted(
+    page, next_link = page_of(
         (r for r in relationships(held.values).values() if low <= entity_key(r.token) <= high),
-        key=lambda r: entity_key(r.token),
-        reverse=descending,
+        cursor=lambda r: r.token,
+        name="token.id",
+        limit=limit,
+        descending=descending,
+        path=f"/api/v1/accounts/{account}/tokens",
     )
-    page = related[:limit]
-    next_link = None
-    if len(related) > limit:
-        params = [("limit", limit), ("order", "desc" if descending else "asc")]
-        params.append(("token.id", f"{'lt' if descending else 'gt'}:{page[-1].token}"))
-        next_link = f"/api/v1/accounts/{account}/tokens?" + urlencode(params)
     return {
         "tokens": [render_relationship(r, token_state(reader, r.token)) for r in page],
         "links": {"next": next_link},

@@ -245,33 +245,45 @@ def decode_supply_key(key: bytes) -> int:
 
 
 def holder_key(token: str, account: str, consensus_ns: int, change: int) -> bytes:
-    return holder_prefix(token) + _token_part(account) + _time(consensus_ns) + ACCOUNT_SEPARATOR + b"%+d" % change
+    return _pair_key(holder_prefix(token, account), consensus_ns, b"%+d" % change)
 
 
 def holder_prefix(token: str, account: str | None = None) -> bytes:
     """What every row of the token's holders (of one holder, when given) starts with."""
-    prefix = HOLDER_PREFIX + _token_part(token)
-    return prefix if account is None else prefix + _token_part(account)
+    return _pair_prefix(HOLDER_PREFIX, token, account)
 
 
 def decode_holder_key(key: bytes) -> Held:
-    _, token, account, time, change = _parts(key, HOLDER_PREFIX, 5)
-    return Held(_entity(account), _entity(token), ones_complement(decode_hex16(time)), _event(change))
+    token, account, consensus_ns, change = _decode_pair(key, HOLDER_PREFIX)
+    return Held(account, token, consensus_ns, change)
 
 
 def relation_key(account: str, token: str, consensus_ns: int, event: str) -> bytes:
-    return relation_prefix(account) + _token_part(token) + _time(consensus_ns) + ACCOUNT_SEPARATOR + event.encode()
+    return _pair_key(relation_prefix(account, token), consensus_ns, event.encode())
 
 
 def relation_prefix(account: str, token: str | None = None) -> bytes:
     """What every relationship row of ``account`` (with ``token``, when given) starts with."""
-    prefix = RELATION_PREFIX + _token_part(account)
-    return prefix if token is None else prefix + _token_part(token)
+    return _pair_prefix(RELATION_PREFIX, account, token)
 
 
 def decode_relation_key(key: bytes) -> Held:
-    _, account, token, time, event = _parts(key, RELATION_PREFIX, 5)
-    return Held(_entity(account), _entity(token), ones_complement(decode_hex16(time)), _event(event))
+    account, token, consensus_ns, event = _decode_pair(key, RELATION_PREFIX)
+    return Held(account, token, consensus_ns, event)
+
+
+def _pair_prefix(prefix: bytes, first: str, second: str | None) -> bytes:
+    return prefix + _token_part(first) + (b"" if second is None else _token_part(second))
+
+
+def _pair_key(pair_prefix: bytes, consensus_ns: int, event: bytes) -> bytes:
+    return pair_prefix + _time(consensus_ns) + ACCOUNT_SEPARATOR + event
+
+
+def _decode_pair(key: bytes, prefix: bytes) -> tuple[str, str, int, str]:
+    """``(first entity, second entity, consensus ns, event)`` of a ``holder`` or ``tokenrel`` key."""
+    _, first, second, time, event = _parts(key, prefix, 5)
+    return _entity(first), _entity(second), ones_complement(decode_hex16(time)), _event(event)
 
 
 def nft_key(token: str, serial: int, consensus_ns: int, owner: str) -> bytes:
