@@ -18,9 +18,13 @@ lifetime, and a waiting call that finds no link leaves its block pending as befo
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 
+from hedera_history.errors import StoreError
+from hedera_history.logs import event
+from hedera_history.pipeline.ingest_context import logger
 from hedera_history.pipeline.period_state import claim_live
 from hedera_history.pipeline.state import IngestState
 from hedera_history.pipeline.state_cells import Link
@@ -51,10 +55,15 @@ class BlocksInHand:
             self._marks[number] = value
 
     def drop(self, number: int) -> None:
-        """Empty this call's mark on ``number`` (left alone if another call marked it since)."""
+        """Empty this call's mark on ``number`` (left alone if another call marked it since). A
+        failure to is logged, not raised: the mark lapses by itself, and the call's outcome stands."""
         value = self._marks.pop(number, None)
-        if value is not None:
+        if value is None:
+            return
+        try:
             self._state.set_claim(_key(number), value, b"")
+        except StoreError as e:
+            event(logger, "block in hand not let go", logging.WARNING, block=number, error=str(e))
 
     def held_by_another(self, number: int) -> bool:
         """Whether another call has block ``number`` in hand now."""
