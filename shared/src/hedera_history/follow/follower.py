@@ -341,7 +341,10 @@ class Follower:
             self._quiet_since = now  # ask again after another quiet interval
 
     def _record_version(self, block_number: int) -> HapiVersion | None:
-        """The HAPI version of the record file stored as ``block_number`` (None until it is stored)."""
+        """The HAPI version of the record file stored as ``block_number`` (None until it is stored,
+        and when no release is pinned: nothing reads it then)."""
+        if self._cutover.last_record_release is None:
+            return None
         if block_number not in self._record_versions:
             stored = HistoryReader(self.ctx.gateway).get_block(block_number)
             if stored is None:
