@@ -149,9 +149,9 @@ def stack() -> None:
 @click.option(
     "--follow-start",
     default=None,
-    metavar="backfill|now|TIME",
+    metavar="backfill|now|TIME|block:N",
     help="Where the follower starts without a stored position [HEDERA_HISTORY_FOLLOW_START] (default backfill: "
-    "after the last complete block, on an empty store now).",
+    "after the last complete block, on an empty store now; block:N on a network already on block streams).",
 )
 @click.option(
     "--block-node",
