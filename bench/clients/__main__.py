@@ -19,19 +19,33 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import requests
 from hedera_history.localstack.emulators import BigtableEmulator
 
 from bench.clients import history as histories
 from bench.clients.installs import CLIENTS, REPOSITORY, command, install
 from bench.clients.outcomes import CLIENT_SIDE, Outcome, failed, parse, summary, table
+from bench.clients.placeholders import generalise
 from bench.clients.targets import find_targets
 
 CALL_SECONDS = 300
 
 
-def run_clients(name: str, base_url: str, book: Path, cache: Path, work: Path) -> list[Outcome]:
-    found = find_targets(base_url, *histories.book_nodes(book))
+def run_clients(
+    name: str, base_url: str, book: Path, cache: Path, work: Path, logs: Path
+) -> tuple[list[Outcome], dict[str, Any], dict[Path, int]]:
+    """Each client's calls on one served history, what they asked for, and where the serve logs
+    stood before them."""
+
+    def get(path: str) -> Any:
+        answer = requests.get(base_url + path, timeout=30)
+        answer.raise_for_status()
+        return answer.json()
+
+    found = {"base_url": base_url, **find_targets(get, *histories.book_nodes(book))}
+    before = histories.log_sizes(logs)
     targets_file = work / f"targets-{name.replace(' ', '-')}.json"
     targets_file.write_text(json.dumps(found, indent=1))
     print(f"{name}: asking for {json.dumps(found)}", file=sys.stderr)
@@ -52,7 +66,16 @@ def run_clients(name: str, base_url: str, book: Path, cache: Path, work: Path) -
                 Outcome(name, spec.name, "(call script)", "GET", CLIENT_SIDE, False, f"exit {ran.returncode}: {tail}")
             )
         outcomes.extend(got)
-    return outcomes
+    return outcomes, found, before
+
+
+def recording(recorded: dict[str, list[dict[str, Any]]]) -> str:
+    """JSON, one request a line."""
+    histories_json = [
+        f"  {json.dumps(name)}: [\n" + ",\n".join(f"    {json.dumps(r)}" for r in requests) + "\n  ]"
+        for name, requests in recorded.items()
+    ]
+    return "{\n" + ",\n".join(histories_json) + "\n}\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("var/clients"), help="where the clients are installed")
     parser.add_argument("--history", action="append", choices=("generated", "v6"), help="default: both")
     parser.add_argument("--table", type=Path, default=None, help="also write the table (Markdown) here")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        help="write the requests the clients made here (JSON, per history, ids as the targets they are)",
+    )
     args = parser.parse_args(argv)
     cache: Path = args.cache.resolve()
     cache.mkdir(parents=True, exist_ok=True)
@@ -67,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"installing {spec.pin} under {cache}", file=sys.stderr)
         install(spec, cache, cache / "install.log")
     outcomes: list[Outcome] = []
+    recorded: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="clients-") as folder, BigtableEmulator() as bigtable:
         work = Path(folder)
         chosen = args.history or ["generated", "v6"]
@@ -75,13 +105,23 @@ def main(argv: list[str] | None = None) -> int:
             env = histories.environment(bigtable.host, f"clients-{index}")
             print(f"loading {history.name} from {history.directory}", file=sys.stderr)
             histories.load(history, env, work / "load.log")
-            with histories.served(history, env, work) as base_url:
-                outcomes.extend(run_clients(history.name, base_url, history.address_book, cache, work))
+            logs = work / f"serve-{index}"
+            logs.mkdir()
+            with histories.served(history, env, logs) as base_url:
+                got, found, before = run_clients(history.name, base_url, history.address_book, cache, work, logs)
+            outcomes.extend(got)
+            # Read once serve has stopped, so its log holds the last request too.
+            recorded[history.name] = [
+                {**request, "path": generalise(request["path"], found)}
+                for request in histories.recorded_requests(logs, before)
+            ]
     report = table(outcomes)
     print(report)
     print(f"\n{summary(outcomes)}")
     if args.table is not None:
         args.table.write_text(report + "\n")
+    if args.record is not None:
+        args.record.write_text(recording(recorded))
     return 1 if failed(outcomes) else 0
 
 

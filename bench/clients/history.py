@@ -6,11 +6,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hedera_history import hapi
 from hedera_history.books.parse import parse_address_book
@@ -37,9 +39,12 @@ GENERATED = GeneratorConfig(
     network_files=True,
     rotate_key=False,
     stake_updates={2: (10**17, 2 * 10**17, 3 * 10**17, 4 * 10**17)},
+    tokens=True,
+    node_endpoints=True,
 )
 """Beside contract calls and creates, transfers, account creates and schedules: topics with
-messages, exchange-rate and fee-schedule updates, and a stake update."""
+messages, exchange-rate and fee-schedule updates, a stake update, tokens, NFTs, allowances,
+airdrops, account updates, schedules signed later, and an address book with the nodes' addresses."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,29 @@ class History:
     name: str
     directory: Path
     address_book: Path
+
+
+REQUEST_LINE = re.compile(r'"(GET|HEAD|POST|PUT|DELETE|OPTIONS) (\S+) HTTP/[0-9.]+" (\d{3})')
+"""A request as the development server behind ``serve`` logs it (ANSI styles taken out)."""
+ANSI_STYLE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def log_sizes(logs: Path) -> dict[Path, int]:
+    """Where each ``serve`` log under ``logs`` ends now."""
+    return {log: log.stat().st_size for log in logs.glob("serve-*.log")}
+
+
+def recorded_requests(logs: Path, since: dict[Path, int]) -> list[dict[str, Any]]:
+    """Every distinct request the served API answered after ``since`` (method, path and query,
+    status), in order, from the ``serve`` logs under ``logs``."""
+    seen: dict[tuple[str, str, int], None] = {}
+    for log in sorted(logs.glob("serve-*.log")):
+        with log.open("rb") as f:
+            f.seek(since.get(log, 0))
+            text = ANSI_STYLE.sub("", f.read().decode(errors="replace"))
+        for match in REQUEST_LINE.finditer(text):
+            seen[(match[1], match[2], int(match[3]))] = None
+    return [{"method": method, "path": path, "status": status} for method, path, status in seen]
 
 
 def book_nodes(book: Path) -> tuple[list[str], bool]:
@@ -64,8 +92,8 @@ def generated(work: Path) -> History:
     return History("generated", directory, directory / ADDRESS_BOOK_FILE)
 
 
-def real_v6() -> History:
-    return History("real V6", REAL_DATA / "v6", REAL_DATA / "addressbook" / "test-v6-sidecar-4n.bin")
+def real_v6(data: Path = REAL_DATA) -> History:
+    return History("real V6", data / "v6", data / "addressbook" / "test-v6-sidecar-4n.bin")
 
 
 def environment(bigtable_host: str, instance: str) -> dict[str, str]:

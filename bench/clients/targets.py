@@ -3,9 +3,11 @@ same calls run on any history (an entity kind the history lacks leaves its calls
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-import requests
+Get = Callable[[str], Any]
+"""The JSON answer of a GET of a path under the API (raises on a non-200)."""
 
 PAGES = 20
 CREATIONS = {
@@ -16,20 +18,14 @@ CREATIONS = {
 }
 
 
-def get(base_url: str, path: str) -> Any:
-    answer = requests.get(base_url + path, timeout=30)
-    answer.raise_for_status()
-    return answer.json()
-
-
-def transactions(base_url: str) -> list[dict[str, Any]]:
+def transactions(get: Get) -> list[dict[str, Any]]:
     """The history's transactions, oldest first (at most ``PAGES`` pages of 100)."""
     found: list[dict[str, Any]] = []
     path: str | None = "/api/v1/transactions?order=asc&limit=100"
     for _ in range(PAGES):
         if path is None:
             break
-        page = get(base_url, path)
+        page = get(path)
         found.extend(page["transactions"])
         path = page["links"]["next"]
     return found
@@ -39,25 +35,24 @@ def payer(transaction: dict[str, Any]) -> str:
     return str(transaction["transaction_id"]).split("-", 1)[0]
 
 
-def find_targets(base_url: str, node_accounts: list[str], node_endpoints: bool) -> dict[str, Any]:
+def find_targets(get: Get, node_accounts: list[str], node_endpoints: bool) -> dict[str, Any]:
     """``node_accounts``: the nodes of the address book the history was loaded with;
     ``node_endpoints``: whether that book gives their addresses."""
-    listed = transactions(base_url)
+    listed = transactions(get)
     if not listed:
-        raise RuntimeError(f"{base_url} serves no transactions: the history did not load")
+        raise RuntimeError("the API serves no transactions: the history did not load")
     succeeded = [t for t in listed if t["result"] == "SUCCESS"]
     payers = list(dict.fromkeys(payer(t) for t in succeeded))
     created = [t["entity_id"] for t in succeeded if t["name"] == "CRYPTOCREATEACCOUNT" and t["entity_id"]]
     # An account whose creation (hence its key) the history holds, else one with a balance.
     candidates = created[:1] or payers
-    accounts = [get(base_url, f"/api/v1/accounts/{a}?transactions=false") for a in candidates]
+    accounts = [get(f"/api/v1/accounts/{a}?transactions=false") for a in candidates]
     account = next((a for a in accounts if a["balance"]["balance"] is not None), accounts[0])
     chosen = account["account"]
-    listing = get(base_url, "/api/v1/accounts?limit=100")["accounts"]
+    listing = get("/api/v1/accounts?limit=100")["accounts"]
     aliased = [a for a in listing if not a["evm_address"].removeprefix("0x").startswith("0" * 24)]
     updated_files = {t["entity_id"] for t in succeeded if t["name"] in ("FILEUPDATE", "FILEAPPEND")}
     found: dict[str, Any] = {
-        "base_url": base_url,
         "account": chosen,
         "account_created_in_history": bool(created),
         "account_evm_address": account["evm_address"],
@@ -78,6 +73,10 @@ def find_targets(base_url: str, node_accounts: list[str], node_endpoints: bool) 
         kind = CREATIONS.get(transaction["name"])
         if kind and transaction["result"] == "SUCCESS" and transaction["entity_id"] and kind not in found:
             found[kind] = transaction["entity_id"]
+    if "token" in found:
+        # The agent kit asks for each token the account holds.
+        held = get(f"/api/v1/accounts/{chosen}/tokens?limit=100")["tokens"]
+        found.update({f"held_token_{i}": token["token_id"] for i, token in enumerate(held)})
     if "contract" in found:
-        found["contract_evm_address"] = get(base_url, f"/api/v1/contracts/{found['contract']}")["evm_address"]
+        found["contract_evm_address"] = get(f"/api/v1/contracts/{found['contract']}")["evm_address"]
     return found
