@@ -156,7 +156,9 @@ def test_nfts(get: Fetch, world: TokenWorld) -> None:
     first = get(f"/api/v1/tokens/{ART_ID}/nfts?limit=1&order=asc")
     assert [n["serial_number"] for n in get(first["links"]["next"])["nfts"]] == [2]
     assert get(f"/api/v1/accounts/{BOB_ID}/nfts")["nfts"] == [two]
-    assert [n["serial_number"] for n in get(f"/api/v1/accounts/{TREASURY_ID}/nfts")["nfts"]] == [1]
+    held = get(f"/api/v1/accounts/{TREASURY_ID}/nfts")["nfts"]
+    assert [(n["serial_number"], n["spender"]) for n in held] == [(1, ALICE_ID)]  # approved after its mint
+    assert two["spender"] is None
     get(f"/api/v1/tokens/{ART_ID}/nfts/9", 404)
     get(f"/api/v1/tokens/{ART_ID}/nfts/0", 400)
 

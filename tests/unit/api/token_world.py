@@ -132,6 +132,7 @@ def token_world() -> TokenWorld:
         data.tokenAllowances.add(tokenId=token(GOLD), owner=account(ALICE), spender=account(BOB), amount=50)
         nft = data.nftAllowances.add(tokenId=token(ART), owner=account(TREASURY), spender=account(BOB))
         nft.approved_for_all.value = True
+        data.nftAllowances.add(tokenId=token(ART), owner=account(TREASURY), spender=account(ALICE), serial_numbers=[1])
 
     def spend(b: Any) -> None:  # the body says which transfers are approved, the record does not
         b.cryptoTransfer.transfers.accountAmounts.add(accountID=account(ALICE), amount=-30, is_approval=True)

@@ -52,17 +52,28 @@ class Allowance:
     approved_for_all: bool = False
 
 
+@dataclass(frozen=True)
+class SerialGrant:
+    """An approval of one NFT: its spender (and the approved-for-all spender who gave it)."""
+
+    spender: str
+    delegating_spender: str | None
+    consensus_ns: int
+
+
 @dataclass
 class Allowances:
-    """An owner's allowances by (spender, token): hbar ones with token ``_NO_TOKEN``."""
+    """An owner's allowances by (spender, token): hbar ones with token ``_NO_TOKEN``; and its single
+    NFTs' approvals by (token, serial), None once deleted."""
 
     crypto: dict[tuple[str, str], Allowance]
     nft: dict[tuple[str, str], Allowance]
+    serials: dict[tuple[str, int], SerialGrant | None]
 
 
 def owner_allowances(transactions: Sequence[StoredTransaction], owner: str) -> Allowances:
     """What ``owner``'s allowance transactions (oldest first) leave."""
-    found = Allowances({}, {})
+    found = Allowances({}, {}, {})
     for stored in transactions:
         try:
             body: Any = transaction_body(stored.transaction_bytes)
@@ -72,15 +83,24 @@ def owner_allowances(transactions: Sequence[StoredTransaction], owner: str) -> A
         case = body.WhichOneof("data")
         if case == "cryptoApproveAllowance":
             _approve(found, body.cryptoApproveAllowance, owner, payer, stored.consensus_ns)
+        elif case == "cryptoDeleteAllowance":
+            for nft in body.cryptoDeleteAllowance.nftAllowances:
+                token = token_text(nft.token_id)
+                if _owner_of(nft, payer) == owner and token is not None:
+                    found.serials.update(((token, serial), None) for serial in nft.serial_numbers)
         if payer is not None:
             _spend(found, approved_debits(case, body), owner, payer)
     return found
 
 
+def _owner_of(allowance: Any, payer: str | None) -> str | None:
+    """An allowance's owner: the one it names, else the payer."""
+    return entity_text(allowance.owner) if allowance.owner.accountNum > 0 else payer
+
+
 def _approve(found: Allowances, data: Any, owner: str, payer: str | None, consensus_ns: int) -> None:
     def owned(allowance: Any) -> bool:
-        named = entity_text(allowance.owner) if allowance.owner.accountNum > 0 else payer
-        return named == owner
+        return _owner_of(allowance, payer) == owner
 
     grants = [(a, _NO_TOKEN) for a in data.cryptoAllowances if owned(a)]
     grants += [(a, token_text(a.tokenId) or _NO_TOKEN) for a in data.tokenAllowances if owned(a)]
@@ -94,6 +114,10 @@ def _approve(found: Allowances, data: Any, owner: str, payer: str | None, consen
             found.crypto.pop((spender, token), None)
     for nft in data.nftAllowances:
         nft_spender, nft_token = entity_text(nft.spender), token_text(nft.tokenId)
+        if owned(nft) and nft_spender is not None and nft_token is not None:
+            delegating = entity_text(nft.delegating_spender) if nft.HasField("delegating_spender") else None
+            grant = SerialGrant(nft_spender, delegating, consensus_ns)
+            found.serials.update(((nft_token, serial), grant) for serial in nft.serial_numbers)
         if owned(nft) and nft_spender is not None and nft_token is not None and nft.HasField("approved_for_all"):
             if nft.approved_for_all.value:
                 found.nft[(nft_spender, nft_token)] = Allowance(nft_spender, nft_token, 0, 0, consensus_ns, True)

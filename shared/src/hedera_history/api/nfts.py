@@ -8,8 +8,9 @@ first unless ``order=asc``, ``timestamp`` ranges, paged with ``timestamp``).
 
 An NFT's owner is the receiver of its newest transfer (its mint's is the treasury), none after a
 burn or wipe (``deleted``); its metadata and creation time come from its mint, when the history kept
-holds it (else ``""`` and null); ``deleted`` is also true once its token is deleted. The spender of a
-single NFT's allowance is not followed (``spender`` and ``delegating_spender`` are null).
+holds it (else ``""`` and null); ``deleted`` is also true once its token is deleted. Its ``spender``
+(and ``delegating_spender``) come from its owner's CryptoApproveAllowance naming its serial after it
+last moved, unless a CryptoDeleteAllowance took it back (``api.allowances``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from hedera_history.api.allowances import SerialGrant, owner_allowances
 from hedera_history.api.entity_lookup import resolve_entity
 from hedera_history.api.entity_pages import page_of
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
@@ -32,7 +34,13 @@ from hedera_history.api.transactions_list import parse_filters
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.formats.transactions import transaction_body
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.reader_tokens import NftState, account_nft_serials, nft_history, token_nfts
+from hedera_history.store.reader_tokens import (
+    NftState,
+    account_nft_serials,
+    allowance_transactions,
+    nft_history,
+    token_nfts,
+)
 
 Reader = Callable[[], HistoryReader]
 SkippedRows = Callable[[Sequence[RowDecodeError]], None]
@@ -82,7 +90,7 @@ def list_account_nfts(get_reader: Reader, account_text: str, query: Query, skipp
     only(query, {"limit", "order", "serialnumber", "spender.id", "token.id"})
     entity_reference(account_text, "idOrAliasOrEvmAddress")
     if "spender.id" in query:
-        raise NotServedError("spender.id: the spender of a single NFT's allowance is not followed")
+        raise NotServedError("spender.id: NFTs are indexed by owner, not by spender")
     limit = page_limit(query)
     descending = order(query, default="desc") == "desc"
     token_low, token_high = entity_bounds(query, "token.id")
@@ -173,24 +181,34 @@ def render_nfts(reader: HistoryReader, nfts: Sequence[NftState]) -> list[dict[st
     mints, _ = reader.transactions(sorted({nft.first_ns for nft in nfts}))
     by_time = {mint.consensus_ns: mint for mint in mints}
     deleted_tokens = {token for token in {nft.token for nft in nfts} if token_state(reader, token).deleted}
+    granted = {owner: _serial_grants(reader, owner) for owner in {nft.owner for nft in nfts} if owner is not None}
     rendered = []
     for nft in nfts:
         mint = by_time.get(nft.first_ns)
         metadata = None if mint is None else _minted_metadata(mint.transaction_bytes, mint.record(), nft.serial)
+        grant = None if nft.owner is None else granted[nft.owner].get((nft.token, nft.serial))
+        if grant is not None and grant.consensus_ns < nft.modified_ns:
+            grant = None  # given before the NFT last moved: a transfer clears it
         rendered.append(
             {
                 "account_id": nft.owner,
                 "created_timestamp": None if metadata is None else timestamp(nft.first_ns),
-                "delegating_spender": None,
+                "delegating_spender": None if grant is None else grant.delegating_spender,
                 "deleted": nft.owner is None or nft.token in deleted_tokens,
                 "metadata": base64.b64encode(metadata or b"").decode(),
                 "modified_timestamp": timestamp(nft.modified_ns),
                 "serial_number": nft.serial,
-                "spender": None,
+                "spender": None if grant is None else grant.spender,
                 "token_id": nft.token,
             }
         )
     return rendered
+
+
+def _serial_grants(reader: HistoryReader, owner: str) -> dict[tuple[str, int], SerialGrant | None]:
+    """The approvals ``owner`` gave for single NFTs (and deleted), by (token, serial)."""
+    transactions, _, _ = allowance_transactions(reader, owner, None)
+    return owner_allowances(transactions, owner).serials
 
 
 def _minted_metadata(transaction_bytes: bytes, record: Any, serial: int) -> bytes | None:
