@@ -34,6 +34,8 @@ SkippedRows = Callable[[Sequence[RowDecodeError]], None]
 _TOO_MANY = "more balance changes than one answer sums from history"
 MAX_BALANCE_TOKENS = 50
 """Tokens an account's ``balance.tokens`` lists at most (the reference's default)."""
+MAX_BALANCE_ROWS = 10_000
+"""Relationship rows ``balance.tokens`` reads at most (``/accounts/{id}/tokens`` reads more)."""
 _COMPARISONS: dict[str, Callable[[int, int], bool]] = {"eq": eq, "ne": ne, "gt": gt, "gte": ge, "lt": lt, "lte": le}
 
 
@@ -154,9 +156,9 @@ def account_tokens(get_reader: Reader, account_text: str, query: Query, skipped:
 
 def account_token_balances(reader: HistoryReader, account: str, at_ns: int | None) -> list[dict[str, Any]]:
     """The reference's ``balance.tokens`` of an account: each token it is associated with then and
-    its balance, lowest token first, at most ``MAX_BALANCE_TOKENS`` (empty when its rows are more
-    than one answer reads)."""
-    held = account_relationships(reader, account, at_ns)
+    its balance, lowest token first, at most ``MAX_BALANCE_TOKENS`` (empty when it has more than
+    ``MAX_BALANCE_ROWS`` rows: every ``/accounts/{id}`` reads them)."""
+    held = account_relationships(reader, account, at_ns, MAX_BALANCE_ROWS)
     if not held.whole:
         return []
     related = sorted(relationships(held.values).values(), key=lambda r: entity_key(r.token))

@@ -91,9 +91,15 @@ def holder_balances(holders: Rows[Held]) -> dict[str, int]:
     return balances
 
 
-def account_relationships(reader: HistoryReader, account: str, at_ns: int | None) -> Rows[Held]:
+def account_relationships(
+    reader: HistoryReader, account: str, at_ns: int | None, limit: int = MAX_TOKEN_ROWS
+) -> Rows[Held]:
     """Every relationship event and balance change of ``account``'s tokens by then, by token."""
-    return keyed_rows(reader, prefix_range(relation_prefix(account)), lambda k: _held(k, decode_relation_key), at_ns)
+    return keyed_rows(reader, prefix_range(relation_prefix(account)), _relation_value, at_ns, limit)
+
+
+def _relation_value(key: bytes) -> tuple[Held, int]:
+    return _held(key, decode_relation_key)
 
 
 def newest_supply(reader: HistoryReader, token: str, at_ns: int | None) -> tuple[int, int] | None:
