@@ -9,6 +9,7 @@ call: ``pass``, ``FAIL``, ``not-served`` (a route we do not serve, with the reas
 (the history holds nothing to ask for). Exits 1 when a call on a route we serve fails.
 
     python -m bench.clients [--cache var/clients] [--history generated --history v6] [--table OUT.md]
+                            [--record tests/integration/api/client_requests.json]
 """
 
 from __future__ import annotations
@@ -80,7 +81,9 @@ def recording(recorded: dict[str, list[dict[str, Any]]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--cache", type=Path, default=Path("var/clients"), help="where the clients are installed")
+    parser.add_argument(
+        "--cache", type=Path, default=REPOSITORY / "var" / "clients", help="where the clients are installed"
+    )
     parser.add_argument("--history", action="append", choices=("generated", "v6"), help="default: both")
     parser.add_argument("--table", type=Path, default=None, help="also write the table (Markdown) here")
     parser.add_argument(

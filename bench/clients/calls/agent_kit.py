@@ -128,30 +128,15 @@ def main() -> None:
             call(name, route, run(make), picked(pick, expected))
         else:
             skip(name, route, "no account created in this history: the kit needs its key")
-    call(
-        "get_account_token_balances(id)",
-        "/api/v1/accounts/{idOrAliasOrEvmAddress}/tokens",
-        run(lambda: service.get_account_token_balances(account)),
-        has("tokens"),
-    )
-    call(
-        "get_account_nfts(id)",
-        "/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts",
-        run(lambda: service.get_account_nfts(account)),
-        has("nfts"),
-    )
-    call(
-        "get_pending_airdrops(id)",
-        "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/pending",
-        run(lambda: service.get_pending_airdrops(account)),
-        has("airdrops"),
-    )
-    call(
-        "get_outstanding_airdrops(id)",
-        "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/outstanding",
-        run(lambda: service.get_outstanding_airdrops(account)),
-        has("airdrops"),
-    )
+    per_account = [
+        ("get_account_token_balances", "tokens", "tokens"),
+        ("get_account_nfts", "nfts", "nfts"),
+        ("get_pending_airdrops", "airdrops/pending", "airdrops"),
+        ("get_outstanding_airdrops", "airdrops/outstanding", "airdrops"),
+    ]
+    for method_name, tail, key in per_account:
+        route = "/api/v1/accounts/{idOrAliasOrEvmAddress}/" + tail
+        call(f"{method_name}(id)", route, run(functools.partial(getattr(service, method_name), account)), has(key))
     call(
         "get_token_allowances(owner, spender)",
         "/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/tokens",
