@@ -79,6 +79,8 @@ def test_created_tokens_nfts_and_allowances(client: Any, contract: ReferenceCont
     state = stream.truth["token_state"]
     created = {token: info for token, info in state["tokens"].items() if info["created_ns"] is not None}
     assert created
+    for token in state["tokens"].keys() - created.keys():  # created at genesis, before the history
+        checked_get(client, contract, f"/api/v1/tokens/{token}", 404)
     for token, info in created.items():
         answer = checked_get(client, contract, f"/api/v1/tokens/{token}")
         assert (answer["name"], answer["symbol"], answer["type"]) == (info["name"], info["symbol"], info["type"])

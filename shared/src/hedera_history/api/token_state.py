@@ -4,8 +4,8 @@ index fills), folded oldest first as the reference's importer folds them into it
 its supply from the newest mint, burn or wipe receipt (``newTotalSupply``). Rendered as the
 reference's ``TokenInfo``.
 
-A token whose creation is not in the history kept has what its later changes set and nothing else:
-the fields they do not set stay null (as docs/api.md says).
+A token whose creation is not in the history kept is not answered (``created_ns`` None): the fields
+its creation sets are not nullable in the reference's answer.
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ class TokenState:
     paused: bool = False
     deleted: bool = False
     total_supply: int | None = None
-    found: bool = False
     errors: tuple[RowDecodeError, ...] = ()
 
     @property
@@ -70,14 +69,13 @@ class TokenState:
 def token_state(reader: HistoryReader, token: str, at_ns: int | None = None) -> TokenState:
     """The token as of ``at_ns`` (None: now)."""
     changes = entity_changes(reader, token, at_ns)
-    state = TokenState(token, errors=changes.errors, found=bool(changes.transactions))
+    state = TokenState(token, errors=changes.errors)
     for change in reversed(changes.transactions):
         _apply(state, change)
     supply = newest_supply(reader, token, at_ns)
     if supply is not None:
         state.total_supply, supply_ns = supply
         state.modified_ns = max(state.modified_ns or 0, supply_ns)
-        state.found = True
     return state
 
 

@@ -45,7 +45,7 @@ def get_token(get_reader: Reader, token_text_in: str, query: Query, skipped: Ski
     at_ns = as_of(query)
     state = token_state(get_reader(), token, at_ns)
     skipped(state.errors)
-    if not state.found:
+    if state.created_ns is None:  # not created by then, or created before the history kept
         raise NotFoundError("Not found")
     return render_token(state)
 
