@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from hedera_history.api.reference_routes import SERVED, not_served_reason
+from hedera_history.api.reference_routes import SERVED, not_served_method_reason, not_served_reason
 
 Verdict = Literal["pass", "FAIL", "not-served", "skipped"]
 CLIENT_SIDE = "(derived)"
@@ -40,7 +40,7 @@ class Outcome:
         if self.served:
             return ""
         if self.method != "GET" and self.route in SERVED:
-            return f"{self.method} not served"
+            return not_served_method_reason(self.method, self.route) or f"{self.method} not served"
         return not_served_reason(self.route) or "not a route of the reference"
 
 

@@ -88,6 +88,19 @@ def main() -> None:
         )
     else:
         skip("ContractId.populate_contract_num(client)", "/api/v1/contracts/{contractIdOrAddress}", "no contract")
+
+    def fee_estimate() -> Any:
+        client.set_operator(account, hiero.PrivateKey.generate_ed25519())
+        transfer = hiero.TransferTransaction().add_hbar_transfer(account, -1).add_hbar_transfer(first, 1)
+        return hiero.FeeEstimateQuery().set_transaction(transfer).execute(client)
+
+    call(
+        "FeeEstimateQuery().set_transaction(transfer).execute(client)",
+        "/api/v1/network/fees",
+        fee_estimate,
+        lambda value: None,
+        "POST",
+    )
     call(
         "RegisteredNodeAddressBookQuery().execute(client)",
         "/api/v1/network/registered-nodes",

@@ -12,12 +12,14 @@ from hedera_history.api.errors import (
     ApiError,
     MethodNotAllowedError,
     NotFoundError,
+    NotServedError,
     PayloadTooLargeError,
     store_fault,
 )
 from hedera_history.api.openapi import openapi_document
 from hedera_history.api.proof_routes import proof_route
 from hedera_history.api.proofs import ProofConfig, no_proofs
+from hedera_history.api.reference_routes import not_served_method_reason
 from hedera_history.errors import StoreError
 from hedera_history.store.reader import HistoryReader
 
@@ -77,6 +79,9 @@ def _rest(
     accept: str | None,
 ) -> ApiResponse:
     if method not in ("GET", "HEAD"):
+        reason = not_served_method_reason(method, path)
+        if reason is not None:
+            raise NotServedError(f"not served from history: {reason}")
         raise MethodNotAllowedError(f"{method[:10]} is not allowed on {path[:200]}")
     if path == "/openapi.json":
         return ApiResponse(200, openapi_document())

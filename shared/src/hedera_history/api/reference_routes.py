@@ -67,6 +67,20 @@ NOT_SERVED: dict[str, str] = {
 }
 
 
+NOT_SERVED_METHODS: dict[tuple[str, str], str] = {
+    ("POST", "/api/v1/network/fees"): "a fee estimate of a transaction runs the network's fee calculator on it "
+    "(the fee schedules in force are GET /api/v1/network/fees)",
+}
+"""Other methods the reference takes on a route we serve by GET, and why history cannot answer them:
+a 501 with the reason, as for a route not served, rather than a 405."""
+
+
+def not_served_method_reason(method: str, path: str) -> str | None:
+    """Why ``method`` on ``path`` (a route served by GET) is not served here, None when the
+    reference takes no such method there."""
+    return NOT_SERVED_METHODS.get((method, path.rstrip("/")))
+
+
 def _pattern(template: str) -> re.Pattern[str]:
     return re.compile("^" + re.sub(r"\{[^/}]+\}", "[^/]+", template) + "$")
 
