@@ -54,7 +54,8 @@ class TokenLedger:
         """Token -> account -> units (fungible tokens)."""
         self.nft_owners: dict[int, dict[int, int]] = {}
         """Token -> serial -> owner (NFTs)."""
-        self.nft_counts: dict[int, dict[int, int]] = {}
+        self.nft_held: dict[int, dict[int, set[int]]] = {}
+        """Token -> owner -> the serials it holds (NFTs)."""
         self.auto_slots: dict[int, int] = {}
         """Account -> automatic association slots still free."""
         self.auto_used: dict[int, int] = {}
@@ -68,8 +69,11 @@ class TokenLedger:
         self.nft_approved_for_all: set[tuple[int, int, int]] = set()
         """(token, owner, spender)."""
         self.pending: dict[AirdropKey, int] = {}
+        self.locked: dict[int, set[int]] = {}
+        """Token -> serials a pending airdrop offers: nothing else moves or burns them meanwhile."""
         self.schedules: dict[int, Schedule] = {}
         self._changed: set[tuple[int, int]] = set()
+        self._created: dict[bool, list[int]] = {True: [], False: []}
 
     # ---- tokens and associations -------------------------------------------------------------
 
@@ -79,21 +83,24 @@ class TokenLedger:
         if info.token in self.tokens:
             raise GeneratorError(f"token 0.0.{info.token} exists already")
         self.tokens[info.token] = info
+        if info.created_ns is not None:
+            self._created[info.fungible].append(info.token)
         if info.fungible:
             self.fungible[info.token] = holdings
             self.associations[info.token] = set(holdings) | {info.treasury}
         else:
             self.nft_owners[info.token] = holdings
-            counts: dict[int, int] = {}
-            for owner in holdings.values():
-                counts[owner] = counts.get(owner, 0) + 1
-            self.nft_counts[info.token] = counts
-            self.associations[info.token] = set(counts) | {info.treasury}
+            held: dict[int, set[int]] = {}
+            for serial, owner in holdings.items():
+                held.setdefault(owner, set()).add(serial)
+            self.nft_held[info.token] = held
+            self.associations[info.token] = set(held) | {info.treasury}
             info.next_serial = max(holdings, default=0) + 1
         self._changed.update((info.token, account) for account in self.associations[info.token])
 
     def created(self, *, fungible: bool) -> list[int]:
-        return [t for t, info in self.tokens.items() if info.fungible == fungible and info.created_ns is not None]
+        """The tokens TokenCreates made (not the genesis ones), oldest first."""
+        return self._created[fungible]
 
     def is_associated(self, token: int, account: int) -> bool:
         return account in self.associations.get(token, ())
@@ -112,7 +119,12 @@ class TokenLedger:
     def balance(self, token: int, account: int) -> int:
         if self.tokens[token].fungible:
             return self.fungible[token].get(account, 0)
-        return self.nft_counts[token].get(account, 0)
+        return len(self.nft_held[token].get(account, ()))
+
+    def serials_of(self, token: int, owner: int) -> list[int]:
+        """The serials ``owner`` holds that no pending airdrop offers, in number order."""
+        held = self.nft_held[token].get(owner, set())
+        return sorted(held - self.locked[token] if token in self.locked else held)
 
     # ---- moves -------------------------------------------------------------------------------
 
@@ -140,22 +152,23 @@ class TokenLedger:
         if not self.is_associated(token, receiver):
             raise GeneratorError(f"0.0.{receiver} is not associated with 0.0.{token}")
         owners[serial] = receiver
-        self._count(token, sender, -1)
-        self._count(token, receiver, 1)
-        self.nft_spenders.pop((token, serial), None)
+        self.note_genesis_nft_move(token, sender, receiver, serial)
 
     def note_genesis_nft_move(self, token: int, sender: int, receiver: int, serial: int) -> None:
-        """A genesis NFT moved by the ledger's own owners map: keep the counts and approvals."""
-        self._count(token, sender, -1)
-        self._count(token, receiver, 1)
+        """A genesis NFT moved by the ledger's own owners map: keep the holdings and approvals."""
+        self._hold(token, sender, serial, held=False)
+        self._hold(token, receiver, serial, held=True)
         self.nft_spenders.pop((token, serial), None)
 
     def note_genesis_fungible(self, token: int, accounts: list[int]) -> None:
         self._changed.update((token, account) for account in accounts)
 
-    def _count(self, token: int, account: int, change: int) -> None:
-        counts = self.nft_counts[token]
-        counts[account] = counts.get(account, 0) + change
+    def _hold(self, token: int, account: int, serial: int, *, held: bool) -> None:
+        serials = self.nft_held[token].setdefault(account, set())
+        if held:
+            serials.add(serial)
+        else:
+            serials.discard(serial)
         self._changed.add((token, account))
 
     def mint(self, token: int, amount: int, metadata_count: int = 0) -> list[int]:
@@ -169,7 +182,7 @@ class TokenLedger:
         info.next_serial += metadata_count
         for serial in serials:
             self.nft_owners[token][serial] = info.treasury
-            self._count(token, info.treasury, 1)
+            self._hold(token, info.treasury, serial, held=True)
         info.supply += metadata_count
         return serials
 
@@ -183,7 +196,7 @@ class TokenLedger:
             if self.nft_owners[token].get(serial) != info.treasury:
                 raise GeneratorError(f"NFT 0.0.{token}/{serial} is not the treasury's to burn")
             del self.nft_owners[token][serial]
-            self._count(token, info.treasury, -1)
+            self._hold(token, info.treasury, serial, held=False)
             self.nft_spenders.pop((token, serial), None)
         info.supply -= len(serials)
 
@@ -222,15 +235,19 @@ class TokenLedger:
 
     # ---- airdrops ----------------------------------------------------------------------------
 
-    def locked_serials(self, token: int) -> set[int]:
-        """Serials a pending airdrop offers: nothing else moves or burns them meanwhile."""
-        return {serial for (_, _, t, serial) in self.pending if t == token and serial}
-
     def add_pending(self, key: AirdropKey, amount: int) -> int:
         """The pending amount after this airdrop (a fungible one adds to an earlier one)."""
         total = self.pending.get(key, 0) + amount
         self.pending[key] = total
+        if key[3]:
+            self.locked.setdefault(key[2], set()).add(key[3])
         return total
+
+    def take_pending(self, key: AirdropKey) -> int:
+        """The airdrop claimed or cancelled: its amount."""
+        if key[3]:
+            self.locked[key[2]].discard(key[3])
+        return self.pending.pop(key)
 
     def all_balances(self) -> dict[int, dict[int, int]]:
         """Token -> account -> balance of every association."""

@@ -16,6 +16,7 @@ from typing import Any
 from hedera_history import hapi
 from hedera_history.gen.facts import GeneratedItem
 from hedera_history.gen.items import RecordDetails, fill_amounts, set_pending_airdrop_id
+from hedera_history.gen.ledger import FIRST_USER_ACCOUNT
 from hedera_history.gen.player import Player
 from hedera_history.gen.token_ledger import TokenInfo
 
@@ -161,10 +162,10 @@ class TokenPlayer(Player):
         """A fungible amount or one NFT from a holder to an associated account, or to one a free
         automatic association slot associates (the record's ``automatic_token_associations``)."""
         fee = self._fee()
-        offers = self._offers(fee)
-        if not offers:
+        offer = self._draw_offer(fee)
+        if offer is None:
             return self.mint(slots)
-        token, sender, serial = self.rng.choice(offers)
+        token, sender, serial = offer
         receiver, automatic = self._receiver(token, sender)
         if receiver is None:
             return self.associate(slots)
@@ -282,18 +283,13 @@ class TokenPlayer(Player):
         """A TokenAirdrop: units to an associated account arrive at once, to an account that is
         not associated (and has no free slot) they wait as a pending airdrop; an NFT waits too."""
         fee = self._fee()
-        offers = [offer for offer in self._offers(fee) if self.tokens.tokens[offer[0]].created_ns is not None]
-        if not offers:
+        offer = self._draw_offer(fee)
+        if offer is None:
             return self.mint(slots)
-        token, sender, serial = self.rng.choice(offers)
-        waiting = [
-            a
-            for a in self.ledger.user_accounts
-            if a != sender and not self.tokens.is_associated(token, a) and self.tokens.auto_slots.get(a, 0) <= 0
-        ]
-        if not waiting:
+        token, sender, serial = offer
+        pending_receiver = self._waiting_receiver(token, sender)
+        if pending_receiver is None:
             return self.transfer(slots)
-        pending_receiver = self.rng.choice(waiting)
         draft = self._new_draft(slots[0], sender)
         token_list = draft.body.tokenAirdrop.token_transfers.add()
         token_list.token.tokenNum = token
@@ -338,7 +334,7 @@ class TokenPlayer(Player):
         if not claimable:
             return self.airdrop(slots)
         sender, receiver, token, serial = key = self.rng.choice(claimable)
-        amount = self.tokens.pending.pop(key)
+        amount = self.tokens.take_pending(key)
         draft = self._new_draft(slots[0], receiver)
         set_pending_airdrop_id(draft.body.tokenClaimAirdrop.pending_airdrops.add(), *key)
         if not self.tokens.is_associated(token, receiver):
@@ -358,7 +354,7 @@ class TokenPlayer(Player):
         if not cancellable:
             return self.airdrop(slots)
         key = self.rng.choice(cancellable)
-        del self.tokens.pending[key]
+        self.tokens.take_pending(key)
         draft = self._new_draft(slots[0], key[0])
         set_pending_airdrop_id(draft.body.tokenCancelAirdrop.pending_airdrops.add(), *key)
         return [self.writer.finish(draft, fee, {}, RecordDetails(body_accounts=(key[1],)))]
@@ -371,8 +367,7 @@ class TokenPlayer(Player):
         return self.tokens.created(fungible=fungible)
 
     def _serials_of(self, token: int, owner: int) -> list[int]:
-        locked = self.tokens.locked_serials(token)
-        return [s for s, o in self.tokens.nft_owners[token].items() if o == owner and s not in locked]
+        return self.tokens.serials_of(token, owner)
 
     def _treasury_serials(self, token: int) -> list[int]:
         return self._serials_of(token, self.tokens.tokens[token].treasury)
@@ -383,36 +378,58 @@ class TokenPlayer(Player):
             return self.tokens.balance(token, info.treasury) > 0
         return bool(self._treasury_serials(token))
 
-    def _offers(self, fee: int) -> list[tuple[int, int, int]]:
-        """(token, holder, serial or 0) a holder who can pay ``fee`` may send, of the created tokens."""
-        offers = []
-        for token in self._created():
+    def _draw_offer(self, fee: int) -> tuple[int, int, int] | None:
+        """(token, holder, serial or 0) of a created token, its holder able to pay ``fee``: a token
+        drawn first (a few tries), then one of its holders, an NFT holder's serial at random."""
+        created = self._created()
+        for _ in range(8 if created else 0):
+            token = self.rng.choice(created)
             if self.tokens.tokens[token].fungible:
                 held = self.tokens.fungible[token]
-                offers += [(token, a, 0) for a, units in sorted(held.items()) if units > 0]
-            else:
-                locked = self.tokens.locked_serials(token)
-                owners = self.tokens.nft_owners[token]
-                offers += [(token, owner, s) for s, owner in sorted(owners.items()) if s not in locked]
-        return [offer for offer in offers if self.ledger.balance(offer[1]) >= fee]
+                holders = [a for a, units in sorted(held.items()) if units > 0 and self.ledger.balance(a) >= fee]
+                if holders:
+                    return token, self.rng.choice(holders), 0
+                continue
+            owners = [
+                owner
+                for owner, serials in sorted(self.tokens.nft_held[token].items())
+                if serials and self.ledger.balance(owner) >= fee
+            ]
+            self.rng.shuffle(owners)
+            for owner in owners:
+                if serials := self._serials_of(token, owner):
+                    return token, owner, self.rng.choice(serials)
+        return None
+
+    def _waiting_receiver(self, token: int, sender: int) -> int | None:
+        """A user account (a few drawn) an airdrop of ``token`` would leave pending: neither
+        associated nor with a free automatic association slot."""
+        for _ in range(8):
+            account = self.rng.choice(self.ledger.user_accounts)
+            tokens = self.tokens
+            if (
+                account != sender
+                and not tokens.is_associated(token, account)
+                and tokens.auto_slots.get(account, 0) <= 0
+            ):
+                return account
+        return None
 
     def _receiver(self, token: int, sender: int) -> tuple[int | None, bool]:
         """An account to send ``token`` to, and whether the transfer associates it automatically."""
         free = [
             a
-            for a in self.ledger.user_accounts
-            if a != sender and not self.tokens.is_associated(token, a) and self.tokens.auto_slots.get(a, 0) > 0
+            for a, slots in sorted(self.tokens.auto_slots.items())
+            if slots > 0 and a != sender and not self.tokens.is_associated(token, a)
         ]
         if free and self.rng.random() < 0.5:
             return self.rng.choice(free), True
         return self._associated_other(token, sender), False
 
     def _associated_other(self, token: int, excluded: int) -> int | None:
-        associated = sorted(a for a in self.tokens.associations[token] if a != excluded and a in self._users())
+        """An account associated with ``token`` other than ``excluded`` (not the genesis treasury)."""
+        associated = sorted(a for a in self.tokens.associations[token] if a != excluded and a >= FIRST_USER_ACCOUNT)
         return self.rng.choice(associated) if associated else None
-
-    def _users(self) -> set[int]:
-        return set(self.ledger.user_accounts)
 
     def _spends(self, fee: int) -> list[tuple[str, int, int, int, int]]:
         """(kind, token, owner, spender, serial) an allowance lets a spender who can pay ``fee`` do."""
@@ -427,19 +444,14 @@ class TokenPlayer(Player):
             for (token, owner, spender) in sorted(tokens.token_allowances)
             if tokens.balance(token, owner) > 0
         ]
-        for token, owners in sorted(tokens.nft_owners.items()):
-            locked = tokens.locked_serials(token)
-            for serial, owner in sorted(owners.items()):
-                if serial in locked:
-                    continue
-                spender = tokens.nft_spenders.get((token, serial))
-                if spender is not None and spender != owner:
-                    spends.append(("nft", token, owner, spender, serial))
-                spends += [
-                    ("nft", token, owner, s, serial)
-                    for (t, o, s) in sorted(tokens.nft_approved_for_all)
-                    if t == token and o == owner and s != spender
-                ]
+        for (token, serial), spender in sorted(tokens.nft_spenders.items()):
+            owner = tokens.nft_owners[token][serial]
+            if spender != owner and serial not in tokens.locked.get(token, ()):
+                spends.append(("nft", token, owner, spender, serial))
+        for token, owner, spender in sorted(tokens.nft_approved_for_all):
+            serials = self._serials_of(token, owner)
+            if serials and spender != owner:
+                spends.append(("nft", token, owner, spender, serials[0]))
         return [spend for spend in spends if ledger.balance(spend[3]) >= fee]
 
     def _move_fungible(self, token: int, changes: dict[int, int]) -> None:
