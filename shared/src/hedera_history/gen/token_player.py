@@ -177,12 +177,7 @@ class TokenPlayer(Player):
             self.tokens.associate(token, receiver, automatic=True)
             associations = ((token, receiver),)
         if serial:
-            nft = token_list.nftTransfers.add()
-            nft.senderAccountID.accountNum, nft.receiverAccountID.accountNum, nft.serialNumber = (
-                sender,
-                receiver,
-                serial,
-            )
+            _add_nft_transfer(token_list, sender, receiver, serial)
             self.tokens.move_nft(token, serial, sender, receiver)
             details = RecordDetails(nft_moves=((token, sender, receiver, serial),), automatic_associations=associations)
         else:
@@ -271,8 +266,7 @@ class TokenPlayer(Player):
             self._move_fungible(token, {owner: -amount, receiver: amount})
             details = RecordDetails(token_moves=((token, owner, -amount), (token, receiver, amount)))
         else:
-            nft = token_list.nftTransfers.add(serialNumber=serial, is_approval=True)
-            nft.senderAccountID.accountNum, nft.receiverAccountID.accountNum = owner, receiver
+            _add_nft_transfer(token_list, owner, receiver, serial, approval=True)
             self._move_nft(token, serial, owner, receiver)
             details = RecordDetails(nft_moves=((token, owner, receiver, serial),))
         return [self.writer.finish(draft, fee, {}, details)]
@@ -294,8 +288,7 @@ class TokenPlayer(Player):
         token_list = draft.body.tokenAirdrop.token_transfers.add()
         token_list.token.tokenNum = token
         if serial:
-            nft = token_list.nftTransfers.add(serialNumber=serial)
-            nft.senderAccountID.accountNum, nft.receiverAccountID.accountNum = sender, pending_receiver
+            _add_nft_transfer(token_list, sender, pending_receiver, serial)
             self.tokens.add_pending((sender, pending_receiver, token, serial), 0)
             details = RecordDetails(pending_airdrops=((sender, pending_receiver, token, serial, 0),))
             return [self.writer.finish(draft, fee, {}, details)]
@@ -472,3 +465,10 @@ def _approve(amounts: object, owner: int) -> None:
     for amount in amounts:  # type: ignore[attr-defined]
         if amount.accountID.accountNum == owner:
             amount.is_approval = True
+
+
+def _add_nft_transfer(token_list: Any, sender: int, receiver: int, serial: int, *, approval: bool = False) -> None:
+    """An ``NftTransfer`` in a body's token transfer list (``is_approval``: under an allowance)."""
+    nft = token_list.nftTransfers.add(serialNumber=serial, is_approval=approval)
+    nft.senderAccountID.accountNum = sender
+    nft.receiverAccountID.accountNum = receiver
