@@ -859,6 +859,84 @@ fail:
     return NULL;
 }
 
+/* ---- record_entities ------------------------------------------------------------------------- */
+
+/* Merges an AccountID or ContractID message into ids (shard = 1, realm = 2, num = 3, later values
+ * winning as in a parse; field 4, the alias or EVM address of the oneof, leaves it without a
+ * number); 0 when malformed. */
+static int merge_entity_id(const unsigned char *p, const unsigned char *end, int64_t *ids) {
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) return 0;
+        if (f.number == 4 && f.wire_type == WIRE_LEN)
+            ids[2] = 0;
+        else if (f.wire_type == WIRE_VARINT && f.number >= 1 && f.number <= 3)
+            ids[f.number - 1] = (int64_t)f.varint;
+    }
+    return 1;
+}
+
+/* Merges the id in field `field` of each occurrence of a message into ids; 0 when malformed. */
+static int merge_inner_id(const unsigned char *p, const unsigned char *end, uint64_t field, int64_t *ids) {
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) return 0;
+        if (f.number == field && f.wire_type == WIRE_LEN && !merge_entity_id(f.start, f.stop, ids)) return 0;
+    }
+    return 1;
+}
+
+static int append_positive(PyObject *out, const int64_t *ids) {
+    if (ids[2] <= 0) return 0;
+    return append_new(out, Py_BuildValue("(LLL)", (long long)ids[0], (long long)ids[1], (long long)ids[2]));
+}
+
+/* The (shard, realm, num) of the entities every serialised TransactionRecord may name, those given
+ * by a positive number: each account of its hbar transfer list (transferList = 10, accountAmounts =
+ * 1, accountID = 1), its payer (transactionID = 4, accountID = 2), its receipt's account and
+ * contract (receipt = 1, accountID = 2, contractID = 4). Fields merge as a parse merges them
+ * (occurrences of a message field merge, later values win). None when the bytes are malformed:
+ * the parser decides. */
+static PyObject *record_entities(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = view.buf, *end = p + view.len;
+    PyObject *out = PyList_New(0), *result = NULL;
+    if (out == NULL) goto done;
+    int64_t payer[3] = {0, 0, 0}, account[3] = {0, 0, 0}, contract[3] = {0, 0, 0};
+    Field field, amount;
+    while (p < end) {
+        if (!next_field(&p, end, &field)) goto irregular;
+        if (field.wire_type != WIRE_LEN) continue;
+        if (field.number == 4) {
+            if (!merge_inner_id(field.start, field.stop, 2, payer)) goto irregular;
+        } else if (field.number == 1) {
+            if (!merge_inner_id(field.start, field.stop, 2, account) ||
+                !merge_inner_id(field.start, field.stop, 4, contract))
+                goto irregular;
+        } else if (field.number == 10) {
+            const unsigned char *q = field.start;
+            while (q < field.stop) {
+                if (!next_field(&q, field.stop, &amount)) goto irregular;
+                if (amount.number != 1 || amount.wire_type != WIRE_LEN) continue;
+                int64_t ids[3] = {0, 0, 0};
+                if (!merge_inner_id(amount.start, amount.stop, 1, ids)) goto irregular;
+                if (append_positive(out, ids) < 0) goto done;
+            }
+        }
+    }
+    if (append_positive(out, payer) < 0 || append_positive(out, account) < 0 || append_positive(out, contract) < 0)
+        goto done;
+    result = Py_NewRef(out);
+    goto done;
+irregular:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(out);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -871,6 +949,8 @@ static PyMethodDef methods[] = {
      "Runs of rows of one table, encoded: (table, stop, entries, int64 ends, int64 running cells), or None."},
     {"mutate_rows_answer", mutate_rows_answer, METH_O,
      "A MutateRowsResponse's entry count and its failed entries (index, code, message), or None."},
+    {"record_entities", record_entities, METH_O,
+     "(shard, realm, num) of a TransactionRecord's transfer list accounts, payer, receipt account and contract, or None."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,
      "Rows of one table in key order, cells in (family, qualifier) order, appended to a list, left out of the cyclic GC."},
     {NULL, NULL, 0, NULL},

@@ -43,19 +43,28 @@ appends to ``out`` the ``Row`` of each key of ``rows`` in key order, with one ``
 ``(family, qualifier)``, one cell of the key's value), each stamped ``stamp``; left out of the cyclic
 garbage collector (they hold str, bytes and ints only). TypeError for anything else."""
 
+RecordEntities = Callable[[bytes], list[tuple[int, int, int]] | None]
+"""A serialised TransactionRecord to the ``(shard, realm, num)`` of the entities every record may
+name, those given by a positive number: each account of its hbar transfer list, its payer, its
+receipt's account and contract; None where the protobuf parser must decide (bytes that do not
+parse)."""
+
 logger = logging.getLogger(__name__)
 
 
 try:
     from hedera_history import _speedups
 
-    _compiled: tuple[ItemLists, RecordItems, MutationEntries, MutationRuns, MutateRowsAnswer, TableRows] | None = (
+    _compiled: (
+        tuple[ItemLists, RecordItems, MutationEntries, MutationRuns, MutateRowsAnswer, TableRows, RecordEntities] | None
+    ) = (
         _speedups.v6_item_lists,
         _speedups.record_items,
         _speedups.mutation_entries,
         _speedups.mutation_runs,
         _speedups.mutate_rows_answer,
         _speedups.table_rows,
+        _speedups.record_entities,
     )
 except ImportError as e:
     logger.warning(
@@ -70,3 +79,4 @@ mutation_entries: MutationEntries | None = None if _compiled is None else _compi
 mutation_runs: MutationRuns | None = None if _compiled is None else _compiled[3]
 mutate_rows_answer: MutateRowsAnswer | None = None if _compiled is None else _compiled[4]
 table_rows: TableRows | None = None if _compiled is None else _compiled[5]
+record_entities: RecordEntities | None = None if _compiled is None else _compiled[6]

@@ -31,6 +31,7 @@ from typing import Any
 
 from hedera_history.errors import RowLayoutError
 from hedera_history.formats.transactions import transaction_body
+from hedera_history.speedups import record_entities as compiled_record_entities
 from hedera_history.store.keys import entity_id
 
 # TransactionBody ``data`` case -> fields of that body holding an AccountID or ContractID.
@@ -76,18 +77,16 @@ EntityNumbers = tuple[int, int, int]
 """``(shard, realm, num)`` of an account or contract given by number."""
 
 
-def touched_entities(body: Any | None, record: Any) -> set[EntityNumbers]:
+def touched_entities(body: Any | None, record: Any, record_bytes: bytes | None = None) -> set[EntityNumbers]:
     """:func:`accounts_touched` as numbers, for row building: one pass over the decoded messages,
-    the common fields read directly, the rare ones only when present."""
-    found: set[EntityNumbers] = set()
-    add = found.add
+    the common fields read directly, the rare ones only when present. ``record_bytes``, the
+    record's serialised bytes, lets the compiled core read the fields every record has (where the
+    message API makes an object of every message on the way)."""
     # An id given as an alias or EVM address reads as number 0 (its oneof holds the other case),
     # so ``num > 0`` is exactly "given by a positive number" for both AccountID and ContractID.
-    accounts = [a.accountID for a in record.transferList.accountAmounts]
-    accounts.append(record.transactionID.accountID)
-    receipt = record.receipt
-    accounts.append(receipt.accountID)
-    contracts = [receipt.contractID]
+    accounts, contracts, common = _common_entities(record, record_bytes)
+    found: set[EntityNumbers] = set(common)
+    add = found.add
     for token_list in record.tokenTransferLists:
         accounts.extend([a.accountID for a in token_list.transfers])
         for nft in token_list.nftTransfers:
@@ -119,6 +118,21 @@ def touched_entities(body: Any | None, record: Any) -> set[EntityNumbers]:
         if num > 0:
             add((contract.shardNum, contract.realmNum, num))
     return found
+
+
+def _common_entities(record: Any, record_bytes: bytes | None) -> tuple[list[Any], list[Any], list[EntityNumbers]]:
+    """What every record may name (the transfer list's accounts, the payer, the receipt's account
+    and contract): as numbers, those given by a positive number, when the compiled core reads them
+    from ``record_bytes``; else as the AccountID and ContractID messages."""
+    if record_bytes is not None and compiled_record_entities is not None:
+        numbers = compiled_record_entities(record_bytes)
+        if numbers is not None:
+            return [], [], numbers
+    accounts = [a.accountID for a in record.transferList.accountAmounts]
+    accounts.append(record.transactionID.accountID)
+    receipt = record.receipt
+    accounts.append(receipt.accountID)
+    return accounts, [receipt.contractID], []
 
 
 _CONTRACT_RESULTS = ("contractCallResult", "contractCreateResult")

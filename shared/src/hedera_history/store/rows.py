@@ -512,7 +512,7 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
     rows.account_history.update(
         [
             (prefix(numbers) + (bucketed if is_system_number(numbers[2]) else inverted), pointer)
-            for numbers in touched_entities(body, record)
+            for numbers in touched_entities(body, record, item.record_bytes)
         ]
     )
     index_keys = entity_index_keys(body, record, consensus)  # creations, updates, aliases: rare
