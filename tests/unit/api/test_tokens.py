@@ -8,12 +8,21 @@ the reference's OpenAPI."""
 from __future__ import annotations
 
 import pytest
+from hedera_history import hapi
 from hedera_history.api import handle
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
 from hedera_history.errata.apply import apply_errata
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.token_index import decode_holder_key, decode_relation_key, holder_key, relation_key
+from hedera_history.store.token_index import (
+    decode_holder_key,
+    decode_relation_key,
+    holder_key,
+    nft_key,
+    nft_owner_key,
+    relation_key,
+    token_transfer_keys,
+)
 from hedera_history.store.writer import BlockWriter
 
 from tests.unit.api.reference_fetch import Fetch, reference_fetcher
@@ -214,3 +223,19 @@ def test_an_accounts_token_balances(get: Fetch, world: TokenWorld) -> None:
     assert then["balance"]["tokens"] == [{"token_id": GOLD_ID, "balance": 300}]
     treasury = get(f"/api/v1/accounts/{TREASURY_ID}?transactions=false")["balance"]["tokens"]
     assert treasury == [{"token_id": GOLD_ID, "balance": 1200}, {"token_id": ART_ID, "balance": 1}]
+
+
+def test_transfer_rows_are_the_key_functions(world: TokenWorld) -> None:
+    """The rows a token transfer's record gives are built in place; they are the key functions' keys."""
+    record = hapi.TransactionRecord.FromString(world.blocks[1].record.items[2].record_bytes)  # art_to_bob
+    built = set(token_transfer_keys(record.tokenTransferLists, 77))
+    expected = {
+        nft_key(ART_ID, 2, 77, BOB_ID),
+        nft_owner_key(TREASURY_ID, ART_ID, 2, 77, "-"),
+        nft_owner_key(BOB_ID, ART_ID, 2, 77, "+"),
+        holder_key(ART_ID, TREASURY_ID, 77, -1),
+        holder_key(ART_ID, BOB_ID, 77, 1),
+        relation_key(TREASURY_ID, ART_ID, 77, "-1"),
+        relation_key(BOB_ID, ART_ID, 77, "+1"),
+    }
+    assert built == expected

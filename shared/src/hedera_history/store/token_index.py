@@ -119,7 +119,7 @@ def token_index_keys(
         if token is not None and account is not None:
             keys.append(relation_key(account, token, consensus_ns, "auto"))
     if transfers:
-        keys += _transfer_keys(transfers, consensus_ns)
+        keys += token_transfer_keys(transfers, consensus_ns)
     if case in _ALLOWANCE_CASES or spent:
         keys += [allowance_key(owner, consensus_ns) for owner in allowance_owners(case, body, spent)]
     return keys
@@ -137,12 +137,17 @@ def _relation_events(case: str, data: Any, consensus_ns: int) -> list[bytes]:
     return [relation_key(account, token, consensus_ns, event) for token in tokens if token is not None]
 
 
-def _transfer_keys(transfers: Any, consensus_ns: int) -> list[bytes]:
+def token_transfer_keys(transfers: Any, consensus_ns: int) -> list[bytes]:
+    """The rows of a record's token transfer lists, built in place (the ids come from the record, so
+    they are canonical; a token transfer is most of the index's rows): what :func:`holder_key`,
+    :func:`relation_key`, :func:`nft_key` and :func:`nft_owner_key` give."""
+    time = _time(consensus_ns) + ACCOUNT_SEPARATOR
     keys: list[bytes] = []
     for listed in transfers:
         token = token_text(listed.token)
         if token is None:
             continue
+        token_part = token.encode() + ACCOUNT_SEPARATOR
         changes: dict[str, int] = defaultdict(int)
         for amount in listed.transfers:
             account = entity_text(amount.accountID)
@@ -150,18 +155,19 @@ def _transfer_keys(transfers: Any, consensus_ns: int) -> list[bytes]:
                 changes[account] += amount.amount
         for nft in listed.nftTransfers:
             sender, receiver = entity_text(nft.senderAccountID), entity_text(nft.receiverAccountID)
-            serial = nft.serialNumber
-            keys.append(nft_key(token, serial, consensus_ns, receiver or NO_OWNER))
-            if sender is not None:
-                changes[sender] -= 1
-                keys.append(nft_owner_key(sender, token, serial, consensus_ns, "-"))
-            if receiver is not None:
-                changes[receiver] += 1
-                keys.append(nft_owner_key(receiver, token, serial, consensus_ns, "+"))
+            serial = hex16(nft.serialNumber) + ACCOUNT_SEPARATOR
+            keys.append(NFT_PREFIX + token_part + serial + time + (receiver or NO_OWNER).encode())
+            for account, direction, change in ((sender, b"-", -1), (receiver, b"+", 1)):
+                if account is not None:
+                    changes[account] += change
+                    keys.append(
+                        NFT_OWNER_PREFIX + account.encode() + ACCOUNT_SEPARATOR + token_part + serial + time + direction
+                    )
         for account, change in changes.items():
             if change:
-                keys.append(holder_key(token, account, consensus_ns, change))
-                keys.append(relation_key(account, token, consensus_ns, f"{change:+d}"))
+                account_part, event = account.encode() + ACCOUNT_SEPARATOR, b"%+d" % change
+                keys.append(HOLDER_PREFIX + token_part + account_part + time + event)
+                keys.append(RELATION_PREFIX + account_part + token_part + time + event)
     return keys
 
 
