@@ -7,21 +7,18 @@ their balances here are the truth less the genesis holdings."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hedera_history.api.render import timestamp
-from hedera_history.config import Settings
 from hedera_history.gen import GeneratedStream, GeneratorConfig, generate_stream, write_stream
-from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
-from tests.integration.cutover_load import load_cutover_stream
+from tests.integration.cutover_load import loaded_gateway
 from tests.unit.api.wsgi_app import query_app
 
 pytestmark = pytest.mark.emulator
@@ -41,15 +38,8 @@ def client(bigtable_client: Any, stream: GeneratedStream, tmp_path_factory: pyte
     instance = bigtable_client.instance(unique_name("tokens"))
     folder: Path = tmp_path_factory.mktemp("tokens-cutover")
     write_stream(stream, folder)
-    load_cutover_stream(instance, folder, PREFIX)
-    gateway = gateway_for_instance(instance, Settings(table_prefix=PREFIX))
-    try:
+    with loaded_gateway(instance, folder, PREFIX) as gateway:
         yield query_app(HistoryReader(gateway)).test_client()
-    finally:
-        gateway.close()
-        for table in instance.list_tables():
-            with contextlib.suppress(Exception):
-                table.delete()
 
 
 @pytest.fixture(scope="module")
