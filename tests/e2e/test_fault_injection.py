@@ -22,7 +22,8 @@ complete and the tables equal the reference, which the single-process path (``ve
   reconciler republishes what was lost);
 - a network that cuts over (record periods, wrapped record blocks, native blocks): its block files
   uploaded shuffled, each twice, while the ingest or the store function is killed as the first
-  blocks are published.
+  blocks are published; and uploaded shuffled, the Bigtable emulator paused for 75 s once ingest
+  has published every block, while the store writes them.
 
 The reconciler's deadline is a second or two here (``HEDERA_HISTORY_RECONCILE_AFTER_SECONDS``),
 except in the default-settings cases. Every case also ends with the contiguous watermark and the
@@ -344,6 +345,16 @@ functions answer 503, pushes are nacked and events retried, and the sweep fails 
 BIGTABLE_TIMEOUT_SECONDS = 5
 
 
+def paused(emulator: BigtableEmulator, seconds: float) -> None:
+    """The emulator's process group stopped (SIGSTOP) for ``seconds``, then continued."""
+    assert emulator.pid is not None
+    os.killpg(emulator.pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.killpg(emulator.pid, signal.SIGCONT)
+
+
 def test_bigtable_paused_then_resumed_heals(
     local_stack_factory: StackFactory,
     stream: GeneratedStream,
@@ -360,12 +371,7 @@ def test_bigtable_paused_then_resumed_heals(
         stack = start(local_stack_factory, stream, attached=attached, extra_env=timeout)
         upload(stack, stream_dir, seed=5)
         wait_for_some_blocks(stack, stream, 1)
-        assert bigtable.pid is not None
-        os.killpg(bigtable.pid, signal.SIGSTOP)
-        try:
-            time.sleep(PAUSE_SECONDS)
-        finally:
-            os.killpg(bigtable.pid, signal.SIGCONT)
+        paused(bigtable, PAUSE_SECONDS)
         assert_heals_to_reference(stack, stream_dir, reference, stream)
 
 
@@ -475,3 +481,46 @@ def test_block_uploads_shuffled_twice_with_a_function_killed_mid_block_heal(
         time.sleep(0.5)
     assert reader.complete_blocks(numbers) == set(numbers)
     assert_cells_become(stack, cutover_reference)
+
+
+def test_block_uploads_with_bigtable_paused_mid_block_heal(
+    local_stack_factory: StackFactory,
+    cutover_stream: GeneratedStream,
+    cutover_dir: Path,
+    cutover_reference: TableCells,
+    pubsub_emulator: Any,
+    gcs_emulator: Any,
+    tmp_path: Path,
+) -> None:
+    """Record periods, then the block files uploaded shuffled: once ingest has published every
+    block (the store still writing them), the Bigtable emulator is paused (SIGSTOP) for as long as
+    in the record case (the store's writes time out, pushes are nacked and redelivered, the sweep
+    fails its runs), then resumed: every block complete, the tables cell for cell the clean run's."""
+    with BigtableEmulator(log_dir=tmp_path) as bigtable:
+        attached = AttachedEmulators(bigtable.host, pubsub_emulator.host, gcs_emulator.endpoint)
+        env = {
+            "HEDERA_HISTORY_BIGTABLE_TIMEOUT_SECONDS": str(BIGTABLE_TIMEOUT_SECONDS),
+            "HEDERA_HISTORY_LEDGER_PUBLICATION": str(cutover_dir / LEDGER_PUBLICATION_FILE),
+        }
+        stack = start(local_stack_factory, cutover_stream, attached=attached, extra_env=env)
+        upload(stack, cutover_dir, seed=8)
+        records = [p.block_number for p in cutover_stream.periods]
+        blocks = [b.block_number for b in cutover_stream.blocks]
+        gateway = open_gateway_for(stack.state)
+        reader, state = HistoryReader(gateway), IngestState(gateway)
+        deadline = time.monotonic() + WAIT_SECONDS
+        while len(reader.complete_blocks(records)) < len(records) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        sink = bucket_sink(stack.state)
+        for block in random.Random(8).sample(cutover_stream.blocks, len(cutover_stream.blocks)):
+            sink.write(block.path, cutover_stream.objects[block.path])
+        while len(state.links(blocks)) < len(blocks):
+            assert time.monotonic() < deadline, f"ingest published only blocks {sorted(state.links(blocks))}"
+            time.sleep(0.05)
+        paused(bigtable, PAUSE_SECONDS)
+        numbers = records + blocks
+        deadline = time.monotonic() + WAIT_SECONDS
+        while len(reader.complete_blocks(numbers)) < len(numbers) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert reader.complete_blocks(numbers) == set(numbers)
+        assert_cells_become(stack, cutover_reference)

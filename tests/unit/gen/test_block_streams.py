@@ -6,7 +6,7 @@ a tampered block fails with a typed reason."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -38,18 +38,10 @@ from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.blocks import BlockCheckOptions, BlockReport, verify_blocks
 from hedera_history.verify.tss import TssTrust, find_publication
 
+from tests.helpers.block_files import block_sources
+
 BLOCKS = GeneratorConfig(nodes=4, periods=6, transactions=24, seed=5, cutover_after=0, sign_every=3)
 """Native blocks 0-5: 2 and 5 signed, 0-1 and 3-4 proven through them."""
-
-
-@dataclass(frozen=True)
-class _Source:
-    name: str
-    number: int
-    data: bytes
-
-    def read(self) -> bytes:
-        return self.data
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +53,6 @@ def block_stream() -> GeneratedStream:
 def cutover_stream(generated_cutover_stream: GeneratedStream) -> GeneratedStream:
     """Record files 0-2, wrapped blocks 3-4, native blocks 5-7; the key rotation in block 4."""
     return generated_cutover_stream
-
-
-def _sources(stream: GeneratedStream, objects: Mapping[str, bytes] | None = None) -> list[_Source]:
-    files = stream.objects if objects is None else objects
-    return [_Source(block.path, block.block_number, files[block.path]) for block in stream.blocks]
 
 
 def _record_publication(stream: GeneratedStream) -> TssTrust:
@@ -86,7 +73,7 @@ def _verify(
     first = stream.blocks[0].block_number
     book = parse_address_book(stream.book_for_block(first).book)
     options = BlockCheckOptions(tss=LedgerTssCheck(trust=trust))
-    return list(verify_blocks(_sources(stream, objects), book, options))
+    return list(verify_blocks(block_sources(stream, objects), book, options))
 
 
 def _items(data: bytes, name: str) -> list[bytes]:

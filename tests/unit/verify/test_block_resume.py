@@ -3,27 +3,17 @@ already stored without its proof checked; one stored with another hash is Confli
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from hedera_history.books.parse import parse_address_book
 from hedera_history.errors import ConflictingBlockError
 from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.verify.blocks import BlockCheckOptions, BlockReport, verify_blocks
 
-
-@dataclass(frozen=True)
-class _Source:
-    name: str
-    number: int
-    data: bytes
-
-    def read(self) -> bytes:
-        return self.data
+from tests.helpers.block_files import block_sources
 
 
 def _reports(stream: GeneratedStream, stored: dict[int, bytes]) -> list[BlockReport]:
     book = parse_address_book(stream.book_for_block(stream.blocks[0].block_number).book)
-    sources = [_Source(b.path, b.block_number, stream.objects[b.path]) for b in stream.blocks]
+    sources = block_sources(stream)
     # No TSS check: a native block that is not skipped reports its proof unverified.
     return list(verify_blocks(sources, book, BlockCheckOptions(stored=stored.get)))
 
