@@ -108,10 +108,12 @@ def environment(bigtable_host: str, instance: str) -> dict[str, str]:
 def load(history: History, env: dict[str, str], log: Path) -> None:
     """``hedera-history load`` the history; raises when it does not load completely."""
     argv = [CLI, "load", str(history.directory), "--address-book", str(history.address_book)]
+    ran = subprocess.run(argv, env={**os.environ, **env}, capture_output=True, text=True, check=False)
     with log.open("a") as out:
-        out.write(f"--- {' '.join(argv)}\n")
-        out.flush()
-        subprocess.run(argv, env={**os.environ, **env}, check=True, stdout=out, stderr=subprocess.STDOUT)
+        out.write(f"--- {' '.join(argv)}\n{ran.stdout}{ran.stderr}")
+    if ran.returncode != 0:
+        tail = "\n".join((ran.stdout + ran.stderr).strip().splitlines()[-15:])
+        raise RuntimeError(f"{' '.join(argv)} exited with {ran.returncode}:\n{tail}")
 
 
 @contextlib.contextmanager
