@@ -937,6 +937,75 @@ done:
     return result;
 }
 
+/* ---- renumbered_fields ----------------------------------------------------------------------- */
+
+/* The fields of a serialised message that mapping names, in order, each under its new number:
+ * mapping holds triples of bytes (number, new number, wire type), numbers below 128; a field of
+ * another number or wire type is left out, a value is copied as it stands (a VARINT's bytes, a LEN
+ * field's length and payload). Parsed into a message whose fields of the new numbers have the types
+ * of the old ones, the result holds what a copy of each field would (occurrences merge as they
+ * would have). None when the bytes are malformed or hold a group: the caller decides. */
+static PyObject *renumbered_fields(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyBytes_CheckExact(args[1]) || PyBytes_GET_SIZE(args[1]) % 3 != 0) {
+        PyErr_SetString(PyExc_TypeError, "renumbered_fields(data, mapping: bytes of (number, new number, wire type))");
+        return NULL;
+    }
+    const unsigned char *mapping = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    Py_ssize_t entries = PyBytes_GET_SIZE(args[1]) / 3;
+    for (Py_ssize_t e = 0; e < entries; e++) {
+        if (mapping[3 * e + 1] == 0 || mapping[3 * e + 1] > 127) {
+            PyErr_SetString(PyExc_ValueError, "renumbered_fields: new numbers must be 1 to 127");
+            return NULL;
+        }
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *begin = view.buf, *end = begin + view.len;
+    PyObject *result = NULL;
+    Py_ssize_t size = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        char *out = NULL;
+        if (pass == 1) {
+            result = PyBytes_FromStringAndSize(NULL, size);
+            if (result == NULL) goto done;
+            out = PyBytes_AS_STRING(result);
+        }
+        const unsigned char *p = begin;
+        Field f;
+        while (p < end) {
+            const unsigned char *field_start = p;
+            uint64_t tag;
+            if (!read_varint(&field_start, end, &tag)) goto irregular;
+            const unsigned char *value_start = field_start;
+            if (!next_field(&p, end, &f)) goto irregular;
+            int to = 0;
+            for (Py_ssize_t e = 0; e < entries; e++) {
+                if (f.number == mapping[3 * e] && f.wire_type == mapping[3 * e + 2]) {
+                    to = mapping[3 * e + 1];
+                    break;
+                }
+            }
+            if (to == 0) continue;
+            Py_ssize_t value_size = p - value_start;
+            uint64_t new_tag = ((uint64_t)to << 3) | f.wire_type;
+            if (pass == 0) {
+                size += (Py_ssize_t)varint_size(new_tag) + value_size;
+            } else {
+                out = put_varint(out, new_tag);
+                memcpy(out, value_start, (size_t)value_size);
+                out += value_size;
+            }
+        }
+    }
+    goto done;
+irregular:
+    Py_XDECREF(result);
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -951,6 +1020,8 @@ static PyMethodDef methods[] = {
      "A MutateRowsResponse's entry count and its failed entries (index, code, message), or None."},
     {"record_entities", record_entities, METH_O,
      "(shard, realm, num) of a TransactionRecord's transfer list accounts, payer, receipt account and contract, or None."},
+    {"renumbered_fields", (PyCFunction)(void (*)(void))renumbered_fields, METH_FASTCALL,
+     "The fields of a message a mapping names, each under its new number, or None."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,
      "Rows of one table in key order, cells in (family, qualifier) order, appended to a list, left out of the cyclic GC."},
     {NULL, NULL, 0, NULL},

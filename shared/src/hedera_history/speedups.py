@@ -49,15 +49,22 @@ name, those given by a positive number: each account of its hbar transfer list, 
 receipt's account and contract; None where the protobuf parser must decide (bytes that do not
 parse)."""
 
+RenumberedFields = Callable[[bytes, bytes], bytes | None]
+"""``(message, mapping)``: the fields of a serialised message that ``mapping`` names (triples of
+bytes: number, new number below 128, wire type), in order, each under its new number, the values as
+they stand; None where the bytes do not parse (malformed, or a group)."""
+
+_Compiled = tuple[
+    ItemLists, RecordItems, MutationEntries, MutationRuns, MutateRowsAnswer, TableRows, RecordEntities, RenumberedFields
+]
+
 logger = logging.getLogger(__name__)
 
 
 try:
     from hedera_history import _speedups
 
-    _compiled: (
-        tuple[ItemLists, RecordItems, MutationEntries, MutationRuns, MutateRowsAnswer, TableRows, RecordEntities] | None
-    ) = (
+    _compiled: _Compiled | None = (
         _speedups.v6_item_lists,
         _speedups.record_items,
         _speedups.mutation_entries,
@@ -65,6 +72,7 @@ try:
         _speedups.mutate_rows_answer,
         _speedups.table_rows,
         _speedups.record_entities,
+        _speedups.renumbered_fields,
     )
 except ImportError as e:
     logger.warning(
@@ -80,3 +88,4 @@ mutation_runs: MutationRuns | None = None if _compiled is None else _compiled[3]
 mutate_rows_answer: MutateRowsAnswer | None = None if _compiled is None else _compiled[4]
 table_rows: TableRows | None = None if _compiled is None else _compiled[5]
 record_entities: RecordEntities | None = None if _compiled is None else _compiled[6]
+renumbered_fields: RenumberedFields | None = None if _compiled is None else _compiled[7]

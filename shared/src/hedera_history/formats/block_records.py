@@ -33,6 +33,8 @@ from hedera_history.formats.block_state import SlotKey, StateContext
 from hedera_history.formats.block_transactions import BlockTransaction, block_transactions
 from hedera_history.formats.hashing import sha384
 from hedera_history.formats.parsed_files import RecordItem, SidecarRecord, SidecarType
+from hedera_history.formats.wire import LEN, VARINT, length_delimited, varint_field
+from hedera_history.speedups import renumbered_fields
 
 SUCCESS_STATUSES = frozenset(
     hapi.ResponseCodeEnum.Value(name)
@@ -113,7 +115,44 @@ def transaction_hash(transaction: BlockTransaction) -> bytes:
     return sha384(transaction.signed_transaction_bytes)
 
 
+# The result's fields the record takes, under the record's numbers (same message types), for the
+# compiled core (speedups.renumbered_fields): (number, record's number, wire type) each.
+_RESULT_FIELDS = bytes(
+    (
+        *(2, 3, LEN),  # consensus_timestamp -> consensusTimestamp
+        *(3, 15, LEN),  # parent_consensus_timestamp
+        *(5, 12, LEN),  # schedule_ref -> scheduleRef
+        *(6, 6, VARINT),  # transaction_fee_charged -> transactionFee
+        *(7, 10, LEN),  # transfer_list -> transferList
+        *(8, 11, LEN),  # token_transfer_lists -> tokenTransferLists
+        *(9, 14, LEN),  # automatic_token_associations
+        *(10, 18, LEN),  # paid_staking_rewards
+        *(12, 13, LEN),  # assessed_custom_fees
+    )
+)
+_BODY_FIELDS = bytes((*(1, 4, LEN), *(6, 5, LEN)))  # transactionID, memo
+_SET_WHEN_EMPTY = length_delimited(3, b"") + length_delimited(4, b"") + length_delimited(10, b"")
+"""consensusTimestamp, transactionID and transferList: copied whether or not the result and the
+body hold them, so set even when empty (the copies they merge into)."""
+
+
 def _common_record(transaction: BlockTransaction) -> hapi.TransactionRecord:
+    """The record's fields from the body and the result: parsed from the fields themselves as the
+    compiled core renumbers them (one parse, where copying each costs a parse and a serialisation
+    of its own), else copied field by field."""
+    status = transaction.result.status
+    if renumbered_fields is not None and status >= 0:
+        from_result = renumbered_fields(transaction.result.SerializeToString(), _RESULT_FIELDS)
+        from_body = renumbered_fields(transaction.signed_transaction.bodyBytes, _BODY_FIELDS)
+        if from_result is not None and from_body is not None:
+            receipt = length_delimited(1, varint_field(1, status))
+            hashed = length_delimited(2, transaction_hash(transaction))
+            data = b"".join((receipt, hashed, _SET_WHEN_EMPTY, from_result, from_body))
+            return hapi.TransactionRecord.FromString(data)
+    return _copied_record(transaction)
+
+
+def _copied_record(transaction: BlockTransaction) -> hapi.TransactionRecord:
     result = transaction.result
     body = transaction.body
     record = hapi.TransactionRecord(
