@@ -62,28 +62,26 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.getLogger("hedera_history").setLevel(logging.WARNING)
     shape = {"nodes": 4, "periods": args.blocks, "transactions": args.transactions, "sidecars": False, "seed": 3}
-    emulator = BigtableEmulator()
-    print("starting the Bigtable emulator ...", flush=True)
-    emulator.start()
-    try:
+    firsts: list[Run] = []
+    reruns: list[Run] = []
+    with BigtableEmulator() as emulator, tempfile.TemporaryDirectory(prefix="bench-resume-blocks-") as scratch:
         os.environ.update(emulator.env())
-        base = Settings(project="bench", bigtable_instance=INSTANCE, bigtable_emulator_host=emulator.host)
-        with tempfile.TemporaryDirectory(prefix="bench-resume-blocks-") as scratch:
-            folder = Path(scratch)
-            stream = generate_stream(GeneratorConfig(**shape, cutover_after=0))
-            write_stream(stream, folder)
-            publication = str(folder / LEDGER_PUBLICATION_FILE)
-            instance = open_admin_instance(base)
-            firsts, reruns = [], []
-            for round_number in range(args.rounds):
-                settings = base.with_(table_prefix=f"r{round_number}_", ledger_publication=publication)
-                ensure_tables(instance, settings)
-                job = BlockJob(settings, 0, None, source_url=str(folder), folder=BLOCK_FOLDER, partitions=1)
-                firsts.append(_run(job))
-                reruns.append(_run(job))
-                assert (reruns[-1].written, reruns[-1].skipped) == (0, firsts[-1].written)
-    finally:
-        emulator.stop()
+        folder = Path(scratch)
+        write_stream(generate_stream(GeneratorConfig(**shape, cutover_after=0)), folder)
+        base = Settings(
+            project="bench",
+            bigtable_instance=INSTANCE,
+            bigtable_emulator_host=emulator.host,
+            ledger_publication=str(folder / LEDGER_PUBLICATION_FILE),
+        )
+        instance = open_admin_instance(base)
+        for round_number in range(args.rounds):
+            settings = base.with_(table_prefix=f"r{round_number}_")
+            ensure_tables(instance, settings)
+            job = BlockJob(settings, 0, None, source_url=str(folder), folder=BLOCK_FOLDER, partitions=1)
+            firsts.append(_run(job))
+            reruns.append(_run(job))
+            assert (reruns[-1].written, reruns[-1].skipped) == (0, firsts[-1].written)
     first, rerun = min(firsts, key=lambda r: r.seconds), min(reruns, key=lambda r: r.seconds)
     transactions = args.blocks * args.transactions
     print(f"{args.blocks} native blocks, {transactions:,} transactions, best of {args.rounds} rounds:")
