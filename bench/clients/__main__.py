@@ -26,6 +26,7 @@ import requests
 from hedera_history.localstack.emulators import BigtableEmulator
 
 from bench.clients import history as histories
+from bench.clients.expected import expectations
 from bench.clients.installs import CLIENTS, REPOSITORY, command, install
 from bench.clients.outcomes import CLIENT_SIDE, Outcome, failed, parse, summary, table
 from bench.clients.placeholders import generalise
@@ -35,7 +36,7 @@ CALL_SECONDS = 300
 
 
 def run_clients(
-    name: str, base_url: str, book: Path, cache: Path, work: Path, logs: Path
+    history: histories.History, base_url: str, cache: Path, work: Path, logs: Path
 ) -> tuple[list[Outcome], dict[str, Any], dict[Path, int]]:
     """Each client's calls on one served history, what they asked for, and where the serve logs
     stood before them."""
@@ -45,7 +46,10 @@ def run_clients(
         answer.raise_for_status()
         return answer.json()
 
-    found = {"base_url": base_url, **find_targets(get, *histories.book_nodes(book))}
+    name = history.name
+    found = {"base_url": base_url, **find_targets(get, *histories.book_nodes(history.address_book))}
+    if history.truth is not None:
+        found.update(expectations(history.truth, found["account"]))
     before = histories.log_sizes(logs)
     targets_file = work / f"targets-{name.replace(' ', '-')}.json"
     targets_file.write_text(json.dumps(found, indent=1))
@@ -111,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             logs = work / f"serve-{index}"
             logs.mkdir()
             with histories.served(history, env, logs) as base_url:
-                got, found, before = run_clients(history.name, base_url, history.address_book, cache, work, logs)
+                got, found, before = run_clients(history, base_url, cache, work, logs)
             outcomes.extend(got)
             # Read once serve has stopped, so its log holds the last request too.
             recorded[history.name] = [

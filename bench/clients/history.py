@@ -52,6 +52,8 @@ class History:
     name: str
     directory: Path
     address_book: Path
+    truth: dict[str, Any] | None = None
+    """The generator's ground truth, for a generated history."""
 
 
 REQUEST_LINE = re.compile(r'"(GET|HEAD|POST|PUT|DELETE|OPTIONS) (\S+) HTTP/[0-9.]+" (\d{3})')
@@ -88,8 +90,9 @@ def book_nodes(book: Path) -> tuple[list[str], bool]:
 
 def generated(work: Path) -> History:
     directory = work / "generated"
-    write_stream(generate_stream(GENERATED), directory)
-    return History("generated", directory, directory / ADDRESS_BOOK_FILE)
+    stream = generate_stream(GENERATED)
+    write_stream(stream, directory)
+    return History("generated", directory, directory / ADDRESS_BOOK_FILE, stream.truth)
 
 
 def real_v6(data: Path = REAL_DATA) -> History:

@@ -137,6 +137,7 @@ def main() -> None:
     for method_name, tail, key in per_account:
         route = "/api/v1/accounts/{idOrAliasOrEvmAddress}/" + tail
         call(f"{method_name}(id)", route, run(functools.partial(getattr(service, method_name), account)), has(key))
+    truth_checks(found, service, run)
     call(
         "get_token_allowances(owner, spender)",
         "/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/tokens",
@@ -212,6 +213,55 @@ def main() -> None:
             skip(name, route, f"no {kind} in this history")
 
     tools(found, service)
+
+
+def truth_checks(found: dict[str, Any], service: Any, run: Callable[[Callable[[], Any]], Callable[[], Any]]) -> None:
+    """On a generated history: what the kit reads back equals the generator's ground truth."""
+    if "expected_token_balances" not in found:
+        return
+    truth = "equals the history's ground truth"
+
+    def balances(value: Any) -> str | None:
+        got = {t["token_id"]: t["balance"] for t in value["tokens"] if t["balance"]}
+        expected = found["expected_token_balances"]
+        return None if got == expected else f"balances {got}, expected {expected}"
+
+    call(
+        f"get_account_token_balances(id): {truth}",
+        "/api/v1/accounts/{idOrAliasOrEvmAddress}/tokens",
+        run(functools.partial(service.get_account_token_balances, found["account"])),
+        balances,
+    )
+    if "nft_owner" in found:
+
+        def nfts(value: Any) -> str | None:
+            got = sorted([n["token_id"], n["serial_number"]] for n in value["nfts"])
+            others = [nft for nft in got if nft not in found["owned_nfts"]]
+            if not got:
+                return "no NFT, though the owner holds some that moved in the history"
+            return f"NFTs {others} are not the owner's" if others else None
+
+        call(
+            "get_account_nfts(owner): some, each the owner's in the ground truth",
+            "/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts",
+            run(functools.partial(service.get_account_nfts, found["nft_owner"])),
+            nfts,
+        )
+    if "airdrop_receiver" in found:
+
+        def pending(value: Any) -> str | None:
+            got = sorted(
+                [a["sender_id"], a["token_id"], a["serial_number"] or 0, a["amount"] or 0] for a in value["airdrops"]
+            )
+            expected = found["expected_pending_airdrops"]
+            return None if got == expected else f"airdrops {got}, expected {expected}"
+
+        call(
+            f"get_pending_airdrops(receiver): {truth}",
+            "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/pending",
+            run(functools.partial(service.get_pending_airdrops, found["airdrop_receiver"])),
+            pending,
+        )
 
 
 def picked(pick: Callable[[Any], Any], expected: Any) -> Check:

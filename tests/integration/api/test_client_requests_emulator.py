@@ -23,6 +23,7 @@ from hedera_history.config import Settings
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 
+from bench.clients.expected import expectations
 from bench.clients.history import History, book_nodes, generated, real_v6
 from bench.clients.placeholders import instantiate
 from bench.clients.targets import find_targets
@@ -67,7 +68,10 @@ def served(
             assert answer.status_code == 200, (path, answer.data[:300])
             return answer.get_json()
 
-        apps[history.name] = Served(client, find_targets(get, *book_nodes(history.address_book)))
+        targets = find_targets(get, *book_nodes(history.address_book))
+        if history.truth is not None:
+            targets.update(expectations(history.truth, targets["account"]))
+        apps[history.name] = Served(client, targets)
     yield apps
     for gateway in gateways:
         gateway.close()
