@@ -216,52 +216,56 @@ def main() -> None:
 
 
 def truth_checks(found: dict[str, Any], service: Any, run: Callable[[Callable[[], Any]], Callable[[], Any]]) -> None:
-    """On a generated history: what the kit reads back equals the generator's ground truth."""
+    """On a generated history: what the kit reads back against the generator's ground truth."""
     if "expected_token_balances" not in found:
         return
-    truth = "equals the history's ground truth"
 
     def balances(value: Any) -> str | None:
         got = {t["token_id"]: t["balance"] for t in value["tokens"] if t["balance"]}
         expected = found["expected_token_balances"]
         return None if got == expected else f"balances {got}, expected {expected}"
 
-    call(
-        f"get_account_token_balances(id): {truth}",
-        "/api/v1/accounts/{idOrAliasOrEvmAddress}/tokens",
-        run(functools.partial(service.get_account_token_balances, found["account"])),
-        balances,
-    )
-    if "nft_owner" in found:
+    def nfts(value: Any) -> str | None:
+        got = sorted([n["token_id"], n["serial_number"]] for n in value["nfts"])
+        others = [nft for nft in got if nft not in found["owned_nfts"]]
+        if not got:
+            return "no NFT, though the owner holds some that moved in the history"
+        return f"NFTs {others} are not the owner's" if others else None
 
-        def nfts(value: Any) -> str | None:
-            got = sorted([n["token_id"], n["serial_number"]] for n in value["nfts"])
-            others = [nft for nft in got if nft not in found["owned_nfts"]]
-            if not got:
-                return "no NFT, though the owner holds some that moved in the history"
-            return f"NFTs {others} are not the owner's" if others else None
+    def pending(value: Any) -> str | None:
+        got = sorted(
+            [a["sender_id"], a["token_id"], a["serial_number"] or 0, a["amount"] or 0] for a in value["airdrops"]
+        )
+        expected = found["expected_pending_airdrops"]
+        return None if got == expected else f"airdrops {got}, expected {expected}"
 
-        call(
+    checks: list[tuple[str, str, str, str, Check]] = [
+        (
+            "get_account_token_balances(id): equals the ground truth",
+            "tokens",
+            "get_account_token_balances",
+            "account",
+            balances,
+        ),
+        (
             "get_account_nfts(owner): some, each the owner's in the ground truth",
-            "/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts",
-            run(functools.partial(service.get_account_nfts, found["nft_owner"])),
+            "nfts",
+            "get_account_nfts",
+            "nft_owner",
             nfts,
-        )
-    if "airdrop_receiver" in found:
-
-        def pending(value: Any) -> str | None:
-            got = sorted(
-                [a["sender_id"], a["token_id"], a["serial_number"] or 0, a["amount"] or 0] for a in value["airdrops"]
-            )
-            expected = found["expected_pending_airdrops"]
-            return None if got == expected else f"airdrops {got}, expected {expected}"
-
-        call(
-            f"get_pending_airdrops(receiver): {truth}",
-            "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/pending",
-            run(functools.partial(service.get_pending_airdrops, found["airdrop_receiver"])),
+        ),
+        (
+            "get_pending_airdrops(receiver): equals the ground truth",
+            "airdrops/pending",
+            "get_pending_airdrops",
+            "airdrop_receiver",
             pending,
-        )
+        ),
+    ]
+    for name, tail, method_name, whose, check in checks:
+        if whose in found:
+            method = functools.partial(getattr(service, method_name), found[whose])
+            call(name, "/api/v1/accounts/{idOrAliasOrEvmAddress}/" + tail, run(method), check)
 
 
 def picked(pick: Callable[[Any], Any], expected: Any) -> Check:
