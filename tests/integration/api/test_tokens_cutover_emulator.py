@@ -90,3 +90,27 @@ def test_created_tokens_nfts_and_allowances(client: Any, contract: ReferenceCont
         url = f"/api/v1/accounts/{allowance['owner']}/allowances/tokens?token.id={allowance['token']}"
         listed = checked_get(client, contract, url)["allowances"]
         assert [(a["spender"], a["amount"]) for a in listed] == [(allowance["spender"], allowance["amount"])]
+
+
+def test_every_accounts_nfts_paged_through(client: Any, contract: ReferenceContract, stream: GeneratedStream) -> None:
+    """Each account's NFTs, one a page both ways: every NFT of a created token it holds, and of the
+    genesis collection those that moved in history (the others' mints are older than it)."""
+    state = stream.truth["token_state"]
+    created = {t for t, info in state["tokens"].items() if info["created_ns"] is not None}
+    held: dict[str, set[tuple[str, int]]] = {}
+    for token, owners in state["nft_owners"].items():
+        for serial, owner in owners.items():
+            held.setdefault(owner, set()).add((token, int(serial)))
+    collections = 0
+    for owner, nfts in held.items():
+        for order in ("asc", "desc"):
+            pages: list[tuple[str, int]] = []
+            url: str | None = f"/api/v1/accounts/{owner}/nfts?limit=1&order={order}"
+            while url is not None:
+                body = checked_get(client, contract, url)
+                pages += [(n["token_id"], n["serial_number"]) for n in body["nfts"]]
+                url = body["links"]["next"]
+            assert len(pages) == len(set(pages)) and set(pages) <= nfts, (owner, order)
+            assert {nft for nft in nfts if nft[0] in created} <= set(pages), (owner, order)
+            collections = max(collections, len({token for token, _ in pages}))
+    assert collections > 1, "an account's pages cross from one collection to another"

@@ -100,13 +100,17 @@ def list_account_nfts(get_reader: Reader, account_text: str, query: Query, skipp
     held, whole = account_nft_serials(reader, account, None)
     if not whole:
         raise NotServedError(_TOO_MANY)
+    serial_high = MAX_I64 if high is None else high
+
+    def wanted(token: str, serial: int) -> bool:
+        # With token.id, the two bound the pair (the reference's paging: token.id=gte:T&serialnumber=gt:S
+        # is every NFT after T-S); without it, serialnumber bounds each token's serials.
+        if "token.id" in query:
+            return (token_low, low) <= (entity_key(token), serial) <= (token_high, serial_high)
+        return low <= serial <= serial_high
+
     kept = sorted(
-        (
-            (entity_key(token), serial, token)
-            for token, serial in held
-            if token_low <= entity_key(token) <= token_high and low <= serial <= (MAX_I64 if high is None else high)
-        ),
-        reverse=descending,
+        ((entity_key(token), serial, token) for token, serial in held if wanted(token, serial)), reverse=descending
     )
     page = kept[:limit]
     states: list[NftState] = []
