@@ -114,3 +114,25 @@ def test_every_accounts_nfts_paged_through(client: Any, contract: ReferenceContr
             assert {nft for nft in nfts if nft[0] in created} <= set(pages), (owner, order)
             collections = max(collections, len({token for token, _ in pages}))
     assert collections > 1, "an account's pages cross from one collection to another"
+
+
+def test_every_association_of_a_created_token(
+    client: Any, contract: ReferenceContract, stream: GeneratedStream
+) -> None:
+    state = stream.truth["token_state"]
+    final = state["balances"]["final"]
+    related: dict[str, dict[str, int]] = {}
+    for token, accounts in state["associations"].items():
+        if state["tokens"][token]["created_ns"] is not None:
+            for account in accounts:
+                related.setdefault(account, {})[token] = final.get(token, {}).get(account, 0)
+    assert related
+    for account, tokens in related.items():
+        listed: list[dict[str, Any]] = []
+        url: str | None = f"/api/v1/accounts/{account}/tokens?limit=2"
+        while url is not None:
+            body = checked_get(client, contract, url)
+            listed += body["tokens"]
+            url = body["links"]["next"]
+        shown = {r["token_id"]: r["balance"] for r in listed}
+        assert {token: shown.get(token) for token in tokens} == tokens, account
