@@ -52,19 +52,34 @@ def changes_in(data: bytes) -> list[RegisteredNodeChange]:
     return registered_node_changes(block_content(data, "9.blk.zstd", limit=1 << 24), "9.blk.zstd")
 
 
-def test_a_registered_block_node_is_read_at_its_subscribe_stream_endpoint() -> None:
+def test_a_registered_block_node_is_read_at_its_first_endpoint_offering_every_block_node_api() -> None:
     changes = StateChanges()
     registered(
         changes,
         3,
+        {"domain_name": "mirror.example", "port": 443},
         {"domain_name": "status.block.example", "port": 40841, "apis": [STATUS, PUBLISH]},
-        {"domain_name": "block.example", "port": 40840, "requires_tls": True, "apis": [SUBSCRIBE_STREAM]},
+        {"domain_name": "block.example", "port": 40840, "requires_tls": True, "apis": list(BLOCK_NODE_APIS)},
+        {"domain_name": "second.block.example", "port": 40840, "apis": list(BLOCK_NODE_APIS)},
     )
     registered(changes, 4, {"ip_address": bytes([10, 0, 0, 7]), "port": 40840, "apis": list(BLOCK_NODE_APIS)})
     assert changes_in(block_with(changes)) == [
         RegisteredNodeChange(3, "tls://block.example:40840"),
         RegisteredNodeChange(4, "10.0.0.7:40840"),
     ]
+
+
+def test_apis_spread_over_several_endpoints_make_no_block_node() -> None:
+    """The reference's tier-1 test is per endpoint: a status endpoint beside a subscribe endpoint is
+    not one address that answers ``serverStatus``, ``getBlock`` and the subscription."""
+    changes = StateChanges()
+    registered(
+        changes,
+        3,
+        {"domain_name": "status.block.example", "port": 40841, "apis": [STATUS, PUBLISH]},
+        {"domain_name": "block.example", "port": 40840, "apis": [SUBSCRIBE_STREAM]},
+    )
+    assert changes_in(block_with(changes)) == [RegisteredNodeChange(3, None)]
 
 
 def test_a_node_without_every_block_node_api_or_address_is_no_block_node_and_a_deletion_removes_it() -> None:

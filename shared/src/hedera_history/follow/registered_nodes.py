@@ -9,11 +9,11 @@ a ``map_delete`` with its id as the key. Reading those state changes gives the r
 block without the transactions (whose receipts need the state changes anyway for a new node's id).
 
 A registered node counts as a block node to read from, as the reference's
-``BlockNodeDiscoveryService`` counts its "tier 1" nodes, when its block-node endpoints offer the
-``PUBLISH``, ``STATUS`` and ``SUBSCRIBE_STREAM`` APIs; it is read at the endpoint that offers
-``SUBSCRIBE_STREAM`` (this project's client asks one address for ``serverStatus``, ``getBlock`` and
-the subscription), by domain name when it has one, else by IP address, with TLS when the endpoint
-requires it. Pure: no I/O.
+``BlockNodeDiscoveryService`` counts its "tier 1" nodes, when one of its block-node endpoints offers
+the ``PUBLISH``, ``STATUS`` and ``SUBSCRIBE_STREAM`` APIs itself (APIs spread over several endpoints
+do not count: this project's client, like the reference's, asks one address for ``serverStatus``,
+``getBlock`` and the subscription); it is read at the first such endpoint, by domain name when it
+has one, else by IP address, with TLS when the endpoint requires it. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -75,21 +75,13 @@ def changes_of(block: BlockFile) -> Iterable[RegisteredNodeChange]:
 
 def block_node_endpoint(endpoints: Iterable[Any]) -> str | None:
     """Where a registered node is read as a block node (see the module), None when it is not one."""
-    offered: set[int] = set()
-    stream: Any = None
     for endpoint in endpoints:
-        if not endpoint.HasField("block_node"):
+        if not endpoint.HasField("block_node") or not _NEEDED_APIS.issubset(endpoint.block_node.endpoint_api):
             continue
-        apis = set(endpoint.block_node.endpoint_api)
-        offered |= apis
-        if stream is None and _API_SUBSCRIBE_STREAM in apis:
-            stream = endpoint
-    if stream is None or not offered.issuperset(_NEEDED_APIS):
-        return None
-    host = stream.domain_name.strip() or _ip_text(stream.ip_address)
-    if not host or not 0 < stream.port < 65536:
-        return None
-    return f"{'tls://' if stream.requires_tls else ''}{host}:{stream.port}"
+        host = endpoint.domain_name.strip() or _ip_text(endpoint.ip_address)
+        if host and 0 < endpoint.port < 65536:
+            return f"{'tls://' if endpoint.requires_tls else ''}{host}:{endpoint.port}"
+    return None
 
 
 def _ip_text(raw: bytes) -> str:
