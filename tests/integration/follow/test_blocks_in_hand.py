@@ -57,7 +57,9 @@ def test_a_block_whose_predecessor_is_in_hand_is_published_by_its_own_call_after
     stream, ctx = generated_cutover_stream, followed.ctx
     first, second = block_names(stream)[:2]
     number = stream.blocks[0].block_number
-    BlocksInHand(ctx.state).take(number)  # the first block's call has begun
+    # The first block's call has begun; its mark must outlast however long a busy machine takes the
+    # second call to reach its wait (a lapsed mark would leave the second block pending).
+    BlocksInHand(ctx.state, seconds=600.0).take(number)
     results: list[IngestResult] = []
     later = threading.Thread(target=lambda: results.append(ingest_object(ctx, second)), daemon=True)
     later.start()
