@@ -891,41 +891,135 @@ static int append_positive(PyObject *out, const int64_t *ids) {
     return append_new(out, Py_BuildValue("(LLL)", (long long)ids[0], (long long)ids[1], (long long)ids[2]));
 }
 
-/* The (shard, realm, num) of the entities every serialised TransactionRecord may name, those given
- * by a positive number: each account of its hbar transfer list (transferList = 10, accountAmounts =
- * 1, accountID = 1), its payer (transactionID = 4, accountID = 2), its receipt's account and
- * contract (receipt = 1, accountID = 2, contractID = 4). Fields merge as a parse merges them
- * (occurrences of a message field merge, later values win). None when the bytes are malformed:
- * the parser decides. */
+/* Appends the id of field `field` of a message (its occurrences merged) when given by a positive
+ * number; -1 on error, 0 when malformed, 1 otherwise. */
+static int append_inner_id(PyObject *out, const unsigned char *p, const unsigned char *end, uint64_t field) {
+    int64_t ids[3] = {0, 0, 0};
+    if (!merge_inner_id(p, end, field, ids)) return 0;
+    return append_positive(out, ids) < 0 ? -1 : 1;
+}
+
+/* Appends the ids of each element of repeated field `field` of a message (each element its own
+ * message; within it, the id in field `inner`, or the element itself when inner is 0). */
+static int append_element_ids(PyObject *out, const unsigned char *p, const unsigned char *end, uint64_t field,
+                              uint64_t inner) {
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) return 0;
+        if (f.number != field || f.wire_type != WIRE_LEN) continue;
+        int done;
+        if (inner == 0) {
+            int64_t ids[3] = {0, 0, 0};
+            if (!merge_entity_id(f.start, f.stop, ids)) return 0;
+            done = append_positive(out, ids) < 0 ? -1 : 1;
+        } else {
+            done = append_inner_id(out, f.start, f.stop, inner);
+        }
+        if (done <= 0) return done;
+    }
+    return 1;
+}
+
+/* The contract result (contractCallResult = 7 or contractCreateResult = 8, one oneof: an
+ * occurrence of the other member starts it over, one of the same merges): its contract (1) and
+ * sender (13) merged, its created contracts (7) each. */
+typedef struct {
+    uint64_t member;
+    int64_t contract[3], sender[3];
+    PyObject *created; /* (shard, realm, num) of each created contract given by a positive number */
+} ContractResult;
+
+static int merge_contract_result(ContractResult *result, uint64_t member, const unsigned char *p,
+                                 const unsigned char *end) {
+    if (member != result->member) {
+        result->member = member;
+        memset(result->contract, 0, sizeof result->contract);
+        memset(result->sender, 0, sizeof result->sender);
+        if (PyList_SetSlice(result->created, 0, PyList_GET_SIZE(result->created), NULL) < 0) return -1;
+    }
+    if (!merge_inner_id(p, end, 1, result->contract) || !merge_inner_id(p, end, 13, result->sender)) return 0;
+    return append_element_ids(result->created, p, end, 7, 0);
+}
+
+/* The (shard, realm, num) of each entity a serialised TransactionRecord names, those given by a
+ * positive number, as store.accounts.touched_entities reads them from the record: the accounts of
+ * its hbar transfer list (10) and token transfer lists (11: transfers' accounts, NFTs' senders and
+ * receivers), its payer (transactionID = 4, accountID = 2), its receipt's account and contract
+ * (receipt = 1: 2 and 4), staking rewards' accounts (18), custom fees' collectors and effective
+ * payers (13: 3 and 4), auto-associated accounts (14: 2), new pending airdrops' senders and
+ * receivers (22: pending_airdrop_id = 1, then 1 and 2), the contract result's contract, created
+ * contracts and sender (7 or 8). Fields merge as a parse merges them (occurrences of a message
+ * field merge, later values win, an alias or EVM address after the number leaves the id without
+ * one). None when the bytes are malformed: the parser decides. */
 static PyObject *record_entities(PyObject *module, PyObject *arg) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
     const unsigned char *p = view.buf, *end = p + view.len;
     PyObject *out = PyList_New(0), *result = NULL;
-    if (out == NULL) goto done;
+    ContractResult contract_result = {0, {0, 0, 0}, {0, 0, 0}, PyList_New(0)};
+    if (out == NULL || contract_result.created == NULL) goto done;
     int64_t payer[3] = {0, 0, 0}, account[3] = {0, 0, 0}, contract[3] = {0, 0, 0};
-    Field field, amount;
+    Field field, element;
     while (p < end) {
         if (!next_field(&p, end, &field)) goto irregular;
         if (field.wire_type != WIRE_LEN) continue;
-        if (field.number == 4) {
-            if (!merge_inner_id(field.start, field.stop, 2, payer)) goto irregular;
-        } else if (field.number == 1) {
-            if (!merge_inner_id(field.start, field.stop, 2, account) ||
-                !merge_inner_id(field.start, field.stop, 4, contract))
-                goto irregular;
-        } else if (field.number == 10) {
+        int done = 1;
+        switch (field.number) {
+        case 1: /* receipt */
+            if (!merge_inner_id(field.start, field.stop, 2, account) || !merge_inner_id(field.start, field.stop, 4, contract))
+                done = 0;
+            break;
+        case 4: /* transactionID */
+            if (!merge_inner_id(field.start, field.stop, 2, payer)) done = 0;
+            break;
+        case 7: /* contractCallResult */
+        case 8: /* contractCreateResult */
+            done = merge_contract_result(&contract_result, field.number, field.start, field.stop);
+            break;
+        case 10: /* transferList: accountAmounts' accountID */
+            done = append_element_ids(out, field.start, field.stop, 1, 1);
+            break;
+        case 11: /* a token transfer list: transfers' accountID, NFTs' sender and receiver */
+            done = append_element_ids(out, field.start, field.stop, 2, 1);
+            if (done > 0) done = append_element_ids(out, field.start, field.stop, 3, 1);
+            if (done > 0) done = append_element_ids(out, field.start, field.stop, 3, 2);
+            break;
+        case 13: /* an assessed custom fee: its collector, each effective payer */
+            done = append_inner_id(out, field.start, field.stop, 3);
+            if (done > 0) done = append_element_ids(out, field.start, field.stop, 4, 0);
+            break;
+        case 14: /* an automatic token association: its account */
+            done = append_inner_id(out, field.start, field.stop, 2);
+            break;
+        case 18: /* a paid staking reward: its account */
+            done = append_inner_id(out, field.start, field.stop, 1);
+            break;
+        case 22: { /* a new pending airdrop: its id's sender and receiver, the id's occurrences merged */
+            int64_t sender[3] = {0, 0, 0}, receiver[3] = {0, 0, 0};
             const unsigned char *q = field.start;
-            while (q < field.stop) {
-                if (!next_field(&q, field.stop, &amount)) goto irregular;
-                if (amount.number != 1 || amount.wire_type != WIRE_LEN) continue;
-                int64_t ids[3] = {0, 0, 0};
-                if (!merge_inner_id(amount.start, amount.stop, 1, ids)) goto irregular;
-                if (append_positive(out, ids) < 0) goto done;
+            while (done > 0 && q < field.stop) {
+                if (!next_field(&q, field.stop, &element)) {
+                    done = 0;
+                } else if (element.number == 1 && element.wire_type == WIRE_LEN &&
+                           (!merge_inner_id(element.start, element.stop, 1, sender) ||
+                            !merge_inner_id(element.start, element.stop, 2, receiver))) {
+                    done = 0;
+                }
             }
+            if (done > 0 && (append_positive(out, sender) < 0 || append_positive(out, receiver) < 0)) done = -1;
+            break;
         }
+        default:
+            break;
+        }
+        if (done < 0) goto done;
+        if (done == 0) goto irregular;
     }
-    if (append_positive(out, payer) < 0 || append_positive(out, account) < 0 || append_positive(out, contract) < 0)
+    if (append_positive(out, payer) < 0 || append_positive(out, account) < 0 || append_positive(out, contract) < 0 ||
+        append_positive(out, contract_result.contract) < 0 || append_positive(out, contract_result.sender) < 0)
+        goto done;
+    if (PyList_GET_SIZE(contract_result.created) > 0 &&
+        PyList_SetSlice(out, PyList_GET_SIZE(out), PyList_GET_SIZE(out), contract_result.created) < 0)
         goto done;
     result = Py_NewRef(out);
     goto done;
@@ -933,6 +1027,7 @@ irregular:
     result = Py_NewRef(Py_None);
 done:
     Py_XDECREF(out);
+    Py_XDECREF(contract_result.created);
     PyBuffer_Release(&view);
     return result;
 }
@@ -1019,7 +1114,7 @@ static PyMethodDef methods[] = {
     {"mutate_rows_answer", mutate_rows_answer, METH_O,
      "A MutateRowsResponse's entry count and its failed entries (index, code, message), or None."},
     {"record_entities", record_entities, METH_O,
-     "(shard, realm, num) of a TransactionRecord's transfer list accounts, payer, receipt account and contract, or None."},
+     "(shard, realm, num) of each entity a TransactionRecord names (touched_entities' record part), or None."},
     {"renumbered_fields", (PyCFunction)(void (*)(void))renumbered_fields, METH_FASTCALL,
      "The fields of a message a mapping names, each under its new number, or None."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,

@@ -44,10 +44,10 @@ appends to ``out`` the ``Row`` of each key of ``rows`` in key order, with one ``
 garbage collector (they hold str, bytes and ints only). TypeError for anything else."""
 
 RecordEntities = Callable[[bytes], list[tuple[int, int, int]] | None]
-"""A serialised TransactionRecord to the ``(shard, realm, num)`` of the entities every record may
-name, those given by a positive number: each account of its hbar transfer list, its payer, its
-receipt's account and contract; None where the protobuf parser must decide (bytes that do not
-parse)."""
+"""A serialised TransactionRecord to the ``(shard, realm, num)`` of each entity it names, those
+given by a positive number, as ``store.accounts.touched_entities`` reads the record (transfer lists,
+payer, receipt, staking rewards, custom fees, associations, pending airdrops, contract result);
+None where the protobuf parser must decide (bytes that do not parse)."""
 
 RenumberedFields = Callable[[bytes, bytes], bytes | None]
 """``(message, mapping)``: the fields of a serialised message that ``mapping`` names (triples of

@@ -1,7 +1,10 @@
-"""The entities every record may name, read by the compiled core from the record's bytes: the same
-numbers the message API gives, however the fields are spread over the wire."""
+"""The entities a record names, read by the compiled core from the record's bytes: the same numbers
+the message API gives, however the fields are spread over the wire."""
 
 from __future__ import annotations
+
+import random
+from typing import Any
 
 import pytest
 from hedera_history import hapi, speedups
@@ -70,3 +73,71 @@ def test_a_record_of_every_common_field() -> None:
 def test_bytes_that_do_not_parse_are_left_to_the_parser(data: bytes) -> None:
     assert speedups.record_entities is not None
     assert speedups.record_entities(data) is None
+
+
+def _fill(rng: random.Random, entity: Any, number_field: str, other_field: str) -> None:
+    entity.shardNum, entity.realmNum = rng.choice([(0, 0), (0, 0), (1, 2)])
+    choice = rng.random()
+    if choice < 0.6:
+        setattr(entity, number_field, rng.choice([3, 98, 1001, 2**40, 0, -7]))
+    elif choice < 0.8:
+        setattr(entity, other_field, rng.randbytes(20))
+
+
+def _account(rng: random.Random, entity: Any) -> None:
+    _fill(rng, entity, "accountNum", "alias")
+
+
+def _random_record(rng: random.Random) -> Any:
+    """A record with every field the entities are read from, each present or not."""
+    record = hapi.TransactionRecord()
+    for _ in range(rng.randint(0, 3)):
+        _account(rng, record.transferList.accountAmounts.add(amount=1).accountID)
+    if rng.random() < 0.8:
+        _account(rng, record.transactionID.accountID)
+    if rng.random() < 0.5:
+        _account(rng, record.receipt.accountID)
+    if rng.random() < 0.3:
+        _fill(rng, record.receipt.contractID, "contractNum", "evm_address")
+    for _ in range(rng.randint(0, 2)):
+        token_list = record.tokenTransferLists.add()
+        for _ in range(rng.randint(0, 2)):
+            _account(rng, token_list.transfers.add(amount=1).accountID)
+        for _ in range(rng.randint(0, 2)):
+            nft = token_list.nftTransfers.add(serialNumber=1)
+            _account(rng, nft.senderAccountID)
+            _account(rng, nft.receiverAccountID)
+    for _ in range(rng.randint(0, 1)):
+        _account(rng, record.paid_staking_rewards.add(amount=1).accountID)
+    for _ in range(rng.randint(0, 1)):
+        fee = record.assessed_custom_fees.add(amount=1)
+        _account(rng, fee.fee_collector_account_id)
+        for _ in range(rng.randint(0, 2)):
+            _account(rng, fee.effective_payer_account_id.add())
+    for _ in range(rng.randint(0, 1)):
+        _account(rng, record.automatic_token_associations.add().account_id)
+    for _ in range(rng.randint(0, 1)):
+        pending = record.new_pending_airdrops.add().pending_airdrop_id
+        _account(rng, pending.sender_id)
+        _account(rng, pending.receiver_id)
+    if rng.random() < 0.4:
+        result = record.contractCallResult if rng.random() < 0.5 else record.contractCreateResult
+        result.gasUsed = 1
+        if rng.random() < 0.7:
+            _fill(rng, result.contractID, "contractNum", "evm_address")
+        for _ in range(rng.randint(0, 2)):
+            _fill(rng, result.createdContractIDs.add(), "contractNum", "evm_address")
+        if rng.random() < 0.7:
+            _account(rng, result.sender_id)
+    return record
+
+
+def test_random_records_and_their_merges_read_as_the_messages_do() -> None:
+    """Two serialised records back to back parse as one record of both merged: singular fields
+    merged, repeated ones joined, the contract result's oneof taken by the later member."""
+    rng = random.Random(29)
+    records = [_random_record(rng).SerializeToString() for _ in range(400)]
+    for data in [*records, *(records[i] + records[i + 1] for i in range(0, len(records) - 1))]:
+        record = hapi.TransactionRecord.FromString(data)
+        assert speedups.record_entities is not None and speedups.record_entities(data) is not None
+        assert touched_entities(None, record, data) == touched_entities(None, record), record

@@ -80,13 +80,31 @@ EntityNumbers = tuple[int, int, int]
 def touched_entities(body: Any | None, record: Any, record_bytes: bytes | None = None) -> set[EntityNumbers]:
     """:func:`accounts_touched` as numbers, for row building: one pass over the decoded messages,
     the common fields read directly, the rare ones only when present. ``record_bytes``, the
-    record's serialised bytes, lets the compiled core read the fields every record has (where the
-    message API makes an object of every message on the way)."""
+    record's serialised bytes, lets the compiled core read the record's part (where the message
+    API makes an object of every message on the way)."""
+    numbers = None
+    if record_bytes is not None and compiled_record_entities is not None:
+        numbers = compiled_record_entities(record_bytes)
+    found = _record_entities(record) if numbers is None else set(numbers)
+    if body is not None:
+        payer = body.transactionID.accountID
+        if payer.accountNum > 0:
+            found.add((payer.shardNum, payer.realmNum, payer.accountNum))
+        found.update(_body_entities(body))
+    return found
+
+
+def _record_entities(record: Any) -> set[EntityNumbers]:
+    """The accounts and contracts the record names, as numbers."""
+    found: set[EntityNumbers] = set()
+    add = found.add
     # An id given as an alias or EVM address reads as number 0 (its oneof holds the other case),
     # so ``num > 0`` is exactly "given by a positive number" for both AccountID and ContractID.
-    accounts, contracts, common = _common_entities(record, record_bytes)
-    found: set[EntityNumbers] = set(common)
-    add = found.add
+    accounts = [a.accountID for a in record.transferList.accountAmounts]
+    accounts.append(record.transactionID.accountID)
+    receipt = record.receipt
+    accounts.append(receipt.accountID)
+    contracts = [receipt.contractID]
     for token_list in record.tokenTransferLists:
         accounts.extend([a.accountID for a in token_list.transfers])
         for nft in token_list.nftTransfers:
@@ -106,9 +124,6 @@ def touched_entities(body: Any | None, record: Any, record_bytes: bytes | None =
             contracts.append(result.contractID)
             contracts.extend(result.createdContractIDs)
             accounts.append(result.sender_id)
-    if body is not None:
-        accounts.append(body.transactionID.accountID)
-        found.update(_body_entities(body))
     for account in accounts:
         num = account.accountNum
         if num > 0:
@@ -118,21 +133,6 @@ def touched_entities(body: Any | None, record: Any, record_bytes: bytes | None =
         if num > 0:
             add((contract.shardNum, contract.realmNum, num))
     return found
-
-
-def _common_entities(record: Any, record_bytes: bytes | None) -> tuple[list[Any], list[Any], list[EntityNumbers]]:
-    """What every record may name (the transfer list's accounts, the payer, the receipt's account
-    and contract): as numbers, those given by a positive number, when the compiled core reads them
-    from ``record_bytes``; else as the AccountID and ContractID messages."""
-    if record_bytes is not None and compiled_record_entities is not None:
-        numbers = compiled_record_entities(record_bytes)
-        if numbers is not None:
-            return [], [], numbers
-    accounts = [a.accountID for a in record.transferList.accountAmounts]
-    accounts.append(record.transactionID.accountID)
-    receipt = record.receipt
-    accounts.append(receipt.accountID)
-    return accounts, [receipt.contractID], []
 
 
 _CONTRACT_RESULTS = ("contractCallResult", "contractCreateResult")
