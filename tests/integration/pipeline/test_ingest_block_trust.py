@@ -171,3 +171,28 @@ def test_a_wrapped_block_after_a_native_block_must_name_its_root(
     assert result.outcome is Outcome.QUARANTINED, result
     assert "previous block root hash" in result.reason
     assert not followed.complete(native[1:2])
+
+
+def test_the_block_after_blocks_a_load_wrote_must_name_the_stored_one(
+    followed: Followed, unsigned_stream: GeneratedStream, tmp_path: Path
+) -> None:
+    """A follower starting after blocks a backfill or a load wrote (no ingest link of them) takes the
+    next block as its first: that block must still name the root of the block stored before it, else
+    ``BrokenChainError``. Here a different block 6 was loaded; the network's block 7 names its own 6."""
+    native = [b.block_number for b in unsigned_stream.blocks[2:]]
+    before, after = native[-2], native[-1]
+    folder = tmp_path / "loaded"
+    for number in native[:-1]:
+        target = folder / block_name(number)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = unsigned_stream.objects[block_name(number)]
+        target.write_bytes(_forged(unsigned_stream, number) if number == before else data)
+    (run,) = find_block_runs(folder)
+    book = parse_address_book(unsigned_stream.address_book)
+    report = load_block_runs([run], book, ratio=DEFAULT_RATIO, settings=followed.settings, gateway=followed.gateway)
+    assert report.written == len(native) - 1, report
+    ctx = replace(followed.ctx, settings=followed.ctx.settings.with_(first_block=after))
+    result = ingest_object(ctx, block_name(after))
+    assert result.outcome is Outcome.QUARANTINED, result
+    assert "previous block root hash" in result.reason
+    assert not followed.complete([after])

@@ -53,7 +53,8 @@ class BlockFollow:
     ) -> None:
         if start is not None:
             # The first block read waits for no stored link of the one before it (a backfill's last
-            # block has none, a history begun at it has no block before): its proof is its trust.
+            # block has none, a history begun at it has no block before): ingest checks it against
+            # the block stored before it, when there is one, besides its proof.
             ctx = dataclasses.replace(ctx, settings=ctx.settings.with_(first_block=start.number))
         self.ctx = ctx
         self.settings = settings

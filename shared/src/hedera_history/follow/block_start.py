@@ -4,8 +4,8 @@ A follower with no position starts on blocks when there is no record file to sta
 
 - the store's last complete block is a block-stream block (a native block, or a record file wrapped
   into one: what a backfill across the cutover wrote last): the block after it, which then waits
-  for no stored link of the block before (a backfill records none; the block's own proof is its
-  trust, as for the first block after the cutover);
+  for no stored link of the block before (a backfill records none): ingest checks it against the
+  block stored before it instead (``pipeline.ingest_block.stored_predecessor``);
 - an empty store and the start ``block:N``: block N;
 - an empty store and the start ``now`` (or ``backfill``, with nothing stored): the newest block the
   block sources have, when it is a native block (the network has cut over, no record file will come;

@@ -10,14 +10,15 @@ one read, one verification, one publication. Per block:
    checked with the book in force at its time, the proof;
 2. link it to the stored chain (``chain_links``), which is all there is when the checker did not
    see the block before it (an upload, a restarted follower): its number must be the stored
-   last block's + 1; a wrapped block's previous hash must be the stored block's running hash; a
-   native block after a native block must name its root. The first native block after a record
-   file names a root that cannot be recomputed from the record file (it needs the network's
-   all-history state): that root is recorded and logged, and the block's own TSS proof is the trust,
-   as the mirror node does (``CutoverServiceImpl``). A wrapped block after a native block must
-   name that block's root in its footer (it has no running hash to link to). A block whose number
-   is already published or stored complete with another hash is refused whatever its proof
-   (``ConflictingBlockError``, ``block conflict``): one number holds one block;
+   last block's + 1 (a block stored complete without a link, as a backfill or a load writes it,
+   counts as its link: ``stored_predecessor``); a wrapped block's previous hash must be the stored
+   block's running hash; a native block after a native block must name its root. The first native
+   block after a record file names a root that cannot be recomputed from the record file (it needs
+   the network's all-history state): that root is recorded and logged, and the block's own TSS
+   proof is the trust, as the mirror node does (``CutoverServiceImpl``). A wrapped block after a
+   native block must name that block's root in its footer (it has no running hash to link to).
+   A block whose number is already published or stored complete with another hash is refused
+   whatever its proof (``ConflictingBlockError``, ``block conflict``): one number holds one block;
 3. publish its Cardinal batch (``pipeline.ingest_publish``) and record its link;
 4. uploaded (:func:`ingest_block_upload`): publish the blocks after it already in the bucket, which
    waited for it (uploads come in any order; the call that publishes the missing link publishes
@@ -45,6 +46,7 @@ from hedera_history.errors import (
     TssUnverifiableProofError,
 )
 from hedera_history.formats.block import BlockFile, parse_block_file
+from hedera_history.formats.block_record_file import BLOCK_FILE_VERSION
 from hedera_history.formats.names import BUCKET_BLOCK_PATH, block_file_path, parse_block_file_name
 from hedera_history.logs import event
 from hedera_history.pipeline.blocks_in_hand import BlocksInHand
@@ -131,6 +133,8 @@ def _verify_and_publish(
             if not previous:
                 return _waiting(name, block.number)
             stored_own = ctx.state.links([block.number]).get(block.number, [])
+        elif not previous:
+            previous = stored_predecessor(HistoryReader(ctx.gateway), block.number - 1)
         _check_stored_link(block, report, verified, previous)
         own = _own_link(block, report, verified)
         if not any(link.hash == own.hash for link in stored_own):
@@ -244,6 +248,18 @@ def check_no_other_block(
         other = shown if shown is not None and shown != block_hash else None
     if other is not None:
         raise conflicting_block(number, other, block_hash, file=file)
+
+
+def stored_predecessor(reader: HistoryReader, number: int) -> list[Link]:
+    """Block ``number`` stored complete without a link (a backfill or a load records none), as the
+    link ingest would have recorded for it; empty when it is not stored. The first block a follower
+    reads after such blocks is checked against it like any other."""
+    stored = reader.get_block(number)
+    if stored is None:
+        return []
+    if stored.version == BLOCK_FILE_VERSION and stored.wrapped_envelope is None:
+        return [Link(stored.file_hash, stored.previous_hash, f"{number:019d}{NATIVE_LINK_SUFFIX}")]
+    return [Link(stored.end_running_hash or stored.file_hash, stored.previous_hash, stored.name)]
 
 
 def _check_stored_link(block: BlockFile, report: BlockReport, verified: VerifiedBlock, previous: list[Link]) -> None:
