@@ -235,7 +235,7 @@ def test_transfer_rows_are_the_key_functions(world: TokenWorld) -> None:
         nft_owner_key(BOB_ID, ART_ID, 2, 77, "+"),
         holder_key(ART_ID, TREASURY_ID, 77, -1),
         holder_key(ART_ID, BOB_ID, 77, 1),
-        relation_key(TREASURY_ID, ART_ID, 77, "-1"),
-        relation_key(BOB_ID, ART_ID, 77, "+1"),
+        relation_key(TREASURY_ID, ART_ID, 77, "held"),
+        relation_key(BOB_ID, ART_ID, 77, "held"),
     }
     assert built == expected

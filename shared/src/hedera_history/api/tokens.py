@@ -26,8 +26,15 @@ from hedera_history.api.token_state import TokenState, render_token, token_state
 from hedera_history.api.transaction_filters import ENTITY_KEY_MAX, EntityKey, entity_key, entity_reference
 from hedera_history.errors import RowDecodeError
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.reader_tokens import Rows, account_relationships, holder_balances, token_holders
-from hedera_history.store.token_index import Held
+from hedera_history.store.reader_tokens import (
+    MAX_TOKEN_ROWS,
+    Rows,
+    account_balances,
+    account_relationships,
+    holder_balances,
+    token_holders,
+)
+from hedera_history.store.token_index import HELD, Held
 
 Reader = Callable[[], HistoryReader]
 SkippedRows = Callable[[Sequence[RowDecodeError]], None]
@@ -98,19 +105,18 @@ class Relationship:
     balance: int = 0
     frozen: bool | None = None
     kyc: bool | None = None
+    since_ns: int = 0
+    """Its newest dissociation: the balance is the sum of the changes from then on."""
 
 
 def relationships(held: Sequence[tuple[Held, int]]) -> dict[str, Relationship]:
-    """Token -> the relationship its events and balance changes (oldest first) leave."""
+    """Token -> the relationship its events (oldest first) leave, its balance not yet read
+    (:func:`with_balances`). A ``held`` marker (a block changed the balance) associates the token."""
     found: dict[str, Relationship] = {}
     # A transaction's association comes before the transfer it made possible.
-    for event, _ in sorted(held, key=lambda pair: (pair[1], pair[0].change is not None)):
+    for event, consensus_ns in sorted(held, key=lambda pair: (pair[1], pair[0].event == HELD)):
         relation = found.setdefault(event.token, Relationship(event.token))
-        change = event.change
-        if change is not None:
-            relation.balance += change
-            relation.associated = True
-        elif event.event in ("associate", "auto", "treasury"):
+        if event.event in ("associate", "auto", "treasury"):
             if not relation.associated:
                 relation.created_ns = event.consensus_ns
                 relation.automatic = event.event == "auto"
@@ -118,14 +124,25 @@ def relationships(held: Sequence[tuple[Held, int]]) -> dict[str, Relationship]:
             if event.event == "treasury":  # the treasury is unfrozen and granted KYC at creation
                 relation.frozen, relation.kyc = False, True
         elif event.event == "dissociate":
-            found[event.token] = Relationship(event.token)
+            found[event.token] = Relationship(event.token, since_ns=consensus_ns)
         else:
             relation.associated = True
             if event.event in ("frozen", "unfrozen"):
                 relation.frozen = event.event == "frozen"
-            else:
+            elif event.event in ("kyc", "nokyc"):
                 relation.kyc = event.event == "kyc"
     return {token: relation for token, relation in found.items() if relation.associated}
+
+
+def with_balances(
+    reader: HistoryReader, account: str, related: Sequence[Relationship], at_ns: int | None, limit: int
+) -> tuple[list[Relationship], Rows[Held]]:
+    """``related`` with each balance by then, from the tokens' ``holder/`` rows (one ReadRows): a
+    transaction's dissociation comes before the transfer in it."""
+    balances, rows = account_balances(reader, account, {r.token: r.since_ns for r in related}, at_ns, limit)
+    for relation in related:
+        relation.balance = balances[relation.token]
+    return list(related), rows
 
 
 def account_tokens(get_reader: Reader, account_text: str, query: Query, skipped: SkippedRows) -> dict[str, Any]:
@@ -148,6 +165,10 @@ def account_tokens(get_reader: Reader, account_text: str, query: Query, skipped:
         descending=descending,
         path=f"/api/v1/accounts/{account}/tokens",
     )
+    page, balances = with_balances(reader, account, page, None, MAX_TOKEN_ROWS)
+    skipped(balances.errors)
+    if not balances.whole:
+        raise NotServedError(_TOO_MANY)
     return {
         "tokens": [render_relationship(r, token_state(reader, r.token)) for r in page],
         "links": {"next": next_link},
@@ -162,7 +183,10 @@ def account_token_balances(reader: HistoryReader, account: str, at_ns: int | Non
     if not held.whole:
         return []
     related = sorted(relationships(held.values).values(), key=lambda r: entity_key(r.token))
-    return [{"token_id": r.token, "balance": r.balance} for r in related[:MAX_BALANCE_TOKENS]]
+    listed, balances = with_balances(reader, account, related[:MAX_BALANCE_TOKENS], at_ns, MAX_BALANCE_ROWS)
+    if not balances.whole:
+        return []
+    return [{"token_id": r.token, "balance": r.balance} for r in listed]
 
 
 def render_relationship(relation: Relationship, token: TokenState) -> dict[str, Any]:

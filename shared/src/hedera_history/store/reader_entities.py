@@ -9,7 +9,7 @@ the pointers). An alias is one ReadRows of its ``alias/`` prefix and the complet
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -62,8 +62,17 @@ def index_rows(
 ) -> tuple[list[T], int, list[RowDecodeError]]:
     """One ReadRows of ``account_history`` over ``[start, end)``, at most ``limit`` rows, each
     decoded (None: an errata removed it): the values, the rows read, the rows that do not decode."""
-    start, end = key_range
-    query = RowQuery(ranges=(KeyRange(start, end),), limit=limit)
+    return index_rows_over(reader, (key_range,), limit, decode)
+
+
+def index_rows_over(
+    reader: HistoryReader,
+    key_ranges: Sequence[tuple[bytes, bytes]],
+    limit: int,
+    decode: Callable[[StoredRow], T | None],
+) -> tuple[list[T], int, list[RowDecodeError]]:
+    """:func:`index_rows` over several ``[start, end)`` ranges in one ReadRows, in key order."""
+    query = RowQuery(ranges=tuple(KeyRange(start, end) for start, end in key_ranges), limit=limit)
     values: list[T] = []
     errors: list[RowDecodeError] = []
     read = 0

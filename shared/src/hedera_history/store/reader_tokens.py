@@ -9,7 +9,7 @@ A listing reads at most ``MAX_TOKEN_ROWS`` rows; ``whole`` says whether it read 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -17,7 +17,7 @@ from hedera_history.errors import RowDecodeError
 from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction, decode_pointer_cell, history_entry
 from hedera_history.store.gateway import StoredRow
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.reader_entities import index_rows
+from hedera_history.store.reader_entities import index_rows_over
 from hedera_history.store.token_index import (
     Held,
     allowance_range,
@@ -60,13 +60,24 @@ def keyed_rows(
 ) -> Rows[T]:
     """The rows of ``[start, end)`` at or before ``at_ns`` (None: all) in complete blocks, not
     removed by an errata, decoded from their keys (``decode``: the key -> its value and time)."""
+    return keyed_rows_over(reader, (key_range,), decode, at_ns, limit)
+
+
+def keyed_rows_over(
+    reader: HistoryReader,
+    key_ranges: Sequence[tuple[bytes, bytes]],
+    decode: Callable[[bytes], tuple[T, int]],
+    at_ns: int | None,
+    limit: int = MAX_TOKEN_ROWS,
+) -> Rows[T]:
+    """:func:`keyed_rows` of several ranges, in one ReadRows."""
 
     def row_value(row: StoredRow) -> tuple[T, AccountHistoryEntry] | None:
         value, consensus_ns = decode(row.key)
         entry = history_entry(consensus_ns, decode_pointer_cell(row))
         return None if entry is None else (value, entry)
 
-    found, read, errors = index_rows(reader, key_range, limit, row_value)
+    found, read, errors = index_rows_over(reader, key_ranges, limit, row_value)
     kept = [(v, e) for v, e in found if at_ns is None or e.consensus_ns <= at_ns]
     complete = reader.complete_blocks(e.block_number for _, e in kept)
     values = [(v, e.consensus_ns) for v, e in kept if e.block_number in complete]
@@ -91,10 +102,25 @@ def holder_balances(holders: Rows[Held]) -> dict[str, int]:
     return balances
 
 
+def account_balances(
+    reader: HistoryReader, account: str, since: Mapping[str, int], at_ns: int | None, limit: int = MAX_TOKEN_ROWS
+) -> tuple[dict[str, int], Rows[Held]]:
+    """``account``'s balance of each token of ``since`` by then: the sum of its changes at or after
+    the time given (its newest dissociation, 0 for none), read in one ReadRows of one range per token."""
+    ranges = sorted(prefix_range(holder_prefix(token, account)) for token in since)
+    rows = keyed_rows_over(reader, ranges, lambda k: _held(k, decode_holder_key), at_ns, limit)
+    balances = dict.fromkeys(since, 0)
+    for held, consensus_ns in rows.values:
+        if consensus_ns >= since[held.token]:
+            balances[held.token] += held.change or 0
+    return balances, rows
+
+
 def account_relationships(
     reader: HistoryReader, account: str, at_ns: int | None, limit: int = MAX_TOKEN_ROWS
 ) -> Rows[Held]:
-    """Every relationship event and balance change of ``account``'s tokens by then, by token."""
+    """Every relationship event of ``account``'s tokens by then (and a ``held`` marker for each
+    block that changed a balance), by token."""
     return keyed_rows(reader, prefix_range(relation_prefix(account)), _relation_value, at_ns, limit)
 
 

@@ -14,9 +14,13 @@ summing keys, without reading the transactions:
 - ``holder/<token>/<account>/<~ns>/<signed change>``: the change of ``account``'s balance of the
   token in one transaction, from the record's token transfer lists (units for a fungible token, NFTs
   for a non-fungible one).
-- ``tokenrel/<account>/<token>/<~ns>/<event>``: the same change (``+n`` / ``-n``), and the events of the
-  relationship: ``associate``, ``auto`` (an automatic association), ``dissociate``, ``treasury`` (a
-  token created with the account as its treasury), ``frozen``, ``unfrozen``, ``kyc``, ``nokyc``.
+- ``tokenrel/<account>/<token>/<~ns>/<event>``: the events of the relationship: ``associate``,
+  ``auto`` (an automatic association), ``dissociate``, ``treasury`` (a token created with the account
+  as its treasury), ``frozen``, ``unfrozen``, ``kyc``, ``nokyc``; and ``held``, one marker per
+  (account, token) per block whose transfers change that balance, at the first such transaction of
+  the block (of the item range, when the stream builds a block in ranges: ``store.rows``), so the
+  account's token set is whole when its association predates the history kept. The balance itself
+  is read from ``holder/`` (``store.reader_tokens.account_balances``).
 - ``nft/<token>/<serial, hex16>/<~ns>/<owner>``: an NFT minted or transferred to ``owner``, or burnt or
   wiped (owner ``-``).
 - ``nftowner/<account>/<token>/<serial, hex16>/<~ns>/<+ or ->``: the NFT came to or left ``account``.
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from typing import Any, NamedTuple
+from weakref import WeakKeyDictionary
 
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.accounts import entity_text
@@ -60,7 +65,10 @@ _RELATION_EVENTS = {
     "tokenGrantKyc": "kyc",
     "tokenRevokeKyc": "nokyc",
 }
-RELATION_EVENTS = frozenset({"associate", "auto", "dissociate", "treasury", *_RELATION_EVENTS.values()})
+HELD = "held"
+"""The marker of a block that changes the account's balance of the token."""
+_HELD = HELD.encode()
+RELATION_EVENTS = frozenset({"associate", "auto", "dissociate", "treasury", HELD, *_RELATION_EVENTS.values()})
 _ALLOWANCE_CASES = frozenset({"cryptoApproveAllowance", "cryptoDeleteAllowance"})
 _APPROVAL_MARKS = (b"\x18\x01", b"\x20\x01")
 """``is_approval: true`` as encoded in an AccountAmount (field 3) and an NftTransfer (field 4): bytes
@@ -86,11 +94,18 @@ class Held(NamedTuple):
 
 
 def token_index_keys(
-    case: str | None, body: Any, record: Any, consensus_ns: int, transaction_bytes: bytes | None = None
+    case: str | None,
+    body: Any,
+    record: Any,
+    consensus_ns: int,
+    transaction_bytes: bytes | None = None,
+    marked: set[bytes] | None = None,
 ) -> list[bytes]:
     """The token index rows of one transaction whose body's ``data`` case is ``case``: most have
     none, and are told so from what they lack before the receipt is read. Given the transaction's
-    bytes, a CryptoTransfer's body is searched for approved transfers only when they may hold one."""
+    bytes, a CryptoTransfer's body is searched for approved transfers only when they may hold one.
+    ``marked``: the (account, token) pairs the block's earlier transactions wrote a ``held`` marker
+    for (:func:`block_marks`), added to; None: the transaction alone (it marks every pair it moves)."""
     transfers, associations = record.tokenTransferLists, record.automatic_token_associations
     spent = approved_debits(case, body) if case == "cryptoTransfer" and _may_approve(transaction_bytes) else []
     if not (case in _TOKEN_CASES or case in _ALLOWANCE_CASES or transfers or associations or spent):
@@ -119,7 +134,7 @@ def token_index_keys(
         if token is not None and account is not None:
             keys.append(relation_key(account, token, consensus_ns, "auto"))
     if transfers:
-        keys += token_transfer_keys(transfers, consensus_ns)
+        keys += token_transfer_keys(transfers, consensus_ns, marked)
     if case in _ALLOWANCE_CASES or spent:
         keys += [allowance_key(owner, consensus_ns) for owner in allowance_owners(case, body, spent)]
     return keys
@@ -137,10 +152,24 @@ def _relation_events(case: str, data: Any, consensus_ns: int) -> list[bytes]:
     return [relation_key(account, token, consensus_ns, event) for token in tokens if token is not None]
 
 
-def token_transfer_keys(transfers: Any, consensus_ns: int) -> list[bytes]:
+def block_marks(scope: object) -> set[bytes]:
+    """The pairs marked ``held`` so far in ``scope`` (the row set one block, or one item range of
+    it, is built into): kept beside it while it lives, so the row builder's state stays its own."""
+    marks = _MARKS.get(scope)
+    if marks is None:
+        marks = _MARKS[scope] = set()
+    return marks
+
+
+_MARKS: WeakKeyDictionary[object, set[bytes]] = WeakKeyDictionary()
+
+
+def token_transfer_keys(transfers: Any, consensus_ns: int, marked: set[bytes] | None = None) -> list[bytes]:
     """The rows of a record's token transfer lists, built in place (the ids come from the record, so
     they are canonical; a token transfer is most of the index's rows): what :func:`holder_key`,
-    :func:`relation_key`, :func:`nft_key` and :func:`nft_owner_key` give."""
+    :func:`relation_key` (a ``held`` marker for a pair not in ``marked``), :func:`nft_key` and
+    :func:`nft_owner_key` give."""
+    marked = set() if marked is None else marked
     time = _time(consensus_ns) + ACCOUNT_SEPARATOR
     keys: list[bytes] = []
     for listed in transfers:
@@ -167,7 +196,10 @@ def token_transfer_keys(transfers: Any, consensus_ns: int) -> list[bytes]:
             if change:
                 account_part, event = account.encode() + ACCOUNT_SEPARATOR, b"%+d" % change
                 keys.append(HOLDER_PREFIX + token_part + account_part + time + event)
-                keys.append(RELATION_PREFIX + account_part + token_part + time + event)
+                pair = account_part + token_part
+                if pair not in marked:
+                    marked.add(pair)
+                    keys.append(RELATION_PREFIX + pair + time + _HELD)
     return keys
 
 
