@@ -1101,6 +1101,67 @@ done:
     return result;
 }
 
+/* ---- block_items ----------------------------------------------------------------------------- */
+
+/* An item of a Block read from its bytes when it has the common shape (formats.block._short_item):
+ * a one-byte tag of a length-delimited field, a one- or two-byte length ending exactly at the end;
+ * instances of cls (slots: kind, data, payload start), left out of the cyclic garbage collector
+ * (an int, bytes and an int), or None for an item of any other shape (the Python walk reads it). */
+static PyObject *block_items(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyType_Check(args[0]) || !PyTuple_CheckExact(args[1]) || PyTuple_GET_SIZE(args[1]) != 3 ||
+        !PyList_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "block_items(cls, (slot descriptors), items: list of bytes)");
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)args[0];
+    Py_ssize_t offsets[3];
+    for (int i = 0; i < 3; i++) {
+        offsets[i] = slot_offset(cls, PyTuple_GET_ITEM(args[1], i));
+        if (offsets[i] < 0) return NULL;
+    }
+    PyObject *items = args[2];
+    Py_ssize_t count = PyList_GET_SIZE(items);
+    PyObject *out = PyList_New(count);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *data = PyList_GET_ITEM(items, i);
+        if (!PyBytes_CheckExact(data)) {
+            Py_DECREF(out);
+            PyErr_SetString(PyExc_TypeError, "block_items: expected a list of bytes");
+            return NULL;
+        }
+        const unsigned char *bytes = (const unsigned char *)PyBytes_AS_STRING(data);
+        Py_ssize_t size = PyBytes_GET_SIZE(data), length = -1, start = 0;
+        if (size >= 2 && bytes[0] < 0x80 && (bytes[0] & 7) == WIRE_LEN) {
+            if (bytes[1] < 0x80) {
+                length = bytes[1];
+                start = 2;
+            } else if (size > 2 && bytes[2] > 0 && bytes[2] < 0x80) {
+                length = (bytes[1] & 0x7F) | ((Py_ssize_t)bytes[2] << 7);
+                start = 3;
+            }
+        }
+        if (length < 0 || start + length != size) {
+            PyList_SET_ITEM(out, i, Py_NewRef(Py_None));
+            continue;
+        }
+        PyObject *kind = PyLong_FromLong(bytes[0] >> 3), *payload_start = PyLong_FromSsize_t(start);
+        PyObject *item = (kind == NULL || payload_start == NULL) ? NULL : cls->tp_alloc(cls, 0);
+        if (item == NULL) {
+            Py_XDECREF(kind);
+            Py_XDECREF(payload_start);
+            Py_DECREF(out);
+            return NULL;
+        }
+        *(PyObject **)((char *)item + offsets[0]) = kind;
+        *(PyObject **)((char *)item + offsets[1]) = Py_NewRef(data);
+        *(PyObject **)((char *)item + offsets[2]) = payload_start;
+        if (PyObject_IS_GC(item)) PyObject_GC_UnTrack(item);
+        PyList_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1117,6 +1178,8 @@ static PyMethodDef methods[] = {
      "(shard, realm, num) of each entity a TransactionRecord names (touched_entities' record part), or None."},
     {"renumbered_fields", (PyCFunction)(void (*)(void))renumbered_fields, METH_FASTCALL,
      "The fields of a message a mapping names, each under its new number, or None."},
+    {"block_items", (PyCFunction)(void (*)(void))block_items, METH_FASTCALL,
+     "Block items of the common shape from their bytes (instances of a slots class), None for others."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,
      "Rows of one table in key order, cells in (family, qualifier) order, appended to a list, left out of the cyclic GC."},
     {NULL, NULL, 0, NULL},

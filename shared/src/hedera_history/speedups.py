@@ -54,8 +54,22 @@ RenumberedFields = Callable[[bytes, bytes], bytes | None]
 bytes: number, new number below 128, wire type), in order, each under its new number, the values as
 they stand; None where the bytes do not parse (malformed, or a group)."""
 
+BlockItems = Callable[[type[Any], tuple[Any, Any, Any], list[bytes]], list[Any]]
+"""Instances of a slots class (``formats.block.BlockItem``: kind, data, payload start) from the
+items of a ``Block``, each where it has the common shape (a one-byte tag of a length-delimited
+field, a one- or two-byte length ending at its end), else None (the Python walk reads it); left out
+of the cyclic garbage collector. TypeError for anything but a list of bytes."""
+
 _Compiled = tuple[
-    ItemLists, RecordItems, MutationEntries, MutationRuns, MutateRowsAnswer, TableRows, RecordEntities, RenumberedFields
+    ItemLists,
+    RecordItems,
+    MutationEntries,
+    MutationRuns,
+    MutateRowsAnswer,
+    TableRows,
+    RecordEntities,
+    RenumberedFields,
+    BlockItems,
 ]
 
 logger = logging.getLogger(__name__)
@@ -73,6 +87,7 @@ try:
         _speedups.table_rows,
         _speedups.record_entities,
         _speedups.renumbered_fields,
+        _speedups.block_items,
     )
 except ImportError as e:
     logger.warning(
@@ -89,3 +104,4 @@ mutate_rows_answer: MutateRowsAnswer | None = None if _compiled is None else _co
 table_rows: TableRows | None = None if _compiled is None else _compiled[5]
 record_entities: RecordEntities | None = None if _compiled is None else _compiled[6]
 renumbered_fields: RenumberedFields | None = None if _compiled is None else _compiled[7]
+block_items: BlockItems | None = None if _compiled is None else _compiled[8]

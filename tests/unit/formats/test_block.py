@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
+from hedera_history import speedups
 from hedera_history.errors import CorruptFileError, DecompressionError, FormatError, UnsupportedVersionError
 from hedera_history.formats.block import (
+    _ITEM_SLOTS,
+    BlockItem,
     ItemKind,
     ProofKind,
     SemanticVersion,
+    _short_item,
     kind_name,
     parse_block,
     parse_block_file,
@@ -160,3 +166,28 @@ def test_truncations_are_format_errors() -> None:
             parse_block(data[:cut], "3.blk")
         except FormatError:
             continue
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\x22",
+        b"\x22\x00",
+        b"\x22\x01a",
+        b"\x22\x02a",
+        b"\x02\x01a",  # field 0
+        b"\x20\x01",  # not length-delimited
+        b"\xa2\x06\x01\x00",  # a two-byte tag
+        b"\x22\x80\x01" + b"a" * 128,
+        b"\x22\x80\x00",  # a length in more bytes than it needs
+        b"\x22\xff\x7f" + b"a" * 16383,
+        b"\x22\x80\x80\x01" + b"a" * 16384,
+    ],
+)
+def test_the_compiled_items_are_the_python_ones(data: bytes) -> None:
+    assert speedups.block_items is not None, "the compiled core did not build"
+    (compiled,) = speedups.block_items(BlockItem, _ITEM_SLOTS, [data])
+    assert compiled == _short_item(data)
+    if compiled is not None:
+        assert type(compiled) is BlockItem and not gc.is_tracked(compiled)

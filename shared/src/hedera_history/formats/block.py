@@ -35,6 +35,7 @@ from hedera_history.formats.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, G
 from hedera_history.formats.hashing import HASH_SIZE
 from hedera_history.formats.wire import LEN, length_delimited, read_length, read_tag, skip_field, varint_field
 from hedera_history.formats.zstd import ZSTD_MAGIC, is_zstd, unzstd
+from hedera_history.speedups import block_items as compiled_block_items
 
 from hiero_sdk_python.hapi.block.stream import block_item_pb2, block_proof_pb2  # isort: skip
 from hiero_sdk_python.hapi.block.stream.output import block_footer_pb2, block_header_pb2  # isort: skip
@@ -283,14 +284,22 @@ def _items(content: bytes, name: str) -> tuple[list[BlockItem], bool]:
     raw = _raw_block(content)
     if raw is None:
         return _walked_items(content, name), False
-    items: list[BlockItem] = []
-    append = items.append
-    for index, data in enumerate(raw.items):
-        append(_short_item(data) or _item(data, 0, len(data), index, name))
+    datas = list(raw.items)
+    if compiled_block_items is None:
+        items = [_short_item(data) or _item(data, 0, len(data), index, name) for index, data in enumerate(datas)]
+    else:
+        items = compiled_block_items(BlockItem, _ITEM_SLOTS, datas)
+        if None in items:
+            for index, data in enumerate(datas):
+                if items[index] is None:
+                    items[index] = _item(data, 0, len(data), index, name)
     # ByteSize is the items' shortest encoding and any field upb did not know; with none of
     # those, a content of that size holds nothing but the items, encoded so.
     items_only = raw.ByteSize() == len(content) and not len(UnknownFieldSet(raw))
     return items, items_only
+
+
+_ITEM_SLOTS = (vars(BlockItem)["kind"], vars(BlockItem)["data"], vars(BlockItem)["payload_start"])
 
 
 def _raw_block(content: bytes) -> Any | None:
