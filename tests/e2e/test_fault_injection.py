@@ -32,11 +32,12 @@ address-book keeper at the last block.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -347,10 +348,17 @@ BIGTABLE_TIMEOUT_SECONDS = 5
 
 def paused(emulator: BigtableEmulator, seconds: float) -> None:
     """The emulator's process group stopped (SIGSTOP) for ``seconds``, then continued."""
+    with stopped(emulator):
+        time.sleep(seconds)
+
+
+@contextlib.contextmanager
+def stopped(emulator: BigtableEmulator) -> Iterator[None]:
+    """The emulator's process group stopped (SIGSTOP) inside the block, continued after it."""
     assert emulator.pid is not None
     os.killpg(emulator.pid, signal.SIGSTOP)
     try:
-        time.sleep(seconds)
+        yield
     finally:
         os.killpg(emulator.pid, signal.SIGCONT)
 
@@ -524,3 +532,56 @@ def test_block_uploads_with_bigtable_paused_mid_block_heal(
             time.sleep(0.5)
         assert reader.complete_blocks(numbers) == set(numbers)
         assert_cells_become(stack, cutover_reference)
+
+
+def test_block_uploads_whose_events_are_dropped_while_bigtable_is_paused_are_filled_by_the_sweep(
+    local_stack_factory: StackFactory,
+    cutover_stream: GeneratedStream,
+    cutover_dir: Path,
+    cutover_reference: TableCells,
+    pubsub_emulator: Any,
+    gcs_emulator: Any,
+    tmp_path: Path,
+) -> None:
+    """Record periods stored, then the Bigtable emulator paused (SIGSTOP) and the block files
+    uploaded shuffled: every ingest call for them times out, and the bucket bridge drops each
+    block's event after its last attempt. Nothing uploads a block again, so only the sweep, reading
+    the block after the stored chain's end from the bucket by its name once Bigtable is back, can
+    ingest them: every block complete, the tables cell for cell the clean run's."""
+    with BigtableEmulator(log_dir=tmp_path) as bigtable:
+        attached = AttachedEmulators(bigtable.host, pubsub_emulator.host, gcs_emulator.endpoint)
+        env = {
+            "HEDERA_HISTORY_BIGTABLE_TIMEOUT_SECONDS": str(BIGTABLE_TIMEOUT_SECONDS),
+            "HEDERA_HISTORY_LEDGER_PUBLICATION": str(cutover_dir / LEDGER_PUBLICATION_FILE),
+        }
+        stack = start(local_stack_factory, cutover_stream, attached=attached, extra_env=env)
+        upload(stack, cutover_dir, seed=9)
+        records = [p.block_number for p in cutover_stream.periods]
+        reader = HistoryReader(open_gateway_for(stack.state))
+        deadline = time.monotonic() + WAIT_SECONDS
+        while len(reader.complete_blocks(records)) < len(records) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert reader.complete_blocks(records) == set(records)
+        names = [block.path for block in cutover_stream.blocks]
+        assert stack.bridges is not None
+        events = stack.bridges.events
+        assert events is not None
+        before = events.stats().dropped
+        with stopped(bigtable):
+            sink = bucket_sink(stack.state)
+            for name in random.Random(9).sample(names, len(names)):
+                sink.write(name, cutover_stream.objects[name])
+            deadline = time.monotonic() + WAIT_SECONDS
+            while events.stats().dropped - before < len(names) and time.monotonic() < deadline:
+                time.sleep(0.5)
+            assert events.stats().dropped - before >= len(names), "the bridge still delivers some block events"
+        resumed = time.monotonic()
+        numbers = records + [b.block_number for b in cutover_stream.blocks]
+        deadline = resumed + WAIT_SECONDS
+        while len(reader.complete_blocks(numbers)) < len(numbers) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert reader.complete_blocks(numbers) == set(numbers)
+        print(f"every block complete {time.monotonic() - resumed:.1f} s after Bigtable resumed")
+        assert_cells_become(stack, cutover_reference)
+        sweep_log = Path(stack.function("sweep").record().log_path).read_text(errors="replace")
+        assert "block filled by the sweep" in sweep_log, "the blocks were published, but not by the sweep"

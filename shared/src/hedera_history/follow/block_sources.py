@@ -25,7 +25,7 @@ from hedera_history.errors import (
 )
 from hedera_history.formats.names import block_file_path, parse_block_file_name
 from hedera_history.logs import event
-from hedera_history.networks import network_named
+from hedera_history.networks import block_folder_of, network_named
 from hedera_history.sources.base import ObjectSource, open_source
 from hedera_history.sources.block_node import BlockNodeClient, BlockNodeOptions
 from hedera_history.sources.block_node_api import parse_endpoints
@@ -183,10 +183,8 @@ def block_source_url(settings: Settings) -> str:
 
 
 def block_folder(settings: Settings) -> str:
-    """The folder of the network's block files below the root (``<network>/block/``; ``demo``'s for
-    a custom network, as the generator writes it)."""
-    preset = network_named(settings.network)
-    return preset.block_folder if preset is not None else "demo/block/"
+    """The folder of the network's block files below the root (``networks.block_folder_of``)."""
+    return block_folder_of(settings.network)
 
 
 def block_sources(settings: Settings, *, bucket: ObjectSource | None = None) -> CompositeBlocks:

@@ -149,6 +149,13 @@ NETWORKS: dict[str, Network] = {
 NAMES = (*NETWORKS, CUSTOM)
 
 
+def block_folder_of(name: str) -> str:
+    """The folder of network ``name``'s block files below a block bucket's root (``<network>/block/``;
+    ``demo``'s for a custom network, as the generator writes it)."""
+    preset = network_named(name)
+    return preset.block_folder if preset is not None else "demo/block/"
+
+
 def network_named(name: str) -> Network | None:
     """The preset called ``name``; None for ``custom``; ConfigError for anything else."""
     key = name.strip().lower()

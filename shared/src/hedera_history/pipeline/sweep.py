@@ -7,7 +7,9 @@ from the block pin (docs/networks.md). Each sweep then sends at most ``sweep_max
 dead-lettered messages back to their topics (``transport.dead_letters``; a message already sent
 back ``SWEEP_MAX_REPLAYS`` times stays held for the operator), runs the reconciler (``pipeline.reconcile``:
 published periods whose block is still incomplete are republished), repairs the watermark and the
-address-book keeper after a store crash (``pipeline.watermark_recovery``) and runs the
+address-book keeper after a store crash (``pipeline.watermark_recovery``), reads the block after
+the stored chain's end from the upload bucket by its name when an upload's event was lost
+(``pipeline.missing_blocks``: at most ``MISSING_BLOCK_READS_PER_SWEEP`` reads) and runs the
 derived-balance applier (at most ``balances_blocks_per_sweep`` blocks), catching up what the store
 function's bounded runs left.
 """
@@ -30,6 +32,7 @@ from hedera_history.pipeline.ingest_context import IngestContext
 from hedera_history.pipeline.ingest_errata import ingest_errata
 from hedera_history.pipeline.ingest_late import recheck_signatures
 from hedera_history.pipeline.ingest_record import ingest_period
+from hedera_history.pipeline.missing_blocks import MissingBlocks, fill_missing_blocks
 from hedera_history.pipeline.period_state import PeriodProgress, Stage
 from hedera_history.pipeline.reconcile import ReconcileReport, reconcile
 from hedera_history.pipeline.watermark_recovery import WatermarkRecovery, recover_watermark
@@ -56,6 +59,8 @@ class SweepReport:
     """Published periods whose block was confirmed complete, republished, or found stuck."""
     watermark: WatermarkRecovery | None = None
     """The watermark and keeper after their repair (None: the repair failed, see ``errors``)."""
+    missing_blocks: MissingBlocks = field(default_factory=MissingBlocks)
+    """Blocks read from the upload bucket after the chain's end (their upload event lost), and filled."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -70,6 +75,7 @@ class SweepReport:
             "dead_letters_kept": self.dead_letters_kept,
             "reconciled": self.reconciled.as_dict(),
             "watermark": self.watermark.as_dict() if self.watermark is not None else None,
+            "missing_blocks": self.missing_blocks.as_dict(),
         }
 
 
@@ -110,6 +116,7 @@ def sweep(ctx: IngestContext, *, now_micros: int | None = None) -> SweepReport:
         report.watermark = recover_watermark(ctx)
     except HistoryError as e:
         report.errors.append(f"watermark: {e}")
+    report.missing_blocks = fill_missing_blocks(ctx, report.errors)
     errata_pass = network_errata_pass(ctx.gateway, ctx.settings)
     if errata_pass is not None:
         network = run_network_errata(errata_pass, NETWORK_ERRATA_BLOCKS_PER_RUN)
