@@ -23,7 +23,9 @@ complete and the tables equal the reference, which the single-process path (``ve
 - a network that cuts over (record periods, wrapped record blocks, native blocks): its block files
   uploaded shuffled, each twice, while the ingest or the store function is killed as the first
   blocks are published; and uploaded shuffled, the Bigtable emulator paused for 75 s once ingest
-  has published every block, while the store writes them.
+  has published every block, while the store writes them; and uploaded while the Bigtable emulator
+  is paused, until the bucket bridge has dropped every block's event (only the sweep's read of the
+  block after the stored chain's end brings them in).
 
 The reconciler's deadline is a second or two here (``HEDERA_HISTORY_RECONCILE_AFTER_SECONDS``),
 except in the default-settings cases. Every case also ends with the contiguous watermark and the
