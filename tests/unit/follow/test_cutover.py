@@ -51,6 +51,16 @@ def test_a_wrapped_record_block_switches_only_when_the_record_files_stopped_at_t
     assert below is not None and "before the last release writing record files" in below
 
 
+def test_a_block_that_does_not_parse_switches_only_a_quiet_follower_at_the_last_release() -> None:
+    """Garbage under the next block's name says nothing of the release: a network below the pinned
+    one, or whose record files still come, is not left for it (ingest rejects it once switched)."""
+    below = PINNED.switch((0, 56, 0), None, quiet=True)
+    assert below is not None and "the block does not parse" in below
+    assert PINNED.switch((0, 79, 0), None, quiet=False) is not None
+    assert PINNED.switch((0, 79, 0), None, quiet=True) is None
+    assert UNKNOWN.switch((0, 56, 0), None, quiet=True) is None, "without a pinned release, as any block found"
+
+
 def test_without_versions_a_block_found_switches_as_before() -> None:
     assert UNKNOWN.switch((0, 56, 0), (0, 56, 0), quiet=True) is None
     assert PINNED.switch(None, (0, 56, 0), quiet=True) is None

@@ -13,7 +13,10 @@ the cutover comes with the release after it. Two versions then decide, as the re
   the pinned one is the block stream after the cutover and switches the follower at once. A block of
   the pinned release or an earlier one is a record file wrapped into a block (HIP-1427), which a
   block bucket may hold beside the record files still being written: it switches the follower only
-  when the record files stopped (the quiet interval) at the pinned release, never below it.
+  when the record files stopped (the quiet interval) at the pinned release, never below it. A block
+  that does not parse says nothing of its release and is taken as one of the pinned release: it
+  switches a follower only there, once quiet (its ingest then rejects it and asks the other
+  sources), never one whose record files are still coming or below the pinned release.
 
 Without a pinned version (a custom network) or without the last record file's version, the quiet
 interval and the block's existence decide, as they did before versions were read.
@@ -52,18 +55,22 @@ class CutoverRule:
             return quiet
         return quiet or record_version >= self.last_record_release
 
-    def switch(self, record_version: HapiVersion | None, block_version: HapiVersion, *, quiet: bool) -> str | None:
-        """None when the block found switches the follower to blocks, else why it does not."""
+    def switch(
+        self, record_version: HapiVersion | None, block_version: HapiVersion | None, *, quiet: bool
+    ) -> str | None:
+        """None when the block found switches the follower to blocks, else why it does not
+        (``block_version`` None: the block does not parse)."""
         pinned = self.last_record_release
-        if pinned is None or record_version is None or block_version > pinned:
+        if pinned is None or record_version is None or (block_version is not None and block_version > pinned):
             return None
+        block = "does not parse" if block_version is None else f"is HAPI {_text(block_version)}"
         if record_version < pinned:
             return (
                 f"the last record file is HAPI {_text(record_version)}, before the last release writing "
-                f"record files ({_text(pinned)}), and the block is HAPI {_text(block_version)}"
+                f"record files ({_text(pinned)}), and the block {block}"
             )
         if not quiet:
-            return f"record files may still come: the block is HAPI {_text(block_version)}, not after {_text(pinned)}"
+            return f"record files may still come: the block {block}, not after {_text(pinned)}"
         return None
 
 

@@ -72,8 +72,6 @@ LEASE_WAIT_SECONDS = 1.0
 """How often a follower waiting for the lease asks again."""
 POSITION_WRITE_SECONDS = 1.0
 """Least time between two position writes (the last one is always written)."""
-UNREADABLE_VERSION = (2**31, 0, 0)
-"""The version a block that does not parse is taken at: it switches, and its ingest rejects it."""
 DRAIN_SECONDS = 120.0
 """Longest wait, at the end of a window, for hand-offs still running (ingest's own calls are bounded)."""
 
@@ -352,13 +350,12 @@ class Follower:
             self._record_versions = {block_number: stored.hapi_version}
         return self._record_versions[block_number]
 
-    def _block_version(self, found: FetchedBlock) -> HapiVersion:
-        """The found block's ``hapi_proto_version``; past any release when it does not parse (its
-        ingest then rejects it and asks the other sources)."""
+    def _block_version(self, found: FetchedBlock) -> HapiVersion | None:
+        """The found block's ``hapi_proto_version``; None when it does not parse (``CutoverRule.switch``)."""
         try:
             block = parse_block_file(found.data, found.name, max_decompressed=self.settings.max_decompressed_bytes)
         except FormatError:
-            return UNREADABLE_VERSION
+            return None
         return block.hapi_version.numbers
 
     def _hand_off(self, pool: concurrent.futures.ThreadPoolExecutor, report: FollowReport) -> None:
