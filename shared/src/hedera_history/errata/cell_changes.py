@@ -48,6 +48,7 @@ from hedera_history.errata.log import (
     inserted_row_key,
     time_row_key,
 )
+from hedera_history.errata.token_marks import moved_markers
 from hedera_history.errors import ErrataPlacementError, RowDecodeError
 from hedera_history.formats.names import record_file_name
 from hedera_history.formats.parsed_files import RecordFile, RecordItem
@@ -154,6 +155,8 @@ def plan_errata(errata: ErrataFile, gateway: BigtableGateway, settings: Settings
     tombstone = tombstone_value(in_force_id)
     wanted: dict[Address, bytes] = {address: desired.get(address, tombstone) for address in touched | set(desired)}
     history = _diff(gateway, wanted, stamp)
+    removed = [(c.address, c.before) for c in history if c.removes]
+    history += _diff(gateway, moved_markers(gateway, removed, original.block_number), stamp)
 
     log_wanted: dict[Address, tuple[bytes, int]] = {
         (s.ERRATA_LOG, time_row_key(time_of_error), s.ERRATA_LOG_FAMILY, Q_ORIGINAL): (

@@ -291,6 +291,12 @@ def holder_prefix(token: str, account: str | None = None) -> bytes:
     return _pair_prefix(HOLDER_PREFIX, token, account)
 
 
+def holder_range(token: str, account: str, after_ns: int, until_ns: int) -> tuple[bytes, bytes]:
+    """``[start, end)`` of ``account``'s changes of the token after ``after_ns`` up to ``until_ns``."""
+    prefix = holder_prefix(token, account)
+    return prefix + _time(until_ns), prefix + _time(after_ns)
+
+
 def decode_holder_key(key: bytes) -> Held:
     token, account, consensus_ns, change = _decode_pair(key, HOLDER_PREFIX)
     return Held(account, token, consensus_ns, change)
