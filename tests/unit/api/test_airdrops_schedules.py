@@ -94,6 +94,18 @@ def test_pending_airdrops_of_a_receiver_in_order_paged_and_filtered(get: Get) ->
     assert get("/api/v1/accounts/0.0.1001/airdrops/pending")["airdrops"] == []
 
 
+@pytest.mark.parametrize("order", ["asc", "desc"])
+def test_paging_with_an_equal_filter_leaves_that_field_as_asked(get: Get, order: str) -> None:
+    """``token.id=0.0.5000`` one at a time: the next page bounds the other fields only (as the
+    reference's links leave a field asked with ``eq`` alone), so the second sender's airdrop of the
+    token is not lost behind a ``token.id=gt:0.0.5000`` that no airdrop of it can pass."""
+    url = f"/api/v1/accounts/0.0.2001/airdrops/pending?token.id=0.0.5000&limit=1&order={order}"
+    expected = [RECEIVED[0], RECEIVED[2]]
+    assert page_through(get, url, "airdrops") == (expected if order == "asc" else expected[::-1])
+    nft = "/api/v1/accounts/0.0.1001/airdrops/outstanding?serialnumber=1&limit=1"
+    assert page_through(get, nft, "airdrops") == RECEIVED[1:2]
+
+
 def test_airdrop_errors(get: Get) -> None:
     get("/api/v1/accounts/0.0.2001/airdrops/pending?receiver.id=0.0.1001", 400)
     get("/api/v1/accounts/0.0.2001/airdrops/pending?sender.id=xyz", 400)

@@ -82,9 +82,11 @@ def _sort_key(side: bytes, airdrop: AirdropId) -> tuple[int, int, int]:
     return airdrop.side(side)[1], airdrop.token, airdrop.serial
 
 
-def _next_link(side: bytes, account: str, query: Query, limit: int, descending: bool, last: AirdropId) -> str:
-    """The page after ``last``: its keys as the bounds on this side of the order, the asked bounds
-    on the other side kept."""
+def _next_link(side: bytes, account: str, query: Query, limit: int, descending: bool, last: AirdropId) -> str | None:
+    """The page after ``last``: its keys as the bounds on this side of the order (inclusive, the
+    last key field's exclusive), the asked bounds on the other side kept. A field asked with ``eq``
+    keeps that and takes no bound, as the reference's links leave it (a ``gt`` beside it would
+    leave nothing); None when every key field is asked with ``eq`` (nothing can follow)."""
     other_name = _OTHER[side]
     forward, inclusive, kept = ("lt", "lte", ("gt", "gte")) if descending else ("gt", "gte", ("lt", "lte"))
     params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
@@ -94,12 +96,17 @@ def _next_link(side: bytes, account: str, query: Query, limit: int, descending: 
             if op in kept or op == "eq" or not sep:
                 params.append((name, value))
     other, token, serial = _sort_key(side, last)
-    params.append((other_name, f"{inclusive}:{decode_entity(other)}"))
-    if serial == 0:
-        params.append(("token.id", f"{forward}:{decode_entity(token)}"))
-    else:
-        params += [("token.id", f"{inclusive}:{decode_entity(token)}"), ("serialnumber", f"{forward}:{serial}")]
+    keys = [(other_name, decode_entity(other)), ("token.id", decode_entity(token)), ("serialnumber", str(serial))]
+    bounded = [(name, value) for name, value in keys[: 3 if serial else 2] if not _asked_equal(query, name)]
+    if not bounded:
+        return None
+    params += [(name, f"{inclusive}:{value}") for name, value in bounded[:-1]]
+    params.append((bounded[-1][0], f"{forward}:{bounded[-1][1]}"))
     return f"/api/v1/accounts/{account}/airdrops/{_ROUTE[side]}?" + urlencode(params)
+
+
+def _asked_equal(query: Query, name: str) -> bool:
+    return any(op == "eq" or not sep for op, sep, _ in (value.partition(":") for value in query.get(name, [])))
 
 
 def _render(pending: PendingAirdrop) -> dict[str, Any]:
