@@ -1,16 +1,16 @@
 """Write amplification (``bench/amplification_bench.py``) on the bench's own generated stream:
-what Bigtable bills (the on-disk estimate) stays at most 1.6 bytes per byte of stream read, and
+what Bigtable bills (the on-disk estimate) stays at most 1.54 bytes per byte of stream read, and
 each transaction is stored once (in the items row), its ``transactions`` row only pointing.
 
 1.49 measured in layout 2; 1.51 when layout 3 first put ``transactions`` and ``sidecars`` rows
 behind a bucket of the time (neighbouring rows of a bucket 16 transactions apart compress less);
 1.49 again since a bucket holds 134 ms spans of consecutive rows (``keys.TIME_SPAN_BITS``), with
 the system accounts' history bucketed too. The stream is the bench's (20,000 transactions): on 3
-periods of it the fixed costs of a block weigh more (1.502). 1.56 since the token index
-(``store.token_index``): a token transfer, one in five of the stream's transactions, adds two
-``account_history`` rows for each account it moves (by token and by account, about 16 bytes each
-on disk: the time and the pointer), new history rather than another copy of the stream's, so the
-bound is 1.6."""
+periods of it the fixed costs of a block weigh more (1.502). 1.564 when the token index
+(``store.token_index``) first wrote each balance change twice, by token (``holder/``) and by account
+(``tokenrel/``); 1.538 since it is written once, in ``holder/``, and ``tokenrel/`` holds the
+relationship's events and one ``held`` marker per (account, token) per block (``account_history``
+100,726 -> 92,842 rows, 8.12 -> 7.73 rows per transaction), so the bound is 1.54."""
 
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ from bench import amplification_bench as bench
 from bench import key_spread_bench as spread
 
 
-def test_bytes_stored_per_byte_read_stay_within_one_point_six() -> None:
+def test_bytes_stored_per_byte_read_stay_within_one_point_five_four() -> None:
     result = bench.generated(bench.STREAM)
     assert result.transactions == 10 * 2000
-    assert result.on_disk_ratio <= 1.6, result.on_disk_ratio
+    assert result.on_disk_ratio <= 1.54, result.on_disk_ratio
     per_tx = {name: t.raw / result.transactions for name, t in result.tables.items()}
     items = result.tables[s.ITEMS]
     # The items row is the one copy: about the record files' own (gzip) size.
