@@ -243,3 +243,26 @@ def test_a_block_stored_with_another_hash_is_refused_never_overwritten(
     assert len(failures) == len(stream.blocks) and all("conflicting_block" in f for f in failures), failures
     after = history.cells("blocks_conflict_")
     assert after == stored, describe_difference(stored, after)
+
+
+def test_a_rerun_that_does_not_take_unsigned_blocks_checks_the_ones_stored_unsigned(
+    history: History, hedera_data: Path
+) -> None:
+    """The mirror node's real blocks 7 and 8 (pre-TSS placeholder proofs) backfilled as unsigned,
+    then the same job without ``unsigned_blocks``: they are not skipped as already complete (their
+    proofs were never checked), but verified again and refused, and the report is not ok."""
+    folder = hedera_data / "blocks" / "mirror-node-blockstreams"
+    settings = replace(history.create("blocks_unsigned_"), unsigned_blocks=True)
+    job = BlockJob(settings, 7, 8, source_url=str(folder), folder="", book=None, partitions=1)
+    gateway = gateway_for_instance(history.instance, settings)
+    try:
+        first = run_block_backfill(job, in_process(gateway), gateway)
+        assert first.ok and first.written == 2, first.summary_lines()
+        stored = history.cells("blocks_unsigned_")
+        strict = replace(job, settings=replace(settings, unsigned_blocks=False))
+        rerun = run_block_backfill(strict, in_process(gateway), gateway)
+    finally:
+        gateway.close()
+    assert not rerun.ok and (rerun.written, rerun.skipped) == (0, 0), rerun.summary_lines()
+    assert len(rerun.summaries[0].failures) == 2, rerun.summary_lines()
+    assert history.cells("blocks_unsigned_") == stored

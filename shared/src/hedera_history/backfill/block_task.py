@@ -11,7 +11,8 @@ here, and every boundary of the job is covered by the task after it.
 A rerun resumes: a block already stored complete with the hash the file gives (a wrapped block's
 running hash, a native block's root) is read, hashed and linked, but neither proof-checked nor
 written again (``skipped``); one stored with another hash is ``ConflictingBlockError``, never
-written (``BlockCheckOptions.stored``).
+written (``BlockCheckOptions.stored``). A block stored unsigned is checked again by a run that does
+not take unsigned blocks.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def run_block_partition(
     store = gateway if gateway is not None else open_gateway(job.settings)
     counts = _Counts()
     listed = ([partition.before] if partition.before is not None else []) + list(partition.blocks)
-    stored = HistoryReader(store).shown_hashes(block.number for block in listed)
+    stored = _resumable(HistoryReader(store), listed, partition, job.settings.unsigned_blocks)
     try:
         with task_collector():
             blocks = _verified(job, listed, partition, fetcher, counts, stored)
@@ -141,6 +142,19 @@ class _Counts:
     transactions: int = 0
     failures: list[str] = field(default_factory=list)
     skipped: int = 0
+
+
+def _resumable(
+    reader: HistoryReader, listed: list[ListedBlock], partition: BlockPartition, unsigned_taken: bool
+) -> dict[int, bytes]:
+    """The hash each listed block is stored complete with: those a rerun skips. A block of the
+    partition stored unsigned is not skipped by a run that does not take unsigned blocks: its proof
+    was never checked, so it is checked now (and refused, as it would have been)."""
+    stored = reader.shown_hashes(block.number for block in listed)
+    if not unsigned_taken:
+        for number in reader.unsigned_blocks(block.number for block in partition.blocks if block.number in stored):
+            del stored[number]
+    return stored
 
 
 def _verified(
