@@ -498,42 +498,63 @@ def test_block_uploads_with_bigtable_paused_mid_block_heal(
     cutover_stream: GeneratedStream,
     cutover_dir: Path,
     cutover_reference: TableCells,
-    pubsub_emulator: Any,
-    gcs_emulator: Any,
-    tmp_path: Path,
+    own_bigtable: tuple[BigtableEmulator, AttachedEmulators],
 ) -> None:
     """Record periods, then the block files uploaded shuffled: once ingest has published every
     block (the store still writing them), the Bigtable emulator is paused (SIGSTOP) for as long as
     in the record case (the store's writes time out, pushes are nacked and redelivered, the sweep
     fails its runs), then resumed: every block complete, the tables cell for cell the clean run's."""
+    bigtable, attached = own_bigtable
+    stack = records_stored(local_stack_factory, cutover_stream, cutover_dir, attached, seed=8)
+    blocks = [b.block_number for b in cutover_stream.blocks]
+    state = IngestState(open_gateway_for(stack.state))
+    sink = bucket_sink(stack.state)
+    for block in random.Random(8).sample(cutover_stream.blocks, len(cutover_stream.blocks)):
+        sink.write(block.path, cutover_stream.objects[block.path])
+    deadline = time.monotonic() + WAIT_SECONDS
+    while len(state.links(blocks)) < len(blocks):
+        assert time.monotonic() < deadline, f"ingest published only blocks {sorted(state.links(blocks))}"
+        time.sleep(0.05)
+    paused(bigtable, PAUSE_SECONDS)
+    wait_every_block_complete(stack, cutover_stream)
+    assert_cells_become(stack, cutover_reference)
+
+
+@pytest.fixture
+def own_bigtable(
+    tmp_path: Path, pubsub_emulator: Any, gcs_emulator: Any
+) -> Iterator[tuple[BigtableEmulator, AttachedEmulators]]:
+    """A Bigtable emulator of the test's own (to pause), beside the shared Pub/Sub and GCS ones."""
     with BigtableEmulator(log_dir=tmp_path) as bigtable:
-        attached = AttachedEmulators(bigtable.host, pubsub_emulator.host, gcs_emulator.endpoint)
-        env = {
-            "HEDERA_HISTORY_BIGTABLE_TIMEOUT_SECONDS": str(BIGTABLE_TIMEOUT_SECONDS),
-            "HEDERA_HISTORY_LEDGER_PUBLICATION": str(cutover_dir / LEDGER_PUBLICATION_FILE),
-        }
-        stack = start(local_stack_factory, cutover_stream, attached=attached, extra_env=env)
-        upload(stack, cutover_dir, seed=8)
-        records = [p.block_number for p in cutover_stream.periods]
-        blocks = [b.block_number for b in cutover_stream.blocks]
-        gateway = open_gateway_for(stack.state)
-        reader, state = HistoryReader(gateway), IngestState(gateway)
-        deadline = time.monotonic() + WAIT_SECONDS
-        while len(reader.complete_blocks(records)) < len(records) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        sink = bucket_sink(stack.state)
-        for block in random.Random(8).sample(cutover_stream.blocks, len(cutover_stream.blocks)):
-            sink.write(block.path, cutover_stream.objects[block.path])
-        while len(state.links(blocks)) < len(blocks):
-            assert time.monotonic() < deadline, f"ingest published only blocks {sorted(state.links(blocks))}"
-            time.sleep(0.05)
-        paused(bigtable, PAUSE_SECONDS)
-        numbers = records + blocks
-        deadline = time.monotonic() + WAIT_SECONDS
-        while len(reader.complete_blocks(numbers)) < len(numbers) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert reader.complete_blocks(numbers) == set(numbers)
-        assert_cells_become(stack, cutover_reference)
+        yield bigtable, AttachedEmulators(bigtable.host, pubsub_emulator.host, gcs_emulator.endpoint)
+
+
+def records_stored(
+    factory: StackFactory, stream: GeneratedStream, directory: Path, attached: AttachedEmulators, *, seed: int
+) -> LocalStack:
+    """A stack on ``attached`` emulators (Bigtable calls time out after ``BIGTABLE_TIMEOUT_SECONDS``;
+    the stream's ledger publication set), the stream's record periods uploaded and every one complete."""
+    env = {
+        "HEDERA_HISTORY_BIGTABLE_TIMEOUT_SECONDS": str(BIGTABLE_TIMEOUT_SECONDS),
+        "HEDERA_HISTORY_LEDGER_PUBLICATION": str(directory / LEDGER_PUBLICATION_FILE),
+    }
+    stack = start(factory, stream, attached=attached, extra_env=env)
+    upload(stack, directory, seed=seed)
+    wait_every_block_complete(stack, stream, records_only=True)
+    return stack
+
+
+def wait_every_block_complete(stack: LocalStack, stream: GeneratedStream, *, records_only: bool = False) -> None:
+    """Until the stream's blocks (its record periods only with ``records_only``) are all complete,
+    at most ``WAIT_SECONDS``."""
+    numbers = [p.block_number for p in stream.periods] + (
+        [] if records_only else [b.block_number for b in stream.blocks]
+    )
+    reader = HistoryReader(open_gateway_for(stack.state))
+    deadline = time.monotonic() + WAIT_SECONDS
+    while len(reader.complete_blocks(numbers)) < len(numbers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert reader.complete_blocks(numbers) == set(numbers)
 
 
 def test_block_uploads_whose_events_are_dropped_while_bigtable_is_paused_are_filled_by_the_sweep(
@@ -541,49 +562,31 @@ def test_block_uploads_whose_events_are_dropped_while_bigtable_is_paused_are_fil
     cutover_stream: GeneratedStream,
     cutover_dir: Path,
     cutover_reference: TableCells,
-    pubsub_emulator: Any,
-    gcs_emulator: Any,
-    tmp_path: Path,
+    own_bigtable: tuple[BigtableEmulator, AttachedEmulators],
 ) -> None:
     """Record periods stored, then the Bigtable emulator paused (SIGSTOP) and the block files
     uploaded shuffled: every ingest call for them times out, and the bucket bridge drops each
     block's event after its last attempt. Nothing uploads a block again, so only the sweep, reading
     the block after the stored chain's end from the bucket by its name once Bigtable is back, can
     ingest them: every block complete, the tables cell for cell the clean run's."""
-    with BigtableEmulator(log_dir=tmp_path) as bigtable:
-        attached = AttachedEmulators(bigtable.host, pubsub_emulator.host, gcs_emulator.endpoint)
-        env = {
-            "HEDERA_HISTORY_BIGTABLE_TIMEOUT_SECONDS": str(BIGTABLE_TIMEOUT_SECONDS),
-            "HEDERA_HISTORY_LEDGER_PUBLICATION": str(cutover_dir / LEDGER_PUBLICATION_FILE),
-        }
-        stack = start(local_stack_factory, cutover_stream, attached=attached, extra_env=env)
-        upload(stack, cutover_dir, seed=9)
-        records = [p.block_number for p in cutover_stream.periods]
-        reader = HistoryReader(open_gateway_for(stack.state))
+    bigtable, attached = own_bigtable
+    stack = records_stored(local_stack_factory, cutover_stream, cutover_dir, attached, seed=9)
+    names = [block.path for block in cutover_stream.blocks]
+    assert stack.bridges is not None
+    events = stack.bridges.events
+    assert events is not None
+    before = events.stats().dropped
+    with stopped(bigtable):
+        sink = bucket_sink(stack.state)
+        for name in random.Random(9).sample(names, len(names)):
+            sink.write(name, cutover_stream.objects[name])
         deadline = time.monotonic() + WAIT_SECONDS
-        while len(reader.complete_blocks(records)) < len(records) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert reader.complete_blocks(records) == set(records)
-        names = [block.path for block in cutover_stream.blocks]
-        assert stack.bridges is not None
-        events = stack.bridges.events
-        assert events is not None
-        before = events.stats().dropped
-        with stopped(bigtable):
-            sink = bucket_sink(stack.state)
-            for name in random.Random(9).sample(names, len(names)):
-                sink.write(name, cutover_stream.objects[name])
-            deadline = time.monotonic() + WAIT_SECONDS
-            while events.stats().dropped - before < len(names) and time.monotonic() < deadline:
-                time.sleep(0.5)
-            assert events.stats().dropped - before >= len(names), "the bridge still delivers some block events"
-        resumed = time.monotonic()
-        numbers = records + [b.block_number for b in cutover_stream.blocks]
-        deadline = resumed + WAIT_SECONDS
-        while len(reader.complete_blocks(numbers)) < len(numbers) and time.monotonic() < deadline:
+        while events.stats().dropped - before < len(names) and time.monotonic() < deadline:
             time.sleep(0.5)
-        assert reader.complete_blocks(numbers) == set(numbers)
-        print(f"every block complete {time.monotonic() - resumed:.1f} s after Bigtable resumed")
-        assert_cells_become(stack, cutover_reference)
-        sweep_log = Path(stack.function("sweep").record().log_path).read_text(errors="replace")
-        assert "block filled by the sweep" in sweep_log, "the blocks were published, but not by the sweep"
+        assert events.stats().dropped - before >= len(names), "the bridge still delivers some block events"
+    resumed = time.monotonic()
+    wait_every_block_complete(stack, cutover_stream)
+    print(f"every block complete {time.monotonic() - resumed:.1f} s after Bigtable resumed")
+    assert_cells_become(stack, cutover_reference)
+    sweep_log = Path(stack.function("sweep").record().log_path).read_text(errors="replace")
+    assert "block filled by the sweep" in sweep_log, "the blocks were published, but not by the sweep"

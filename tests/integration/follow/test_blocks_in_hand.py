@@ -9,13 +9,11 @@ as before. The cells end as loading the stream writes them."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hedera_history.gen.config_and_output import GeneratedStream
-from hedera_history.gen.writer import write_stream
 from hedera_history.pipeline.blocks_in_hand import IN_HAND, BlocksInHand
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.ingest_context import IngestResult, Outcome
@@ -23,24 +21,10 @@ from hedera_history.store.keys import hex16
 
 from tests.integration.pipeline.harness import history_cells
 
-from .harness import Followed, make_followed, wait_for
-from .test_follow_cutover import CUTOVER, RECORD_PERIODS, every_block, ledger_publication, loaded_cells
+from .harness import Followed, wait_for
+from .test_follow_cutover import every_block, loaded_cells
 
 pytestmark = [pytest.mark.emulator]
-
-
-@pytest.fixture
-def followed(bigtable_instance: Any, tmp_path: Path, generated_cutover_stream: GeneratedStream) -> Iterator[Followed]:
-    bucket = tmp_path / "bucket"
-    write_stream(generated_cutover_stream, bucket)
-    overrides: dict[str, Any] = {
-        "block_source": str(bucket),
-        "ledger_publication": ledger_publication(tmp_path, generated_cutover_stream),
-        **CUTOVER,
-    }
-    with make_followed(bigtable_instance, tmp_path, generated_cutover_stream, str(bucket), **overrides) as followed:
-        followed.follower().run(lambda: followed.complete(every_block(generated_cutover_stream)[:RECORD_PERIODS]))
-        yield followed
 
 
 def block_names(stream: GeneratedStream) -> list[str]:
@@ -52,9 +36,9 @@ def in_hand(followed: Followed, number: int) -> bool:
 
 
 def test_a_block_whose_predecessor_is_in_hand_is_published_by_its_own_call_after_it(
-    followed: Followed, bigtable_instance: Any, generated_cutover_stream: GeneratedStream, tmp_path: Path
+    uploads: Followed, bigtable_instance: Any, generated_cutover_stream: GeneratedStream, tmp_path: Path
 ) -> None:
-    stream, ctx = generated_cutover_stream, followed.ctx
+    stream, ctx = generated_cutover_stream, uploads.ctx
     first, second = block_names(stream)[:2]
     number = stream.blocks[0].block_number
     # The first block's call has begun; its mark must outlast however long a busy machine takes the
@@ -63,22 +47,22 @@ def test_a_block_whose_predecessor_is_in_hand_is_published_by_its_own_call_after
     results: list[IngestResult] = []
     later = threading.Thread(target=lambda: results.append(ingest_object(ctx, second)), daemon=True)
     later.start()
-    wait_for(lambda: in_hand(followed, number + 1), seconds=60, what="the second block's call to take it in hand")
+    wait_for(lambda: in_hand(uploads, number + 1), seconds=60, what="the second block's call to take it in hand")
 
     assert ingest_object(ctx, first).outcome is Outcome.PUBLISHED
     later.join(120)
     # The second block's call published it once the first was linked, then the blocks after it
     # from the bucket; the first block's call left those to it.
     assert [r.outcome for r in results] == [Outcome.PUBLISHED]
-    assert followed.complete(every_block(stream))
-    assert not in_hand(followed, number) and not in_hand(followed, number + 1)
-    assert history_cells(followed.gateway) == loaded_cells(bigtable_instance, stream, tmp_path, followed)
+    assert uploads.complete(every_block(stream))
+    assert not in_hand(uploads, number) and not in_hand(uploads, number + 1)
+    assert history_cells(uploads.gateway) == loaded_cells(bigtable_instance, stream, tmp_path, uploads)
 
 
 def test_a_predecessor_let_go_or_lapsed_leaves_the_block_pending(
-    followed: Followed, generated_cutover_stream: GeneratedStream
+    uploads: Followed, generated_cutover_stream: GeneratedStream
 ) -> None:
-    stream, ctx = generated_cutover_stream, followed.ctx
+    stream, ctx = generated_cutover_stream, uploads.ctx
     first, second = block_names(stream)[:2]
     number = stream.blocks[0].block_number
     dead = BlocksInHand(ctx.state, seconds=0.5)
@@ -86,4 +70,4 @@ def test_a_predecessor_let_go_or_lapsed_leaves_the_block_pending(
     assert ingest_object(ctx, second).outcome is Outcome.PENDING
     assert ingest_object(ctx, second).outcome is Outcome.PENDING  # nobody has it in hand now
     assert ingest_object(ctx, first).outcome is Outcome.PUBLISHED
-    assert followed.complete(every_block(stream))
+    assert uploads.complete(every_block(stream))

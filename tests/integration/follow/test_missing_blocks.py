@@ -4,44 +4,28 @@ periods 0-2, wrapped record blocks 3-4, native blocks 5-7, all in one bucket as 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hedera_history.gen.config_and_output import GeneratedStream
-from hedera_history.gen.writer import write_stream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.ingest_context import Outcome
 from hedera_history.pipeline.missing_blocks import fill_missing_blocks
 
 from tests.integration.pipeline.harness import history_cells
 
-from .harness import Followed, make_followed
+from .harness import Followed
 from .test_blocks_in_hand import block_names
-from .test_follow_cutover import CUTOVER, RECORD_PERIODS, every_block, ledger_publication, loaded_cells
+from .test_follow_cutover import every_block, loaded_cells
 
 pytestmark = [pytest.mark.emulator]
 
 
-@pytest.fixture
-def followed(bigtable_instance: Any, tmp_path: Path, generated_cutover_stream: GeneratedStream) -> Iterator[Followed]:
-    """The record periods followed and stored; every block file in the bucket, none ingested."""
-    bucket = tmp_path / "bucket"
-    write_stream(generated_cutover_stream, bucket)
-    overrides: dict[str, Any] = {
-        "ledger_publication": ledger_publication(tmp_path, generated_cutover_stream),
-        **CUTOVER,
-    }
-    with make_followed(bigtable_instance, tmp_path, generated_cutover_stream, str(bucket), **overrides) as followed:
-        followed.follower().run(lambda: followed.complete(every_block(generated_cutover_stream)[:RECORD_PERIODS]))
-        yield followed
-
-
 def test_blocks_whose_upload_events_were_lost_are_filled_by_the_sweep(
-    followed: Followed, bigtable_instance: Any, generated_cutover_stream: GeneratedStream, tmp_path: Path
+    uploads: Followed, bigtable_instance: Any, generated_cutover_stream: GeneratedStream, tmp_path: Path
 ) -> None:
-    stream, ctx = generated_cutover_stream, followed.ctx
+    stream, ctx = generated_cutover_stream, uploads.ctx
     names = block_names(stream)
     # The first block's event and the third's were lost; the others' calls leave them pending.
     for name in names[1:2] + names[3:]:
@@ -53,16 +37,16 @@ def test_blocks_whose_upload_events_were_lost_are_filled_by_the_sweep(
     # the third's file there too (the upload path takes the blocks after it), and so on to the end.
     assert report.filled == len(names)
     assert report.looked_up == 2  # the first block, then the block after the last (not uploaded yet)
-    assert followed.complete(every_block(stream))
-    assert history_cells(followed.gateway) == loaded_cells(bigtable_instance, stream, tmp_path, followed)
+    assert uploads.complete(every_block(stream))
+    assert history_cells(uploads.gateway) == loaded_cells(bigtable_instance, stream, tmp_path, uploads)
     again = fill_missing_blocks(ctx, errors)
     assert (again.looked_up, again.filled, errors) == (1, 0, [])
 
 
-def test_a_block_not_uploaded_yet_is_looked_up_once_and_nothing_else_is_read(followed: Followed) -> None:
-    ctx, names = followed.ctx, block_names(followed.stream)
+def test_a_block_not_uploaded_yet_is_looked_up_once_and_nothing_else_is_read(uploads: Followed) -> None:
+    ctx, names = uploads.ctx, block_names(uploads.stream)
     (Path(ctx.settings.follow_source) / names[0]).unlink()  # the first block not uploaded yet
     errors: list[str] = []
     report = fill_missing_blocks(ctx, errors)
     assert (report.looked_up, report.filled, errors) == (1, 0, [])
-    assert not ctx.state.links([followed.stream.blocks[0].block_number])
+    assert not ctx.state.links([uploads.stream.blocks[0].block_number])
