@@ -196,3 +196,30 @@ def test_the_block_after_blocks_a_load_wrote_must_name_the_stored_one(
     assert result.outcome is Outcome.QUARANTINED, result
     assert "previous block root hash" in result.reason
     assert not followed.complete([after])
+
+
+@pytest.mark.parametrize("loaded", ["own", "other"])
+def test_a_wrapped_block_after_a_loaded_wrapped_block_must_name_its_running_hash(
+    followed: Followed, unsigned_stream: GeneratedStream, tmp_path: Path, loaded: str
+) -> None:
+    """The same check for wrapped record blocks: after this network's wrapped block 3 was loaded,
+    its block 4 is published; after another network's (same nodes, other transactions), it is
+    ``BrokenChainError``."""
+    first, second = (b.block_number for b in unsigned_stream.blocks[:2])
+    config = unsigned_stream.config
+    other = replace(config, transactions=config.transactions + 1)
+    source = unsigned_stream if loaded == "own" else generate_stream(other)
+    target = tmp_path / "loaded" / block_name(first)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(source.objects[block_name(first)])
+    (run,) = find_block_runs(tmp_path / "loaded")
+    book = parse_address_book(unsigned_stream.address_book)
+    report = load_block_runs([run], book, ratio=DEFAULT_RATIO, settings=followed.settings, gateway=followed.gateway)
+    assert report.written == 1, report
+    ctx = replace(followed.ctx, settings=followed.ctx.settings.with_(first_block=second))
+    result = ingest_object(ctx, block_name(second))
+    if loaded == "own":
+        assert result.outcome is Outcome.PUBLISHED, result
+    else:
+        assert result.outcome is Outcome.QUARANTINED, result
+        assert "previous running hash" in result.reason
