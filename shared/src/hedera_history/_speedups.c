@@ -1162,6 +1162,66 @@ static PyObject *block_items(PyObject *module, PyObject *const *args, Py_ssize_t
     return out;
 }
 
+/* ---- record_summary -------------------------------------------------------------------------- */
+
+/* What the transactions row and its indexes read of a serialised TransactionRecord: (status,
+ * transactionHash, id), id None without a transactionID, else (payer shard, realm, num, valid start
+ * seconds, nanos, scheduled, nonce); fields merged as a parse merges them (later values win, message
+ * fields' occurrences merge, an alias after the payer's number leaves it without one). None when the
+ * bytes are malformed: the parser decides. */
+static PyObject *record_summary(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = view.buf, *end = p + view.len;
+    const unsigned char *hash = NULL;
+    Py_ssize_t hash_size = 0;
+    int32_t status = 0, nonce = 0;
+    int has_id = 0, scheduled = 0;
+    int64_t payer[3] = {0, 0, 0}, seconds = 0;
+    int32_t nanos = 0;
+    PyObject *result = NULL;
+    Field field, part;
+    while (p < end) {
+        if (!next_field(&p, end, &field)) goto irregular;
+        if (field.number == 2 && field.wire_type == WIRE_LEN) {
+            hash = field.start;
+            hash_size = field.stop - field.start;
+        } else if (field.number == 1 && field.wire_type == WIRE_LEN) { /* receipt: its status */
+            const unsigned char *q = field.start;
+            while (q < field.stop) {
+                if (!next_field(&q, field.stop, &part)) goto irregular;
+                if (part.number == 1 && part.wire_type == WIRE_VARINT) status = (int32_t)(uint32_t)part.varint;
+            }
+        } else if (field.number == 4 && field.wire_type == WIRE_LEN) { /* transactionID */
+            has_id = 1;
+            const unsigned char *q = field.start;
+            while (q < field.stop) {
+                if (!next_field(&q, field.stop, &part)) goto irregular;
+                if (part.wire_type == WIRE_LEN && part.number == 1) {
+                    if (!merge_timestamp(part.start, part.stop, &seconds, &nanos)) goto irregular;
+                } else if (part.wire_type == WIRE_LEN && part.number == 2) {
+                    if (!merge_entity_id(part.start, part.stop, payer)) goto irregular;
+                } else if (part.wire_type == WIRE_VARINT && part.number == 3) {
+                    scheduled = part.varint != 0;
+                } else if (part.wire_type == WIRE_VARINT && part.number == 4) {
+                    nonce = (int32_t)(uint32_t)part.varint;
+                }
+            }
+        }
+    }
+    PyObject *id = has_id ? Py_BuildValue("(LLLLiOi)", (long long)payer[0], (long long)payer[1], (long long)payer[2],
+                                          (long long)seconds, (int)nanos, scheduled ? Py_True : Py_False, (int)nonce)
+                          : Py_NewRef(Py_None);
+    if (id == NULL) goto done;
+    result = Py_BuildValue("(iy#N)", (int)status, hash == NULL ? "" : (const char *)hash, hash_size, id);
+    goto done;
+irregular:
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1180,6 +1240,8 @@ static PyMethodDef methods[] = {
      "The fields of a message a mapping names, each under its new number, or None."},
     {"block_items", (PyCFunction)(void (*)(void))block_items, METH_FASTCALL,
      "Block items of the common shape from their bytes (instances of a slots class), None for others."},
+    {"record_summary", record_summary, METH_O,
+     "A TransactionRecord's status, hash and transaction id (payer, valid start, scheduled, nonce), or None."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,
      "Rows of one table in key order, cells in (family, qualifier) order, appended to a list, left out of the cyclic GC."},
     {NULL, NULL, 0, NULL},

@@ -60,6 +60,11 @@ items of a ``Block``, each where it has the common shape (a one-byte tag of a le
 field, a one- or two-byte length ending at its end), else None (the Python walk reads it); left out
 of the cyclic garbage collector. TypeError for anything but a list of bytes."""
 
+RecordSummary = Callable[[bytes], tuple[int, bytes, tuple[int, int, int, int, int, bool, int] | None] | None]
+"""A serialised TransactionRecord to its receipt's status, its transaction hash and its transaction
+id (payer shard, realm and number, valid start seconds and nanos, scheduled, nonce; None without
+one), fields merged as a parse merges them; None where the protobuf parser must decide."""
+
 _Compiled = tuple[
     ItemLists,
     RecordItems,
@@ -70,6 +75,7 @@ _Compiled = tuple[
     RecordEntities,
     RenumberedFields,
     BlockItems,
+    RecordSummary,
 ]
 
 logger = logging.getLogger(__name__)
@@ -88,6 +94,7 @@ try:
         _speedups.record_entities,
         _speedups.renumbered_fields,
         _speedups.block_items,
+        _speedups.record_summary,
     )
 except ImportError as e:
     logger.warning(
@@ -105,3 +112,4 @@ table_rows: TableRows | None = None if _compiled is None else _compiled[5]
 record_entities: RecordEntities | None = None if _compiled is None else _compiled[6]
 renumbered_fields: RenumberedFields | None = None if _compiled is None else _compiled[7]
 block_items: BlockItems | None = None if _compiled is None else _compiled[8]
+record_summary: RecordSummary | None = None if _compiled is None else _compiled[9]

@@ -141,3 +141,45 @@ def test_random_records_and_their_merges_read_as_the_messages_do() -> None:
         record = hapi.TransactionRecord.FromString(data)
         assert speedups.record_entities is not None and speedups.record_entities(data) is not None
         assert touched_entities(None, record, data) == touched_entities(None, record), record
+
+
+def _random_summary_record(rng: random.Random) -> Any:
+    record = _random_record(rng)
+    if rng.random() < 0.8:
+        record.receipt.status = rng.choice([0, 22, 7, 400, 2**31 - 1])
+    if rng.random() < 0.8:
+        record.transactionHash = rng.randbytes(rng.choice([0, 48]))
+    if rng.random() < 0.7:
+        transaction_id = record.transactionID
+        transaction_id.transactionValidStart.seconds = rng.choice([0, 1_700_000_000, -5, 2**40])
+        transaction_id.transactionValidStart.nanos = rng.choice([0, 999_999_999, -1])
+        transaction_id.scheduled = rng.random() < 0.3
+        transaction_id.nonce = rng.choice([0, 1, -3, 2**31 - 1])
+    return record
+
+
+def _summary_of_messages(record: Any) -> tuple[object, ...]:
+    identifier = None
+    if record.HasField("transactionID"):
+        transaction_id = record.transactionID
+        payer, start = transaction_id.accountID, transaction_id.transactionValidStart
+        identifier = (
+            payer.shardNum,
+            payer.realmNum,
+            payer.accountNum,
+            start.seconds,
+            start.nanos,
+            transaction_id.scheduled,
+            transaction_id.nonce,
+        )
+    return int(record.receipt.status), record.transactionHash, identifier
+
+
+def test_the_compiled_summary_is_the_messages_of_random_records_and_their_merges() -> None:
+    assert speedups.record_summary is not None, "the compiled core did not build"
+    rng = random.Random(15)
+    records = [_random_summary_record(rng).SerializeToString() for _ in range(400)]
+    for data in [*records, *(records[i] + records[i + 1] for i in range(0, len(records) - 1)), b""]:
+        record = hapi.TransactionRecord.FromString(data)
+        assert speedups.record_summary(data) == _summary_of_messages(record), record
+    assert speedups.record_summary(b"\x22\x05\x0a") is None

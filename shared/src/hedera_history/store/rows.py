@@ -32,6 +32,7 @@ from hedera_history.config import Settings
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.logs import event
+from hedera_history.speedups import record_summary as compiled_record_summary
 from hedera_history.store import schema as s
 from hedera_history.store.accounts import EntityNumbers, decode_transaction_body, touched_entities
 from hedera_history.store.airdrop_index import airdrop_index_keys
@@ -480,28 +481,21 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         body = decode_transaction_body(item.transaction_bytes)
     except CorruptFileError:
         body = None
-    status = int(record.receipt.status)
+    status, transaction_hash, transaction_id = _record_summary(record, body, item.record_bytes)
     qualifier = qualifier_for_consensus(consensus)
     flags = block.flags
 
-    transaction_hash = record.transactionHash
     if transaction_hash:
         hash_key = row_key_for_tx_hash(transaction_hash)
         entry = _RAW_HEADER + pack_hash_entry(block_number, place.cell, place.offset, flags, status)
         rows.cells(s.TX_BY_HASH, hash_key)[(s.TX_BY_HASH_FAMILY, qualifier)] = entry
 
-    transaction_id = record.transactionID if record.HasField("transactionID") else None
-    if transaction_id is None and body is not None and body.HasField("transactionID"):
-        transaction_id = body.transactionID
     if transaction_id is not None:
-        payer = transaction_id.accountID
-        payer_num = payer.accountNum
-        start = transaction_id.transactionValidStart
-        valid_start = start.seconds * 1_000_000_000 + start.nanos
+        shard, realm, payer_num, seconds, nanos, scheduled, nonce = transaction_id
+        valid_start = seconds * 1_000_000_000 + nanos
         if payer_num > 0 and 0 <= valid_start <= MAX_U64:
-            id_key = block.prefix((payer.shardNum, payer.realmNum, payer_num)) + b"%016x" % valid_start
-            id_flags = flags | FLAG_SCHEDULED if transaction_id.scheduled else flags
-            nonce = transaction_id.nonce
+            id_key = block.prefix((shard, realm, payer_num)) + b"%016x" % valid_start
+            id_flags = flags | FLAG_SCHEDULED if scheduled else flags
             entry = _RAW_HEADER + pack_id_entry(block_number, place.cell, place.offset, nonce, id_flags, status)
             rows.cells(s.TX_BY_ID, id_key)[(s.TX_BY_ID_FAMILY, qualifier)] = entry
 
@@ -524,6 +518,40 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         index_keys += token_index_keys(case, body, record, consensus, item.transaction_bytes, block_marks(rows))
     if index_keys:
         rows.account_history.update((key, pointer) for key in index_keys)
+
+
+_IdFields = tuple[int, int, int, int, int, bool, int]
+"""A transaction id's payer shard, realm and number, valid start seconds and nanos, scheduled, nonce."""
+
+
+def _record_summary(record: Any, body: Any | None, record_bytes: bytes) -> tuple[int, bytes, _IdFields | None]:
+    """The record's status, transaction hash and transaction id (the body's when the record has
+    none): read from its bytes by the compiled core, else through the message API."""
+    summary = None if compiled_record_summary is None else compiled_record_summary(record_bytes)
+    if summary is None:
+        has_id = record.HasField("transactionID")
+        summary = (
+            int(record.receipt.status),
+            record.transactionHash,
+            _id_fields(record.transactionID) if has_id else None,
+        )
+    status, transaction_hash, transaction_id = summary
+    if transaction_id is None and body is not None and body.HasField("transactionID"):
+        transaction_id = _id_fields(body.transactionID)
+    return status, transaction_hash, transaction_id
+
+
+def _id_fields(transaction_id: Any) -> _IdFields:
+    payer, start = transaction_id.accountID, transaction_id.transactionValidStart
+    return (
+        payer.shardNum,
+        payer.realmNum,
+        payer.accountNum,
+        start.seconds,
+        start.nanos,
+        transaction_id.scheduled,
+        transaction_id.nonce,
+    )
 
 
 def transaction_content_cells(item: RecordItem) -> dict[tuple[str, bytes], bytes]:
