@@ -16,8 +16,8 @@ from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.store import schema as s
 from hedera_history.store.model import Row
 from hedera_history.store.rows import RANGE_ITEMS, block_to_rows, range_rows, split_block
-from hedera_history.store.token_index import HELD, RELATION_PREFIX
 
+from .held_markers import assert_whole_and_range_markers, held_pair, is_held_marker
 from .test_rows_golden import crafted_block, verified_blocks
 
 SETTINGS = Settings()
@@ -52,23 +52,13 @@ def assert_parts_make_the_whole(block: VerifiedBlock, settings: Settings = SETTI
         assert len(held) == len(set(held))
         parts.extend(built)
     assert covered == len(block.record.items)
-    whole_cells, part_cells = cells_of(whole.rows), cells_of(parts)
-    assert whole_cells.items() <= part_cells.items()
-    extra = part_cells.keys() - whole_cells.keys()
-    assert all(table == s.ACCOUNT_HISTORY and is_held_marker(key) for table, key, _, _ in extra)
-    marked = {held_pair(key) for _, key, _, _ in whole_cells if is_held_marker(key)}
-    assert {held_pair(key) for _, key, _, _ in extra} <= marked
+    assert_whole_and_range_markers(cells_of(parts), cells_of(whole.rows), _history_key)
     return len(split.ranges)
 
 
-def is_held_marker(key: bytes) -> bool:
-    return key.startswith(RELATION_PREFIX) and key.endswith(b"/" + HELD.encode())
-
-
-def held_pair(key: bytes) -> bytes:
-    """``<account>/<token>`` of a ``held`` marker."""
-    _, account, token, _ = key.split(b"/", 3)
-    return account + b"/" + token
+def _history_key(cell: CellKey) -> bytes | None:
+    table, key, _, _ = cell
+    return key if table == s.ACCOUNT_HISTORY else None
 
 
 @pytest.fixture(scope="module")

@@ -68,7 +68,7 @@ from hedera_history.store.model import BlockRows, Cell, Row
 from hedera_history.store.originals import encode_item_list, signed_file_bytes
 from hedera_history.store.schedule_index import schedule_index_keys
 from hedera_history.store.stake_index import stake_index_keys
-from hedera_history.store.token_index import block_marks, token_index_keys
+from hedera_history.store.token_index import token_index_keys
 from hedera_history.store.topic_index import topic_index_keys
 from hedera_history.store.values import (
     FLAG_PART_1,
@@ -515,7 +515,7 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         index_keys += topic_index_keys(case, body, record, consensus) + file_index_keys(case, body, record, consensus)
         index_keys += stake_index_keys(case, record, consensus) + schedule_index_keys(case, body, record, consensus)
         index_keys += airdrop_index_keys(case, body, record, consensus)
-        index_keys += token_index_keys(case, body, record, consensus, item.transaction_bytes, block_marks(rows))
+        index_keys += token_index_keys(case, body, record, consensus, item.transaction_bytes, rows)
     if index_keys:
         rows.account_history.update((key, pointer) for key in index_keys)
 

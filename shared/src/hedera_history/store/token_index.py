@@ -99,13 +99,13 @@ def token_index_keys(
     record: Any,
     consensus_ns: int,
     transaction_bytes: bytes | None = None,
-    marked: set[bytes] | None = None,
+    block: object | None = None,
 ) -> list[bytes]:
     """The token index rows of one transaction whose body's ``data`` case is ``case``: most have
     none, and are told so from what they lack before the receipt is read. Given the transaction's
     bytes, a CryptoTransfer's body is searched for approved transfers only when they may hold one.
-    ``marked``: the (account, token) pairs the block's earlier transactions wrote a ``held`` marker
-    for (:func:`block_marks`), added to; None: the transaction alone (it marks every pair it moves)."""
+    ``block``: what the block (or the item range of it) is built into, whose transactions mark each
+    (account, token) pair ``held`` once (:func:`block_marks`); None: the transaction alone."""
     transfers, associations = record.tokenTransferLists, record.automatic_token_associations
     spent = approved_debits(case, body) if case == "cryptoTransfer" and _may_approve(transaction_bytes) else []
     if not (case in _TOKEN_CASES or case in _ALLOWANCE_CASES or transfers or associations or spent):
@@ -134,7 +134,7 @@ def token_index_keys(
         if token is not None and account is not None:
             keys.append(relation_key(account, token, consensus_ns, "auto"))
     if transfers:
-        keys += token_transfer_keys(transfers, consensus_ns, marked)
+        keys += token_transfer_keys(transfers, consensus_ns, None if block is None else block_marks(block))
     if case in _ALLOWANCE_CASES or spent:
         keys += [allowance_key(owner, consensus_ns) for owner in allowance_owners(case, body, spent)]
     return keys
