@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hedera_history.config import Settings
 from hedera_history.errors import SourceUnavailableError
-from hedera_history.follow.block_sources import BucketBlocks, CompositeBlocks, FetchedBlock
+from hedera_history.follow.block_sources import BucketBlocks, CompositeBlocks, FetchedBlock, NodeBlocks, with_registered
 from hedera_history.formats.names import block_file_path
 from hedera_history.pipeline.ingest_block import successor_name
 from hedera_history.sources.local import LocalSource
@@ -89,3 +90,13 @@ def test_the_newest_block_of_the_sources_is_the_highest_any_has_and_a_failing_on
 )
 def test_the_block_after_an_uploaded_one_is_named_as_it_is(name: str, number: int, expected: str) -> None:
     assert successor_name(name, number) == expected
+
+
+def test_a_registered_endpoint_that_does_not_parse_is_left_out_not_raised() -> None:
+    """The registry is read from the chain and kept: one bad entry (kept before names were checked)
+    must not stop the follower; the others are read."""
+    settings = Settings(block_node_discovery=True)
+    found = with_registered(CompositeBlocks([]), ["bad,host:1", "x:1:2", "good.example:40840"], settings)
+    (nodes,) = found.sources
+    assert isinstance(nodes, NodeBlocks)
+    assert [(n.endpoint.host, n.endpoint.port) for n in nodes.client.nodes] == [("good.example", 40840)]

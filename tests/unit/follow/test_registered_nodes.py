@@ -120,3 +120,20 @@ def test_the_registry_applies_changes_in_order_and_round_trips() -> None:
     later = registry.applied([RegisteredNodeChange(1, None), RegisteredNodeChange(2, "c:2")], 11)
     assert (later.endpoints, later.through_block) == (("c:2", "a:1"), 11)
     assert BlockNodeRegistry.from_json(later.to_json()) == later
+
+
+def test_a_domain_name_that_is_no_host_name_is_passed_over() -> None:
+    """Anyone can register a node: a name that is no host name (a comma, a colon, a space, an at
+    sign...) is not read, the node's next endpoint offering the APIs is."""
+    changes = StateChanges()
+    for node_id, name in enumerate(["evil.example,other", "a:1", "a b", "x@1", "-bad.example", "tls://x"], 10):
+        registered(changes, node_id, {"domain_name": name, "port": 40840, "apis": list(BLOCK_NODE_APIS)})
+    registered(
+        changes,
+        20,
+        {"domain_name": "a:b.example", "port": 40840, "apis": list(BLOCK_NODE_APIS)},
+        {"domain_name": "Block-1.example.", "port": 40840, "apis": list(BLOCK_NODE_APIS)},
+    )
+    found = changes_in(block_with(changes))
+    assert found[:-1] == [RegisteredNodeChange(n, None) for n in range(10, 16)]
+    assert found[-1] == RegisteredNodeChange(20, "Block-1.example.:40840")

@@ -19,6 +19,7 @@ from hedera_history.config import Settings
 from hedera_history.errors import (
     BlockNotFoundError,
     BlockNotYetAvailableError,
+    ConfigError,
     FileNameError,
     ObjectNotFoundError,
     SourceError,
@@ -28,7 +29,7 @@ from hedera_history.logs import event
 from hedera_history.networks import block_folder_of, network_named
 from hedera_history.sources.base import ObjectSource, open_source
 from hedera_history.sources.block_node import BlockNodeClient, BlockNodeOptions
-from hedera_history.sources.block_node_api import parse_endpoints
+from hedera_history.sources.block_node_api import BlockNodeEndpoint, parse_endpoint, parse_endpoints
 
 logger = logging.getLogger(__name__)
 
@@ -165,13 +166,27 @@ def with_registered(sources: CompositeBlocks, endpoints: Sequence[str], settings
     if not settings.block_node_discovery:
         return sources
     configured = {(e.host, e.port, e.tls) for e in parse_endpoints(settings.block_nodes)}
-    found = [e for e in parse_endpoints(",".join(endpoints)) if (e.host, e.port, e.tls) not in configured]
+    found = [e for e in _registered_endpoints(endpoints) if (e.host, e.port, e.tls) not in configured]
     kept = [source for source in sources.sources if not getattr(source, "registered", False)]
     if found:
         client = BlockNodeClient(found, BlockNodeOptions.from_settings(settings))
         after = sum(1 for source in kept if isinstance(source, NodeBlocks))
         kept.insert(after, NodeBlocks(client, registered=True))
     return CompositeBlocks(kept)
+
+
+def _registered_endpoints(endpoints: Sequence[str]) -> list[BlockNodeEndpoint]:
+    """The registered endpoints that parse, each on its own: they come from the chain, where anyone
+    registers, so one that does not is logged and left out rather than stopping the follower."""
+    parsed: list[BlockNodeEndpoint] = []
+    for text in endpoints:
+        try:
+            if "," in text:
+                raise ConfigError(f"block node {text!r}: not one address")
+            parsed.append(parse_endpoint(text))
+        except ConfigError as e:
+            event(logger, "registered block node left out", logging.WARNING, endpoint=text, reason=str(e))
+    return parsed
 
 
 def block_source_url(settings: Settings) -> str:

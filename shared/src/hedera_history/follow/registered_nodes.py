@@ -13,12 +13,14 @@ A registered node counts as a block node to read from, as the reference's
 the ``PUBLISH``, ``STATUS`` and ``SUBSCRIBE_STREAM`` APIs itself (APIs spread over several endpoints
 do not count: this project's client, like the reference's, asks one address for ``serverStatus``,
 ``getBlock`` and the subscription); it is read at the first such endpoint, by domain name when it
-has one, else by IP address, with TLS when the endpoint requires it. Pure: no I/O.
+has one (a host name: an endpoint whose domain name is not one is passed over), else by IP address,
+with TLS when the endpoint requires it. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +38,10 @@ _MARKERS = tuple(
 """``state_id`` 56 followed by a ``map_update`` or ``map_delete``, as any state change of the map
 is serialised (fields in number order): a block without these bytes has no such change, and the
 search over the decompressed block costs far less than parsing it."""
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST_NAME = re.compile(rf"(?=.{{1,254}}$){_LABEL}(?:\.{_LABEL})*\.?")
+"""A host name (RFC 1123 labels): anyone can register a node, and a domain name holding anything else
+(a comma, a colon, a scheme) is no address to dial, and would not be read back as one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +84,15 @@ def block_node_endpoint(endpoints: Iterable[Any]) -> str | None:
     for endpoint in endpoints:
         if not endpoint.HasField("block_node") or not _NEEDED_APIS.issubset(endpoint.block_node.endpoint_api):
             continue
-        host = endpoint.domain_name.strip() or _ip_text(endpoint.ip_address)
+        host = _host_name(endpoint.domain_name) if endpoint.domain_name.strip() else _ip_text(endpoint.ip_address)
         if host and 0 < endpoint.port < 65536:
             return f"{'tls://' if endpoint.requires_tls else ''}{host}:{endpoint.port}"
     return None
+
+
+def _host_name(text: str) -> str:
+    name = text.strip()
+    return name if _HOST_NAME.fullmatch(name) else ""
 
 
 def _ip_text(raw: bytes) -> str:
