@@ -222,7 +222,7 @@ class Settings:
         True,
         "Read blocks also from the block nodes registered on chain (HIP-1137 registered nodes with an endpoint "
         "offering the block-node publish, status and subscribe APIs), as the follower finds them in the blocks it "
-        "reads, after those of HEDERA_HISTORY_BLOCK_NODES.",
+        "reads, after those of HEDERA_HISTORY_BLOCK_NODES. Off while HEDERA_HISTORY_UNSIGNED_BLOCKS is set.",
     )
     block_node_status_timeout_seconds: float = setting(
         2.0, "Longest wait for a block node's serverStatus answer (the first call on a connection also connects)."

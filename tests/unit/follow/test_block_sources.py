@@ -92,6 +92,12 @@ def test_the_block_after_an_uploaded_one_is_named_as_it_is(name: str, number: in
     assert successor_name(name, number) == expected
 
 
+def test_registered_block_nodes_are_not_asked_where_unsigned_blocks_are_taken() -> None:
+    """A placeholder proof is anyone's to make: a registrant's blocks would be taken as they are."""
+    sources = CompositeBlocks([])
+    assert with_registered(sources, ["good.example:40840"], Settings(unsigned_blocks=True)) is sources
+
+
 def test_a_registered_endpoint_that_does_not_parse_is_left_out_not_raised() -> None:
     """The registry is read from the chain and kept: one bad entry (kept before names were checked)
     must not stop the follower; the others are read."""

@@ -162,8 +162,10 @@ def _number(relative: str) -> int | None:
 def with_registered(sources: CompositeBlocks, endpoints: Sequence[str], settings: Settings) -> CompositeBlocks:
     """``sources`` with the block nodes registered on chain (``follow.registered_nodes``) after the
     configured ones and before the bucket, those configured already left out; unchanged when
-    discovery is off (``HEDERA_HISTORY_BLOCK_NODE_DISCOVERY``)."""
-    if not settings.block_node_discovery:
+    discovery is off (``HEDERA_HISTORY_BLOCK_NODE_DISCOVERY``) and when unsigned blocks are taken
+    (``HEDERA_HISTORY_UNSIGNED_BLOCKS``: a placeholder proof anyone can make, so any registrant's
+    blocks would be taken)."""
+    if not settings.block_node_discovery or settings.unsigned_blocks:
         return sources
     configured = {(e.host, e.port, e.tls) for e in parse_endpoints(settings.block_nodes)}
     found = [e for e in _registered_endpoints(endpoints) if (e.host, e.port, e.tls) not in configured]
