@@ -1,8 +1,9 @@
 """Contract test: on the real V5 and V6 record files written to the Bigtable emulator (and a
 generated stream for what they do not hold: topics, network files, stake updates, derived
-balances; and hand-built token history for tokens, NFTs and allowances), every route we serve under the reference mirror node's paths answers what its OpenAPI
-declares (the response schema of each status, checked by openapi-schema-validator), with the
-reference's CORS header and cache headers for immutable answers."""
+balances; and hand-built token history for tokens, NFTs and allowances), every route we serve
+under the reference mirror node's paths answers what its OpenAPI declares (the response schema of
+each status, checked by openapi-schema-validator), with the reference's CORS header and cache
+headers for immutable answers."""
 
 from __future__ import annotations
 

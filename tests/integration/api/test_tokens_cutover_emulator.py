@@ -2,8 +2,9 @@
 wrapped record block 3, native blocks 4-7) loaded through ``load``, then the token routes against
 its ground truth: every account's balance of every token after every block, the created tokens,
 their NFTs' owners, every account's NFTs and token relationships paged through, and the allowances
-left at the end; each answer valid against the reference OpenAPI. The genesis tokens' holdings come from the genesis balance file, not from history, so
-their balances here are the truth less the genesis holdings."""
+left at the end; each answer valid against the reference OpenAPI. The genesis tokens' holdings come
+from the genesis balance file, not from history, so their balances here are the truth less the
+genesis holdings."""
 
 from __future__ import annotations
 
