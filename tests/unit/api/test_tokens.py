@@ -7,6 +7,8 @@ the reference's OpenAPI."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 from hedera_history import hapi
 from hedera_history.api import handle
@@ -239,3 +241,16 @@ def test_transfer_rows_are_the_key_functions(world: TokenWorld) -> None:
         relation_key(BOB_ID, ART_ID, 77, "held"),
     }
     assert built == expected
+
+
+class _BlockOneUnsigned(HistoryReader):
+    """The token world as if block 1 was stored unsigned (a placeholder proof)."""
+
+    def unsigned_blocks(self, numbers: Iterable[int]) -> set[int]:
+        return {n for n in numbers if n == 1}
+
+
+def test_an_nfts_transactions_say_their_block_is_unsigned(reader: HistoryReader) -> None:
+    get = reference_fetcher(_BlockOneUnsigned(reader.gateway))
+    moves = get(f"/api/v1/tokens/{ART_ID}/nfts/3/transactions")["transactions"]
+    assert [(m["type"], m.get("unsigned")) for m in moves] == [("TOKENBURN", None), ("TOKENMINT", True)]

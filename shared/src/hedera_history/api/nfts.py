@@ -26,11 +26,12 @@ from hedera_history.api.entity_pages import page_of
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64, parse_int
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
-from hedera_history.api.render import render_transactions, timestamp
+from hedera_history.api.render import UNSIGNED, render_transactions, timestamp
 from hedera_history.api.token_state import token_state
 from hedera_history.api.tokens import entity_bounds, entity_id
 from hedera_history.api.transaction_filters import entity_key, entity_reference
 from hedera_history.api.transactions_list import parse_filters
+from hedera_history.api.unsigned_blocks import mark_unsigned
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.formats.transactions import transaction_body
 from hedera_history.store.reader import HistoryReader
@@ -147,6 +148,7 @@ def nft_transactions(
     stored, errors = reader.transactions([consensus_ns for _, consensus_ns in page])
     rendered, render_errors = render_transactions(stored)
     skipped([*errors, *render_errors])
+    mark_unsigned(reader, rendered)
     transfers = [_nft_transfer(r, token, serial) for r in rendered]
     next_link = None
     if len(moves) > limit:
@@ -158,7 +160,8 @@ def nft_transactions(
 
 
 def _nft_transfer(rendered: dict[str, Any], token: str, serial: int) -> dict[str, Any]:
-    """The reference's ``NftTransactionTransfer``: the transaction's move of the NFT."""
+    """The reference's ``NftTransactionTransfer``: the transaction's move of the NFT (and
+    ``unsigned`` when its block was stored unsigned)."""
     moved = next(
         (t for t in rendered["nft_transfers"] if t["token_id"] == token and t["serial_number"] == serial),
         {"sender_account_id": None, "receiver_account_id": None, "is_approval": False},
@@ -171,7 +174,7 @@ def _nft_transfer(rendered: dict[str, Any], token: str, serial: int) -> dict[str
         "sender_account_id": moved["sender_account_id"],
         "transaction_id": rendered["transaction_id"],
         "type": rendered["name"],
-    }
+    } | ({UNSIGNED: True} if rendered.get(UNSIGNED) else {})
 
 
 def _owned_in(nft: NftState, owners: tuple[tuple[int, int, int], tuple[int, int, int]] | None) -> bool:
