@@ -18,6 +18,7 @@ from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
 from tests.integration.query_function import written_store
 from tests.unit.api.airdrop_schedule_world import at, world_blocks
+from tests.unit.api.reference_fetch import follow_links
 from tests.unit.api.wsgi_app import query_app
 
 pytestmark = pytest.mark.emulator
@@ -38,13 +39,7 @@ def contract() -> ReferenceContract:
 
 
 def follow(client: Any, contract: ReferenceContract, url: str, key: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    link: str | None = url
-    while link is not None:
-        body = get(client, contract, link)
-        found.extend(body[key])
-        link = body["links"]["next"]
-    return found
+    return follow_links(lambda link: get(client, contract, link), url, key)
 
 
 def test_airdrops_by_receiver_and_by_sender(client: Any, contract: ReferenceContract) -> None:

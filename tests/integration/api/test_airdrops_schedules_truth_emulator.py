@@ -18,6 +18,7 @@ from hedera_history.store.reader import HistoryReader
 
 from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
 from tests.integration.cutover_load import load_cutover_stream
+from tests.unit.api.reference_fetch import follow_links
 from tests.unit.api.wsgi_app import query_app
 
 pytestmark = pytest.mark.emulator
@@ -30,13 +31,7 @@ PREFIX = "truth_"
 
 
 def _follow(client: Any, contract: ReferenceContract, url: str, key: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    link: str | None = url
-    while link is not None:
-        body = checked_get(client, contract, link)
-        found.extend(body[key])
-        link = body["links"]["next"]
-    return found
+    return follow_links(lambda link: checked_get(client, contract, link), url, key)
 
 
 def _as_truth(answer: dict[str, Any]) -> dict[str, Any]:

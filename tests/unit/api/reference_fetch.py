@@ -30,3 +30,15 @@ def reference_fetcher(reader: HistoryReader) -> Fetch:
         return response.body
 
     return fetch
+
+
+def follow_links(get: Callable[[str], Any], url: str, key: str) -> list[Any]:
+    """Every item under ``key`` of ``url``'s answer and of each page its ``links.next`` leads to,
+    in order (``get``: a page's body by its URL)."""
+    found: list[Any] = []
+    link: str | None = url
+    while link is not None:
+        body = get(link)
+        found.extend(body[key])
+        link = body["links"]["next"]
+    return found

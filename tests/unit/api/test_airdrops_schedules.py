@@ -24,7 +24,7 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.store.writer import BlockWriter
 
 from tests.unit.api.airdrop_schedule_world import ED_KEY, at, b64, world_blocks
-from tests.unit.api.reference_fetch import reference_fetcher
+from tests.unit.api.reference_fetch import follow_links, reference_fetcher
 from tests.unit.errata.fakes import VersionedGateway
 from tests.unit.errata.helpers import SETTINGS as ERRATA_SETTINGS
 from tests.unit.errata.helpers import errata_file
@@ -39,16 +39,6 @@ def get() -> Get:
     gateway = MemoryGateway()
     assert all(r.complete for r in BlockWriter(gateway, Settings()).write_blocks(world_blocks()))
     return reference_fetcher(HistoryReader(gateway))
-
-
-def page_through(get: Get, url: str, key: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    next_url: str | None = url
-    while next_url is not None:
-        body = get(next_url)
-        found.extend(body[key])
-        next_url = body["links"]["next"]
-    return found
 
 
 def airdrop(
@@ -81,8 +71,8 @@ def test_outstanding_airdrops_of_a_sender(get: Get) -> None:
 
 
 def test_pending_airdrops_of_a_receiver_in_order_paged_and_filtered(get: Get) -> None:
-    assert page_through(get, "/api/v1/accounts/0.0.2001/airdrops/pending?limit=1", "airdrops") == RECEIVED
-    newest_first = page_through(get, "/api/v1/accounts/0.0.2001/airdrops/pending?limit=2&order=desc", "airdrops")
+    assert follow_links(get, "/api/v1/accounts/0.0.2001/airdrops/pending?limit=1", "airdrops") == RECEIVED
+    newest_first = follow_links(get, "/api/v1/accounts/0.0.2001/airdrops/pending?limit=2&order=desc", "airdrops")
     assert newest_first == RECEIVED[::-1]
     assert get("/api/v1/accounts/0.0.2001/airdrops/pending?sender.id=0.0.1002")["airdrops"] == RECEIVED[2:]
     assert get("/api/v1/accounts/0.0.2001/airdrops/pending?sender.id=gt:1001")["airdrops"] == RECEIVED[2:]
@@ -101,9 +91,9 @@ def test_paging_with_an_equal_filter_leaves_that_field_as_asked(get: Get, order:
     token is not lost behind a ``token.id=gt:0.0.5000`` that no airdrop of it can pass."""
     url = f"/api/v1/accounts/0.0.2001/airdrops/pending?token.id=0.0.5000&limit=1&order={order}"
     expected = [RECEIVED[0], RECEIVED[2]]
-    assert page_through(get, url, "airdrops") == (expected if order == "asc" else expected[::-1])
+    assert follow_links(get, url, "airdrops") == (expected if order == "asc" else expected[::-1])
     nft = "/api/v1/accounts/0.0.1001/airdrops/outstanding?serialnumber=1&limit=1"
-    assert page_through(get, nft, "airdrops") == RECEIVED[1:2]
+    assert follow_links(get, nft, "airdrops") == RECEIVED[1:2]
 
 
 def test_airdrop_errors(get: Get) -> None:
@@ -162,10 +152,10 @@ def test_one_schedule_from_its_transactions(get: Get) -> None:
 
 
 def test_schedules_listed_paged_and_filtered(get: Get) -> None:
-    listed = page_through(get, "/api/v1/schedules?limit=1", "schedules")
+    listed = follow_links(get, "/api/v1/schedules?limit=1", "schedules")
     assert [s["schedule_id"] for s in listed] == ["0.0.7000", "0.0.7001"]
     assert listed[0] == created_schedule()
-    newest_first = page_through(get, "/api/v1/schedules?limit=1&order=desc", "schedules")
+    newest_first = follow_links(get, "/api/v1/schedules?limit=1&order=desc", "schedules")
     assert newest_first == listed[::-1]
     assert [s["schedule_id"] for s in get("/api/v1/schedules?account.id=0.0.1002")["schedules"]] == ["0.0.7001"]
     assert [s["schedule_id"] for s in get("/api/v1/schedules?schedule.id=gt:0.0.7000")["schedules"]] == ["0.0.7001"]
