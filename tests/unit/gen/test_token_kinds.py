@@ -31,9 +31,9 @@ from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks
 from hedera_history.verify.tss import TssTrust, find_publication
 
 TOKENS = GeneratorConfig(
-    nodes=4, periods=8, transactions=60, seed=3, tokens=True, cutover_after=3, wrapped_periods=1, rotate_key=False
+    nodes=4, periods=9, transactions=60, seed=3, tokens=True, cutover_after=3, wrapped_periods=1, rotate_key=False
 )
-"""Record files 0-2, wrapped block 3, native blocks 4-7."""
+"""Record files 0-2, wrapped block 3, native blocks 4-8."""
 TOKEN_KINDS = {
     "tokenCreation",
     "tokenAssociate",

@@ -51,12 +51,26 @@ class BlockItemWriter:
 
     def __init__(self, genesis_balances: Mapping[int, int]) -> None:
         self.balances = dict(genesis_balances)
+        self.aliases: dict[int, bytes] = {}
+        """The alias each account created with one holds (an account's state carries it)."""
 
     def follow(self, items: Sequence[GeneratedItem]) -> None:
-        """Items that went into a record file: their transfers move the balances all the same."""
+        """Items that went into a record file: their transfers move the balances all the same, and
+        their creates give aliases."""
         for item in items:
             for account, amount in item.facts.hbar_transfers:
                 self.balances[account] = self.balances.get(account, 0) + amount
+            if item.facts.type == "cryptoCreateAccount":
+                self._note_alias(_Parsed(item))
+
+    def _note_alias(self, entry: _Parsed) -> int | None:
+        """The account an aliased CryptoCreate created, its alias noted; None for any other item."""
+        alias = bytes(entry.body.cryptoCreateAccount.alias)
+        if not alias or entry.body.WhichOneof("data") != "cryptoCreateAccount":
+            return None
+        account = int(entry.record.receipt.accountID.accountNum)
+        self.aliases[account] = alias
+        return account
 
     def transactions(self, items: Sequence[GeneratedItem]) -> list[list[bytes]]:
         """Per top-level transaction (its children with it), its serialised ``BlockItem`` messages."""
@@ -89,13 +103,16 @@ class BlockItemWriter:
                 self.balances[account] = self.balances.get(account, 0) + amount
                 moved.add(account)
         created = {num for entry in group for num in entry.created_contracts()}
-        for account in sorted(moved | created):
+        aliased = {num for entry in group if (num := self._note_alias(entry)) is not None}
+        for account in sorted(moved | created | aliased):
             change = changes.state_changes.add(state_id=STATE_ID_ACCOUNTS)
             change.map_update.key.account_id_key.accountNum = account
             value = change.map_update.value.account_value
             value.account_id.accountNum = account
             value.tinybar_balance = self.balances.get(account, 0)
             value.smart_contract = account in created
+            if account in self.aliases:
+                value.alias = self.aliases[account]
         for entry in group:
             entry.add_contract_state(changes)
             entry.add_token_state(changes)

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric import ed25519
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
 from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.facts import GeneratedItem, ItemFacts, TopicMessageFacts
-from hedera_history.gen.keys import account_key, ed25519_public_bytes
+from hedera_history.gen.keys import account_key, compressed_public, ecdsa_signature, ed25519_public_bytes
 from hedera_history.gen.ledger import FEE_COLLECTOR, Ledger
 
 _NODE_SHARE = 12
@@ -46,6 +46,8 @@ class Draft:
     scheduled: bool = False
     cosigners: tuple[Signer, ...] = ()
     """Keys that sign beside the payer's (an account's new key in the CryptoUpdate that sets it)."""
+    ecdsa_cosigners: tuple[ec.EllipticCurvePrivateKey, ...] = ()
+    """ECDSA secp256k1 keys that sign too (the key of an EVM-address alias a CryptoCreate sets)."""
 
 
 def set_timestamp(target: hapi.Timestamp, ns: int) -> None:
@@ -130,6 +132,10 @@ class ItemWriter:
                 pair = signed_transaction.sigMap.sigPair.add()
                 pair.pubKeyPrefix = signer.public
                 pair.ed25519 = signer.key.sign(body_bytes)
+            for ecdsa_key in draft.ecdsa_cosigners:
+                pair = signed_transaction.sigMap.sigPair.add()
+                pair.pubKeyPrefix = compressed_public(ecdsa_key)
+                pair.ECDSA_secp256k1 = ecdsa_signature(ecdsa_key, body_bytes)
         signed_bytes = signed_transaction.SerializeToString()
         transaction_bytes = hapi.Transaction(signedTransactionBytes=signed_bytes).SerializeToString()
         transaction_hash = hashlib.sha384(signed_bytes).digest()

@@ -17,10 +17,12 @@ import threading
 from math import lcm
 from pathlib import Path
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, decode_dss_signature
 
 from hedera_history.config import Settings
+from hedera_history.formats.evm import keccak256
 from hedera_history.gen.primes import seeded_prime
 
 RSA_BITS = 3072
@@ -147,3 +149,31 @@ def _store_cached(path: Path, key: rsa.RSAPrivateKey) -> None:
         os.replace(handle.name, path)
     except OSError:
         return
+
+
+_SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def ecdsa_key(seed: int, index: int) -> ec.EllipticCurvePrivateKey:
+    """The ``index``-th ECDSA secp256k1 key of ``seed`` (test keys only)."""
+    digest = hashlib.sha256(f"{_DERIVATION}/account-ecdsa/{seed}/{index}".encode()).digest()
+    scalar = int.from_bytes(digest, "big") % (_SECP256K1_ORDER - 1) + 1
+    return ec.derive_private_key(scalar, ec.SECP256K1())
+
+
+def compressed_public(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.CompressedPoint)
+
+
+def evm_address_of(key: ec.EllipticCurvePrivateKey) -> bytes:
+    """The last 20 bytes of the Keccak-256 of the uncompressed public point (without its 0x04)."""
+    point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return keccak256(point[1:])[-20:]
+
+
+def ecdsa_signature(key: ec.EllipticCurvePrivateKey, body_bytes: bytes) -> bytes:
+    """``r ‖ s`` (32 bytes each) over the Keccak-256 of the body, as Hedera's ECDSA signatures are;
+    deterministic (RFC 6979), so a seed gives the same bytes."""
+    der = key.sign(keccak256(body_bytes), ec.ECDSA(Prehashed(hashes.SHA256()), deterministic_signing=True))
+    r, s = decode_dss_signature(der)
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")

@@ -97,11 +97,15 @@ class Ledger:
         self._next_entity += 1
         return number
 
-    def open_account(self, account: int, *, contract: bool = False) -> None:
+    def open_account(self, account: int, *, contract: bool = False, pooled: bool = True) -> None:
+        """A new account at zero; ``pooled``: a user account that pays and receives in the mix."""
         if account in self.hbar:
             raise GeneratorError(f"account 0.0.{account} exists already")
         self.hbar[account] = 0
-        (self.contracts if contract else self.user_accounts).append(account)
+        if contract:
+            self.contracts.append(account)
+        elif pooled:
+            self.user_accounts.append(account)
 
     def transfer_hbar(self, changes: Iterable[tuple[int, int]]) -> None:
         """Apply (account, tinybar) changes that sum to zero; GeneratorError on an overdraft."""

@@ -42,6 +42,9 @@ class TxKind(Enum):
     CRYPTO_UPDATE = "crypto_update"
     SCHEDULE_PENDING = "schedule_pending"
     SCHEDULE_SIGN = "schedule_sign"
+    EVM_ACCOUNT_CREATE = "evm_account_create"
+    LAZY_CREATE = "lazy_create"
+    EVM_ACCOUNT_TRANSFER = "evm_account_transfer"
 
 
 GROUP_SIZE = {
@@ -51,6 +54,7 @@ GROUP_SIZE = {
     TxKind.TOPIC_CHUNKED_MESSAGE: 3,
     TxKind.FEE_SCHEDULE_UPDATE: 2,
     TxKind.SCHEDULE_SIGN: 2,
+    TxKind.LAZY_CREATE: 2,
 }
 """Items per group; 1 when not listed. An address-book update takes one item per file chunk."""
 
@@ -98,6 +102,9 @@ TOKENS_COVERAGE = (
     TxKind.TOKEN_BURN,
     TxKind.SCHEDULE_PENDING,
     TxKind.SCHEDULE_SIGN,
+    TxKind.EVM_ACCOUNT_CREATE,
+    TxKind.LAZY_CREATE,
+    TxKind.EVM_ACCOUNT_TRANSFER,
 )
 """The token service kinds a stream with ``GeneratorConfig.tokens`` plays first: a kind whose
 precondition does not hold yet plays the kind that makes it hold (``gen.token_player``)."""
@@ -115,6 +122,9 @@ TOKENS_MIX = {
     TxKind.CRYPTO_UPDATE: 2,
     TxKind.SCHEDULE_PENDING: 1,
     TxKind.SCHEDULE_SIGN: 1,
+    TxKind.EVM_ACCOUNT_CREATE: 1,
+    TxKind.LAZY_CREATE: 1,
+    TxKind.EVM_ACCOUNT_TRANSFER: 2,
 }
 """Added to the mix of a stream with ``GeneratorConfig.tokens``: token transfers are most of
 mainnet's token service traffic, creates and allowances a small share."""

@@ -355,7 +355,11 @@ class _Generator:
             self.rotation.node_id + FIRST_NODE_ACCOUNT if rotated and self.rotation is not None else None,
             tss=self._tss_truth(),
             token_state=token_state(
-                self.ledger, self.factory.accounts, self.genesis_tokens, self.truth.token_balances_by_block
+                self.ledger,
+                self.factory.accounts,
+                self.genesis_tokens,
+                self.truth.token_balances_by_block,
+                self.factory.evm_accounts.accounts,
             )
             if self.config.tokens
             else None,

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hedera_history.gen.account_player import AccountPlayer
+from hedera_history.gen.evm_accounts import EvmAccount
 from hedera_history.gen.ledger import Ledger
 from hedera_history.gen.token_ledger import TokenLedger
 
@@ -29,6 +30,7 @@ def token_state(
     accounts: AccountPlayer,
     genesis_balances: Mapping[int, Mapping[int, int]],
     by_block: Mapping[str, dict[str, dict[str, int]]],
+    evm_accounts: Mapping[int, EvmAccount],
 ) -> dict[str, Any]:
     tokens = ledger.tokens
     return {
@@ -82,7 +84,15 @@ def token_state(
             }
             for s in sorted(tokens.schedules.values(), key=lambda s: s.schedule)
         },
-        "account_keys": _account_keys(ledger, accounts),
+        "account_keys": _account_keys(ledger, accounts, evm_accounts),
+        "evm_accounts": {
+            account(num): {
+                "evm_address": "0x" + held.evm_address.hex(),
+                "ecdsa_key": held.ecdsa_key.hex() if held.ecdsa_key is not None else None,
+                "created_ns": held.created_ns,
+            }
+            for num, held in sorted(evm_accounts.items())
+        },
     }
 
 
@@ -103,10 +113,13 @@ def _nft_allowances(tokens: TokenLedger) -> list[dict[str, Any]]:
     return rows
 
 
-def _account_keys(ledger: Ledger, accounts: AccountPlayer) -> dict[str, list[dict[str, Any]]]:
+def _account_keys(
+    ledger: Ledger, accounts: AccountPlayer, evm_accounts: Mapping[int, EvmAccount]
+) -> dict[str, list[dict[str, Any]]]:
     """Every account's Ed25519 key (hex), memo and automatic association slots, from genesis or
-    its creation on, with one entry more per CryptoUpdate (``from_ns`` its consensus time)."""
-    contracts = set(ledger.contracts)
+    its creation on, with one entry more per CryptoUpdate (``from_ns`` its consensus time); the
+    accounts an EVM address names have no Ed25519 key (``evm_accounts`` holds theirs)."""
+    contracts = set(ledger.contracts) | set(evm_accounts)
     keyed = {}
     for num in sorted(ledger.hbar):
         if num in contracts:

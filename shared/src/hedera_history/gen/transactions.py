@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
-from hedera_history.gen import account_player, contracts, network_files, token_player, topics
+from hedera_history.gen import account_player, contracts, evm_accounts, network_files, token_player, topics
 from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.contracts import Action, Bytecode
 from hedera_history.gen.facts import GeneratedItem
@@ -91,6 +91,7 @@ class TransactionFactory:
         )
         self.tokens = token_player.TokenPlayer(*players)
         self.accounts = account_player.AccountPlayer(*players)
+        self.evm_accounts = evm_accounts.EvmAccountPlayer(*players, seed=seed)
         self._builders: dict[TxKind, Callable[[Sequence[int]], list[GeneratedItem]]] = {
             TxKind.HBAR_TRANSFER: self._hbar_transfer,
             TxKind.TOKEN_TRANSFER: self._token_transfer,
@@ -120,6 +121,9 @@ class TransactionFactory:
             TxKind.CRYPTO_UPDATE: self.accounts.update,
             TxKind.SCHEDULE_PENDING: self.accounts.schedule_pending,
             TxKind.SCHEDULE_SIGN: self.accounts.schedule_sign,
+            TxKind.EVM_ACCOUNT_CREATE: self.evm_accounts.create,
+            TxKind.LAZY_CREATE: self.evm_accounts.lazy_create,
+            TxKind.EVM_ACCOUNT_TRANSFER: self.evm_accounts.transfer,
         }
 
     def build(self, kind: TxKind, slots: Sequence[int]) -> list[GeneratedItem]:
