@@ -15,16 +15,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from hedera_history.errors import RowDecodeError
-from hedera_history.store import schema as s
 from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction, decode_pointer_cell, history_entry
-from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
-from hedera_history.store.index_scan import scan_index
+from hedera_history.store.gateway import StoredRow
+from hedera_history.store.index_scan import id_groups
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.schedule_index import CREATED, decode_schedule_key, schedules_range
-
-FIRST_WINDOW = 1 << 12
-"""Schedule ids a first window back from the top spans, newest first."""
-MAX_ID = (1 << 64) - 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +58,7 @@ def schedules_page(
     """Up to ``limit`` schedules with encoded ids in ``[low, high]`` (None: no end) that history
     holds the creation of and ``accept`` keeps."""
     errors: list[RowDecodeError] = []
-    groups = _groups_descending(reader, low, high, errors) if descending else _groups(reader, low, high, errors)
+    groups = _groups(reader, low, high, errors, descending=descending)
     kept: list[ScheduleHistory] = []
     batch: list[tuple[int, list[tuple[bytes, AccountHistoryEntry]]]] = []
     for group in groups:
@@ -79,51 +74,10 @@ def schedules_page(
 
 
 def _groups(
-    reader: HistoryReader, low: int, high: int | None, errors: list[RowDecodeError]
+    reader: HistoryReader, low: int, high: int | None, errors: list[RowDecodeError], *, descending: bool = False
 ) -> Iterator[tuple[int, list[tuple[bytes, AccountHistoryEntry]]]]:
     """Each schedule in ``[low, high]`` with its changes' entries, in id order."""
-    current: tuple[int, list[tuple[bytes, AccountHistoryEntry]]] | None = None
-    for (schedule, change), entry in scan_index(reader, schedules_range(low, high), _decode_change, errors):
-        if current is None or current[0] != schedule:
-            if current is not None:
-                yield current
-            current = (schedule, [])
-        current[1].append((change, entry))
-    if current is not None:
-        yield current
-
-
-def _groups_descending(
-    reader: HistoryReader, low: int, high: int | None, errors: list[RowDecodeError]
-) -> Iterator[tuple[int, list[tuple[bytes, AccountHistoryEntry]]]]:
-    top = _highest(reader, low, MAX_ID if high is None else high)
-    if top is None:
-        return
-    window = FIRST_WINDOW
-    while top >= low:
-        bottom = max(low, top - window + 1)
-        yield from reversed(list(_groups(reader, bottom, top, errors)))
-        top, window = bottom - 1, window * 2
-
-
-def _highest(reader: HistoryReader, low: int, high: int) -> int | None:
-    """The highest schedule id in ``[low, high]`` with a row: a binary search over one-row, key-only
-    reads."""
-    if not _any_in(reader, low, high):
-        return None
-    while low < high:
-        middle = (low + high + 1) // 2
-        if _any_in(reader, middle, high):
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _any_in(reader: HistoryReader, low: int, high: int) -> bool:
-    start, end = schedules_range(low, high)
-    query = RowQuery(ranges=(KeyRange(start, end),), key_only=True, limit=1)
-    return any(True for _ in reader.gateway.read_rows(s.ACCOUNT_HISTORY, query))
+    return id_groups(reader, schedules_range, _decode_change, low, high, errors, descending=descending)
 
 
 def _histories(
