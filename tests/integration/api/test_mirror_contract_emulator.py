@@ -33,6 +33,7 @@ from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.unit.api.reference_fetch import follow_links
 from tests.unit.api.token_world import ALICE, ART, GOLD, TREASURY, token_world
 from tests.unit.api.topic_world import verified_blocks
 from tests.unit.api.wsgi_app import query_app
@@ -88,13 +89,7 @@ class Checker:
         assert body["_status"]["messages"][0]["message"]
 
     def follow(self, data_set: str, url: str, key: str) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        link: str | None = url
-        while link is not None:
-            body = self.get(data_set, link)
-            items.extend(body[key])
-            link = body["links"]["next"]
-        return items
+        return follow_links(lambda link: self.get(data_set, link), url, key)
 
 
 @pytest.fixture(scope="module")
@@ -372,6 +367,10 @@ def test_tokens_nfts_and_allowances(checker: Checker) -> None:
     for kind in ("crypto", "tokens"):
         assert checker.get(TOKEN_SET, f"/api/v1/accounts/{alice}/allowances/{kind}")["allowances"]
     assert checker.get(TOKEN_SET, f"/api/v1/accounts/{treasury}/allowances/nfts")["allowances"]
+    listed = checker.follow(TOKEN_SET, "/api/v1/tokens?limit=1&order=desc", "tokens")
+    assert [t["token_id"] for t in listed] == [art, gold]
+    checker.get(TOKEN_SET, f"/api/v1/tokens?account.id={alice}&name=Gold", 400)
+    checker.not_served(TOKEN_SET, "/api/v1/tokens?publickey=" + "ab" * 32)
     checker.get(TOKEN_SET, "/api/v1/tokens/0.0.999999", 404)
     checker.get(TOKEN_SET, f"/api/v1/tokens/{gold}/balances?account.balance=x", 400)
 

@@ -1,7 +1,8 @@
 """Tokens across the cutover: a generated stream with the token service kinds (record files 0-2, a
 wrapped record block 3, native blocks 4-7) loaded through ``load``, then the token routes against
 its ground truth: every account's balance of every token after every block, the created tokens,
-their NFTs' owners, every account's NFTs and token relationships paged through, and the allowances
+their NFTs' owners, the token list (every created token, paged both ways, by type and by account),
+every account's NFTs and token relationships paged through, and the allowances
 left at the end; each answer valid against the reference OpenAPI. The genesis tokens' holdings come
 from the genesis balance file, not from history, so their balances here are the truth less the
 genesis holdings."""
@@ -20,6 +21,7 @@ from hedera_history.store.reader import HistoryReader
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
 from tests.integration.cutover_load import loaded_gateway
+from tests.unit.api.reference_fetch import follow_links
 from tests.unit.api.wsgi_app import query_app
 
 pytestmark = pytest.mark.emulator
@@ -46,6 +48,10 @@ def client(bigtable_client: Any, stream: GeneratedStream, tmp_path_factory: pyte
 @pytest.fixture(scope="module")
 def contract() -> ReferenceContract:
     return ReferenceContract(load_reference_document())
+
+
+def _follow(client: Any, contract: ReferenceContract, url: str, key: str) -> list[dict[str, Any]]:
+    return follow_links(lambda link: checked_get(client, contract, link), url, key)
 
 
 def test_every_balance_after_every_block(client: Any, contract: ReferenceContract, stream: GeneratedStream) -> None:
@@ -105,12 +111,8 @@ def test_every_accounts_nfts_paged_through(client: Any, contract: ReferenceContr
     collections = 0
     for owner, nfts in held.items():
         for order in ("asc", "desc"):
-            pages: list[tuple[str, int]] = []
-            url: str | None = f"/api/v1/accounts/{owner}/nfts?limit=1&order={order}"
-            while url is not None:
-                body = checked_get(client, contract, url)
-                pages += [(n["token_id"], n["serial_number"]) for n in body["nfts"]]
-                url = body["links"]["next"]
+            url = f"/api/v1/accounts/{owner}/nfts?limit=1&order={order}"
+            pages = [(n["token_id"], n["serial_number"]) for n in _follow(client, contract, url, "nfts")]
             assert len(pages) == len(set(pages)) and set(pages) <= nfts, (owner, order)
             assert {nft for nft in nfts if nft[0] in created} <= set(pages), (owner, order)
             collections = max(collections, len({token for token, _ in pages}))
@@ -129,11 +131,33 @@ def test_every_association_of_a_created_token(
                 related.setdefault(account, {})[token] = final.get(token, {}).get(account, 0)
     assert related
     for account, tokens in related.items():
-        listed: list[dict[str, Any]] = []
-        url: str | None = f"/api/v1/accounts/{account}/tokens?limit=2"
-        while url is not None:
-            body = checked_get(client, contract, url)
-            listed += body["tokens"]
-            url = body["links"]["next"]
+        listed = _follow(client, contract, f"/api/v1/accounts/{account}/tokens?limit=2", "tokens")
         shown = {r["token_id"]: r["balance"] for r in listed}
         assert {token: shown.get(token) for token in tokens} == tokens, account
+
+
+def test_every_created_token_listed(client: Any, contract: ReferenceContract, stream: GeneratedStream) -> None:
+    """``/tokens`` pages through every token created in the history, in id order both ways (the
+    genesis tokens' creations are older than it); by type, and by an account's associations."""
+    state = stream.truth["token_state"]
+    created = {token: info for token, info in state["tokens"].items() if info["created_ns"] is not None}
+    by_id = sorted(created, key=lambda token: [int(part) for part in token.split(".")])
+    for order, expected in (("asc", by_id), ("desc", by_id[::-1])):
+        listed = _follow(client, contract, f"/api/v1/tokens?limit=2&order={order}", "tokens")
+        assert [t["token_id"] for t in listed] == expected, order
+    assert {t["token_id"]: (t["name"], t["symbol"], t["type"]) for t in listed} == {
+        token: (info["name"], info["symbol"], info["type"]) for token, info in created.items()
+    }
+    unique = [t for t in by_id if created[t]["type"] == "NON_FUNGIBLE_UNIQUE"]
+    assert unique and len(unique) < len(by_id), "both types are created"
+    listed = _follow(client, contract, "/api/v1/tokens?limit=1&type=NON_FUNGIBLE_UNIQUE", "tokens")
+    assert [t["token_id"] for t in listed] == unique
+    associated = 0
+    for token, accounts in state["associations"].items():
+        if token not in created:
+            continue
+        for account in accounts:
+            listed = _follow(client, contract, f"/api/v1/tokens?account.id={account}&limit=2", "tokens")
+            assert token in {t["token_id"] for t in listed} <= created.keys(), (account, token)
+            associated += 1
+    assert associated

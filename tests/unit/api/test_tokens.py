@@ -27,7 +27,7 @@ from hedera_history.store.token_index import (
 )
 from hedera_history.store.writer import BlockWriter
 
-from tests.unit.api.reference_fetch import Fetch, reference_fetcher
+from tests.unit.api.reference_fetch import Fetch, follow_links, reference_fetcher
 from tests.unit.api.token_world import ALICE, ART, BOB, GOLD, TREASURY, TokenWorld, token_world
 from tests.unit.errata.fakes import VersionedGateway
 from tests.unit.errata.helpers import SETTINGS as ERRATA_SETTINGS
@@ -254,3 +254,45 @@ def test_an_nfts_transactions_say_their_block_is_unsigned(reader: HistoryReader)
     get = reference_fetcher(_BlockOneUnsigned(reader.gateway))
     moves = get(f"/api/v1/tokens/{ART_ID}/nfts/3/transactions")["transactions"]
     assert [(m["type"], m.get("unsigned")) for m in moves] == [("TOKENBURN", None), ("TOKENMINT", True)]
+
+
+def test_tokens_listed_from_their_creations(get: Fetch, reader: HistoryReader) -> None:
+    listed = get("/api/v1/tokens")
+    assert listed["links"]["next"] is None
+    gold, art = listed["tokens"]
+    assert gold == {
+        "admin_key": {"_type": "ED25519", "key": bytes(range(32)).hex()},
+        "decimals": 2,
+        "metadata": "",
+        "name": "Gold 2",  # as it is now, after its update
+        "symbol": "GLD",
+        "token_id": GOLD_ID,
+        "type": "FUNGIBLE_COMMON",
+    }
+    assert (art["token_id"], art["admin_key"], art["decimals"], art["type"]) == (ART_ID, None, 0, "NON_FUNGIBLE_UNIQUE")
+    assert follow_links(get, "/api/v1/tokens?limit=1", "tokens") == [gold, art]
+    assert follow_links(get, "/api/v1/tokens?limit=1&order=desc", "tokens") == [art, gold]
+    assert get("/api/v1/tokens?limit=1")["links"]["next"] == "/api/v1/tokens?limit=1&order=asc&token.id=gt%3A0.0.5001"
+
+
+def test_tokens_listed_by_id_type_name_and_account(get: Fetch, reader: HistoryReader) -> None:
+    def ids(url: str) -> list[str]:
+        return [t["token_id"] for t in get(url)["tokens"]]
+
+    assert ids(f"/api/v1/tokens?token.id={ART}") == [ART_ID]
+    assert ids(f"/api/v1/tokens?token.id={GOLD_ID}&token.id=eq:{ART_ID}") == [GOLD_ID, ART_ID]
+    assert ids(f"/api/v1/tokens?token.id=gt:{GOLD_ID}") == ids(f"/api/v1/tokens?token.id=ne:{GOLD_ID}") == [ART_ID]
+    assert ids(f"/api/v1/tokens?token.id=lt:{GOLD_ID}") == []
+    assert ids("/api/v1/tokens?type=NON_FUNGIBLE_UNIQUE") == [ART_ID]
+    assert ids("/api/v1/tokens?type=fungible_common&order=desc") == [GOLD_ID]
+    assert ids("/api/v1/tokens?type=ALL") == [GOLD_ID, ART_ID]
+    assert ids("/api/v1/tokens?name=gOLD") == ids("/api/v1/tokens?name=d 2") == [GOLD_ID]
+    assert ids("/api/v1/tokens?name=Gold 1") == []
+    assert ids(f"/api/v1/tokens?account.id={ALICE_ID}") == [GOLD_ID]  # her refused dissociation changed nothing
+    assert ids(f"/api/v1/tokens?account.id={BOB_ID}&order=desc") == [ART_ID, GOLD_ID]  # both automatic
+    assert ids(f"/api/v1/tokens?account.id={BOB_ID}&type=FUNGIBLE_COMMON") == [GOLD_ID]
+    assert ids("/api/v1/tokens?account.id=0.0.9999") == []
+    for refused in (f"name=Gold&token.id={GOLD_ID}", f"name=Gold&account.id={ALICE_ID}", "name=Go", "type=BOTH"):
+        get(f"/api/v1/tokens?{refused}", status=400)
+    get("/api/v1/tokens?timestamp=1", status=400)  # the reference lists tokens as of now only
+    not_served(reader, "/api/v1/tokens", publickey="3c3d546321ff6f63d701d2ec5c277095874e19f4a235bee1e6bb19258bf362be")

@@ -32,6 +32,7 @@ SERVED: dict[str, Fidelity] = {
     "/api/v1/network/nodes": "differences",
     "/api/v1/network/stake": "identical",
     "/api/v1/network/supply": "differences",
+    "/api/v1/tokens": "differences",
     "/api/v1/tokens/{tokenId}": "differences",
     "/api/v1/tokens/{tokenId}/balances": "differences",
     "/api/v1/tokens/{tokenId}/nfts": "differences",
@@ -63,7 +64,6 @@ NOT_SERVED: dict[str, str] = {
     "/api/v1/contracts/{contractIdOrAddress}/results/logs": _NO_INDEX + " (logs by contract and topic)",
     "/api/v1/contracts/results/logs": _NO_INDEX + " (logs by topic)",
     "/api/v1/network/registered-nodes": _LIVE + " (registered nodes)",
-    "/api/v1/tokens": _NO_INDEX + " (every token, by name, key or account)",
 }
 
 

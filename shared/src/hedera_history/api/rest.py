@@ -29,6 +29,7 @@ from hedera_history.api.reference_routes import not_served_reason
 from hedera_history.api.render import render_transactions, timestamp
 from hedera_history.api.schedules import get_schedule, list_schedules
 from hedera_history.api.status import rest_status
+from hedera_history.api.token_list import list_tokens
 from hedera_history.api.tokens import account_tokens, get_token, token_balances
 from hedera_history.api.topics import get_topic, get_topic_message, list_topic_messages, topic_message_at
 from hedera_history.api.transaction_filters import last_value
@@ -142,6 +143,7 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("topics", _ANY), lambda r, q, topic: get_topic(r, topic, q, log_skipped_rows)),
     (("topics", _ANY, "messages"), lambda r, q, topic: list_topic_messages(r, topic, q, log_skipped_rows)),
     (("topics", _ANY, "messages", _ANY), lambda r, q, topic, sequence: get_topic_message(r, topic, sequence, q)),
+    (("tokens",), lambda r, q: list_tokens(r, q, log_skipped_rows)),
     (("tokens", _ANY), lambda r, q, token: get_token(r, token, q, log_skipped_rows)),
     (("tokens", _ANY, "balances"), lambda r, q, token: token_balances(r, token, q, log_skipped_rows)),
     (("tokens", _ANY, "nfts"), lambda r, q, token: list_token_nfts(r, token, q, log_skipped_rows)),

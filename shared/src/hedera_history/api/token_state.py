@@ -11,6 +11,7 @@ its creation sets are not nullable in the reference's answer.
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,13 +70,19 @@ class TokenState:
 def token_state(reader: HistoryReader, token: str, at_ns: int | None = None) -> TokenState:
     """The token as of ``at_ns`` (None: now)."""
     changes = entity_changes(reader, token, at_ns)
-    state = TokenState(token, errors=changes.errors)
-    for change in reversed(changes.transactions):
-        _apply(state, change)
+    state = folded_token(token, changes.transactions, changes.errors)
     supply = newest_supply(reader, token, at_ns)
     if supply is not None:
         state.total_supply, supply_ns = supply
         state.modified_ns = max(state.modified_ns or 0, supply_ns)
+    return state
+
+
+def folded_token(token: str, changes: Sequence[StoredTransaction], errors: Sequence[RowDecodeError] = ()) -> TokenState:
+    """The token its creation and changes (newest first) leave, its supply not read."""
+    state = TokenState(token, errors=tuple(errors))
+    for change in reversed(changes):
+        _apply(state, change)
     return state
 
 

@@ -47,8 +47,8 @@ AIRDROP_PREFIX = b"airdrop/"
 """Pending airdrops' changes by sender and by receiver (``store.airdrop_index``)."""
 SCHEDULE_PREFIX = b"schedule/"
 """The transactions of each schedule, by schedule id (``store.schedule_index``)."""
-TOKEN_INDEX_PREFIXES = (b"supply/", b"holder/", b"tokenrel/", b"nft/", b"nftowner/", b"allowance/")
-"""Token supply, balances, relationships, NFTs and allowances (``store.token_index``)."""
+TOKEN_INDEX_PREFIXES = (b"supply/", b"holder/", b"tokenrel/", b"nft/", b"nftowner/", b"allowance/", b"tokenlist/")
+"""Token supply, balances, relationships, NFTs, allowances and creations by id (``store.token_index``)."""
 _INDEX_PREFIXES = (
     ENTITY_PREFIX,
     ALIAS_PREFIX,

@@ -57,6 +57,27 @@ def entity_changes(
     return EntityChanges(tuple(transactions), read < limit, (*errors, *read_errors))
 
 
+def entities_changes(
+    reader: HistoryReader, entities: Sequence[str]
+) -> tuple[dict[str, list[StoredTransaction]], list[RowDecodeError]]:
+    """:func:`entity_changes` of several entities up to now, in one ReadRows of their ranges (at
+    most ``MAX_ENTITY_CHANGES`` rows each on average) and one read of the transactions."""
+
+    def decode(row: StoredRow) -> tuple[str, AccountHistoryEntry] | None:
+        entity, consensus_ns = decode_entity_change_key(row.key)
+        entry = history_entry(consensus_ns, decode_pointer_cell(row))
+        return None if entry is None else (entity, entry)
+
+    ranges = sorted(entity_change_range(entity, None) for entity in set(entities))
+    found, _, errors = index_rows_over(reader, ranges, MAX_ENTITY_CHANGES * len(ranges), decode)
+    owner = {entry.consensus_ns: entity for entity, entry in found}
+    transactions, read_errors = reader.transactions([entry for _, entry in found])
+    changes: dict[str, list[StoredTransaction]] = {entity: [] for entity in entities}
+    for transaction in transactions:
+        changes[owner[transaction.consensus_ns]].append(transaction)
+    return changes, [*errors, *read_errors]
+
+
 def index_rows(
     reader: HistoryReader, key_range: tuple[bytes, bytes], limit: int, decode: Callable[[StoredRow], T | None]
 ) -> tuple[list[T], int, list[RowDecodeError]]:

@@ -26,6 +26,10 @@ summing keys, without reading the transactions:
 - ``nftowner/<account>/<token>/<serial, hex16>/<~ns>/<+ or ->``: the NFT came to or left ``account``.
 - ``allowance/<owner>/<~ns>``: a CryptoApproveAllowance or CryptoDeleteAllowance naming ``owner``, or
   a transfer spending one of its allowances (``is_approval``), folded into its allowances by a reader.
+- ``tokenlist/<token, encoded id hex16>/<consensus ns, hex16>/<f or n>``: the token's successful
+  TokenCreate (``f``: fungible, ``n``: non-fungible, which never changes), one row per token in the
+  reference's encoded-id order (``store.airdrop_index.encode_entity``), so a page of ``/tokens`` is
+  one scan from a token id (``store.reader_token_list``).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from weakref import WeakKeyDictionary
 
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.accounts import entity_text
+from hedera_history.store.airdrop_index import encode_entity
 from hedera_history.store.entity_index import TOKEN_INDEX_PREFIXES, entity_change_key
 from hedera_history.store.keys import (
     ACCOUNT_SEPARATOR,
@@ -47,8 +52,19 @@ from hedera_history.store.keys import (
     prefix_end,
 )
 
-SUPPLY_PREFIX, HOLDER_PREFIX, RELATION_PREFIX, NFT_PREFIX, NFT_OWNER_PREFIX, ALLOWANCE_PREFIX = TOKEN_INDEX_PREFIXES
+(
+    SUPPLY_PREFIX,
+    HOLDER_PREFIX,
+    RELATION_PREFIX,
+    NFT_PREFIX,
+    NFT_OWNER_PREFIX,
+    ALLOWANCE_PREFIX,
+    TOKEN_LIST_PREFIX,
+) = TOKEN_INDEX_PREFIXES
 _SUCCESS = 22
+NON_FUNGIBLE = 1
+"""``TokenType.NON_FUNGIBLE_UNIQUE``."""
+_LISTED_TYPES = {False: b"f", True: b"n"}
 NO_OWNER = "-"
 TOKEN_CHANGES = {
     "tokenUpdate": "token",
@@ -115,12 +131,7 @@ def token_index_keys(
     keys: list[bytes] = []
     data: Any = getattr(body, case) if case in _TOKEN_CASES else None
     if case == "tokenCreation":
-        token = token_text(record.receipt.tokenID)
-        treasury = entity_text(data.treasury)
-        if token is not None:
-            keys.append(entity_change_key(token, consensus_ns))
-            if treasury is not None:
-                keys.append(relation_key(treasury, token, consensus_ns, "treasury"))
+        keys += _creation_keys(data, record.receipt.tokenID, consensus_ns)
     elif case in TOKEN_CHANGES:
         token = token_text(getattr(data, TOKEN_CHANGES[case]))
         keys += [] if token is None else [entity_change_key(token, consensus_ns)]
@@ -137,6 +148,20 @@ def token_index_keys(
         keys += token_transfer_keys(transfers, consensus_ns, None if block is None else block_marks(block))
     if case in _ALLOWANCE_CASES or spent:
         keys += [allowance_key(owner, consensus_ns) for owner in allowance_owners(case, body, spent)]
+    return keys
+
+
+def _creation_keys(data: Any, token_id: Any, consensus_ns: int) -> list[bytes]:
+    token = token_text(token_id)
+    if token is None:
+        return []
+    keys = [entity_change_key(token, consensus_ns)]
+    listed = encode_entity(token_id.shardNum, token_id.realmNum, token_id.tokenNum)
+    if listed is not None:
+        keys.append(token_list_key(listed, consensus_ns, data.tokenType == NON_FUNGIBLE))
+    treasury = entity_text(data.treasury)
+    if treasury is not None:
+        keys.append(relation_key(treasury, token, consensus_ns, "treasury"))
     return keys
 
 
@@ -262,6 +287,30 @@ def allowance_owners(case: str | None, body: Any, spent: list[ApprovedDebit]) ->
 def token_text(token_id: Any) -> str | None:
     """``shard.realm.num`` of a TokenID, None when it names no token."""
     return entity_id(token_id.shardNum, token_id.realmNum, token_id.tokenNum) if token_id.tokenNum > 0 else None
+
+
+def token_list_key(token: int, consensus_ns: int, non_fungible: bool) -> bytes:
+    """The ``tokenlist/`` row of the token (encoded id) created at ``consensus_ns``."""
+    return token_list_prefix(token) + hex16(consensus_ns) + ACCOUNT_SEPARATOR + _LISTED_TYPES[non_fungible]
+
+
+def token_list_prefix(token: int) -> bytes:
+    return TOKEN_LIST_PREFIX + hex16(token) + ACCOUNT_SEPARATOR
+
+
+def token_list_range(low: int, high: int | None) -> tuple[bytes, bytes]:
+    """``[start, end)`` of the ``tokenlist/`` rows of tokens with encoded ids in ``[low, high]``
+    (None: no end)."""
+    end = prefix_end(TOKEN_LIST_PREFIX) if high is None else token_list_prefix(high + 1)
+    return token_list_prefix(low), end
+
+
+def decode_token_list_key(key: bytes) -> tuple[int, int, bool]:
+    """``(token, consensus ns, non-fungible)`` of a ``tokenlist/`` row."""
+    _, token, time, kind = _parts(key, TOKEN_LIST_PREFIX, 4)
+    if kind not in _LISTED_TYPES.values():
+        raise RowLayoutError(f"not a token type: {kind!r}")
+    return decode_hex16(token), decode_hex16(time), kind == _LISTED_TYPES[True]
 
 
 def _token_part(entity: str) -> bytes:
