@@ -10,6 +10,7 @@ import pytest
 from hedera_history import hapi, speedups
 from hedera_history.formats.wire import length_delimited, varint_field
 from hedera_history.store.accounts import touched_entities
+from hedera_history.store.rows import _id_fields
 
 from .builders import account, transfer_list
 
@@ -159,19 +160,7 @@ def _random_summary_record(rng: random.Random) -> Any:
 
 
 def _summary_of_messages(record: Any) -> tuple[object, ...]:
-    identifier = None
-    if record.HasField("transactionID"):
-        transaction_id = record.transactionID
-        payer, start = transaction_id.accountID, transaction_id.transactionValidStart
-        identifier = (
-            payer.shardNum,
-            payer.realmNum,
-            payer.accountNum,
-            start.seconds,
-            start.nanos,
-            transaction_id.scheduled,
-            transaction_id.nonce,
-        )
+    identifier = _id_fields(record.transactionID) if record.HasField("transactionID") else None
     return int(record.receipt.status), record.transactionHash, identifier
 
 
