@@ -96,7 +96,7 @@ try:
         _speedups.block_items,
         _speedups.record_summary,
     )
-except ImportError as e:
+except (ImportError, AttributeError) as e:  # AttributeError: a build older than this source
     logger.warning(
         "compiled core missing on this platform: the pure-Python code runs instead",
         extra={"fields": {"module": "hedera_history._speedups", "error": str(e)}},
