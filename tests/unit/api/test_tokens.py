@@ -283,6 +283,7 @@ def test_tokens_listed_by_id_type_name_and_account(get: Fetch, reader: HistoryRe
     assert ids(f"/api/v1/tokens?token.id={GOLD_ID}&token.id=eq:{ART_ID}") == [GOLD_ID, ART_ID]
     assert ids(f"/api/v1/tokens?token.id=gt:{GOLD_ID}") == ids(f"/api/v1/tokens?token.id=ne:{GOLD_ID}") == [ART_ID]
     assert ids(f"/api/v1/tokens?token.id=lt:{GOLD_ID}") == []
+    assert ids(f"/api/v1/tokens?token.id={GOLD_ID}&token.id=gt:{GOLD_ID}&order=desc") == []
     assert ids("/api/v1/tokens?type=NON_FUNGIBLE_UNIQUE") == [ART_ID]
     assert ids("/api/v1/tokens?type=fungible_common&order=desc") == [GOLD_ID]
     assert ids("/api/v1/tokens?type=ALL") == [GOLD_ID, ART_ID]
@@ -296,3 +297,12 @@ def test_tokens_listed_by_id_type_name_and_account(get: Fetch, reader: HistoryRe
         get(f"/api/v1/tokens?{refused}", status=400)
     get("/api/v1/tokens?timestamp=1", status=400)  # the reference lists tokens as of now only
     not_served(reader, "/api/v1/tokens", publickey="3c3d546321ff6f63d701d2ec5c277095874e19f4a235bee1e6bb19258bf362be")
+
+
+def test_an_errata_removing_a_creation_takes_the_token_off_the_list(world: TokenWorld) -> None:
+    gateway = VersionedGateway()
+    assert all(r.complete for r in BlockWriter(gateway, ERRATA_SETTINGS).write_blocks(list(world.blocks)))
+    apply_errata(errata_file(world.times["refused"] + NS, world.times["create_art"], None), gateway, ERRATA_SETTINGS)
+    get = reference_fetcher(HistoryReader(gateway))
+    for order in ("asc", "desc"):
+        assert [t["token_id"] for t in get(f"/api/v1/tokens?order={order}")["tokens"]] == [GOLD_ID]

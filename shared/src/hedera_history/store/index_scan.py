@@ -70,6 +70,8 @@ def id_groups(
     descending: bool = False,
 ) -> Iterator[IdGroup[T]]:
     """Each id in ``[low, high]`` with its rows, in id order (highest first when ``descending``)."""
+    if high is not None and low > high:
+        return
     if not descending:
         yield from _ascending(reader, id_range, decode, low, high, errors)
         return
