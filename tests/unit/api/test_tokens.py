@@ -7,7 +7,7 @@ the reference's OpenAPI."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import pytest
 from hedera_history import hapi
@@ -15,6 +15,8 @@ from hedera_history.api import handle
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
 from hedera_history.errata.apply import apply_errata
+from hedera_history.store import schema as s
+from hedera_history.store.gateway import RowQuery, StoredRow
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.token_index import (
     decode_holder_key,
@@ -306,3 +308,34 @@ def test_an_errata_removing_a_creation_takes_the_token_off_the_list(world: Token
     get = reference_fetcher(HistoryReader(gateway))
     for order in ("asc", "desc"):
         assert [t["token_id"] for t in get(f"/api/v1/tokens?order={order}")["tokens"]] == [GOLD_ID]
+
+
+class _CountingGateway(MemoryGateway):
+    """Counts ReadRows requests by table."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: dict[str, int] = {}
+
+    def read_rows(self, table: str, query: RowQuery) -> Iterator[StoredRow]:
+        self.requests[table] = self.requests.get(table, 0) + 1
+        return super().read_rows(table, query)
+
+
+def test_a_page_of_tokens_is_one_scan_and_one_read_of_their_changes(world: TokenWorld) -> None:
+    gateway = _CountingGateway()
+    assert all(r.complete for r in BlockWriter(gateway, Settings()).write_blocks(list(world.blocks)))
+    for url in ("/api/v1/tokens", "/api/v1/tokens?limit=1", "/api/v1/tokens?type=NON_FUNGIBLE_UNIQUE"):
+        gateway.requests.clear()
+        assert handle(lambda: HistoryReader(gateway), "GET", url.partition("?")[0], _query(url), b"").status == 200
+        assert gateway.requests[s.ACCOUNT_HISTORY] == 2, (url, gateway.requests)  # tokenlist/, then entity/
+        # the tokens' transactions from the items rows their pointers name; the completion of their blocks
+        assert gateway.requests[s.ITEMS] == 1 and gateway.requests[s.BLOCKS] <= 2, (url, gateway.requests)
+
+
+def _query(url: str) -> dict[str, list[str]]:
+    query: dict[str, list[str]] = {}
+    for pair in filter(None, url.partition("?")[2].split("&")):
+        name, _, value = pair.partition("=")
+        query.setdefault(name, []).append(value)
+    return query
