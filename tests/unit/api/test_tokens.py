@@ -1,9 +1,9 @@
 """The token, NFT and allowance routes on hand-built token history, in memory: a token as of any
 time (supply from mint and burn receipts, update, pause, custom fees), balances summed from the
 records' token transfer lists as of a time, an account's relationships (association, automatic
-association, treasury, KYC), NFTs minted, moved and burnt, allowances granted and spent; paging,
-filters and 404s; a transfer an errata removed gone from the balances; each answer checked against
-the reference's OpenAPI."""
+association, treasury, KYC), NFTs minted, moved and burnt, allowances granted and spent, the token
+list (by id, type, name, account; what a page reads); paging, filters and 404s; a transfer or a
+creation an errata removed gone; each answer checked against the reference's OpenAPI."""
 
 from __future__ import annotations
 
