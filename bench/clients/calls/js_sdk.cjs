@@ -48,7 +48,11 @@ async function main() {
         const alias = found.alias_evm_address.replace(/^0x/, "");
         await call("AccountId.fromEvmAddress(0, 0, alias).populateAccountNum(client)",
             "/api/v1/accounts/{idOrAliasOrEvmAddress}",
-            async () => (await sdk.AccountId.fromEvmAddress(0, 0, alias).populateAccountNum(client)).toString(),
+            // toString() prints the EVM address while the id holds one: the number is what was populated.
+            async () => {
+                const id = await sdk.AccountId.fromEvmAddress(0, 0, alias).populateAccountNum(client);
+                return `${id.shard}.${id.realm}.${id.num}`;
+            },
             equal(found.alias_account));
     } else {
         report("AccountId.fromEvmAddress(0, 0, alias).populateAccountNum(client)",

@@ -99,3 +99,9 @@ def test_every_request_a_client_made_answers_as_it_did(
         assert answered == status or (status == NOT_SERVED and answered == 200), (method, path, response.data[:300])
         if answered == 200:
             contract.validate(urlsplit(path).path, 200, response.get_json(), method.lower())
+
+
+def test_the_generated_recording_resolves_an_evm_address_alias() -> None:
+    """The generated history holds accounts created with an EVM-address alias, so the JS SDK's
+    ``AccountId.populateAccountNum`` and hiero-sdk-python's ``populate_account_num`` asked for one."""
+    assert any(r["path"].startswith("/api/v1/accounts/{alias_evm_address") for r in RECORDED["generated"])
