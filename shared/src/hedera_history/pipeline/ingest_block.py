@@ -133,7 +133,7 @@ def _verify_and_publish(
             if not previous:
                 return _waiting(name, block.number)
             stored_own = ctx.state.links([block.number]).get(block.number, [])
-        elif not previous:
+        elif not previous and block.number > 0:
             previous = stored_predecessor(HistoryReader(ctx.gateway), block.number - 1)
         _check_stored_link(block, report, verified, previous)
         own = _own_link(block, report, verified)
