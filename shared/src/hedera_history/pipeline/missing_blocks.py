@@ -72,8 +72,13 @@ def chain_end(links: Callable[[list[int]], dict[int, list[Link]]], start: int) -
 def fill_missing_blocks(ctx: IngestContext, errors: list[str]) -> MissingBlocks:
     """Read the block after the stored chain's end from the upload bucket and ingest it as an
     upload, again after what that published, at most ``MISSING_BLOCK_READS_PER_SWEEP`` times. A
-    failure (the store or the bucket did not answer) ends the look, added to ``errors``."""
+    failure (the store or the bucket did not answer) ends the look, added to ``errors``.
+
+    A deployment that follows a network (``follow_source``) has no uploads: its follower reads the
+    blocks, and fills one missing from a source from the others; the sweep leaves them to it."""
     report = MissingBlocks()
+    if ctx.settings.follow_source:
+        return report
     try:
         _fill(ctx, errors, report)
     except HistoryError as e:  # the next sweep looks again; the rest of this one goes on
