@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from hedera_history.api.render import timestamp
 from hedera_history.books.parse import parse_address_book
 from hedera_history.cli.main import cli
 from hedera_history.config import Settings
@@ -12,7 +13,7 @@ from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 
-from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
 from tests.unit.api.wsgi_app import query_app
 
 
@@ -116,16 +117,16 @@ def test_after_load_every_route_answers_as_after_a_stack_upload(
     gateway = gateway_for_instance(bigtable_instance, Settings(table_prefix="start_"))
     try:
         client = query_app(HistoryReader(gateway)).test_client()
-        nodes = _valid(client, contract, "/api/v1/network/nodes")["nodes"]
+        nodes = checked_get(client, contract, "/api/v1/network/nodes")["nodes"]
         truth = generated_stream.truth
         rotated = truth["address_books"][-1]  # node 0.0.3's key rotated by a 0.0.102 update
         assert [n["node_account_id"] for n in nodes] == [n["account"] for n in truth["nodes"]]
         changed_in = truth["blocks"][rotated["updated_in_block"]]
-        assert nodes[0]["timestamp"]["from"] == _seconds(changed_in["consensus_end_ns"] + 1)
+        assert nodes[0]["timestamp"]["from"] == timestamp(changed_in["consensus_end_ns"] + 1)
         book = parse_address_book((generated_stream_dir / rotated["file"]).read_bytes())
         assert [n["public_key"] for n in nodes] == ["0x" + n.public_key_der.hex() for n in book.nodes]
         for account, balance in sorted(truth["balances"]["final"].items())[:8]:
-            body = _valid(client, contract, f"/api/v1/balances?account.id={account}")
+            body = checked_get(client, contract, f"/api/v1/balances?account.id={account}")
             assert body["balances"] == [{"account": account, "balance": balance, "tokens": []}]
     finally:
         gateway.close()
@@ -138,7 +139,7 @@ def test_a_loaded_book_serves_its_endpoints(bigtable_instance: Any, hedera_data:
     contract = ReferenceContract(load_reference_document())
     gateway = gateway_for_instance(bigtable_instance, Settings(table_prefix="nodes_"))
     try:
-        nodes = _valid(query_app(HistoryReader(gateway)).test_client(), contract, "/api/v1/network/nodes")["nodes"]
+        nodes = checked_get(query_app(HistoryReader(gateway)).test_client(), contract, "/api/v1/network/nodes")["nodes"]
     finally:
         gateway.close()
     assert [n["node_account_id"] for n in nodes] == ["0.0.3", "0.0.4", "0.0.5", "0.0.6"]
@@ -150,15 +151,3 @@ def test_a_loaded_book_serves_its_endpoints(bigtable_instance: Any, hedera_data:
     ]
     assert first["node_cert_hash"] == "0x" and first["memo"] == "0.0.3" and first["description"] == ""
     assert first["timestamp"]["from"] == "1657701968.041986003"  # the first period's
-
-
-def _valid(client: Any, contract: ReferenceContract, url: str) -> Any:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.data[:300])
-    body = response.get_json()
-    contract.validate(url.partition("?")[0], 200, body)
-    return body
-
-
-def _seconds(ns: int) -> str:
-    return f"{ns // 10**9}.{ns % 10**9:09d}"

@@ -7,28 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
 from hedera_history.gen.config_and_output import GeneratedStream
 from hedera_history.store.bigtable_client import gateway_for_instance
 from hedera_history.store.reader import HistoryReader
 
-from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.integration.api.reference_contract import ReferenceContract, checked_get, load_reference_document
 from tests.integration.cutover_load import load_cutover_stream
 from tests.unit.api.wsgi_app import query_app
 
 PREFIX = "cutover_"
-
-
-def _valid(client: Any, contract: ReferenceContract, url: str) -> Any:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.data[:300])
-    body = response.get_json()
-    contract.validate(url.partition("?")[0], 200, body)
-    return body
-
-
-def _seconds(ns: int) -> str:
-    return f"{ns // 10**9}.{ns % 10**9:09d}"
 
 
 def test_a_loaded_cutover_stream_answers_its_ground_truth(
@@ -44,17 +33,17 @@ def test_a_loaded_cutover_stream_answers_its_ground_truth(
         kinds = set()
         for block in truth["blocks"]:
             kinds.add(block["kind"])
-            body = _valid(client, contract, f"/api/v1/blocks/{block['number']}")
+            body = checked_get(client, contract, f"/api/v1/blocks/{block['number']}")
             assert body["number"] == block["number"]
             assert body["count"] == block["item_count"]
-            assert body["timestamp"]["from"] == _seconds(block["consensus_start_ns"])
+            assert body["timestamp"]["from"] == timestamp(block["consensus_start_ns"])
         assert len(kinds) == 3, kinds  # record files, wrapped blocks, native blocks
-        listed = _valid(client, contract, "/api/v1/blocks?order=asc&limit=25")["blocks"]
+        listed = checked_get(client, contract, "/api/v1/blocks?order=asc&limit=25")["blocks"]
         assert [b["number"] for b in listed] == [b["number"] for b in truth["blocks"]]
         for transaction in truth["transactions"]:
             url = f"/api/v1/transactions/{transaction['transaction_id_string']}"
-            answers = _valid(client, contract, url)["transactions"]
-            answer = next(a for a in answers if a["consensus_timestamp"] == _seconds(transaction["consensus_ns"]))
+            answers = checked_get(client, contract, url)["transactions"]
+            answer = next(a for a in answers if a["consensus_timestamp"] == timestamp(transaction["consensus_ns"]))
             assert answer["result"] == transaction["status"], url
             assert answer["charged_tx_fee"] == transaction["fee"], url
             assert answer["transaction_hash"], url
@@ -65,10 +54,10 @@ def test_a_loaded_cutover_stream_answers_its_ground_truth(
         touched: dict[str, set[str]] = {}
         for transaction in truth["transactions"]:
             for account in transaction["accounts_touched"]:
-                touched.setdefault(account, set()).add(_seconds(transaction["consensus_ns"]))
+                touched.setdefault(account, set()).add(timestamp(transaction["consensus_ns"]))
         for account in sorted(touched)[:6]:
             url = f"/api/v1/transactions?account.id={account}&limit=100"
-            page = _valid(client, contract, url)["transactions"]
+            page = checked_get(client, contract, url)["transactions"]
             assert {a["consensus_timestamp"] for a in page} == touched[account], account
     finally:
         gateway.close()
