@@ -4,7 +4,7 @@ item writer, and the factory's steps for a fresh draft, a fee and a payer who ca
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from hedera_history.gen.items import Draft, ItemWriter
 from hedera_history.gen.ledger import Ledger
@@ -32,7 +32,12 @@ class Player:
 
     def other_user(self, excluded: int) -> int:
         """A user account other than ``excluded``."""
-        while True:
-            account = self.rng.choice(self.ledger.user_accounts)
-            if account != excluded:
-                return account
+        return pick_other(self.rng, self.ledger.user_accounts, excluded)
+
+
+def pick_other(rng: random.Random, accounts: Sequence[int], excluded: int) -> int:
+    """One of ``accounts`` other than ``excluded``."""
+    while True:
+        account = rng.choice(accounts)
+        if account != excluded:
+            return account

@@ -23,6 +23,7 @@ from hedera_history.gen.items import (
 )
 from hedera_history.gen.ledger import TREASURY, Ledger
 from hedera_history.gen.period_mix import TxKind
+from hedera_history.gen.player import pick_other
 from hedera_history.gen.token_ledger import Schedule
 
 ADDRESS_BOOK_FILE = 102
@@ -71,21 +72,21 @@ class TransactionFactory:
             rng,
             ledger,
             self.writer,
-            lambda consensus_ns, payer: self._new_draft(consensus_ns, payer=payer),
+            self._new_draft,
             lambda: self._fee("topic"),
             self._pick_payer,
         )
         self.network_files = network_files.NetworkFilePlayer(
             rng,
             self.writer,
-            lambda consensus_ns, payer: self._new_draft(consensus_ns, payer=payer),
+            self._new_draft,
             lambda: self._fee("file"),
         )
         players = (
             rng,
             ledger,
             self.writer,
-            lambda consensus_ns, payer: self._new_draft(consensus_ns, payer=payer),
+            self._new_draft,
             lambda: self._fee("token"),
             self._pick_payer,
         )
@@ -175,7 +176,7 @@ class TransactionFactory:
     def _plain_hbar_transfer(self, consensus_ns: int) -> tuple[GeneratedItem, Draft]:
         fee = self._fee("transfer")
         payer = self._pick_payer(fee)
-        receiver = self._pick_other(self.ledger.user_accounts, payer)
+        receiver = pick_other(self.rng, self.ledger.user_accounts, payer)
         amount = self.rng.randint(1, max(1, min(50 * 10**8, (self.ledger.balance(payer) - fee) // 100)))
         draft = self._new_draft(consensus_ns, payer=payer)
         moves = {payer: -amount, receiver: amount}
@@ -187,7 +188,7 @@ class TransactionFactory:
         holders = [a for a in self.ledger.token_holders if self.ledger.fungible.get(a, 0) > 0]
         sender = self.rng.choice(holders)
         self._require_fee(sender, fee)
-        receiver = self._pick_other(self.ledger.token_holders, sender)
+        receiver = pick_other(self.rng, self.ledger.token_holders, sender)
         amount = self.rng.randint(1, min(self.ledger.fungible[sender], 500_000))
         draft = self._new_draft(slots[0], payer=sender)
         token_list = draft.body.cryptoTransfer.tokenTransfers.add()
@@ -203,7 +204,7 @@ class TransactionFactory:
         serial = self.rng.choice(sorted(self.ledger.nft_owners))
         sender = self.ledger.nft_owners[serial]
         self._require_fee(sender, fee)
-        receiver = self._pick_other(self.ledger.token_holders, sender)
+        receiver = pick_other(self.rng, self.ledger.token_holders, sender)
         draft = self._new_draft(slots[0], payer=sender)
         token_list = draft.body.cryptoTransfer.tokenTransfers.add()
         token_list.token.tokenNum = self.nft_token
@@ -368,7 +369,7 @@ class TransactionFactory:
     def _failed_transfer(self, slots: Sequence[int]) -> list[GeneratedItem]:
         fee = self._fee("transfer")
         payer = self._pick_payer(fee)
-        receiver = self._pick_other(self.ledger.user_accounts, payer)
+        receiver = pick_other(self.rng, self.ledger.user_accounts, payer)
         amount = self.ledger.balance(payer) + self.rng.randint(1, 10**10)
         draft = self._new_draft(slots[0], payer=payer)
         fill_amounts(draft.body.cryptoTransfer.transfers.accountAmounts, {payer: -amount, receiver: amount})
@@ -394,7 +395,7 @@ class TransactionFactory:
         create_fee = self._fee("schedule")
         execute_fee = self._fee("transfer")
         payer = self._pick_payer(create_fee + execute_fee + 1)
-        receiver = self._pick_other(self.ledger.user_accounts, payer)
+        receiver = pick_other(self.rng, self.ledger.user_accounts, payer)
         spendable = self.ledger.balance(payer) - create_fee - execute_fee
         amount = self.rng.randint(1, max(1, min(10 * 10**8, spendable // 10)))
         moves = {payer: -amount, receiver: amount}
@@ -443,7 +444,7 @@ class TransactionFactory:
 
     # ---- shared steps ------------------------------------------------------------------------
 
-    def _new_draft(self, consensus_ns: int, *, payer: int) -> Draft:
+    def _new_draft(self, consensus_ns: int, payer: int) -> Draft:
         """A body with a fresh transaction id for ``payer`` and a random submitting node."""
         node = self.rng.choice(self.node_accounts)
         valid_start = self._used_ids.claim(
@@ -483,12 +484,6 @@ class TransactionFactory:
             if self.ledger.balance(payer) >= needed:
                 return payer
         return TREASURY
-
-    def _pick_other(self, accounts: Sequence[int], excluded: int) -> int:
-        while True:
-            account = self.rng.choice(accounts)
-            if account != excluded:
-                return account
 
     def _require_fee(self, payer: int, needed: int) -> None:
         if self.ledger.balance(payer) < needed:
