@@ -62,7 +62,6 @@ class ItemKind(IntEnum):
     REDACTED_ITEM = 19
 
 
-_KNOWN_KINDS = frozenset(int(kind) for kind in ItemKind)
 _KIND_NAMES = {int(kind): kind.name.lower() for kind in ItemKind}
 """Looked up, not built: every item parsed names its kind (an ``ItemKind(n)`` call costs a microsecond)."""
 
@@ -354,7 +353,7 @@ def _item(content: bytes, start: int, stop: int, index: int, name: str) -> Block
     payload = position
     if wire_type == LEN:
         value_end, payload = read_length(content, position, stop, what, name)
-    elif kind in _KNOWN_KINDS:
+    elif kind in _KIND_NAMES:
         raise CorruptFileError(
             f"field {what}.{kind_name(kind)}: expected a length-delimited value but got wire type {wire_type}",
             file=name,
