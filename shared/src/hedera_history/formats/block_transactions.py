@@ -26,7 +26,7 @@ from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.errors import BlockTransactionError
-from hedera_history.formats.block import BlockFile, ItemKind, parse_message
+from hedera_history.formats.block import BlockFile, ItemKind, kind_name, parse_message
 from hedera_history.formats.block_protos import BlockItem, StateChanges, TraceData, TransactionOutput, TransactionResult
 
 
@@ -83,8 +83,7 @@ def block_transactions(items: Sequence[BlockItem]) -> tuple[BlockTransaction, ..
 def _message_part(kind: int, item: BlockItem) -> Any:
     if kind == _SIGNED_TRANSACTION:
         return bytes(item.signed_transaction)
-    field = _PART_FIELDS.get(kind)
-    return None if field is None else getattr(item, field)
+    return getattr(item, kind_name(kind)) if kind in _PART_TYPES else None
 
 
 def block_file_transactions(block: BlockFile) -> tuple[BlockTransaction, ...]:
@@ -111,19 +110,14 @@ _RESULT = int(ItemKind.TRANSACTION_RESULT)
 _OUTPUT = int(ItemKind.TRANSACTION_OUTPUT)
 _TRACE = int(ItemKind.TRACE_DATA)
 _STATE_CHANGES = int(ItemKind.STATE_CHANGES)
-_PART_FIELDS = {
-    _RESULT: "transaction_result",
-    _OUTPUT: "transaction_output",
-    _TRACE: "trace_data",
-    _STATE_CHANGES: "state_changes",
-}
-"""The item kinds a transaction is made of (its signed transaction aside) -> ``BlockItem``'s field."""
 _PART_TYPES = {
     _RESULT: TransactionResult,
     _OUTPUT: TransactionOutput,
     _TRACE: TraceData,
     _STATE_CHANGES: StateChanges,
 }
+"""The item kinds a transaction is made of (its signed transaction aside) -> their message (each
+``BlockItem``'s field of that kind's name)."""
 _KIND_NUMBERS = {kind.name.lower(): int(kind) for kind in ItemKind}
 
 
