@@ -33,7 +33,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from hedera_history.books.updates import AddressBookTracker
 from hedera_history.config import Settings, env_name
 from hedera_history.errors import FormatError, LedgerRosterNotGivenError, VerificationError
 from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock
@@ -42,6 +41,7 @@ from hedera_history.formats.block import parse_block_file
 from hedera_history.formats.block_record_file import BLOCK_FILE_VERSION
 from hedera_history.formats.names import format_timestamp
 from hedera_history.logs import event
+from hedera_history.pipeline.ingest_block import check_in_context
 from hedera_history.pipeline.ingest_context import IngestContext
 from hedera_history.pipeline.tracking_rows import TrackingRows
 from hedera_history.store.gateway import BigtableGateway
@@ -49,7 +49,6 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.block_chain import BlockChain
 from hedera_history.verify.block_tss import LedgerTssCheck
 from hedera_history.verify.block_verified import verified_block
-from hedera_history.verify.blocks import BlockCheckOptions, check_parsed_block
 
 logger = logging.getLogger(__name__)
 
@@ -102,9 +101,7 @@ def begin_history_at(ctx: IngestContext, fetched: FetchedBlock, tss: LedgerTssCh
     (ingest then reports it as it reports any block)."""
     try:
         block = parse_block_file(fetched.data, fetched.name, max_decompressed=ctx.settings.max_decompressed_bytes)
-        books = AddressBookTracker(ctx.books.consensus_book_at(block.timestamp_ns)) if block.wrapped else None
-        options = BlockCheckOptions(ratio=ctx.ratio, tss=tss, max_decompressed=ctx.settings.max_decompressed_bytes)
-        report = check_parsed_block(block, BlockChain(), books, options)
+        report = check_in_context(ctx, block, BlockChain(), tss)
         verified = verified_block(report, accept_unsigned=ctx.settings.unsigned_blocks)
     except (FormatError, VerificationError):
         return False

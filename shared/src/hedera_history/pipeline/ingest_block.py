@@ -121,9 +121,7 @@ def _verify_and_publish(
     previous = links.get(block.number - 1, [])
     if not checker.follows(block.number):
         checker.chain.lose()
-    books = AddressBookTracker(ctx.books.consensus_book_at(block.timestamp_ns)) if block.wrapped else None
-    options = BlockCheckOptions(ratio=ctx.ratio, tss=checker.tss, max_decompressed=ctx.settings.max_decompressed_bytes)
-    report = check_parsed_block(block, checker.chain, books, options)
+    report = check_in_context(ctx, block, checker.chain, checker.tss)
     checker.last_number = block.number if report.ok else None
     stored_own = links.get(block.number, [])
     try:
@@ -166,6 +164,14 @@ def _verify_and_publish(
         lag_seconds=lag_seconds(verified.record.consensus_end),
     )
     return IngestResult(Outcome.PUBLISHED, name, block.number)
+
+
+def check_in_context(ctx: IngestContext, block: BlockFile, chain: BlockChain, tss: LedgerTssCheck) -> BlockReport:
+    """Check ``block`` against ``chain`` with the deployment's settings: a wrapped record block with
+    the consensus book in force at its time, a native block's proof with ``tss``."""
+    books = AddressBookTracker(ctx.books.consensus_book_at(block.timestamp_ns)) if block.wrapped else None
+    options = BlockCheckOptions(ratio=ctx.ratio, tss=tss, max_decompressed=ctx.settings.max_decompressed_bytes)
+    return check_parsed_block(block, chain, books, options)
 
 
 def _waiting(name: str, number: int) -> IngestResult:
@@ -306,4 +312,4 @@ def _rejected(
     return IngestResult(Outcome.QUARANTINED, name, number, reason=str(error), quarantined=(name,))
 
 
-__all__ = ["BlockChecker", "block_checker", "ingest_block", "ingest_block_upload", "successor_name"]
+__all__ = ["BlockChecker", "block_checker", "check_in_context", "ingest_block", "ingest_block_upload", "successor_name"]
