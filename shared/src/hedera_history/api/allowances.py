@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from hedera_history.api.entity_bounds import entity_bounds
 from hedera_history.api.entity_lookup import resolve_entity
 from hedera_history.api.entity_pages import page_of
 from hedera_history.api.errors import InvalidParamsError, NotServedError
 from hedera_history.api.query import Query, only, order, page_limit, single
 from hedera_history.api.render import timestamp
-from hedera_history.api.tokens import entity_bounds
 from hedera_history.api.transaction_filters import entity_key, entity_reference
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.formats.transactions import transaction_body

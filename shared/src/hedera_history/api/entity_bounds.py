@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from hedera_history.api.errors import InvalidParamsError
 from hedera_history.api.parse import MAX_I64, parse_int
-from hedera_history.api.query import integer_bounds
-from hedera_history.api.transaction_filters import entity_reference
+from hedera_history.api.query import Query, integer_bounds, operator
+from hedera_history.api.transaction_filters import ENTITY_KEY_MAX, EntityKey, entity_key, entity_reference
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.airdrop_index import encode_entity_text
 from hedera_history.store.keys import MAX_U64
@@ -39,13 +39,35 @@ class Bounds:
         )
 
 
-def entity_code(text: str, name: str) -> int:
-    """An entity id in any form the reference takes (``shard.realm.num``, ``realm.num``, a num, a
-    long-zero EVM address) as its encoded id; a 400 for anything else."""
+def entity_id(text: str, name: str) -> str:
+    """An entity named by id (``shard.realm.num``, ``realm.num``, a bare num or a long-zero EVM address)."""
     found = entity_reference(text, name)
     if isinstance(found, bytes):
         raise InvalidParamsError(f"Invalid parameter: {name}")
-    return encoded(found, name)
+    return found
+
+
+def entity_bounds(query: Query, name: str) -> tuple[EntityKey, EntityKey]:
+    """The inclusive range of ids ``eq:``, ``gt:``, ``gte:``, ``lt:`` and ``lte:`` on ``name``
+    leave, as :func:`entity_key` orders ids (:func:`bounds`: on encoded ids)."""
+    low: EntityKey = (0, 0, 0)
+    high = ENTITY_KEY_MAX
+    for condition in query.get(name, []):
+        op, value = operator(condition, name)
+        key = entity_key(entity_id(value, name))
+        if op in ("gt", "gte", "eq"):
+            low = max(low, (key[0], key[1], key[2] + 1) if op == "gt" else key)
+        if op in ("lt", "lte", "eq"):
+            high = min(high, (key[0], key[1], key[2] - 1) if op == "lt" else key)
+        if op not in ("gt", "gte", "eq", "lt", "lte"):
+            raise InvalidParamsError(f"Invalid parameter: {name}")
+    return low, high
+
+
+def entity_code(text: str, name: str) -> int:
+    """An entity id in any form the reference takes (``shard.realm.num``, ``realm.num``, a num, a
+    long-zero EVM address) as its encoded id; a 400 for anything else."""
+    return encoded(entity_id(text, name), name)
 
 
 def encoded(entity: str, name: str) -> int:

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from hedera_history.api.allowances import SerialGrant, owner_allowances
+from hedera_history.api.entity_bounds import entity_bounds, entity_id
 from hedera_history.api.entity_lookup import resolve_entity
 from hedera_history.api.entity_pages import page_of
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
@@ -28,7 +29,6 @@ from hedera_history.api.parse import MAX_I64, parse_int
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
 from hedera_history.api.render import UNSIGNED, render_transactions, timestamp
 from hedera_history.api.token_state import token_state
-from hedera_history.api.tokens import entity_bounds, entity_id
 from hedera_history.api.transaction_filters import entity_key, entity_reference
 from hedera_history.api.transactions_list import parse_filters
 from hedera_history.api.unsigned_blocks import mark_unsigned

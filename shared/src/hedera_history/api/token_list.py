@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from hedera_history.api.entity_bounds import Bounds, bounds, entity_code
+from hedera_history.api.entity_bounds import Bounds, bounds, entity_code, entity_id
 from hedera_history.api.entity_state import render_key
 from hedera_history.api.errors import InvalidParamsError, NotServedError
 from hedera_history.api.query import Query, only, operator, order, page_limit, single
 from hedera_history.api.token_state import TokenState, folded_token
-from hedera_history.api.tokens import entity_id, relationships
+from hedera_history.api.tokens import relationships
 from hedera_history.errors import RowDecodeError
 from hedera_history.store.airdrop_index import decode_entity, encode_entity_text
 from hedera_history.store.reader import HistoryReader

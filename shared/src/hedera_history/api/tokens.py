@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from operator import eq, ge, gt, le, lt, ne
 from typing import Any
 
+from hedera_history.api.entity_bounds import entity_bounds, entity_id
 from hedera_history.api.entity_lookup import resolve_entity
 from hedera_history.api.entity_pages import page_of
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
@@ -23,7 +24,7 @@ from hedera_history.api.parse import MAX_I64, parse_int, parse_timestamp
 from hedera_history.api.query import Query, only, operator, order, page_limit
 from hedera_history.api.render import timestamp
 from hedera_history.api.token_state import TokenState, render_token, token_state
-from hedera_history.api.transaction_filters import ENTITY_KEY_MAX, EntityKey, entity_key, entity_reference
+from hedera_history.api.transaction_filters import entity_key, entity_reference
 from hedera_history.errors import RowDecodeError
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.reader_tokens import (
@@ -204,30 +205,6 @@ def render_relationship(relation: Relationship, token: TokenState) -> dict[str, 
         "kyc_status": kyc_status,
         "token_id": relation.token,
     }
-
-
-def entity_id(text: str, name: str) -> str:
-    """An entity named by id (``shard.realm.num``, ``realm.num``, a bare num or a long-zero EVM address)."""
-    found = entity_reference(text, name)
-    if isinstance(found, bytes):
-        raise InvalidParamsError(f"Invalid parameter: {name}")
-    return found
-
-
-def entity_bounds(query: Query, name: str) -> tuple[EntityKey, EntityKey]:
-    """The inclusive range of ids ``eq:``, ``gt:``, ``gte:``, ``lt:`` and ``lte:`` leave."""
-    low: EntityKey = (0, 0, 0)
-    high = ENTITY_KEY_MAX
-    for condition in query.get(name, []):
-        op, value = operator(condition, name)
-        key = entity_key(entity_id(value, name))
-        if op in ("gt", "gte", "eq"):
-            low = max(low, (key[0], key[1], key[2] + 1) if op == "gt" else key)
-        if op in ("lt", "lte", "eq"):
-            high = min(high, (key[0], key[1], key[2] - 1) if op == "lt" else key)
-        if op not in ("gt", "gte", "eq", "lt", "lte"):
-            raise InvalidParamsError(f"Invalid parameter: {name}")
-    return low, high
 
 
 def as_of(query: Query, allowed: tuple[str, ...] = ("lt", "lte", "eq")) -> int | None:
