@@ -38,6 +38,7 @@ from hedera_history.errata.log import (
     Q_INSERTED,
     Q_ORIGINAL,
     Q_TIME_OF_ERROR,
+    Address,
     ImageCell,
     OriginalEntry,
     decode_original,
@@ -63,9 +64,6 @@ from hedera_history.store.reader import HistoryReader
 from hedera_history.store.rows import block_to_rows, transaction_content_cells
 from hedera_history.store.time_rows import read_between, read_one
 from hedera_history.store.values import Position, decode_position, encode_position, encode_u64, marked_apart
-
-Address = tuple[str, bytes, str, bytes]
-"""(table, row key, family, qualifier)."""
 
 ITEM_TABLES = (s.TRANSACTIONS, s.TX_BY_HASH, s.TX_BY_ID, s.ACCOUNT_HISTORY)
 """The history tables an entry's own cells live in (besides its sidecar records)."""

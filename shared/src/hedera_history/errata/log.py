@@ -38,6 +38,9 @@ Q_INSERTED = b"i"
 ENTRY_PREFIX = b"errata/"
 SIGNATURE_PREFIX = b"sig/"
 
+Address = tuple[str, bytes, str, bytes]
+"""(table, row key, family, qualifier) of one history cell."""
+
 _ORIGINAL_LAYOUT = 1
 _ORIGINAL_HEAD = struct.Struct(">BBQI")
 
@@ -110,7 +113,7 @@ class ImageCell:
     timestamp_micros: int
 
     @property
-    def address(self) -> tuple[str, bytes, str, bytes]:
+    def address(self) -> Address:
         return (self.table, self.key, self.family, self.qualifier)
 
 

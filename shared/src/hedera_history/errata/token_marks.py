@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hedera_history.errata.cells import is_tombstone
+from hedera_history.errata.log import Address
 from hedera_history.errors import RowLayoutError
 from hedera_history.store import schema as s
 from hedera_history.store.decode import decode_pointer_cell
@@ -24,9 +25,6 @@ from hedera_history.store.token_index import (
     holder_range,
     relation_key,
 )
-
-Address = tuple[str, bytes, str, bytes]
-"""(table, row key, family, qualifier)."""
 
 
 def moved_markers(
