@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hedera_history.errors import RowLayoutError
-from hedera_history.store.entity_index import AIRDROP_PREFIX
+from hedera_history.store.entity_index import AIRDROP_PREFIX, SUCCESS
 from hedera_history.store.keys import ACCOUNT_SEPARATOR, decode_hex16, entity_id, hex16
 
-_SUCCESS = 22
 OUTSTANDING = b"out"
 """Rows by sender: ``/accounts/{id}/airdrops/outstanding``."""
 PENDING = b"in"
@@ -79,7 +78,7 @@ class AirdropId:
 
 def airdrop_index_keys(case: str | None, body: Any, record: Any, consensus_ns: int) -> list[bytes]:
     """The index rows of one transaction whose body's ``data`` case is ``case``."""
-    if case not in AIRDROP_CASES or record.receipt.status != _SUCCESS:
+    if case not in AIRDROP_CASES or record.receipt.status != SUCCESS:
         return []
     if case == "tokenAirdrop":
         changes = [(airdrop_id(p.pending_airdrop_id), ADDED) for p in record.new_pending_airdrops]

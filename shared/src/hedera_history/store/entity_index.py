@@ -61,7 +61,8 @@ _INDEX_PREFIXES = (
 EVM_ADDRESS_BYTES = 20
 _LONG_ZERO = bytes(12)
 """An EVM address starting with 12 zero bytes is the long-zero form of ``shard.realm.num``."""
-_SUCCESS = 22
+SUCCESS = 22
+"""``ResponseCodeEnum.SUCCESS``, the receipt status this index and the token, airdrop and schedule indexes follow."""
 _BODY_CHANGES = {
     "cryptoUpdateAccount": "accountIDToUpdate",
     "cryptoDelete": "deleteAccountID",
@@ -73,7 +74,7 @@ _BODY_CHANGES = {
 
 def entity_index_keys(body: Any | None, record: Any, consensus_ns: int) -> list[bytes]:
     """The index rows of one transaction (usually none): its entity changes, then its aliases."""
-    if record.receipt.status != _SUCCESS:
+    if record.receipt.status != SUCCESS:
         return []
     case = body.WhichOneof("data") if body is not None else None
     if case not in _BODY_CHANGES and case != "cryptoCreateAccount" and not record.HasField("contractCreateResult"):

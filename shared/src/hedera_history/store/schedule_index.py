@@ -23,10 +23,9 @@ from typing import Any
 
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.airdrop_index import encode_entity
-from hedera_history.store.entity_index import SCHEDULE_PREFIX
+from hedera_history.store.entity_index import SCHEDULE_PREFIX, SUCCESS
 from hedera_history.store.keys import ACCOUNT_SEPARATOR, decode_hex16, hex16, prefix_end
 
-_SUCCESS = 22
 CREATED = b"c"
 SIGNED = b"s"
 DELETED = b"d"
@@ -42,7 +41,7 @@ def schedule_index_keys(case: str | None, body: Any, record: Any, consensus_ns: 
         executed = schedule_code(record.scheduleRef)
         if executed is not None:
             keys.append(schedule_key(executed, consensus_ns, EXECUTED))
-    if record.receipt.status != _SUCCESS:
+    if record.receipt.status != SUCCESS:
         return keys
     if case == "scheduleCreate":
         created = schedule_code(record.receipt.scheduleID)

@@ -41,7 +41,7 @@ from weakref import WeakKeyDictionary
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.accounts import entity_text
 from hedera_history.store.airdrop_index import encode_entity
-from hedera_history.store.entity_index import TOKEN_INDEX_PREFIXES, entity_change_key
+from hedera_history.store.entity_index import SUCCESS, TOKEN_INDEX_PREFIXES, entity_change_key
 from hedera_history.store.keys import (
     ACCOUNT_SEPARATOR,
     check_entity_id,
@@ -61,7 +61,6 @@ from hedera_history.store.keys import (
     ALLOWANCE_PREFIX,
     TOKEN_LIST_PREFIX,
 ) = TOKEN_INDEX_PREFIXES
-_SUCCESS = 22
 NON_FUNGIBLE = 1
 """``TokenType.NON_FUNGIBLE_UNIQUE``."""
 _LISTED_TYPES = {False: b"f", True: b"n"}
@@ -126,7 +125,7 @@ def token_index_keys(
     spent = approved_debits(case, body) if case == "cryptoTransfer" and _may_approve(transaction_bytes) else []
     if not (case in _TOKEN_CASES or case in _ALLOWANCE_CASES or transfers or associations or spent):
         return []
-    if record.receipt.status != _SUCCESS:
+    if record.receipt.status != SUCCESS:
         return []
     keys: list[bytes] = []
     data: Any = getattr(body, case) if case in _TOKEN_CASES else None
