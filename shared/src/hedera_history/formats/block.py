@@ -284,14 +284,15 @@ def _items(content: bytes, name: str) -> tuple[list[BlockItem], bool]:
     if raw is None:
         return _walked_items(content, name), False
     datas = list(raw.items)
-    if compiled_block_items is None:
-        items = [_short_item(data) or _item(data, 0, len(data), index, name) for index, data in enumerate(datas)]
-    else:
-        items = compiled_block_items(BlockItem, _ITEM_SLOTS, datas)
-        if None in items:
-            for index, data in enumerate(datas):
-                if items[index] is None:
-                    items[index] = _item(data, 0, len(data), index, name)
+    items: list[Any] = (
+        [_short_item(data) for data in datas]
+        if compiled_block_items is None
+        else compiled_block_items(BlockItem, _ITEM_SLOTS, datas)
+    )
+    if None in items:  # an item of another shape than the common one: the general read takes it
+        for index, data in enumerate(datas):
+            if items[index] is None:
+                items[index] = _item(data, 0, len(data), index, name)
     # ByteSize is the items' shortest encoding and any field upb did not know; with none of
     # those, a content of that size holds nothing but the items, encoded so.
     items_only = raw.ByteSize() == len(content) and not len(UnknownFieldSet(raw))
