@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 import pytest
 from hedera_history import hapi
-from hedera_history.api import handle
+from hedera_history.api import handle, token_list
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
 from hedera_history.errata.apply import apply_errata
@@ -299,6 +299,16 @@ def test_tokens_listed_by_id_type_name_and_account(get: Fetch, reader: HistoryRe
         get(f"/api/v1/tokens?{refused}", status=400)
     get("/api/v1/tokens?timestamp=1", status=400)  # the reference lists tokens as of now only
     not_served(reader, "/api/v1/tokens", publickey="3c3d546321ff6f63d701d2ec5c277095874e19f4a235bee1e6bb19258bf362be")
+
+
+def test_a_page_of_tokens_reads_at_most_max_scanned_ids(
+    get: Fetch, reader: HistoryReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(token_list, "MAX_SCANNED", 1)
+    cut_short = get("/api/v1/tokens")
+    assert [t["token_id"] for t in cut_short["tokens"]] == [GOLD_ID]
+    assert cut_short["links"]["next"] == "/api/v1/tokens?limit=25&order=asc&token.id=gt%3A0.0.5001"
+    not_served(reader, "/api/v1/tokens", name="Art")  # Art is the second id: past the bound
 
 
 def test_an_errata_removing_a_creation_takes_the_token_off_the_list(world: TokenWorld) -> None:

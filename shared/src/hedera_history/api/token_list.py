@@ -16,6 +16,7 @@ short still links to the next (from the last id read); a ``name`` search that pa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any
 from urllib.parse import urlencode
 
@@ -100,7 +101,7 @@ def _collect(
     scanned, last = 0, None
     while len(found) < wanted:
         size = _BATCH if name is not None or types is not None else wanted - len(found)
-        batch = [token for token, _ in _take(candidates, min(size, MAX_SCANNED - scanned))]
+        batch = [token for token, _ in islice(candidates, min(size, MAX_SCANNED - scanned))]
         if not batch:
             return found, last, scanned >= MAX_SCANNED
         scanned, last = scanned + len(batch), batch[-1]
@@ -112,15 +113,6 @@ def _collect(
             if state.created_ns is not None and _matches(state, types, name) and len(found) < wanted:
                 found.append(state)
     return found, last, False
-
-
-def _take(items: Iterator[Candidate], count: int) -> list[Candidate]:
-    taken: list[Candidate] = []
-    for item in items:
-        taken.append(item)
-        if len(taken) >= count:
-            break
-    return taken
 
 
 def _matches(state: TokenState, types: frozenset[bool] | None, name: str | None) -> bool:
