@@ -65,7 +65,7 @@ from hedera_history.store.schema import ensure_tables
 from hedera_history.store.writer import BlockWriter
 from hedera_history.verify.stream import verify_stream
 
-from bench.e2e_blocks import main_blocks
+from bench.e2e_blocks import listed_blocks, main_blocks
 from bench.machine import Calibration, machine_report
 from bench.process_cpu import stack_cpu
 from bench.stack_logs import wait_for_logged
@@ -150,11 +150,8 @@ def parse_shape(argv: Sequence[str] | None = None) -> BenchShape:
 def block_queryable(query: str, number: int) -> bool:
     """Whether the query function lists the block as complete (``getBlocks`` over its number alone:
     ``getBlock`` would also time rendering every transaction of a mainnet-sized block)."""
-    body = {"jsonrpc": "2.0", "id": 1, "method": "getBlocks", "params": [number, number]}
-    answer = requests.post(query, json=body, timeout=30).json()
-    if "error" in answer:
-        raise RuntimeError(f"getBlocks {number}: {answer['error']}")
-    return number in (answer.get("result") or ())
+    with requests.Session() as session:
+        return number in listed_blocks(session, query, number, number)
 
 
 def time_get_block(query: str, number: int) -> str:
