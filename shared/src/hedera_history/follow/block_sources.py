@@ -199,11 +199,6 @@ def block_source_url(settings: Settings) -> str:
     return f"gs://{preset.block_bucket}" if preset is not None and preset.block_bucket else ""
 
 
-def block_folder(settings: Settings) -> str:
-    """The folder of the network's block files below the root (``networks.block_folder_of``)."""
-    return block_folder_of(settings.network)
-
-
 def block_sources(settings: Settings, *, bucket: ObjectSource | None = None) -> CompositeBlocks:
     """Block nodes (when configured) then the bucket (when there is one)."""
     sources: list[BlockFetcher] = []
@@ -213,7 +208,7 @@ def block_sources(settings: Settings, *, bucket: ObjectSource | None = None) -> 
     if bucket is None and url:
         bucket = open_source(url, settings)
     if bucket is not None:
-        sources.append(BucketBlocks(bucket, block_folder(settings)))
+        sources.append(BucketBlocks(bucket, block_folder_of(settings.network)))
     return CompositeBlocks(sources)
 
 
@@ -223,7 +218,6 @@ __all__ = [
     "CompositeBlocks",
     "FetchedBlock",
     "NodeBlocks",
-    "block_folder",
     "block_source_url",
     "block_sources",
     "with_registered",
