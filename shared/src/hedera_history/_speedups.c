@@ -1115,10 +1115,7 @@ static PyObject *block_items(PyObject *module, PyObject *const *args, Py_ssize_t
     }
     PyTypeObject *cls = (PyTypeObject *)args[0];
     Py_ssize_t offsets[3];
-    for (int i = 0; i < 3; i++) {
-        offsets[i] = slot_offset(cls, PyTuple_GET_ITEM(args[1], i));
-        if (offsets[i] < 0) return NULL;
-    }
+    if (slot_offsets(args[0], args[1], offsets, 3) < 0) return NULL;
     PyObject *items = args[2];
     Py_ssize_t count = PyList_GET_SIZE(items);
     PyObject *out = PyList_New(count);
@@ -1145,18 +1142,14 @@ static PyObject *block_items(PyObject *module, PyObject *const *args, Py_ssize_t
             PyList_SET_ITEM(out, i, Py_NewRef(Py_None));
             continue;
         }
-        PyObject *kind = PyLong_FromLong(bytes[0] >> 3), *payload_start = PyLong_FromSsize_t(start);
-        PyObject *item = (kind == NULL || payload_start == NULL) ? NULL : cls->tp_alloc(cls, 0);
+        PyObject *values[3] = {PyLong_FromLong(bytes[0] >> 3), data, PyLong_FromSsize_t(start)};
+        PyObject *item = (values[0] == NULL || values[2] == NULL) ? NULL : new_untracked(cls, offsets, values, 3);
+        Py_XDECREF(values[0]);
+        Py_XDECREF(values[2]);
         if (item == NULL) {
-            Py_XDECREF(kind);
-            Py_XDECREF(payload_start);
             Py_DECREF(out);
             return NULL;
         }
-        *(PyObject **)((char *)item + offsets[0]) = kind;
-        *(PyObject **)((char *)item + offsets[1]) = Py_NewRef(data);
-        *(PyObject **)((char *)item + offsets[2]) = payload_start;
-        if (PyObject_IS_GC(item)) PyObject_GC_UnTrack(item);
         PyList_SET_ITEM(out, i, item);
     }
     return out;
