@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 
 from hedera_history.errors import RowDecodeError
 from hedera_history.store.airdrop_index import ADDED, AirdropId, account_prefix, airdrop_id, decode_airdrop_key
-from hedera_history.store.decode import AccountHistoryEntry, decode_pointer_cell, history_entry
+from hedera_history.store.decode import AccountHistoryEntry
 from hedera_history.store.gateway import StoredRow
 from hedera_history.store.index_scan import scan_index
 from hedera_history.store.keys import hex16, prefix_end
 from hedera_history.store.reader import HistoryReader
+from hedera_history.store.reader_entities import pointed_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +99,7 @@ def _folded(reader: HistoryReader, key_range: tuple[bytes, bytes], errors: list[
 
 def _decode_change(row: StoredRow) -> tuple[tuple[AirdropId, bytes], AccountHistoryEntry] | None:
     found, consensus_ns, change = decode_airdrop_key(row.key)
-    entry = history_entry(consensus_ns, decode_pointer_cell(row))
-    return None if entry is None else ((found, change), entry)
+    return pointed_value(row, (found, change), consensus_ns)
 
 
 def _with_amounts(

@@ -65,8 +65,7 @@ def entities_changes(
 
     def decode(row: StoredRow) -> tuple[str, AccountHistoryEntry] | None:
         entity, consensus_ns = decode_entity_change_key(row.key)
-        entry = history_entry(consensus_ns, decode_pointer_cell(row))
-        return None if entry is None else (entity, entry)
+        return pointed_value(row, entity, consensus_ns)
 
     ranges = sorted(entity_change_range(entity, None) for entity in set(entities))
     found, _, errors = index_rows_over(reader, ranges, MAX_ENTITY_CHANGES * len(ranges), decode)
@@ -76,6 +75,13 @@ def entities_changes(
     for transaction in transactions:
         changes[owner[transaction.consensus_ns]].append(transaction)
     return changes, [*errors, *read_errors]
+
+
+def pointed_value(row: StoredRow, value: T, consensus_ns: int) -> tuple[T, AccountHistoryEntry] | None:
+    """``(value, entry)`` of an index row whose key says ``value`` at ``consensus_ns``; None when an
+    errata removed the row."""
+    entry = history_entry(consensus_ns, decode_pointer_cell(row))
+    return None if entry is None else (value, entry)
 
 
 def index_rows(

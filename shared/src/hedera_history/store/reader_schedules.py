@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from hedera_history.errors import RowDecodeError
-from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction, decode_pointer_cell, history_entry
+from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction
 from hedera_history.store.gateway import StoredRow
 from hedera_history.store.index_scan import id_groups
 from hedera_history.store.reader import HistoryReader
+from hedera_history.store.reader_entities import pointed_value
 from hedera_history.store.schedule_index import CREATED, decode_schedule_key, schedules_range
 
 
@@ -102,5 +103,4 @@ def _histories(
 
 def _decode_change(row: StoredRow) -> tuple[tuple[int, bytes], AccountHistoryEntry] | None:
     schedule, consensus_ns, change = decode_schedule_key(row.key)
-    entry = history_entry(consensus_ns, decode_pointer_cell(row))
-    return None if entry is None else ((schedule, change), entry)
+    return pointed_value(row, (schedule, change), consensus_ns)

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hedera_history.errors import RowDecodeError
-from hedera_history.store.decode import AccountHistoryEntry, decode_pointer_cell, history_entry
+from hedera_history.store.decode import AccountHistoryEntry
 from hedera_history.store.gateway import StoredRow
 from hedera_history.store.index_scan import id_groups
 from hedera_history.store.reader import HistoryReader
+from hedera_history.store.reader_entities import pointed_value
 from hedera_history.store.token_index import decode_token_list_key, token_list_range
 
 
@@ -35,5 +36,4 @@ def listed_tokens(
 
 def _decode(row: StoredRow) -> tuple[tuple[int, bool], AccountHistoryEntry] | None:
     token, consensus_ns, non_fungible = decode_token_list_key(row.key)
-    entry = history_entry(consensus_ns, decode_pointer_cell(row))
-    return None if entry is None else ((token, non_fungible), entry)
+    return pointed_value(row, (token, non_fungible), consensus_ns)

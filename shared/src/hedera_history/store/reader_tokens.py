@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from hedera_history.errors import RowDecodeError
-from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction, decode_pointer_cell, history_entry
+from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction
 from hedera_history.store.gateway import StoredRow
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.reader_entities import index_rows_over
+from hedera_history.store.reader_entities import index_rows_over, pointed_value
 from hedera_history.store.token_index import (
     Held,
     allowance_range,
@@ -74,8 +74,7 @@ def keyed_rows_over(
 
     def row_value(row: StoredRow) -> tuple[T, AccountHistoryEntry] | None:
         value, consensus_ns = decode(row.key)
-        entry = history_entry(consensus_ns, decode_pointer_cell(row))
-        return None if entry is None else (value, entry)
+        return pointed_value(row, value, consensus_ns)
 
     found, read, errors = index_rows_over(reader, key_ranges, limit, row_value)
     kept = [(v, e) for v, e in found if at_ns is None or e.consensus_ns <= at_ns]
