@@ -109,7 +109,11 @@ def native_transaction_proof(reader: HistoryReader, query: TransactionQuery) -> 
     publication from a stored native block 0, when there is one), or None when its block is not a
     native block. ObjectNotFoundError when no complete block holds it."""
     consensus_ns = consensus_of(reader, query)
-    stored = reader.transaction(consensus_ns)
+    return _native_proof(reader, consensus_ns, reader.transaction(consensus_ns))
+
+
+def _native_proof(reader: HistoryReader, consensus_ns: int, stored: StoredTransaction | None) -> bytes | None:
+    """:func:`native_transaction_proof` of the transaction at ``consensus_ns``, already read."""
     header = reader.get_block(stored.block_number) if stored is not None else None
     if stored is None or header is None or header.version != BLOCK_FILE_VERSION:
         return None
@@ -163,12 +167,12 @@ class StoreProver:
         self.ship_checkpoint = ship_checkpoint
 
     def transaction_proof(self, query: TransactionQuery, *, sidecars: bool = False) -> bytes:
-        native = native_transaction_proof(self.reader, query)
+        consensus_ns = consensus_of(self.reader, query)
+        stored = self.reader.transaction(consensus_ns)
+        native = _native_proof(self.reader, consensus_ns, stored)
         if native is not None:
             return native
-        consensus_ns = self._consensus_of(query)
         errata = self.errata_in_force(consensus_ns)
-        stored = self.reader.transaction(consensus_ns)
         number = stored.block_number if stored is not None else self._removed_entry_block(consensus_ns, errata)
         if number is None:
             raise ObjectNotFoundError(f"transaction {query} is not in a complete block")
@@ -222,9 +226,6 @@ class StoreProver:
     def block_proof(self, block_number: int) -> bytes:
         block = self.signed_block(block_number)
         return block_bundle(block, self.chain_plan(block.record.consensus_start), ratio=self.ratio)
-
-    def _consensus_of(self, query: TransactionQuery) -> int:
-        return consensus_of(self.reader, query)
 
     # ---- blocks ----------------------------------------------------------------------------------
 
