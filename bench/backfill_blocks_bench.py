@@ -32,7 +32,7 @@ import multiprocessing
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from hedera_history.books.parse import parse_address_book
@@ -51,14 +51,9 @@ from hedera_history.verify.stream import verify_stream
 from bench.backfill_bench import MAINNET_TRANSACTIONS_PER_MONTH
 from bench.block_bench import BlockFileBytes, floor
 from bench.machine import reports_machine
-from bench.timing import timed
+from bench.timing import median_cpu
 
 SETTINGS = Settings()
-
-
-def _median_cpu(action: Callable[[], object], samples: int) -> float:
-    action()  # warm: imports, caches and the protobuf pools once per process
-    return statistics.median(timed(action, time.thread_time) for _ in range(samples))
 
 
 def _verify(files: Sequence[BlockFileBytes], publication: bytes | None) -> None:
@@ -130,15 +125,15 @@ def main(argv: list[str] | None = None) -> None:
         transactions = sum(block.transactions for block in native.blocks)
         record_transactions = _record_task(records_dir, records.address_book)
 
-        floor_s = _median_cpu(lambda: floor(files), args.samples)
-        plain_s = _median_cpu(lambda: _verify(files, None), args.samples)
-        tss_s = _median_cpu(lambda: _verify(files, publication), args.samples)
-        task_s = _median_cpu(lambda: _task(files, publication), args.samples)
+        floor_s = median_cpu(lambda: floor(files), args.samples)
+        plain_s = median_cpu(lambda: _verify(files, None), args.samples)
+        tss_s = median_cpu(lambda: _verify(files, publication), args.samples)
+        task_s = median_cpu(lambda: _task(files, publication), args.samples)
         warm = ledger_check(publication)
-        per_key_s = _median_cpu(lambda: _first(files, ledger_check(publication)), args.samples) - _median_cpu(
+        per_key_s = median_cpu(lambda: _first(files, ledger_check(publication)), args.samples) - median_cpu(
             lambda: _first(files, warm), args.samples
         )
-        record_s = _median_cpu(lambda: _record_task(records_dir, records.address_book), args.samples)
+        record_s = median_cpu(lambda: _record_task(records_dir, records.address_book), args.samples)
 
         half = len(files) // 2
         one = statistics.median(_wall([files], publication) for _ in range(3))

@@ -24,9 +24,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
-import statistics
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +37,7 @@ from hedera_history.formats.block import ItemKind, parse_block_file, serialize_b
 from hedera_history.verify.blocks import verify_blocks
 
 from bench.machine import reports_machine
-from bench.timing import timed
+from bench.timing import median_cpu
 
 DEFAULT_DATA = Path("/work/shared/data/hedera")
 
@@ -118,11 +116,6 @@ def synthetic(base: Path, repeat: int) -> BlockSet:
     content = serialize_block([ends[0], *(body * repeat), *ends[1:]])
     data = zstandard.ZstdCompressor(level=3).compress(content)
     return _measured(f"synthetic: tss-schnorr/0 body x{repeat}", [BlockFileBytes("0.blk.zstd", data)], None)
-
-
-def median_cpu(action: Callable[[], object], samples: int) -> float:
-    action()  # warm: imports, caches and the protobuf pools once per process
-    return statistics.median(timed(action, time.thread_time) for _ in range(samples))
 
 
 @reports_machine

@@ -39,7 +39,6 @@ import statistics
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,6 +48,7 @@ from typing import ParamSpec, TypeVar
 from hedera_history import speedups
 
 from bench.record_files import BenchFile, build_files, floor_one
+from bench.timing import median_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 """The folder ``bench`` is imported from, for the calibrating interpreter."""
@@ -206,22 +206,13 @@ def interpreter_work(rows: int) -> None:
     built.sort(key=lambda row: row[0])
 
 
-def _median_cpu_seconds(work: Callable[[], object], samples: int) -> float:
-    times = []
-    for _ in range(samples):
-        started = time.thread_time()
-        work()
-        times.append(time.thread_time() - started)
-    return statistics.median(times)
-
-
 def calibrate(samples: int = SAMPLES, interpreter_rows: int = INTERPRETER_ROWS) -> Calibration:
     file = reference_file()
-    floor = _median_cpu_seconds(lambda: floor_one(file), samples)
+    floor = median_cpu(lambda: floor_one(file), samples, warm=False)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        interpreter = _median_cpu_seconds(lambda: interpreter_work(interpreter_rows), samples)
+        interpreter = median_cpu(lambda: interpreter_work(interpreter_rows), samples, warm=False)
     finally:
         if collecting:
             gc.enable()
