@@ -475,11 +475,7 @@ def test_block_uploads_shuffled_twice_with_a_function_killed_mid_block_heal(
     publication = {"HEDERA_HISTORY_LEDGER_PUBLICATION": str(cutover_dir / LEDGER_PUBLICATION_FILE)}
     stack = start(local_stack_factory, cutover_stream, extra_env=publication)
     upload(stack, cutover_dir, seed=seed)
-    records = [p.block_number for p in cutover_stream.periods]
-    reader = HistoryReader(open_gateway_for(stack.state))
-    deadline = time.monotonic() + WAIT_SECONDS
-    while len(reader.complete_blocks(records)) < len(records) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait_every_block_complete(stack, cutover_stream, records_only=True)
     names = [name for name in cutover_stream.objects if name.endswith(".blk.zstd")]
     order = random.Random(seed).sample(names, len(names)) + random.Random(seed + 1).sample(names, len(names))
     sink = bucket_sink(stack.state)
@@ -490,11 +486,7 @@ def test_block_uploads_shuffled_twice_with_a_function_killed_mid_block_heal(
             killed.kill()
     time.sleep(2)
     killed.restart()
-    numbers = records + [b.block_number for b in cutover_stream.blocks]
-    deadline = time.monotonic() + WAIT_SECONDS
-    while len(reader.complete_blocks(numbers)) < len(numbers) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert reader.complete_blocks(numbers) == set(numbers)
+    wait_every_block_complete(stack, cutover_stream)
     assert_cells_become(stack, cutover_reference)
 
 
