@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
 
 from hedera_history.api.entity_bounds import entity_bounds
 from hedera_history.api.entity_lookup import resolve_entity
-from hedera_history.api.entity_pages import page_of
+from hedera_history.api.entity_pages import page_of, pair_bounds, pair_page_of
 from hedera_history.api.errors import InvalidParamsError, NotServedError
 from hedera_history.api.query import Query, only, order, page_limit, single
 from hedera_history.api.render import timestamp
@@ -181,30 +180,19 @@ def nft_allowances(get_reader: Reader, account_text: str, query: Query, skipped:
 
 
 def _pairs_page(query: Query, listed: list[Allowance], spender_name: str, path: str, owner: str) -> dict[str, Any]:
-    """A page of allowances by (spender, token), the two filters bounding the pair as the
-    reference's paging does (``spender.id=gte:S&token.id=gt:T``: after (S, T))."""
-    limit = page_limit(query)
-    descending = order(query) == "desc"
+    """A page of allowances by (spender, token), paged with both (``entity_pages.pair_page_of``)."""
     spender_low, spender_high = entity_bounds(query, spender_name)
     token_low, token_high = entity_bounds(query, "token.id")
-    by_spender = spender_name in query
-
-    def wanted(allowance: Allowance) -> bool:
-        spender, token = entity_key(allowance.spender), entity_key(allowance.token)
-        if by_spender:
-            return (spender_low, token_low) <= (spender, token) <= (spender_high, token_high)
-        return token_low <= token <= token_high
-
-    kept = sorted(
-        filter(wanted, listed), key=lambda a: (entity_key(a.spender), entity_key(a.token)), reverse=descending
+    page, next_link = pair_page_of(
+        listed,
+        key=lambda a: (entity_key(a.spender), entity_key(a.token)),
+        cursor=lambda a: (a.spender, a.token),
+        names=(spender_name, "token.id"),
+        within=pair_bounds((spender_low, token_low), (spender_high, token_high), by_first=spender_name in query),
+        limit=page_limit(query),
+        descending=order(query) == "desc",
+        path=path,
     )
-    page = kept[:limit]
-    next_link = None
-    if len(kept) > limit:
-        side = "lt" if descending else "gt"
-        params = [("limit", limit), ("order", "desc" if descending else "asc")]
-        params += [(spender_name, f"{side}e:{page[-1].spender}"), ("token.id", f"{side}:{page[-1].token}")]
-        next_link = f"{path}?" + urlencode(params)
     nft = spender_name == "account.id"
     return {"allowances": [_render(owner, a, with_token=True, nft=nft) for a in page], "links": {"next": next_link}}
 

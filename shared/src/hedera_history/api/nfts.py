@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 from hedera_history.api.allowances import SerialGrant, owner_allowances
 from hedera_history.api.entity_bounds import entity_bounds, entity_id
 from hedera_history.api.entity_lookup import resolve_entity
-from hedera_history.api.entity_pages import page_of
+from hedera_history.api.entity_pages import page_of, pair_bounds, pair_page_of
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64, parse_int
 from hedera_history.api.query import Query, integer_bounds, only, order, page_limit
@@ -101,31 +101,23 @@ def list_account_nfts(get_reader: Reader, account_text: str, query: Query, skipp
     held, whole = account_nft_serials(reader, account, None)
     if not whole:
         raise NotServedError(_TOO_MANY)
-    serial_high = MAX_I64 if high is None else high
-
-    def wanted(token: str, serial: int) -> bool:
-        # With token.id, the two bound the pair (the reference's paging: token.id=gte:T&serialnumber=gt:S
-        # is every NFT after T-S); without it, serialnumber bounds each token's serials.
-        if "token.id" in query:
-            return (token_low, low) <= (entity_key(token), serial) <= (token_high, serial_high)
-        return low <= serial <= serial_high
-
-    kept = sorted(
-        ((entity_key(token), serial, token) for token, serial in held if wanted(token, serial)), reverse=descending
+    page, next_link = pair_page_of(
+        held,
+        key=lambda pair: (entity_key(pair[0]), pair[1]),
+        cursor=lambda pair: pair,
+        names=("token.id", "serialnumber"),
+        within=pair_bounds(
+            (token_low, low), (token_high, MAX_I64 if high is None else high), by_first="token.id" in query
+        ),
+        limit=limit,
+        descending=descending,
+        path=f"/api/v1/accounts/{account}/nfts",
     )
-    page = kept[:limit]
     states: list[NftState] = []
-    for _, serial, token in page:
+    for token, serial in page:
         nfts, _ = token_nfts(reader, token, serial, None)
         if serial in nfts:
             states.append(nfts[serial])
-    next_link = None
-    if len(kept) > limit:
-        _, serial, token = page[-1]
-        side = "lt" if descending else "gt"
-        params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
-        params += [("token.id", f"{side}e:{token}"), ("serialnumber", f"{side}:{serial}")]
-        next_link = f"/api/v1/accounts/{account}/nfts?" + urlencode(params)
     return {"nfts": render_nfts(reader, states), "links": {"next": next_link}}
 
 
