@@ -62,7 +62,8 @@ EVM_ADDRESS_BYTES = 20
 _LONG_ZERO = bytes(12)
 """An EVM address starting with 12 zero bytes is the long-zero form of ``shard.realm.num``."""
 SUCCESS = 22
-"""``ResponseCodeEnum.SUCCESS``, the receipt status this index and the token, airdrop and schedule indexes follow."""
+"""``ResponseCodeEnum.SUCCESS``, the receipt status this index and the token, airdrop, schedule, topic
+and file indexes follow."""
 _BODY_CHANGES = {
     "cryptoUpdateAccount": "accountIDToUpdate",
     "cryptoDelete": "deleteAccountID",

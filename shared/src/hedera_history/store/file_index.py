@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hedera_history.store.entity_index import entity_change_key
+from hedera_history.store.entity_index import SUCCESS, entity_change_key
 from hedera_history.store.keys import entity_id
 
 FEE_SCHEDULE_FILE = 111
 EXCHANGE_RATE_FILE = 112
 INDEXED_FILES = frozenset({FEE_SCHEDULE_FILE, EXCHANGE_RATE_FILE})
 FILE_CASES = frozenset({"fileUpdate", "fileAppend"})
-_SUCCESS = 22
 
 
 def file_index_keys(case: str | None, body: Any, record: Any, consensus_ns: int) -> list[bytes]:
@@ -22,6 +21,6 @@ def file_index_keys(case: str | None, body: Any, record: Any, consensus_ns: int)
     if case not in FILE_CASES:
         return []
     file_id = getattr(body, case).fileID
-    if file_id.fileNum not in INDEXED_FILES or record.receipt.status != _SUCCESS:
+    if file_id.fileNum not in INDEXED_FILES or record.receipt.status != SUCCESS:
         return []
     return [entity_change_key(entity_id(file_id.shardNum, file_id.realmNum, file_id.fileNum), consensus_ns)]

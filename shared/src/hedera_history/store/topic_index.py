@@ -19,10 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from hedera_history.errors import RowLayoutError
-from hedera_history.store.entity_index import TOPIC_PREFIX, entity_change_key
+from hedera_history.store.entity_index import SUCCESS, TOPIC_PREFIX, entity_change_key
 from hedera_history.store.keys import ACCOUNT_SEPARATOR, check_entity_id, decode_hex16, entity_id, hex16, prefix_end
 
-_SUCCESS = 22
 _TOPIC_CHANGES = {"consensusUpdateTopic", "consensusDeleteTopic"}
 TOPIC_CASES = frozenset({"consensusCreateTopic", "consensusSubmitMessage", *_TOPIC_CHANGES})
 """Body cases this index reads; any other transaction contributes nothing."""
@@ -30,7 +29,7 @@ TOPIC_CASES = frozenset({"consensusCreateTopic", "consensusSubmitMessage", *_TOP
 
 def topic_index_keys(case: str | None, body: Any, record: Any, consensus_ns: int) -> list[bytes]:
     """The index rows of one transaction whose body's ``data`` case is ``case``."""
-    if case not in TOPIC_CASES or record.receipt.status != _SUCCESS:
+    if case not in TOPIC_CASES or record.receipt.status != SUCCESS:
         return []
     if case == "consensusCreateTopic":
         topic = topic_text(record.receipt.topicID)
