@@ -55,7 +55,7 @@ from hedera_history.derived.rows import (
 from hedera_history.errors import FormatError, RowDecodeError, StoreError
 from hedera_history.formats.block import BlockFile, parse_block
 from hedera_history.formats.block_record_file import native_block_files
-from hedera_history.formats.block_transactions import block_transactions
+from hedera_history.formats.block_transactions import block_file_transactions
 from hedera_history.formats.dispatch import parse_record_file
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.logs import event
@@ -383,7 +383,7 @@ def _native_part(data: bytes, name: str, block: StoredBlock, read: Callable[[Blo
 
 
 def _native_transfers(block: BlockFile) -> Iterator[ItemTransfers]:
-    for transaction in block_transactions([item.message(block.name) for item in block.items]):
+    for transaction in block_file_transactions(block):
         amounts = transaction.result.transfer_list.accountAmounts
         yield ItemTransfers(transaction.consensus_ns, _amounts(amounts), transaction.result.ByteSize())
 
