@@ -22,6 +22,7 @@ from hedera_history.formats.block_hash import (
     internal_hash,
     leaf_hash,
     single_child_hash,
+    streaming_root,
     subtree_of,
 )
 from hedera_history.verify.tss.state_proof import MerklePath, walk_state_proof
@@ -68,9 +69,10 @@ def streaming_path(nodes: Sequence[bytes], index: int) -> list[Step]:
     first, size = spans[which]
     steps = _perfect_path(nodes[first : first + size], index - first)
     if which + 1 < len(spans):
-        steps.append(Step(_right_fold(_span_roots(nodes, spans[which + 1 :])), is_first=False))
+        # The spans after it are the streaming tree of the nodes after it.
+        steps.append(Step(streaming_root(nodes[spans[which + 1][0] :]), is_first=False))
     for earlier in reversed(spans[:which]):
-        steps.append(Step(perfect_root(nodes[earlier[0] : earlier[0] + earlier[1]]), is_first=True))
+        steps.append(Step(streaming_root(nodes[earlier[0] : earlier[0] + earlier[1]]), is_first=True))
     return steps
 
 
@@ -205,22 +207,3 @@ def _perfect_path(nodes: Sequence[bytes], index: int) -> list[Step]:
         level = [internal_hash(level[i], level[i + 1]) for i in range(0, len(level), 2)]
         index >>= 1
     return steps
-
-
-def perfect_root(nodes: Sequence[bytes]) -> bytes:
-    """The root of a perfect binary tree over ``nodes`` (a power of two of them)."""
-    level = list(nodes)
-    while len(level) > 1:
-        level = [internal_hash(level[i], level[i + 1]) for i in range(0, len(level), 2)]
-    return level[0]
-
-
-def _right_fold(roots: Sequence[bytes]) -> bytes:
-    value = roots[-1]
-    for root in reversed(roots[:-1]):
-        value = internal_hash(root, value)
-    return value
-
-
-def _span_roots(nodes: Sequence[bytes], spans: Sequence[tuple[int, int]]) -> list[bytes]:
-    return [perfect_root(nodes[first : first + size]) for first, size in spans]

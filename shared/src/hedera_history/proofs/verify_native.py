@@ -36,11 +36,19 @@ from hedera_history.errors import (
     UnsupportedItemError,
 )
 from hedera_history.formats.block import BlockItem as RawItem
-from hedera_history.formats.block_hash import L16_CUTOVER, Layout, internal_hash, leaf_hash, streaming_root, subtree_of
+from hedera_history.formats.block_hash import (
+    L16_CUTOVER,
+    Layout,
+    internal_hash,
+    leaf_hash,
+    single_child_hash,
+    streaming_root,
+    subtree_of,
+)
 from hedera_history.formats.block_protos import BlockItem
 from hedera_history.formats.hashing import HASH_SIZE
 from hedera_history.formats.wire import read_tag, varint_field
-from hedera_history.proofs.block_paths import Step, fold, perfect_root, top_path, top_size
+from hedera_history.proofs.block_paths import Step, fold, top_path, top_size
 from hedera_history.proofs.transaction_ids import TransactionQuery
 from hedera_history.proofs.trust import LedgerTrust
 from hedera_history.proto_gen.proof_pb2 import NativeBlockEvidence, ProofBundle
@@ -142,7 +150,8 @@ def _block_top(evidence: NativeBlockEvidence, header: Any, what: str) -> tuple[b
         raise ProofFormatError(f"{what}: a mountain top of {top_size(layout)} hashes ({layout.value}) is expected")
     timestamp = header.block_timestamp
     timestamp_leaf = leaf_hash(varint_field(1, timestamp.seconds) + varint_field(2, timestamp.nanos))
-    mountain = streaming_root(top) if layout is Layout.L16 else fold(perfect_root(top), [Step(b"", False)])
+    # A streaming tree over a power of two of nodes (L8's eight) is the perfect tree over them.
+    mountain = streaming_root(top) if layout is Layout.L16 else single_child_hash(streaming_root(top))
     subtrees = len(top) - 3
     return internal_hash(timestamp_leaf, mountain), {
         subtree: top_path(top, subtree, layout, timestamp_leaf) for subtree in range(subtrees)
