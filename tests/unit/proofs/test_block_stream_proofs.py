@@ -143,6 +143,13 @@ def test_a_subject_the_items_do_not_hold_is_refused(blocks: list[BlockFile]) -> 
         verify_any_proof(encode_bundle(bundle), Trust().with_ledger(_ledger_id(blocks[0]).hex()))
 
 
+def test_a_subject_whose_transaction_id_does_not_parse_is_refused_as_a_subject(blocks: list[BlockFile]) -> None:
+    bundle = decode_bundle(_proof(blocks, 2))
+    bundle.subject.transaction.transaction_id = bundle.subject.transaction.transaction_id.replace("-", " ", 1)
+    with pytest.raises(ProofSubjectError):
+        verify_any_proof(encode_bundle(bundle), Trust().with_ledger(_ledger_id(blocks[0]).hex()))
+
+
 def test_an_item_of_another_block_is_refused(blocks: list[BlockFile]) -> None:
     bundle = decode_bundle(_proof(blocks, 2))
     other = decode_bundle(_proof(blocks, 3))

@@ -26,6 +26,7 @@ from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.errors import (
+    ConfigError,
     FormatError,
     ProofFormatError,
     ProofHashMismatchError,
@@ -237,7 +238,10 @@ def _published(evidence: NativeBlockEvidence) -> LedgerPublication:
 
 def _check_transaction(bundle: ProofBundle, block: ProvenNativeBlock) -> str:
     subject = bundle.subject.transaction
-    query = TransactionQuery.parse(subject.transaction_id, nonce=subject.nonce, scheduled=subject.scheduled)
+    try:
+        query = TransactionQuery.parse(subject.transaction_id, nonce=subject.nonce, scheduled=subject.scheduled)
+    except ConfigError as e:
+        raise ProofSubjectError(f"the subject's transaction id: {e}") from e
     bodies = [_body(item) for item in block.items if item.WhichOneof("item") == "signed_transaction"]
     times = [
         int(item.transaction_result.consensus_timestamp.seconds) * _NS
