@@ -20,6 +20,7 @@ from hedera_history.formats.block_transactions import BlockTransaction, block_tr
 from hedera_history.proofs.block_paths import Step, item_paths, state_proof_path
 from hedera_history.proofs.codec import FORMAT_VERSION
 from hedera_history.proofs.transaction_ids import TransactionQuery
+from hedera_history.proofs.verify import transaction_id_text as record_transaction_id_text
 from hedera_history.proto_gen.proof_pb2 import MerkleStep, NativeBlockEvidence, ProofBundle
 from hedera_history.verify.tss import merkle_paths, publication_from_signed_transaction
 
@@ -87,9 +88,7 @@ def ledger_publication_indexes(block: BlockFile) -> list[int]:
 
 
 def transaction_id_text(transaction: BlockTransaction) -> str:
-    tid = transaction.body.transactionID
-    account, start = tid.accountID, tid.transactionValidStart
-    return f"{account.shardNum}.{account.realmNum}.{account.accountNum}-{start.seconds}-{start.nanos:09d}"
+    return record_transaction_id_text(transaction.body.transactionID)
 
 
 def _record_of(transaction: BlockTransaction) -> hapi.TransactionRecord:
