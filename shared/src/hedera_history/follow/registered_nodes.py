@@ -8,40 +8,27 @@ registered-nodes map (state id 56): a ``map_update`` with the whole ``Registered
 a ``map_delete`` with its id as the key. Reading those state changes gives the registry after each
 block without the transactions (whose receipts need the state changes anyway for a new node's id).
 
-A registered node counts as a block node to read from, as the reference's
-``BlockNodeDiscoveryService`` counts its "tier 1" nodes, when one of its block-node endpoints offers
-the ``PUBLISH``, ``STATUS`` and ``SUBSCRIBE_STREAM`` APIs itself (APIs spread over several endpoints
-do not count: this project's client, like the reference's, asks one address for ``serverStatus``,
-``getBlock`` and the subscription); it is read at the first such endpoint, by domain name when it
-has one (a host name: an endpoint whose domain name is not one is passed over), else by IP address,
-with TLS when the endpoint requires it. Pure: no I/O.
+Which registered node is a block node to read from, and where, is ``books.registered_nodes``
+(one home for what a registered node is, shared with the API). Pure: no I/O.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from hedera_history.formats.block import BlockFile, ItemKind, parse_block
+from hedera_history.books.registered_nodes import block_node_endpoint
+from hedera_history.formats.block import BlockFile, ItemKind
 from hedera_history.formats.block_protos import StateChanges
 from hedera_history.formats.block_state import STATE_ID_REGISTERED_NODES
 
-_API_PUBLISH, _API_STATUS, _API_SUBSCRIBE_STREAM = 2, 1, 3
-_NEEDED_APIS = frozenset((_API_PUBLISH, _API_STATUS, _API_SUBSCRIBE_STREAM))
 _MAP_UPDATE_FIELD, _MAP_DELETE_FIELD = 5, 6
 _MARKERS = tuple(
     bytes((0x08, STATE_ID_REGISTERED_NODES, (field << 3) | 2)) for field in (_MAP_UPDATE_FIELD, _MAP_DELETE_FIELD)
 )
 """``state_id`` 56 followed by a ``map_update`` or ``map_delete``, as any state change of the map
 is serialised (fields in number order): a block without these bytes has no such change, and the
-search over the decompressed block costs far less than parsing it."""
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-_HOST_NAME = re.compile(rf"(?=.{{1,254}}$){_LABEL}(?:\.{_LABEL})*\.?")
-"""A host name (RFC 1123 labels): anyone can register a node, and a domain name holding anything else
-(a comma, a colon, a scheme) is no address to dial, and would not be read back as one."""
+search over the block's bytes costs far less than a look at each of its items."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +44,13 @@ def may_register_block_nodes(content: bytes) -> bool:
     return any(marker in content for marker in _MARKERS)
 
 
-def registered_node_changes(content: bytes, name: str) -> list[RegisteredNodeChange]:
-    """The registered-node changes of a serialised ``Block``, in order."""
-    if not may_register_block_nodes(content):
+def registered_node_changes(block: BlockFile) -> list[RegisteredNodeChange]:
+    """The registered-node changes of a parsed block, in order: none without a look at its items
+    when the block as read has no marker (one search of its bytes, when the parse kept them)."""
+    whole = block.items_only
+    if whole is not None and not may_register_block_nodes(whole):
         return []
-    return list(changes_of(parse_block(content, name)))
+    return list(changes_of(block))
 
 
 def changes_of(block: BlockFile) -> Iterable[RegisteredNodeChange]:
@@ -77,30 +66,6 @@ def changes_of(block: BlockFile) -> Iterable[RegisteredNodeChange]:
                 yield RegisteredNodeChange(node.registered_node_id, block_node_endpoint(node.service_endpoint))
             elif operation == "map_delete" and change.map_delete.key.HasField("entity_number_key"):
                 yield RegisteredNodeChange(change.map_delete.key.entity_number_key.value, None)
-
-
-def block_node_endpoint(endpoints: Iterable[Any]) -> str | None:
-    """Where a registered node is read as a block node (see the module), None when it is not one."""
-    for endpoint in endpoints:
-        if not endpoint.HasField("block_node") or not _NEEDED_APIS.issubset(endpoint.block_node.endpoint_api):
-            continue
-        host = _host_name(endpoint.domain_name) if endpoint.domain_name.strip() else _ip_text(endpoint.ip_address)
-        if host and 0 < endpoint.port < 65536:
-            return f"{'tls://' if endpoint.requires_tls else ''}{host}:{endpoint.port}"
-    return None
-
-
-def _host_name(text: str) -> str:
-    name = text.strip()
-    return name if _HOST_NAME.fullmatch(name) else ""
-
-
-def _ip_text(raw: bytes) -> str:
-    try:
-        address = ipaddress.ip_address(raw)
-    except ValueError:
-        return ""
-    return f"[{address}]" if address.version == 6 else str(address)
 
 
 __all__ = [

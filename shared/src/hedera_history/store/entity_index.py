@@ -47,6 +47,10 @@ AIRDROP_PREFIX = b"airdrop/"
 """Pending airdrops' changes by sender and by receiver (``store.airdrop_index``)."""
 SCHEDULE_PREFIX = b"schedule/"
 """The transactions of each schedule, by schedule id (``store.schedule_index``)."""
+REWARD_PREFIX = b"reward/"
+"""Staking rewards paid, by account, newest first (``store.reward_index``)."""
+REGISTERED_NODE_PREFIX = b"regnode/"
+"""Registered nodes' creations, updates and deletions, by node id (``store.registered_node_index``)."""
 TOKEN_INDEX_PREFIXES = (b"supply/", b"holder/", b"tokenrel/", b"nft/", b"nftowner/", b"allowance/", b"tokenlist/")
 """Token supply, balances, relationships, NFTs, allowances and creations by id (``store.token_index``)."""
 _INDEX_PREFIXES = (
@@ -56,6 +60,8 @@ _INDEX_PREFIXES = (
     STAKE_PREFIX,
     AIRDROP_PREFIX,
     SCHEDULE_PREFIX,
+    REWARD_PREFIX,
+    REGISTERED_NODE_PREFIX,
     *TOKEN_INDEX_PREFIXES,
 )
 EVM_ADDRESS_BYTES = 20

@@ -66,6 +66,8 @@ from hedera_history.store.keys import (
 )
 from hedera_history.store.model import BlockRows, Cell, Row
 from hedera_history.store.originals import encode_item_list, signed_file_bytes
+from hedera_history.store.registered_node_index import registered_node_index_keys
+from hedera_history.store.reward_index import reward_index_keys
 from hedera_history.store.schedule_index import schedule_index_keys
 from hedera_history.store.stake_index import stake_index_keys
 from hedera_history.store.token_index import token_index_keys
@@ -510,12 +512,14 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         ]
     )
     index_keys = entity_index_keys(body, record, consensus)  # creations, updates, aliases: rare
+    index_keys += reward_index_keys(record, consensus)
     if body is not None:
         case = body.WhichOneof("data")
         index_keys += topic_index_keys(case, body, record, consensus) + file_index_keys(case, body, record, consensus)
         index_keys += stake_index_keys(case, record, consensus) + schedule_index_keys(case, body, record, consensus)
         index_keys += airdrop_index_keys(case, body, record, consensus)
         index_keys += token_index_keys(case, body, record, consensus, item.transaction_bytes, rows)
+        index_keys += registered_node_index_keys(case, body, record, consensus)
     if index_keys:
         rows.account_history.update((key, pointer) for key in index_keys)
 
