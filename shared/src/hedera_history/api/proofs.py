@@ -86,28 +86,18 @@ def transaction_proof(
 ) -> bytes:
     """The canonical bundle of one transaction; NotFoundError when no complete block holds it. A
     transaction of a native block is proven by its TSS proof and needs no bootstrap book."""
-    from hedera_history.proofs.from_store import build_transaction_proof, native_transaction_proof  # noqa: PLC0415
+    from hedera_history.proofs.from_store import StoreProver, find_subject, native_transaction_proof  # noqa: PLC0415
     from hedera_history.proofs.transaction_ids import TransactionQuery  # noqa: PLC0415
 
     payer, valid_start = parse_transaction_id(transaction_id, "transaction id")
-    seconds, nanos = divmod(valid_start, 1_000_000_000)
-    query = TransactionQuery(payer, valid_start, nonce, scheduled)
-    native = _built(lambda: native_transaction_proof(get_reader(), query))
+    reader = get_reader()
+    subject = _built(lambda: find_subject(reader, TransactionQuery(payer, valid_start, nonce, scheduled)))
+    native = _built(lambda: native_transaction_proof(reader, subject))
     if native is not None:
         return native
     config = get_proofs()
-    return _built(
-        lambda: build_transaction_proof(
-            get_reader(),
-            f"{payer}-{seconds}-{nanos:09d}",
-            nonce,
-            scheduled,
-            bootstrap_book=config.bootstrap_book,
-            sidecars=sidecars,
-            first_block=config.first_block,
-            ratio=config.ratio,
-        )
-    )
+    prover = StoreProver(reader, config.bootstrap_book, first_block=config.first_block, ratio=config.ratio)
+    return _built(lambda: prover.record_transaction_proof(subject, sidecars=sidecars))
 
 
 def block_proof(get_reader: Callable[[], HistoryReader], get_proofs: ProofConfig, number: int) -> bytes:

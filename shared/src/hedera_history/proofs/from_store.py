@@ -18,6 +18,7 @@ original, found through the log when the errata removed the entry.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from hedera_history.books.codec import decode_recorded_changes
@@ -103,17 +104,28 @@ def build_block_proof(
     return StoreProver(reader, bootstrap_book, first_block=first_block, ratio=ratio).block_proof(block_number)
 
 
-def native_transaction_proof(reader: HistoryReader, query: TransactionQuery) -> bytes | None:
+@dataclass(frozen=True, slots=True)
+class ProofSubject:
+    """The transaction a proof is asked for, found once: its consensus time and its stored entry
+    (None: an errata removed it; the errata log keeps its block)."""
+
+    query: TransactionQuery
+    consensus_ns: int
+    stored: StoredTransaction | None
+
+
+def find_subject(reader: HistoryReader, query: TransactionQuery) -> ProofSubject:
+    """The transaction ``query`` names; ObjectNotFoundError when none is stored."""
+    consensus_ns = consensus_of(reader, query)
+    return ProofSubject(query, consensus_ns, reader.transaction(consensus_ns))
+
+
+def native_transaction_proof(reader: HistoryReader, subject: ProofSubject) -> bytes | None:
     """The block-stream proof of a transaction stored from a native block (``proofs.native``: its
     items' paths and the block's TSS proof, read from the block's original bytes; the ledger's
     publication from a stored native block 0, when there is one), or None when its block is not a
-    native block. ObjectNotFoundError when no complete block holds it."""
-    consensus_ns = consensus_of(reader, query)
-    return _native_proof(reader, consensus_ns, reader.transaction(consensus_ns))
-
-
-def _native_proof(reader: HistoryReader, consensus_ns: int, stored: StoredTransaction | None) -> bytes | None:
-    """:func:`native_transaction_proof` of the transaction at ``consensus_ns``, already read."""
+    native block."""
+    stored = subject.stored
     header = reader.get_block(stored.block_number) if stored is not None else None
     if stored is None or header is None or header.version != BLOCK_FILE_VERSION:
         return None
@@ -127,7 +139,8 @@ def _native_proof(reader: HistoryReader, consensus_ns: int, stored: StoredTransa
     zero_bytes = original_block(reader, 0) if block.number != 0 else None
     zero = parse_block(zero_bytes, "block 0") if zero_bytes is not None else None
     block_zero = zero if zero is not None and not zero.wrapped and zero.number == 0 else None
-    return encode_bundle(native_transaction_bundle(block, TransactionQuery.at(consensus_ns), block_zero=block_zero))
+    query = TransactionQuery.at(subject.consensus_ns)
+    return encode_bundle(native_transaction_bundle(block, query, block_zero=block_zero))
 
 
 def refuse_unsigned(block: StoredBlock) -> None:
@@ -167,15 +180,21 @@ class StoreProver:
         self.ship_checkpoint = ship_checkpoint
 
     def transaction_proof(self, query: TransactionQuery, *, sidecars: bool = False) -> bytes:
-        consensus_ns = consensus_of(self.reader, query)
-        stored = self.reader.transaction(consensus_ns)
-        native = _native_proof(self.reader, consensus_ns, stored)
+        """The proof of the transaction ``query`` names: its native block's, else its record file's."""
+        subject = find_subject(self.reader, query)
+        native = native_transaction_proof(self.reader, subject)
         if native is not None:
             return native
+        return self.record_transaction_proof(subject, sidecars=sidecars)
+
+    def record_transaction_proof(self, subject: ProofSubject, *, sidecars: bool = False) -> bytes:
+        """The proof of a transaction found in a record file (or a wrapped record block): its
+        block's signatures and the trust chain from the bootstrap book."""
+        consensus_ns, stored = subject.consensus_ns, subject.stored
         errata = self.errata_in_force(consensus_ns)
         number = stored.block_number if stored is not None else self._removed_entry_block(consensus_ns, errata)
         if number is None:
-            raise ObjectNotFoundError(f"transaction {query} is not in a complete block")
+            raise ObjectNotFoundError(f"transaction {subject.query} is not in a complete block")
         block = self.signed_block(number, containing=consensus_ns, with_sidecars=sidecars)
         index = next(i for i, item in enumerate(block.record.items) if item.consensus_ns == consensus_ns)
         plan = self.chain_plan(block.record.consensus_start)
