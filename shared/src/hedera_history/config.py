@@ -205,6 +205,12 @@ class Settings:
         "later version switch it. Empty: the network preset's (0.79.0 on mainnet and testnet); none "
         "(custom networks): the quiet interval and the block's existence alone decide.",
     )
+    follow_block_poll_seconds: float = setting(
+        0.1,
+        "After the cutover, how often the follower asks its block sources for the next block between ticks; "
+        "the tick runs as soon as it is there (the reference mirror node polls blocks every 100 ms). 0: once "
+        "a tick (HEDERA_HISTORY_FOLLOW_POLL_SECONDS).",
+    )
     follow_block_alert_seconds: float = setting(
         30.0,
         "After the cutover, how long without a new block before the follower logs 'follower no block' "

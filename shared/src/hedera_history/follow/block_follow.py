@@ -10,7 +10,10 @@ periods and asks again on a later tick.
 Blocks are then read one number after another (``follow.block_sources``: block nodes first, the
 bucket behind them) and verified and published by ``pipeline.ingest_block`` on the follower's
 thread: a block needs nothing but itself and its predecessor, so there is nothing to wait for or to
-run beside it. A block not there yet ends the tick; a copy that fails its checks is asked of the
+run beside it. Each block is decompressed and parsed once, for ingest and for the registered block
+nodes it may carry. A block published, the next is asked for at once; a block not there yet ends
+the tick, and until the next tick the follower asks for it every ``follow_block_poll_seconds``
+(``block_arrived``), ticking as soon as it is there. A copy that fails its checks is asked of the
 next source; nothing is skipped: ``next_block`` moves only over published blocks. When no block
 arrives for ``follow_block_alert_seconds`` the follower logs ``follower no block`` as an error
 (the deployment's alert), again each interval while it lasts.
@@ -28,7 +31,7 @@ from hedera_history.follow.block_node_registry import BlockNodeRegistry, write_r
 from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock, with_registered
 from hedera_history.follow.block_start import BlockStart, begin_history_at
 from hedera_history.follow.registered_nodes import registered_node_changes
-from hedera_history.formats.block import block_content
+from hedera_history.formats.block import BlockFile, parse_block_file
 from hedera_history.logs import event
 from hedera_history.pipeline.ingest import IngestContext, IngestResult, Outcome
 from hedera_history.pipeline.ingest_block import BlockChecker, block_checker, ingest_block
@@ -67,6 +70,8 @@ class BlockFollow:
         self._clock = monotonic
         self._checker: BlockChecker | None = None
         self._ahead: FetchedBlock | None = None
+        self._read_seconds = 0.0
+        """How long the read of the last block found took."""
         self._last_arrival = monotonic()
         self._last_alert = float("-inf")
         self._history_starts = start.number if start is not None and start.begins_history else None
@@ -101,70 +106,103 @@ class BlockFollow:
         event(logger, "follower switched to blocks", block=number, after_block=after_block, source=found.source)
         return True
 
+    def block_arrived(self) -> bool:
+        """Whether the next block is there now (kept for the next step, which does not read it again)."""
+        number = self.next_block
+        if number is None:
+            return False
+        if self._ahead is None or self._ahead.number != number:
+            self._ahead = self._read(number)
+        return self._ahead is not None
+
     def step(self) -> int:
-        """Read, verify and publish the blocks available, in order; how many were published."""
+        """Read, verify and publish the blocks available, in order; how many were published. Each
+        block published logs ``follower block``: ``read_seconds`` (the read that found it) and
+        ``ingest_seconds`` (parse, verification and publication), the follower's part of its lag."""
         published = 0
         while self.next_block is not None and published < BLOCKS_PER_TICK:
             number = self.next_block
-            fetched = self._take_ahead(number) or self.sources.fetch(number)
+            fetched = self._take_ahead(number) or self._read(number)
             if fetched is None:
                 self._alert_if_quiet(number)
                 break
+            started = self._clock()
             if not self._ingest(fetched):
                 break
             self.next_block, self._last_arrival = number + 1, self._clock()
             published += 1
+            event(
+                logger,
+                "follower block",
+                block=number,
+                source=fetched.source,
+                read_seconds=round(self._read_seconds, 3),
+                ingest_seconds=round(self._last_arrival - started, 3),
+            )
         self.published += published
         return published
+
+    def _read(self, number: int) -> FetchedBlock | None:
+        started = self._clock()
+        found = self.sources.fetch(number)
+        if found is not None:
+            self._read_seconds = self._clock() - started
+        return found
 
     def _ingest(self, fetched: FetchedBlock) -> bool:
         """Whether the block is published (now or before); a rejected copy is asked of the sources
         after the one that served it."""
         checker = self._checker_now()
-        result = self._publish(fetched, checker)
+        block = self._parsed(fetched)
+        result = self._publish(fetched, block, checker)
         if result.outcome is Outcome.QUARANTINED:
             self.rejected += 1
             later = self.sources.sources[[s.kind for s in self.sources.sources].index(fetched.source) + 1 :]
             retry = CompositeBlocks(later).fetch(fetched.number)
             if retry is None:
                 return False
-            fetched, result = retry, self._publish(retry, checker)
+            block = self._parsed(retry)
+            fetched, result = retry, self._publish(retry, block, checker)
         if result.outcome not in (Outcome.PUBLISHED, Outcome.ALREADY_PUBLISHED):
             return False
         self.last_consensus_ns, self.last_source = checker.last_consensus_ns, fetched.source
-        self._discover(fetched)
+        if block is not None:
+            self._discover(block)
         return True
 
-    def _discover(self, fetched: FetchedBlock) -> None:
+    def _parsed(self, fetched: FetchedBlock) -> BlockFile | None:
+        """The block decompressed and parsed once, for ingest and discovery both; None when it does
+        not parse (ingest then rejects it as it rejects any block file that does not)."""
+        try:
+            return parse_block_file(fetched.data, fetched.name, max_decompressed=self.settings.max_decompressed_bytes)
+        except FormatError:
+            return None
+
+    def _discover(self, block: BlockFile) -> None:
         """Apply the block's registered-node changes (HIP-1137): block nodes registered become
         sources after the configured ones (``follow.registered_nodes``)."""
         if not self.settings.block_node_discovery:
             return
-        try:
-            content = block_content(fetched.data, fetched.name, limit=self.settings.max_decompressed_bytes)
-            changes = registered_node_changes(content, fetched.name)
-        except FormatError as e:
-            event(logger, "registered block nodes not read", logging.WARNING, block=fetched.number, error=str(e))
-            return
+        changes = registered_node_changes(block)
         if not changes:
             return
-        registry = self.registry.applied(changes, fetched.number)
+        registry = self.registry.applied(changes, block.number)
         if registry.endpoints == self.registry.endpoints:
             self.registry = registry
             return
         self.registry = registry
         self.sources = with_registered(self.sources, registry.endpoints, self.settings)
-        event(logger, "follower found block nodes", block=fetched.number, block_nodes=list(registry.endpoints))
+        event(logger, "follower found block nodes", block=block.number, block_nodes=list(registry.endpoints))
         try:
             write_registry(self.ctx.gateway, registry)
         except HistoryError as e:
-            event(logger, "registered block nodes not stored", logging.WARNING, block=fetched.number, error=str(e))
+            event(logger, "registered block nodes not stored", logging.WARNING, block=block.number, error=str(e))
 
-    def _publish(self, fetched: FetchedBlock, checker: BlockChecker) -> IngestResult:
+    def _publish(self, fetched: FetchedBlock, block: BlockFile | None, checker: BlockChecker) -> IngestResult:
         """Ingest the block; the block a history begins with first begins it (``follow.block_start``)."""
         if self._history_starts == fetched.number and begin_history_at(self.ctx, fetched, checker.tss):
             self._history_starts = None
-        return ingest_block(self.ctx, fetched.name, fetched.data, checker)
+        return ingest_block(self.ctx, fetched.name, fetched.data, checker, parsed=block)
 
     def _take_ahead(self, number: int) -> FetchedBlock | None:
         ahead, self._ahead = self._ahead, None

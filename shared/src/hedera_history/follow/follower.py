@@ -13,7 +13,9 @@ Each tick (every ``follow_poll_seconds``):
 6. log ``follower position`` with ``lag_seconds``, ``period``, ``handed_off``, ``pending`` and
    ``given_up`` (a log-based metric and the lag alert read these fields);
 7. at the cutover, switch to blocks by itself (``follow.block_follow``): from then on each tick
-   reads, verifies and publishes the next blocks instead, and the position holds ``next_block``.
+   reads, verifies and publishes the next blocks instead, and the position holds ``next_block``;
+   between ticks it asks for the next block every ``follow_block_poll_seconds`` and ticks at once
+   when it is there, so a block waits for no poll interval.
 
 The ingest context is the one an upload gets (same verification, same publication), but its
 source is the followed bucket wrapped in a byte cache (``follow.cache``). At-least-once: a period
@@ -33,6 +35,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -216,7 +219,7 @@ class Follower:
                 if not self._keep_lease(report):
                     break
                 self._tick(pool, report)
-                self._sleep(max(0.0, started + self.settings.follow_poll_seconds - self._clock()))
+                self._wait_until(started + self.settings.follow_poll_seconds)
             self._drain(report)
             self._store_position(report, force=True)
         finally:
@@ -225,6 +228,20 @@ class Follower:
         self._fill(report)
         event(logger, "follower window ended", logging.INFO, **_summary(report))
         return report
+
+    def _wait_until(self, deadline: float) -> None:
+        """Sleep until the next tick is due; after the switch, ask for the next block every
+        ``follow_block_poll_seconds`` meanwhile and tick at once when it is there."""
+        remaining = deadline - self._clock()
+        every = self.settings.follow_block_poll_seconds
+        blocks = self.blocks
+        if blocks is None or not blocks.active or every <= 0:
+            self._sleep(max(0.0, remaining))
+            return
+        for _ in range(math.ceil(remaining / every)):
+            self._sleep(max(0.0, min(every, deadline - self._clock())))
+            if blocks.block_arrived():
+                return
 
     # ---- one tick --------------------------------------------------------------------------------
 

@@ -87,13 +87,25 @@ def block_checker(settings: Settings) -> BlockChecker:
 
 
 def ingest_block(
-    ctx: IngestContext, name: str, data: bytes, checker: BlockChecker, hand: BlocksInHand | None = None
+    ctx: IngestContext,
+    name: str,
+    data: bytes,
+    checker: BlockChecker,
+    hand: BlocksInHand | None = None,
+    *,
+    parsed: BlockFile | None = None,
 ) -> IngestResult:
     """Verify the block file ``name`` and publish it (see the module). With ``hand`` (an uploaded
     block), a block whose predecessor another call has in hand is verified meanwhile and published
-    once that predecessor's link is stored (``pipeline.blocks_in_hand``)."""
+    once that predecessor's link is stored (``pipeline.blocks_in_hand``). ``parsed``: ``data``
+    already parsed by the caller (the follower reads the block's registered nodes from it too), so
+    it is not decompressed and parsed twice."""
     try:
-        block = parse_block_file(data, name, max_decompressed=ctx.settings.max_decompressed_bytes)
+        block = (
+            parse_block_file(data, name, max_decompressed=ctx.settings.max_decompressed_bytes)
+            if parsed is None
+            else parsed
+        )
     except FormatError as e:
         checker.chain.lose()
         checker.last_number = None
