@@ -65,6 +65,13 @@ RecordSummary = Callable[[bytes], tuple[int, bytes, tuple[int, int, int, int, in
 id (payer shard, realm and number, valid start seconds and nanos, scheduled, nonce; None without
 one), fields merged as a parse merges them; None where the protobuf parser must decide."""
 
+SubtreeRoots = Callable[[type[Any], tuple[Any, Any], Sequence[Any], bytes, int], tuple[tuple[bytes, ...], int] | None]
+"""``(BlockItem, its kind and data slot descriptors, items, positions, subtrees)``: the root of each
+of ``subtrees`` streaming SHA-384 trees (``formats.block_hash``) over the leaves of the items whose
+kind ``positions`` sends there (``positions[kind]``: a subtree, or 0xFF for an item not hashed), and
+how many items were hashed; None where an item's kind is past ``positions`` or has another value
+there (the Python code decides). TypeError for anything but items of that class."""
+
 _Compiled = tuple[
     ItemLists,
     RecordItems,
@@ -76,6 +83,7 @@ _Compiled = tuple[
     RenumberedFields,
     BlockItems,
     RecordSummary,
+    SubtreeRoots,
 ]
 
 logger = logging.getLogger(__name__)
@@ -95,6 +103,7 @@ try:
         _speedups.renumbered_fields,
         _speedups.block_items,
         _speedups.record_summary,
+        _speedups.block_subtree_roots,
     )
 except (ImportError, AttributeError) as e:  # AttributeError: a build older than this source
     logger.warning(
@@ -113,3 +122,4 @@ record_entities: RecordEntities | None = None if _compiled is None else _compile
 renumbered_fields: RenumberedFields | None = None if _compiled is None else _compiled[7]
 block_items: BlockItems | None = None if _compiled is None else _compiled[8]
 record_summary: RecordSummary | None = None if _compiled is None else _compiled[9]
+block_subtree_roots: SubtreeRoots | None = None if _compiled is None else _compiled[10]

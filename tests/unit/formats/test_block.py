@@ -8,7 +8,7 @@ import pytest
 from hedera_history import speedups
 from hedera_history.errors import CorruptFileError, DecompressionError, FormatError, UnsupportedVersionError
 from hedera_history.formats.block import (
-    _ITEM_SLOTS,
+    ITEM_SLOTS,
     BlockItem,
     ItemKind,
     ProofKind,
@@ -187,7 +187,7 @@ def test_truncations_are_format_errors() -> None:
 )
 def test_the_compiled_items_are_the_python_ones(data: bytes) -> None:
     assert speedups.block_items is not None, "the compiled core did not build"
-    (compiled,) = speedups.block_items(BlockItem, _ITEM_SLOTS, [data])
+    (compiled,) = speedups.block_items(BlockItem, ITEM_SLOTS, [data])
     assert compiled == _short_item(data)
     if compiled is not None:
         assert type(compiled) is BlockItem and not gc.is_tracked(compiled)

@@ -287,7 +287,7 @@ def _items(content: bytes, name: str) -> tuple[list[BlockItem], bool]:
     items: list[Any] = (
         [_short_item(data) for data in datas]
         if compiled_block_items is None
-        else compiled_block_items(BlockItem, _ITEM_SLOTS, datas)
+        else compiled_block_items(BlockItem, ITEM_SLOTS, datas)
     )
     if None in items:  # an item of another shape than the common one: the general read takes it
         for index, data in enumerate(datas):
@@ -299,7 +299,8 @@ def _items(content: bytes, name: str) -> tuple[list[BlockItem], bool]:
     return items, items_only
 
 
-_ITEM_SLOTS = (vars(BlockItem)["kind"], vars(BlockItem)["data"], vars(BlockItem)["payload_start"])
+ITEM_SLOTS = (vars(BlockItem)["kind"], vars(BlockItem)["data"], vars(BlockItem)["payload_start"])
+"""``BlockItem``'s slot descriptors, for the compiled core's functions that make or read items."""
 
 
 def _raw_block(content: bytes) -> Any | None:

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from hedera_history.errors import UnsupportedItemError
-from hedera_history.formats.block import BlockFile, BlockItem, ItemKind
+from hedera_history.formats.block import ITEM_SLOTS, BlockFile, BlockItem, ItemKind
+from hedera_history.speedups import block_subtree_roots as compiled_subtree_roots
 
 EMPTY_TREE_HASH = hashlib.sha384(b"\x00").digest()
 _LEAF = hashlib.sha384(b"\x00")
@@ -88,6 +89,15 @@ _POSITION_OF_KIND: dict[int, int | None] = {
     kind: None if subtree is None else subtree.value for kind, subtree in _SUBTREE_OF_KIND.items()
 }
 _UNKNOWN = -1
+_NOT_HASHED = 0xFF
+_ASK_PYTHON = 0xFE
+_COMPILED_POSITIONS = bytes(
+    _NOT_HASHED if position is None else position
+    for position in (_POSITION_OF_KIND.get(kind, _ASK_PYTHON) for kind in range(FIRST_FORWARD_COMPATIBLE_ITEM))
+)
+"""For the compiled core: each item number's subtree, 0xFF for the footer and proofs; 0xFE (and any
+number from 20 on) for the numbers :func:`subtree_of` decides, so that the Python loop does."""
+_KIND_AND_DATA = ITEM_SLOTS[:2]
 
 
 class Layout(Enum):
@@ -186,6 +196,31 @@ def layout_for(block: BlockFile) -> Layout:
 def block_hashes(block: BlockFile, layout: Layout | None = None) -> BlockHashes:
     """The block's root hash in ``layout`` (default: the block's own, :func:`layout_for`)."""
     layout = layout_for(block) if layout is None else layout
+    computed = (
+        None
+        if compiled_subtree_roots is None
+        else compiled_subtree_roots(BlockItem, _KIND_AND_DATA, block.items, _COMPILED_POSITIONS, len(Subtree))
+    )
+    roots, hashed = subtree_roots(block, layout) if computed is None else computed
+    footer = block.footer
+    top_leaves = (
+        footer.previous_block_root_hash,
+        footer.root_hash_of_all_block_hashes_tree,
+        footer.start_of_block_state_root_hash or EMPTY_TREE_HASH,
+        *roots[:_DEFINED_SUBTREES],
+    )
+    if layout is Layout.L16:
+        mountain_top = streaming_root((*top_leaves, *roots[_DEFINED_SUBTREES:]))
+    else:
+        mountain_top = single_child_hash(_perfect_root(top_leaves))
+    timestamp_leaf = leaf_hash(block.timestamp_bytes)
+    root = internal_hash(timestamp_leaf, mountain_top)
+    return BlockHashes(root, layout, roots, timestamp_leaf, mountain_top, hashed)
+
+
+def subtree_roots(block: BlockFile, layout: Layout) -> tuple[tuple[bytes, ...], int]:
+    """The root of each subtree (:class:`Subtree` order) over its items' leaves, and how many items
+    were hashed: the Python code, run where the compiled core is absent or leaves a block to it."""
     leaves: list[list[bytes]] = [[] for _ in Subtree]
     positions = _POSITION_OF_KIND
     leaf = _LEAF.copy
@@ -208,21 +243,7 @@ def block_hashes(block: BlockFile, layout: Layout | None = None) -> BlockHashes:
         hasher.update(item.data)
         leaves[position].append(hasher.digest())
     hashed = sum(map(len, leaves))
-    roots = tuple(streaming_root(subtree) for subtree in leaves)
-    footer = block.footer
-    top_leaves = (
-        footer.previous_block_root_hash,
-        footer.root_hash_of_all_block_hashes_tree,
-        footer.start_of_block_state_root_hash or EMPTY_TREE_HASH,
-        *roots[:_DEFINED_SUBTREES],
-    )
-    if layout is Layout.L16:
-        mountain_top = streaming_root((*top_leaves, *roots[_DEFINED_SUBTREES:]))
-    else:
-        mountain_top = single_child_hash(_perfect_root(top_leaves))
-    timestamp_leaf = leaf_hash(block.timestamp_bytes)
-    root = internal_hash(timestamp_leaf, mountain_top)
-    return BlockHashes(root, layout, roots, timestamp_leaf, mountain_top, hashed)
+    return tuple(streaming_root(subtree) for subtree in leaves), hashed
 
 
 def block_root_hash(block: BlockFile) -> bytes:

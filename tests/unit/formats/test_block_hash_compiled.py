@@ -1,0 +1,81 @@
+"""The compiled block hashing (``speedups.block_subtree_roots``) against the Python code: its
+SHA-384 against hashlib's, and the subtree roots of any items against ``block_hash.subtree_roots``;
+where the compiled core leaves a block to the Python code (an item number it does not place), the
+Python code decides."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+import pytest
+from hedera_history import speedups
+from hedera_history.errors import UnsupportedItemError
+from hedera_history.formats.block import ITEM_SLOTS, BlockItem, ItemKind, serialize_block
+from hedera_history.formats.block_hash import (
+    _COMPILED_POSITIONS,
+    EMPTY_TREE_HASH,
+    Layout,
+    Subtree,
+    block_hashes,
+    subtree_roots,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .block_files import body_items, footer_item, header_item, parsed, tss_proof_item
+
+_SUBTREES = len(Subtree)
+
+
+def _compiled(items: tuple[BlockItem, ...]) -> tuple[tuple[bytes, ...], int] | None:
+    assert speedups.block_subtree_roots is not None, "the compiled core did not build"
+    return speedups.block_subtree_roots(BlockItem, ITEM_SLOTS[:2], items, _COMPILED_POSITIONS, _SUBTREES)
+
+
+@pytest.mark.parametrize("size", [*range(0, 300), 1000, 4096, 100_000])
+def test_a_single_leaf_is_hashlibs_sha384(size: int) -> None:
+    data = bytes((7 * i + size) % 256 for i in range(size))
+    result = _compiled((BlockItem(ItemKind.TRANSACTION_RESULT, data, 0),))
+    assert result is not None
+    roots, hashed = result
+    assert hashed == 1
+    assert roots[Subtree.OUTPUTS.value] == hashlib.sha384(b"\x00" + data).digest()
+    assert roots[: Subtree.OUTPUTS.value] == (EMPTY_TREE_HASH,) * Subtree.OUTPUTS.value
+
+
+_ITEM = st.builds(
+    BlockItem,
+    st.sampled_from([*range(1, 13), 19, 20, 23, 27, 35, 39, 40, 41, 59]),
+    st.binary(max_size=300),
+    st.just(0),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(items=st.lists(_ITEM, max_size=80), layout=st.sampled_from(list(Layout)))
+def test_the_compiled_roots_are_the_python_ones(items: list[BlockItem], layout: Layout) -> None:
+    block = dataclasses.replace(
+        parsed(serialize_block([header_item(1), footer_item(), tss_proof_item(1)])), items=tuple(items)
+    )
+    compiled = _compiled(block.items)
+    try:
+        python = subtree_roots(block, layout)
+    except UnsupportedItemError:
+        assert compiled is None  # an item the compiled core cannot place: it leaves the block to Python
+        return
+    if compiled is not None:
+        assert compiled == python
+    else:
+        assert any(item.kind not in range(1, 13) or item.kind == ItemKind.FILTERED_SINGLE_ITEM for item in items)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 7, 64, 65, 1000, 1025])
+def test_a_block_hashes_the_same_with_and_without_the_compiled_core(
+    count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    block = parsed(serialize_block([header_item(1), *body_items(count, count), footer_item(), tss_proof_item(1)]))
+    compiled = block_hashes(block)
+    assert _compiled(block.items) == (compiled.subtree_roots, compiled.hashed_items)
+    monkeypatch.setattr("hedera_history.formats.block_hash.compiled_subtree_roots", None)
+    assert block_hashes(block) == compiled
