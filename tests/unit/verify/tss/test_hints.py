@@ -28,7 +28,7 @@ from hedera_history.verify.tss.hints import (
     verify_hints,
 )
 from hedera_history.verify.tss.serialization import BLS12_381_R
-from py_arkworks_bls12381 import G1Point, Scalar
+from py_arkworks_bls12381 import GT, G1Point, Scalar
 
 from tests.conformance.tss_blocks import HINTS_SIGNED_WEIGHT, HINTS_TOTAL_WEIGHT, TssBlock
 
@@ -151,3 +151,50 @@ def test_a_scalar_at_the_group_order_is_refused(tss_blocks: tuple[TssBlock, ...]
     raw[96:128] = BLS12_381_R.to_bytes(32, "little")
     with pytest.raises(TssFormatError, match="agg_weight"):
         HintsSignature.parse(bytes(raw))
+
+
+def _textbook_openings_hold(key: HintsVerificationKey, signature: HintsSignature, r: Scalar) -> tuple[bool, bool]:
+    """The two KZG checks as ``hints.rs`` states them, e(C − v·g_0, h_0) = e(π, h_1 − z·h_0)."""
+    s = signature
+    w_adjusted = key.w + key.l_n_minus_1 * (-s.agg_weight)
+    opened = ((s.parsum, s.parsum_r), (w_adjusted, s.w_r), (s.b, s.b_r), (s.q1, s.q1_r), (s.q3, s.q3_r))
+    opened += ((s.q2, s.q2_r), (s.q4, s.q4_r))
+    merged, power = G1Point.identity(), Scalar(1)
+    for commitment, value in opened:
+        merged, power = merged + (commitment - key.g_0 * value) * power, power * r
+    at_r = GT.pairing(merged, key.h_0) == GT.pairing(s.opening_r, key.h_1 - key.h_0 * r)
+    z = r / root_of_unity(key.n)
+    left = GT.pairing(s.parsum - key.g_0 * s.parsum_r_div_omega, key.h_0)
+    return at_r, left == GT.pairing(s.opening_r_div_omega, key.h_1 - key.h_0 * z)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {},
+        {"opening_r": "g"},
+        {"opening_r_div_omega": "g"},
+        {"w_r": 1},
+        {"q4_r": 1},
+        {"parsum_r": 1},
+        {"parsum_r_div_omega": 1},
+        {"agg_weight": 1},
+        {"q2": "g"},
+        {"opening_r": "g", "opening_r_div_omega": "g"},
+    ],
+)
+@pytest.mark.parametrize("number", [0, 5])
+def test_the_openings_checked_in_g1_are_the_textbook_checks(
+    tss_blocks: tuple[TssBlock, ...], number: int, change: dict[str, object]
+) -> None:
+    key, signature = parts(tss_blocks[number])
+    changed = {name: getattr(signature, name) + (key.g_0 if how == "g" else Scalar(1)) for name, how in change.items()}
+    signature = replace(signature, **changed)
+    r = challenge(key, signature)
+    expected = _textbook_openings_hold(key, signature, r)
+    assert all(expected) == (not change)
+    if all(expected):
+        hints._check_openings(key, signature, r)
+    else:
+        with pytest.raises(TssOpeningError, match="at r " if not expected[0] else "r/ω"):
+            hints._check_openings(key, signature, r)

@@ -197,29 +197,29 @@ def verify_hints(message: bytes, key: HintsVerificationKey, signature: HintsSign
 
 
 def _check_openings(key: HintsVerificationKey, signature: HintsSignature, r: Scalar) -> None:
-    # W(x) opens to its value with the signers' weight taken off at ω^{n-1}.
-    w_adjusted = key.w + key.l_n_minus_1 * (-signature.agg_weight)
-    opened = (
-        (signature.parsum, signature.parsum_r),
-        (w_adjusted, signature.w_r),
-        (signature.b, signature.b_r),
-        (signature.q1, signature.q1_r),
-        (signature.q3, signature.q3_r),
-        (signature.q2, signature.q2_r),
-        (signature.q4, signature.q4_r),
+    # Each KZG check e(C − v·g_0, h_0) = e(π, h_1 − z·h_0) is run as e(C − v·g_0 + z·π, h_0) =
+    # e(π, h_1): the same product of pairings by bilinearity, with the multiples taken in G1 (one
+    # multi-scalar multiplication) instead of G2.
+    s = signature
+    powers = [Scalar(1)]
+    for _ in range(6):
+        powers.append(powers[-1] * r)
+    # W(x) opens to its value with the signers' weight taken off at ω^{n-1}: W − weight·L_{n−1}.
+    values = (s.parsum_r, s.w_r, s.b_r, s.q1_r, s.q3_r, s.q2_r, s.q4_r)
+    opened_value = Scalar(0)
+    for power, value in zip(powers, values, strict=True):
+        opened_value = opened_value + power * value
+    merged_plus_r_opening = G1Point.multiexp_unchecked(
+        [s.parsum, key.w, key.l_n_minus_1, s.b, s.q1, s.q3, s.q2, s.q4, key.g_0, s.opening_r],
+        [*powers[:2], -(powers[1] * s.agg_weight), *powers[2:], -opened_value, r],
     )
-    merged = G1Point.identity()
-    power = Scalar(1)
-    for commitment, value in opened:
-        merged = merged + (commitment - key.g_0 * value) * power
-        power = power * r
-    if not _equal_pairings((merged, key.h_0), (signature.opening_r, key.h_1 - key.h_0 * r)):
+    if not _equal_pairings((merged_plus_r_opening, key.h_0), (s.opening_r, key.h_1)):
         raise TssOpeningError("the merged KZG opening at r does not verify")
     r_div_omega = r / root_of_unity(key.n)
-    if not _equal_pairings(
-        (signature.parsum - key.g_0 * signature.parsum_r_div_omega, key.h_0),
-        (signature.opening_r_div_omega, key.h_1 - key.h_0 * r_div_omega),
-    ):
+    parsum_plus_opening = G1Point.multiexp_unchecked(
+        [s.parsum, key.g_0, s.opening_r_div_omega], [Scalar(1), -s.parsum_r_div_omega, r_div_omega]
+    )
+    if not _equal_pairings((parsum_plus_opening, key.h_0), (s.opening_r_div_omega, key.h_1)):
         raise TssOpeningError("the ParSum opening at r/ω does not verify")
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 
 from hedera_history.errors import TssError, TssFormatError, TssUnverifiableProofError
 from hedera_history.verify.tss.hints import (
@@ -146,7 +147,7 @@ def verify_tss_signature(block_root: bytes, block_signature: bytes, trust: TssTr
             )
         if not block_root:
             raise TssFormatError("the signed message (the block root) is empty")
-        verify_hints(block_root, HintsVerificationKey.parse(key_bytes), HintsSignature.parse(hints_bytes))
+        verify_hints(block_root, _verification_key(key_bytes), HintsSignature.parse(hints_bytes))
     except TssError as reason:
         return replace(verdict, reason=reason)
     return replace(verdict, verified=True)
@@ -161,6 +162,13 @@ def verify_state_proof(
     except TssError as reason:
         return replace(_unverified(ProofForm.STATE_PROOF, None), reason=reason)
     return replace(verify_tss_signature(signed.root, block_signature, trust), form=ProofForm.STATE_PROOF)
+
+
+@lru_cache(maxsize=8)
+def _verification_key(key_bytes: bytes) -> HintsVerificationKey:
+    """A ledger's blocks carry the same key until its roster changes: parsed (and its points
+    validated) once. A key that does not parse raises each time (an exception is not cached)."""
+    return HintsVerificationKey.parse(key_bytes)
 
 
 def _unverified(form: ProofForm, signed_root: bytes | None) -> TssVerdict:
