@@ -157,8 +157,8 @@ def _textbook_openings_hold(key: HintsVerificationKey, signature: HintsSignature
     """The two KZG checks as ``hints.rs`` states them, e(C − v·g_0, h_0) = e(π, h_1 − z·h_0)."""
     s = signature
     w_adjusted = key.w + key.l_n_minus_1 * (-s.agg_weight)
-    opened = ((s.parsum, s.parsum_r), (w_adjusted, s.w_r), (s.b, s.b_r), (s.q1, s.q1_r), (s.q3, s.q3_r))
-    opened += ((s.q2, s.q2_r), (s.q4, s.q4_r))
+    opened = [(s.parsum, s.parsum_r), (w_adjusted, s.w_r), (s.b, s.b_r), (s.q1, s.q1_r), (s.q3, s.q3_r)]
+    opened += [(s.q2, s.q2_r), (s.q4, s.q4_r)]
     merged, power = G1Point.identity(), Scalar(1)
     for commitment, value in opened:
         merged, power = merged + (commitment - key.g_0 * value) * power, power * r
