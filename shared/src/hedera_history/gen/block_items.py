@@ -160,6 +160,7 @@ class _Parsed:
         result.transfer_list.CopyFrom(record.transferList)
         result.token_transfer_lists.extend(record.tokenTransferLists)
         result.automatic_token_associations.extend(record.automatic_token_associations)
+        result.paid_staking_rewards.extend(record.paid_staking_rewards)
         return result
 
     def _output(self) -> Any | None:

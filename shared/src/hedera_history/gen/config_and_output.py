@@ -118,6 +118,11 @@ class GeneratorConfig(StreamShape):
     node_endpoints: bool = False
     """Address books whose entries carry service endpoints, a certificate hash and a description
     (``gen.books``); False: the books as without this setting."""
+    staking_rewards: bool = False
+    """Hbar transfers pay their receiver a staking reward now and then: 0.0.800 (funded at genesis)
+    to the receiver in the transfer list, the pair in the record's ``paid_staking_rewards`` (and a
+    native block's transaction result), as the network pays a staked account's pending reward when
+    its balance changes; False: none, the stream as without this setting."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stake_updates", _period_table(self.stake_updates))

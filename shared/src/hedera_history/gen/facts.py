@@ -63,6 +63,8 @@ class ItemFacts:
     body_accounts: tuple[int, ...] = ()
     """Accounts the body names besides the payer and the record's lists: allowance spenders, the
     other side of a claimed or cancelled airdrop."""
+    staking_rewards: tuple[tuple[int, int], ...] = ()
+    """(account, tinybar) of the record's ``paid_staking_rewards`` (``GeneratorConfig.staking_rewards``)."""
 
     def accounts_touched(self) -> tuple[int, ...]:
         """The accounts whose history lists this item (docs/generator.md defines the rule).

@@ -100,6 +100,8 @@ class RecordDetails:
     """(sender, receiver, token, serial, amount pending after it): serial 0 for a fungible token."""
     token_created: int | None = None
     body_accounts: tuple[int, ...] = ()
+    staking_rewards: tuple[tuple[int, int], ...] = ()
+    """(account, tinybar) of the record's ``paid_staking_rewards``; the moves carry them."""
 
 
 class ItemWriter:
@@ -163,6 +165,8 @@ class ItemWriter:
         hbar_transfers = fill_amounts(record.transferList.accountAmounts, changes)
         token_moves, nft_moves = details.token_moves, details.nft_moves
         _add_token_records(record, details)
+        for rewarded, reward in details.staking_rewards:
+            record.paid_staking_rewards.add(accountID=hapi.AccountID(accountNum=rewarded), amount=reward)
         if details.fill is not None:
             details.fill(record)
 
@@ -192,6 +196,7 @@ class ItemWriter:
             pending_airdrops=details.pending_airdrops,
             token_created=details.token_created,
             body_accounts=details.body_accounts,
+            staking_rewards=details.staking_rewards,
         )
         return GeneratedItem(
             transaction_bytes=transaction_bytes,

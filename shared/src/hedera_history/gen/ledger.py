@@ -15,6 +15,9 @@ from hedera_history.gen.token_ledger import TokenInfo, TokenLedger
 
 TREASURY = 2
 FEE_COLLECTOR = 98
+STAKING_REWARD_ACCOUNT = 800
+"""0.0.800, the account staking rewards are paid from."""
+STAKING_REWARD_GENESIS_TINYBAR = 1_000_000 * 100_000_000
 FIRST_USER_ACCOUNT = 1001
 TINYBAR_PER_HBAR = 100_000_000
 TOTAL_TINYBAR = 50_000_000_000 * TINYBAR_PER_HBAR
@@ -43,7 +46,8 @@ class Genesis:
     next_entity: int
 
 
-def genesis_state(nodes: int, accounts: int) -> Genesis:
+def genesis_state(nodes: int, accounts: int, *, staking_rewards: bool = False) -> Genesis:
+    """``staking_rewards``: 0.0.800 holds rewards to pay (``GeneratorConfig.staking_rewards``)."""
     node_accounts = tuple(range(3, 3 + nodes))
     users = tuple(range(FIRST_USER_ACCOUNT, FIRST_USER_ACCOUNT + accounts))
     fungible_token = users[-1] + 1
@@ -53,6 +57,8 @@ def genesis_state(nodes: int, accounts: int) -> Genesis:
     hbar.update(dict.fromkeys(node_accounts, NODE_GENESIS_TINYBAR))
     hbar.update(dict.fromkeys(users, USER_GENESIS_TINYBAR))
     hbar[contract] = 0
+    if staking_rewards:
+        hbar[STAKING_REWARD_ACCOUNT] = STAKING_REWARD_GENESIS_TINYBAR
     hbar[TREASURY] = TOTAL_TINYBAR - sum(hbar.values())
     nft_owners = {serial: users[(serial - 1) % len(users)] for serial in range(1, NFTS_PER_ACCOUNT * len(users) + 1)}
     return Genesis(

@@ -183,7 +183,7 @@ class _Generator:
         )
         self.node_keys = {(n.node_id, 0): keygen.node_rsa_key(config.seed, n.node_id) for n in self.nodes}
         self.council = tuple(keygen.council_key(config.seed, i) for i in range(config.council_keys))
-        self.genesis = genesis_state(config.nodes, config.accounts)
+        self.genesis = genesis_state(config.nodes, config.accounts, staking_rewards=config.staking_rewards)
         self.ledger = Ledger(self.genesis)
         self.genesis_tokens = self.ledger.tokens.all_balances()
         self.factory = TransactionFactory(
@@ -194,6 +194,7 @@ class _Generator:
             fungible_token=self.genesis.fungible_token,
             nft_token=self.genesis.nft_token,
             sidecars=config.sidecars,
+            staking_rewards=config.staking_rewards,
         )
         self.generations = [0] * config.nodes
         self._endpoints_seed = config.seed if config.node_endpoints else None

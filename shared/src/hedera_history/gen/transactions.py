@@ -21,7 +21,7 @@ from hedera_history.gen.items import (
     set_timestamp,
     set_transaction_id,
 )
-from hedera_history.gen.ledger import TREASURY, Ledger
+from hedera_history.gen.ledger import STAKING_REWARD_ACCOUNT, TINYBAR_PER_HBAR, TREASURY, Ledger
 from hedera_history.gen.period_mix import TxKind
 from hedera_history.gen.player import pick_other
 from hedera_history.gen.token_ledger import Schedule
@@ -58,6 +58,7 @@ class TransactionFactory:
         fungible_token: int,
         nft_token: int,
         sidecars: bool,
+        staking_rewards: bool = False,
     ) -> None:
         self.seed = seed
         self.rng = rng
@@ -66,6 +67,8 @@ class TransactionFactory:
         self.fungible_token = fungible_token
         self.nft_token = nft_token
         self.sidecars = sidecars
+        self._reward_rng = random.Random(f"staking-rewards/{seed}") if staking_rewards else None
+        """Draws apart from :attr:`rng`, so a stream without rewards is the stream as before."""
         self.writer = ItemWriter(seed, ledger)
         self._used_ids = _IssuedIds()
         self.topics = topics.TopicPlayer(
@@ -171,9 +174,9 @@ class TransactionFactory:
     # ---- kinds -------------------------------------------------------------------------------
 
     def _hbar_transfer(self, slots: Sequence[int]) -> list[GeneratedItem]:
-        return [self._plain_hbar_transfer(slots[0])[0]]
+        return [self._plain_hbar_transfer(slots[0], rewarded=True)[0]]
 
-    def _plain_hbar_transfer(self, consensus_ns: int) -> tuple[GeneratedItem, Draft]:
+    def _plain_hbar_transfer(self, consensus_ns: int, *, rewarded: bool = False) -> tuple[GeneratedItem, Draft]:
         fee = self._fee("transfer")
         payer = self._pick_payer(fee)
         receiver = pick_other(self.rng, self.ledger.user_accounts, payer)
@@ -181,7 +184,18 @@ class TransactionFactory:
         draft = self._new_draft(consensus_ns, payer=payer)
         moves = {payer: -amount, receiver: amount}
         fill_amounts(draft.body.cryptoTransfer.transfers.accountAmounts, moves)
-        return self.writer.finish(draft, fee, moves), draft
+        details = self._staking_reward(receiver, moves) if rewarded else RecordDetails()
+        return self.writer.finish(draft, fee, moves, details), draft
+
+    def _staking_reward(self, account: int, moves: dict[int, int]) -> RecordDetails:
+        """Half the time (in a stream with rewards), a reward paid to ``account`` from 0.0.800, added
+        to ``moves``."""
+        if self._reward_rng is None or self._reward_rng.random() < 0.5:
+            return RecordDetails()
+        reward = self._reward_rng.randint(1, 10 * TINYBAR_PER_HBAR)
+        moves[STAKING_REWARD_ACCOUNT] = moves.get(STAKING_REWARD_ACCOUNT, 0) - reward
+        moves[account] = moves.get(account, 0) + reward
+        return RecordDetails(staking_rewards=((account, reward),))
 
     def _token_transfer(self, slots: Sequence[int]) -> list[GeneratedItem]:
         fee = self._fee("transfer")

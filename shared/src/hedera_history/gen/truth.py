@@ -30,7 +30,6 @@ from hedera_history.gen.config_and_output import (
 from hedera_history.gen.facts import GeneratedItem, ItemFacts
 from hedera_history.gen.keys import ed25519_public_bytes
 from hedera_history.gen.ledger import FUNGIBLE_DECIMALS, Genesis, Ledger
-from hedera_history.gen.token_truth import token_balances
 
 TRUTH_FORMAT = 1
 NATIVE_BLOCK_VERSION = 7
@@ -114,6 +113,8 @@ def transaction_truth(
             {"sender": account(s), "receiver": account(r), "token": account(t), "serial": serial or None, "amount": a}
             for s, r, t, serial, a in facts.pending_airdrops
         ]
+    if facts.staking_rewards:
+        truth["staking_rewards"] = [{"account": account(a), "amount": amount} for a, amount in facts.staking_rewards]
     if facts.system_file is not None:
         file, contents = facts.system_file
         truth["system_file"] = {"file": account(file), "contents": contents.hex()}
@@ -211,6 +212,11 @@ def native_block_truth(block: GeneratedBlock, hapi_version: str, accounts: Seque
 
 def _by_account(balances: Mapping[int, int]) -> dict[str, int]:
     return {account(a): amount for a, amount in sorted(balances.items())}
+
+
+def token_balances(changes: Mapping[int, Mapping[int, int]]) -> dict[str, dict[str, int]]:
+    """Token -> account -> balance, as the truth writes them."""
+    return {account(token): _by_account(held) for token, held in sorted(changes.items())}
 
 
 class JsonLines:
