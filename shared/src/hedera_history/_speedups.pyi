@@ -1,7 +1,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-from hedera_history.speedups import SubtreeRoots, TableRows
+from hedera_history.speedups import EdwardsMultiply, SubtreeRoots, TableRows
 
 def v6_item_lists(content: bytes, /) -> tuple[list[bytes], list[bytes], list[int]] | None: ...
 def mutation_entries(rows: Sequence[Any], /) -> list[bytes] | None: ...
@@ -19,3 +19,4 @@ def block_items(cls: type[Any], slots: tuple[Any, Any, Any], items: list[bytes],
 def record_summary(record: bytes, /) -> tuple[int, bytes, tuple[int, int, int, int, int, bool, int] | None] | None: ...
 
 block_subtree_roots: SubtreeRoots
+babyjubjub_multiply: EdwardsMultiply

@@ -72,6 +72,11 @@ kind ``positions`` sends there (``positions[kind]``: a subtree, or 0xFF for an i
 how many items were hashed; None where an item's kind is past ``positions`` or has another value
 there (the Python code decides). TypeError for anything but items of that class."""
 
+EdwardsMultiply = Callable[[bytes, bytes], bytes | None]
+"""``(point, scalar)``: an ed_on_bn254 point (x ‖ y, 32 bytes little-endian each, below the field's
+modulus) times a scalar (32 bytes little-endian), by the steps of ``verify.tss.babyjubjub``'s
+double-and-add, as x ‖ y; None where the sum's z ends at 0 (the Python code decides)."""
+
 _Compiled = tuple[
     ItemLists,
     RecordItems,
@@ -84,6 +89,7 @@ _Compiled = tuple[
     BlockItems,
     RecordSummary,
     SubtreeRoots,
+    EdwardsMultiply,
 ]
 
 logger = logging.getLogger(__name__)
@@ -104,6 +110,7 @@ try:
         _speedups.block_items,
         _speedups.record_summary,
         _speedups.block_subtree_roots,
+        _speedups.babyjubjub_multiply,
     )
 except (ImportError, AttributeError) as e:  # AttributeError: a build older than this source
     logger.warning(
@@ -122,4 +129,5 @@ record_entities: RecordEntities | None = None if _compiled is None else _compile
 renumbered_fields: RenumberedFields | None = None if _compiled is None else _compiled[7]
 block_items: BlockItems | None = None if _compiled is None else _compiled[8]
 record_summary: RecordSummary | None = None if _compiled is None else _compiled[9]
-block_subtree_roots: SubtreeRoots | None = None if _compiled is None else _compiled[10]
+block_subtree_roots: SubtreeRoots | None = None if _compiled is None else _speedups.block_subtree_roots
+babyjubjub_multiply: EdwardsMultiply | None = None if _compiled is None else _speedups.babyjubjub_multiply

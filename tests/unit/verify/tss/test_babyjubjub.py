@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from hedera_history import speedups
 from hedera_history.errors import TssFormatError
+from hedera_history.verify.tss import babyjubjub
 from hedera_history.verify.tss.babyjubjub import (
     COFACTOR,
     GENERATOR,
@@ -15,6 +17,8 @@ from hedera_history.verify.tss.babyjubjub import (
     point_uncompressed,
     scalar_le,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_d_is_the_classic_curve_scaled_to_a_equal_one() -> None:
@@ -71,3 +75,48 @@ def test_a_scalar_at_the_order_is_refused() -> None:
     assert scalar_le((ORDER - 1).to_bytes(32, "little"), "s") == ORDER - 1
     with pytest.raises(TssFormatError):
         scalar_le(ORDER.to_bytes(32, "little"), "s")
+
+
+def _python_product(point: Point, scalar: int) -> Point | None:
+    try:
+        return babyjubjub._affine(babyjubjub._multiply(babyjubjub._extended(point), scalar))
+    except ValueError:  # z ended at 0: no inverse
+        return None
+
+
+def _compiled_product(point: Point, scalar: int) -> Point | None:
+    assert speedups.babyjubjub_multiply is not None, "the compiled core did not build"
+    product = speedups.babyjubjub_multiply(point.uncompressed(), scalar.to_bytes(32, "little"))
+    return (
+        None
+        if product is None
+        else Point(int.from_bytes(product[:32], "little"), int.from_bytes(product[32:], "little"))
+    )
+
+
+_SCALARS = st.one_of(
+    st.sampled_from([0, 1, 2, 3, COFACTOR, ORDER - 1, ORDER, ORDER + 1, Q - 1, Q, (1 << 256) - 1]),
+    st.integers(min_value=0, max_value=(1 << 256) - 1),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(multiple=st.integers(min_value=0, max_value=ORDER - 1), scalar=_SCALARS)
+def test_the_compiled_product_of_a_curve_point_is_the_python_one(multiple: int, scalar: int) -> None:
+    point = babyjubjub._affine(babyjubjub._multiply(babyjubjub._extended(GENERATOR), multiple))
+    assert _compiled_product(point, scalar) == _python_product(point, scalar)
+    assert point * scalar == _python_product(point, scalar)
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=st.integers(min_value=0, max_value=Q - 1), y=st.integers(min_value=0, max_value=Q - 1), scalar=_SCALARS)
+def test_the_compiled_product_of_any_coordinates_is_the_python_one(x: int, y: int, scalar: int) -> None:
+    # Off the curve the formula is no group law, but both sides run the same steps on the same field.
+    assert _compiled_product(Point(x, y), scalar) == _python_product(Point(x, y), scalar)
+
+
+def test_the_compiled_core_refuses_coordinates_at_the_modulus() -> None:
+    assert speedups.babyjubjub_multiply is not None, "the compiled core did not build"
+    with pytest.raises(ValueError):
+        speedups.babyjubjub_multiply(Q.to_bytes(32, "little") + bytes(32), bytes(32))
+    assert Point(Q, 1) * 2 == _python_product(Point(Q, 1), 2)  # the Python code takes it

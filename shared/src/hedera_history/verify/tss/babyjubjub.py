@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hedera_history.errors import TssFormatError
+from hedera_history.speedups import babyjubjub_multiply as compiled_multiply
 from hedera_history.verify.tss.poseidon import BN254_R
 
 Q = BN254_R
@@ -25,6 +26,8 @@ D = 168696 * pow(168700, -1, Q) % Q
 COORDINATE_BYTES = 32
 POINT_BYTES = 2 * COORDINATE_BYTES
 _X_IS_NEGATIVE = 0x80
+_COMPILED_SCALARS = 1 << (8 * COORDINATE_BYTES)
+"""The compiled core multiplies by scalars below this (every scalar here is below the field's modulus)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,13 @@ class Point:
         return Point((-self.x) % Q, self.y)
 
     def __mul__(self, scalar: int) -> Point:
+        if compiled_multiply is not None and 0 <= scalar < _COMPILED_SCALARS and 0 <= self.x < Q and 0 <= self.y < Q:
+            product = compiled_multiply(self.uncompressed(), scalar.to_bytes(COORDINATE_BYTES, "little"))
+            if product is not None:
+                return Point(
+                    int.from_bytes(product[:COORDINATE_BYTES], "little"),
+                    int.from_bytes(product[COORDINATE_BYTES:], "little"),
+                )
         return _affine(_multiply(_extended(self), scalar))
 
     def is_on_curve(self) -> bool:
