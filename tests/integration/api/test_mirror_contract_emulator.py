@@ -33,6 +33,7 @@ from hedera_history.verify.stream import verify_stream
 
 from tests.fixtures.emulators import unique_name
 from tests.integration.api.reference_contract import ReferenceContract, load_reference_document
+from tests.unit.api.node_reward_world import world_blocks as node_reward_blocks
 from tests.unit.api.reference_fetch import follow_links
 from tests.unit.api.token_world import ALICE, ART, GOLD, TREASURY, token_world
 from tests.unit.api.topic_world import verified_blocks
@@ -50,6 +51,7 @@ CONTRACT_CALL = "1657701971.304284003"
 BOOK_EFFECTIVE_NS = 1_600_000_000 * 10**9
 GENERATED = "generated"
 TOKEN_SET = "tokens"
+NODE_REWARD_SET = "nodes-rewards"
 STAKES = (10**17, 2 * 10**17, 3 * 10**17, 4 * 10**17)
 GENERATED_CONFIG = GeneratorConfig(
     nodes=4,
@@ -111,8 +113,10 @@ def checker(bigtable_client: Any, hedera_data: Path, tmp_path_factory: pytest.Te
         clients[name] = query_app(HistoryReader(gateway)).test_client()
     clients[GENERATED], generated_gateway = _generated_set(instance, tmp_path_factory.mktemp("contract-generated"))
     gateways.append(generated_gateway)
-    clients[TOKEN_SET], token_gateway = _token_set(instance)
+    clients[TOKEN_SET], token_gateway = _hand_built_set(instance, "tok_", list(token_world().blocks))
     gateways.append(token_gateway)
+    clients[NODE_REWARD_SET], node_reward_gateway = _hand_built_set(instance, "nr_", node_reward_blocks())
+    gateways.append(node_reward_gateway)
     yield Checker(ReferenceContract(load_reference_document()), clients)
     for gateway in gateways:
         gateway.close()
@@ -121,12 +125,12 @@ def checker(bigtable_client: Any, hedera_data: Path, tmp_path_factory: pytest.Te
             table.delete()
 
 
-def _token_set(instance: Any) -> tuple[Any, Any]:
-    """A query client and its gateway over hand-built token history (``token_world``)."""
-    settings = Settings.from_env({}, table_prefix="tok_")
+def _hand_built_set(instance: Any, prefix: str, blocks: list[Any]) -> tuple[Any, Any]:
+    """A query client and its gateway over hand-built history (``token_world``, ``node_reward_world``)."""
+    settings = Settings.from_env({}, table_prefix=prefix)
     ensure_tables(instance, settings)
     gateway = gateway_for_instance(instance, settings)
-    assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(list(token_world().blocks)))
+    assert all(r.complete for r in BlockWriter(gateway, settings).write_blocks(blocks))
     return query_app(HistoryReader(gateway)).test_client(), gateway
 
 
@@ -373,6 +377,16 @@ def test_tokens_nfts_and_allowances(checker: Checker) -> None:
     checker.not_served(TOKEN_SET, "/api/v1/tokens?publickey=" + "ab" * 32)
     checker.get(TOKEN_SET, "/api/v1/tokens/0.0.999999", 404)
     checker.get(TOKEN_SET, f"/api/v1/tokens/{gold}/balances?account.balance=x", 400)
+
+
+def test_registered_nodes_and_rewards(checker: Checker) -> None:
+    nodes = checker.follow(NODE_REWARD_SET, "/api/v1/network/registered-nodes?limit=1", "registered_nodes")
+    assert [n["registered_node_id"] for n in nodes] == [1, 2]
+    assert checker.get(NODE_REWARD_SET, "/api/v1/network/registered-nodes?type=BLOCK_NODE")["registered_nodes"]
+    checker.get(NODE_REWARD_SET, "/api/v1/network/registered-nodes?registerednode.id=x", 400)
+    rewards = checker.follow(NODE_REWARD_SET, "/api/v1/accounts/0.0.1001/rewards?limit=2", "rewards")
+    assert [r["amount"] for r in rewards] == [14, 13, 12, 10]
+    checker.get(NODE_REWARD_SET, "/api/v1/accounts/0.0.1001/rewards?timestamp=x", 400)
 
 
 def test_routes_not_served_answer_501_in_the_reference_error_shape(checker: Checker) -> None:

@@ -18,6 +18,7 @@ SERVED: dict[str, Fidelity] = {
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/nfts": "differences",
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/tokens": "differences",
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts": "differences",
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/rewards": "differences",
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/tokens": "differences",
     "/api/v1/balances": "differences",
     "/api/v1/blocks": "identical",
@@ -30,6 +31,7 @@ SERVED: dict[str, Fidelity] = {
     "/api/v1/network/exchangerate": "identical",
     "/api/v1/network/fees": "identical",
     "/api/v1/network/nodes": "differences",
+    "/api/v1/network/registered-nodes": "differences",
     "/api/v1/network/stake": "identical",
     "/api/v1/network/supply": "differences",
     "/api/v1/tokens": "differences",
@@ -55,7 +57,6 @@ _NO_INDEX = "history keeps no index for this listing"
 NOT_SERVED: dict[str, str] = {
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/hooks": _LIVE,
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/hooks/{hookId}/storage": _LIVE,
-    "/api/v1/accounts/{idOrAliasOrEvmAddress}/rewards": _NO_INDEX + " (staking reward payouts)",
     "/api/v1/contracts/call": "an EVM simulation against live contract state (POST)",
     "/api/v1/contracts": _NO_INDEX + " (every contract with its live state)",
     "/api/v1/contracts/{contractIdOrAddress}/state": _LIVE + " (contract storage now)",
@@ -63,7 +64,6 @@ NOT_SERVED: dict[str, str] = {
     "/api/v1/contracts/results/{transactionIdOrHash}/opcodes": "a re-execution of the transaction on the EVM",
     "/api/v1/contracts/{contractIdOrAddress}/results/logs": _NO_INDEX + " (logs by contract and topic)",
     "/api/v1/contracts/results/logs": _NO_INDEX + " (logs by topic)",
-    "/api/v1/network/registered-nodes": _LIVE + " (registered nodes)",
 }
 
 

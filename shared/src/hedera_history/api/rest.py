@@ -26,7 +26,9 @@ from hedera_history.api.nfts import get_nft, list_account_nfts, list_token_nfts,
 from hedera_history.api.parse import parse_account, parse_int, parse_timestamp, parse_transaction_key
 from hedera_history.api.query import Query, only, operator, page_limit, single
 from hedera_history.api.reference_routes import not_served_reason
+from hedera_history.api.registered_nodes import registered_nodes
 from hedera_history.api.render import render_transactions, timestamp
+from hedera_history.api.rewards import account_rewards
 from hedera_history.api.schedules import get_schedule, list_schedules
 from hedera_history.api.status import rest_status
 from hedera_history.api.token_list import list_tokens
@@ -139,6 +141,7 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("network", "fees"), lambda r, q: network_fees(r, q, log_skipped_rows)),
     (("network", "stake"), lambda r, q: network_stake(r, q, log_skipped_rows)),
     (("network", "supply"), network_supply),
+    (("network", "registered-nodes"), lambda r, q: registered_nodes(r, q, log_skipped_rows)),
     (("topics", "messages", _ANY), lambda r, q, at: topic_message_at(r, at, q)),
     (("topics", _ANY), lambda r, q, topic: get_topic(r, topic, q, log_skipped_rows)),
     (("topics", _ANY, "messages"), lambda r, q, topic: list_topic_messages(r, topic, q, log_skipped_rows)),
@@ -156,6 +159,7 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("accounts", _ANY, "allowances", "nfts"), lambda r, q, a: nft_allowances(r, a, q, log_skipped_rows)),
     (("accounts", _ANY, "airdrops", "outstanding"), lambda r, q, a: outstanding_airdrops(r, a, q, log_skipped_rows)),
     (("accounts", _ANY, "airdrops", "pending"), lambda r, q, a: received_airdrops(r, a, q, log_skipped_rows)),
+    (("accounts", _ANY, "rewards"), lambda r, q, account: account_rewards(r, account, q, log_skipped_rows)),
     (("schedules",), lambda r, q: list_schedules(r, q, log_skipped_rows)),
     (("schedules", _ANY), lambda r, q, schedule: get_schedule(r, schedule, q, log_skipped_rows)),
     (("balances",), rest_balances),
