@@ -16,6 +16,7 @@ from hedera_history.cli.common import (
     local_stream_settings,
     network_options,
 )
+from hedera_history.errors import ConflictingBlockError
 from hedera_history.gen.writer import GENESIS_BALANCES_FILE
 from hedera_history.localstack.balances import directory_snapshot
 from hedera_history.pipeline.block_load import load_block_runs
@@ -93,6 +94,8 @@ def load(
     Blocks that do not verify are not written, nor is a block whose link to its predecessor is
     broken (reported under "chain problems"). Exits 0 only when every period verified and every
     verified block was written completely. Writing again is safe: it rewrites identical cells.
+    A block whose number the tables hold with another block (another stream) is refused and ends
+    the load, exit 1: one number holds one block.
     """
     settings = local_stream_settings(
         address_book,
@@ -150,6 +153,10 @@ def load(
                 progress=bars,
                 start=start if stream is None else None,
             )
+    except ConflictingBlockError as e:
+        raise click.ClickException(
+            f"{e}; the tables hold another stream: load this one under another --table-prefix or --instance"
+        ) from e
     finally:
         gateway.close()
     if report.errata_applied is not None:

@@ -28,6 +28,7 @@ from hedera_history.errors import BrokenChainError, HistoryError
 from hedera_history.formats.block import BlockFile, parse_block
 from hedera_history.pipeline.history_start import SnapshotLoad, record_history_start
 from hedera_history.pipeline.ledger_trust import ledger_tss_check
+from hedera_history.pipeline.load_conflicts import ConflictGuard
 from hedera_history.pipeline.local_load import LoadProgress, LoadReport, StartFiles
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.original_blocks import original_block
@@ -89,16 +90,18 @@ def load_block_runs(
     block's initial account state changes are the opening balances. Once a start is recorded (here
     or by the record files loaded before), derived balances take in the blocks written. The native
     blocks of a run that does not begin with block 0 are checked against the block 0 a load stored
-    before, if any."""
+    before, if any. A block whose number is stored with another block ends the load as
+    :func:`~hedera_history.pipeline.local_load.load_periods` does (ConflictingBlockError)."""
     report = report if report is not None else LoadReport()
     sent: list[VerifiedBlock] = []
+    guard = ConflictGuard(gateway, settings)
     block_zero = stored_block_zero(gateway) if any(run and run[0].number != 0 for run in runs) else None
     blocks = verified_blocks(
         runs, book, report, ratio=ratio, settings=settings, progress=progress, block_zero=block_zero
     )
     written_numbers = []
     with task_collector():
-        for written in BlockWriter(gateway, settings).iter_write(_kept_first(blocks, sent)):
+        for written in BlockWriter(gateway, settings).iter_write(_kept_first(guard.admitted(blocks), sent)):
             if written.complete:
                 report.written += 1
                 written_numbers.append(written.block_number)
@@ -121,6 +124,7 @@ def load_block_runs(
         report.history_start = history_start
     if report.history_start is not None and written_numbers:
         report.balances_applied += len(BalanceApplier(gateway, settings).run().applied)
+    guard.raise_refused()
     return report
 
 

@@ -28,6 +28,7 @@ from hedera_history.derived.snapshot import BalanceSnapshot
 from hedera_history.errata.network_pass import network_errata_pass
 from hedera_history.errors import BrokenChainError
 from hedera_history.pipeline.history_start import HistoryStart, record_history_start
+from hedera_history.pipeline.load_conflicts import ConflictGuard
 from hedera_history.sources.local_periods import LocalPeriod
 from hedera_history.store.book_rows import write_changes
 from hedera_history.store.gateway import BigtableGateway
@@ -105,12 +106,16 @@ def load_periods(
     start: StartFiles | None = None,
 ) -> LoadReport:
     """Verify ``periods`` (from the one ``book`` is in force at) and write every verified block;
-    with ``start``, record the history's start from it and apply derived balances."""
+    with ``start``, record the history's start from it and apply derived balances.
+
+    ConflictingBlockError (after the blocks before it are written and accounted for) when a block's
+    number is stored with another block: nothing of that block is written, nor of any after it."""
     listener = progress or _Quiet()
     report = LoadReport()
     tracker = AddressBookTracker(book)
+    guard = ConflictGuard(gateway, settings)
     results = verify_numbered(periods, book, numbering, ratio=ratio, settings=settings, tracker=tracker)
-    blocks = _verified_blocks(results, report, lambda: listener.period_done(report), gateway, tracker)
+    blocks = _verified_blocks(results, report, lambda: listener.period_done(report), gateway, tracker, guard)
     written_numbers = []
     with task_collector():  # row building's many small objects, as in a backfill task
         for written in BlockWriter(gateway, settings).iter_write(blocks):
@@ -130,6 +135,7 @@ def load_periods(
             snapshot=start.snapshot,
         )
         report.balances_applied = len(BalanceApplier(gateway, settings).run().applied)
+    guard.raise_refused()
     return report
 
 
@@ -148,6 +154,7 @@ def _verified_blocks(
     on_period: Callable[[], None],
     gateway: BigtableGateway,
     tracker: AddressBookTracker,
+    guard: ConflictGuard,
 ) -> Iterator[VerifiedBlock]:
     for result in results:
         block = result.report.block
@@ -155,6 +162,8 @@ def _verified_blocks(
             report.chain_problems.append(f"block {result.block_number} not written: {result.error}")
         elif block is None:
             report.not_verified.append(f"{result.period_key}: {result.error}")
+        elif not guard.admit(block):
+            return  # before its book changes are written too
         else:
             report.verified += 1
             if result.error is not None:
