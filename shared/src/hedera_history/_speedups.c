@@ -1666,6 +1666,384 @@ static PyObject *babyjubjub_multiply(PyObject *module, PyObject *const *args, Py
     return PyBytes_FromStringAndSize((const char *)out, 64);
 }
 
+/* ---- block_transaction_groups ---------------------------------------------------------------- */
+
+/* A native block's items grouped into transactions (formats.block_transactions' walk), read from
+ * the items' wire bytes without building their messages. */
+
+#define ITEM_SIGNED_TRANSACTION 4
+#define ITEM_TRANSACTION_RESULT 5
+#define ITEM_TRANSACTION_OUTPUT 6
+#define ITEM_STATE_CHANGES 7
+#define ITEM_TRACE_DATA 11
+
+/* A Timestamp that holds nothing but seconds and nanos (later occurrences win): 0 for anything else
+ * (an unknown field would take part in the messages' comparison). */
+static int plain_timestamp(const unsigned char *p, const unsigned char *end, int64_t *seconds, int32_t *nanos) {
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f) || f.wire_type != WIRE_VARINT) return 0;
+        if (f.number == 1) *seconds = (int64_t)f.varint;
+        else if (f.number == 2) *nanos = (int32_t)(uint32_t)f.varint;
+        else return 0;
+    }
+    return 1;
+}
+
+/* The one Timestamp field `number` of a message: 1 when present once and plain, 0 when absent, -1
+ * for anything else (twice, or not plain: the messages then decide). */
+static int timestamp_field(const unsigned char *p, const unsigned char *end, uint64_t number, int64_t *seconds,
+                           int32_t *nanos) {
+    Field f;
+    int found = 0;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) return -1;
+        if (f.number != number) continue;
+        if (f.wire_type != WIRE_LEN || found || !plain_timestamp(f.start, f.stop, seconds, nanos)) return -1;
+        found = 1;
+    }
+    return found;
+}
+
+typedef struct {
+    int64_t seconds, parent_seconds;
+    int32_t nanos, parent_nanos;
+    int has_parent;
+    Py_ssize_t parent;
+} Grouped;
+
+typedef struct {
+    Py_ssize_t count, index;
+    const int *kinds;
+    const unsigned char *const *payloads;
+    const Py_ssize_t *sizes;
+} Walk;
+
+/* _Grouping._take: the next item's index when it is of kind (consumed), else -1; state changes of no
+ * transaction in between are consumed, except while outputs or trace data are read. */
+static Py_ssize_t take(Walk *w, int kind) {
+    int skips = kind != ITEM_TRANSACTION_OUTPUT && kind != ITEM_TRACE_DATA;
+    Py_ssize_t index = w->index;
+    while (index < w->count) {
+        if (w->kinds[index] == kind) {
+            w->index = index + 1;
+            return index;
+        }
+        if (w->kinds[index] == ITEM_STATE_CHANGES && skips) {
+            index++;
+            continue;
+        }
+        break;
+    }
+    w->index = index;
+    return -1;
+}
+
+/* The parent's index by the reference's rule (_Grouping._parent), or -1. */
+static Py_ssize_t grouped_parent(const Grouped *found, Py_ssize_t count, const Grouped *t) {
+    if (!t->has_parent || count == 0) return -1;
+    const Grouped *previous = &found[count - 1];
+    if (previous->seconds == t->parent_seconds && previous->nanos == t->parent_nanos) return count - 1;
+    if (previous->parent < 0) return -1;
+    const Grouped *parent = &found[previous->parent];
+    if (parent->seconds == t->parent_seconds && parent->nanos == t->parent_nanos) return previous->parent;
+    if (parent->has_parent && parent->parent_seconds == t->parent_seconds && parent->parent_nanos == t->parent_nanos)
+        return parent->parent;
+    return -1;
+}
+
+/* The name a tuple of names gives number, or NULL (for a number past it, or None there). */
+static PyObject *case_name(PyObject *names, uint64_t number) {
+    if (number >= (uint64_t)PyTuple_GET_SIZE(names)) return NULL;
+    PyObject *name = PyTuple_GET_ITEM(names, (Py_ssize_t)number);
+    return name == Py_None ? NULL : name;
+}
+
+/* A SignedTransaction's body bytes and hash flag, and its body's data case (the last field whose
+ * number data_cases names); 0 when irregular (a field of an unexpected wire type, no body). */
+static int signed_facts(const unsigned char *p, const unsigned char *end, PyObject *data_cases,
+                        const unsigned char **body, const unsigned char **body_end, int *legacy,
+                        long *data_case) {
+    Field f;
+    *body = NULL;
+    *legacy = 0;
+    *data_case = 0;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) return 0;
+        if (f.number > 3) continue;
+        if (f.number == 3) {
+            if (f.wire_type != WIRE_VARINT) return 0;
+            *legacy = f.varint != 0;
+        } else if (f.wire_type != WIRE_LEN) {
+            return 0;
+        } else if (f.number == 1) {
+            *body = f.start;
+            *body_end = f.stop;
+        }
+    }
+    if (*body == NULL) return 0;
+    const unsigned char *q = *body;
+    while (q < *body_end) {
+        if (!next_field(&q, *body_end, &f)) return 0;
+        if (case_name(data_cases, f.number) != NULL) {
+            if (f.wire_type != WIRE_LEN) return 0;
+            *data_case = (long)f.number;
+        }
+    }
+    return 1;
+}
+
+/* The name of a TransactionOutput's oneof case (the last of its fields names names), a new
+ * reference: None when it has none, NULL when irregular (a case of another wire type). */
+static PyObject *output_case(const unsigned char *p, const unsigned char *end, PyObject *names) {
+    Field f;
+    PyObject *found = Py_None;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) return NULL;
+        PyObject *name = case_name(names, f.number);
+        if (name != NULL) {
+            if (f.wire_type != WIRE_LEN) return NULL;
+            found = name;
+        }
+    }
+    return Py_NewRef(found);
+}
+
+/* A Transaction of the signed transaction bytes alone (signedTransactionBytes, field 5), as
+ * serialising it writes it. */
+static PyObject *transaction_wrapping(const unsigned char *signed_bytes, Py_ssize_t size) {
+    size_t whole = field_size((size_t)size);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)whole);
+    if (out == NULL) return NULL;
+    put_field(PyBytes_AS_STRING(out), (5 << 3) | WIRE_LEN, (const char *)signed_bytes, (size_t)size);
+    return out;
+}
+
+static PyObject *index_tuple(const Py_ssize_t *indexes, Py_ssize_t count) {
+    PyObject *out = PyTuple_New(count);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *value = PyLong_FromSsize_t(indexes[i]);
+        if (value == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, value);
+    }
+    return out;
+}
+
+static PyObject *renumbered_pair(PyObject *module, const unsigned char *a, const unsigned char *a_end,
+                                 PyObject *a_mapping, const unsigned char *b, const unsigned char *b_end,
+                                 PyObject *b_mapping) {
+    PyObject *args[2] = {PyBytes_FromStringAndSize((const char *)a, a_end - a), a_mapping};
+    if (args[0] == NULL) return NULL;
+    PyObject *first = renumbered_fields(module, args, 2);
+    Py_DECREF(args[0]);
+    if (first == NULL || first == Py_None) return first;
+    args[0] = PyBytes_FromStringAndSize((const char *)b, b_end - b);
+    args[1] = b_mapping;
+    PyObject *second = args[0] == NULL ? NULL : renumbered_fields(module, args, 2);
+    Py_XDECREF(args[0]);
+    if (second == NULL || second == Py_None) {
+        Py_DECREF(first);
+        return second;
+    }
+    PyBytes_ConcatAndDel(&first, second);
+    return first;
+}
+
+#define TRANSACTION_SLOTS 21
+
+/* A new instance of a slots class (left to the cyclic garbage collector: its lazily parsed
+ * messages are set later) with its object slots (offsets) taking values, references stolen; NULL
+ * when a value is NULL or on error. */
+static PyObject *new_stealing(PyTypeObject *cls, const Py_ssize_t *offsets, PyObject **values, int count) {
+    PyObject *obj = NULL;
+    for (int i = 0; i < count; i++)
+        if (values[i] == NULL) goto done;
+    obj = cls->tp_alloc(cls, 0);
+    if (obj == NULL) goto done;
+    for (int i = 0; i < count; i++) {
+        *(PyObject **)((char *)obj + offsets[i]) = values[i];
+        values[i] = NULL;
+    }
+done:
+    for (int i = 0; i < count; i++) Py_XDECREF(values[i]);
+    return obj;
+}
+
+/* block_transaction_groups(layout, items, name): each transaction of a native block's items as an
+ * instance of formats.block_transactions.BlockTransaction, its messages left unparsed. layout is
+ * (item class, its kind, data and payload start slots, data case names, atomic batch case, output
+ * case names, result mapping, body mapping, transaction class, its slots in the order below), the
+ * names tuples indexed by field number (None for a number that is no case). None where the Python
+ * walk must decide: an atomic batch, a timestamp of another shape than the plain one, a field of an
+ * unexpected wire type, bytes that do not parse. */
+static PyObject *block_transaction_groups(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *const *layout = nargs == 3 && PyTuple_CheckExact(args[0]) && PyTuple_GET_SIZE(args[0]) == 9
+                                  ? &PyTuple_GET_ITEM(args[0], 0)
+                                  : NULL;
+    if (layout == NULL || !PyTuple_CheckExact(args[1]) || !PyUnicode_CheckExact(args[2]) ||
+        !PyTuple_CheckExact(layout[2]) || !PyLong_Check(layout[3]) || !PyTuple_CheckExact(layout[4]) ||
+        !PyBytes_CheckExact(layout[5]) || !PyBytes_CheckExact(layout[6])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "block_transaction_groups((item class, slots, data case names, batch case, output case names, "
+                        "result mapping, body mapping, transaction class, slots), items: tuple, name: str)");
+        return NULL;
+    }
+    Py_ssize_t offsets[3], transaction_offsets[TRANSACTION_SLOTS];
+    if (slot_offsets(layout[0], layout[1], offsets, 3) < 0 ||
+        slot_offsets(layout[7], layout[8], transaction_offsets, TRANSACTION_SLOTS) < 0)
+        return NULL;
+    PyTypeObject *item_cls = (PyTypeObject *)layout[0], *transaction_cls = (PyTypeObject *)layout[7];
+    PyObject *items = args[1];
+    PyObject *data_cases = layout[2], *output_cases = layout[4];
+    long batch_case = PyLong_AsLong(layout[3]);
+    if (batch_case == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(items);
+    PyObject *result = NULL, *out = NULL;
+    int *kinds = PyMem_Malloc(sizeof(int) * (size_t)(count + 1));
+    const unsigned char **payloads = PyMem_Malloc(sizeof(unsigned char *) * (size_t)(count + 1));
+    Py_ssize_t *sizes = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(count + 1));
+    Py_ssize_t *positions = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(count + 1));
+    Grouped *found = PyMem_Malloc(sizeof(Grouped) * (size_t)(count + 1));
+    if (!kinds || !payloads || !sizes || !positions || !found) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyTuple_GET_ITEM(items, i);
+        if (Py_TYPE(item) != item_cls) goto irregular;
+        PyObject *kind = *(PyObject **)((char *)item + offsets[0]);
+        PyObject *data = *(PyObject **)((char *)item + offsets[1]);
+        PyObject *start = *(PyObject **)((char *)item + offsets[2]);
+        if (kind == NULL || data == NULL || start == NULL || !PyLong_CheckExact(kind) || !PyBytes_CheckExact(data) ||
+            !PyLong_CheckExact(start))
+            goto irregular;
+        long k = PyLong_AsLong(kind);
+        Py_ssize_t s = PyLong_AsSsize_t(start);
+        if (PyErr_Occurred()) goto done;
+        if (s < 0 || s > PyBytes_GET_SIZE(data) || k < 0 || k > 0x7FFFFFFF) goto irregular;
+        kinds[i] = (int)k;
+        payloads[i] = (const unsigned char *)PyBytes_AS_STRING(data) + s;
+        sizes[i] = PyBytes_GET_SIZE(data) - s;
+    }
+    out = PyList_New(0);
+    if (out == NULL) goto done;
+    Walk w = {count, 0, kinds, payloads, sizes};
+    Py_ssize_t found_count = 0;
+    while (w.index < count) {
+        Py_ssize_t before = w.index;
+        Py_ssize_t signed_at;
+        while ((signed_at = take(&w, ITEM_SIGNED_TRANSACTION)) >= 0) {
+            const unsigned char *signed_bytes = payloads[signed_at], *signed_end = signed_bytes + sizes[signed_at];
+            const unsigned char *body = NULL, *body_end = NULL;
+            int legacy;
+            long data_case;
+            if (!signed_facts(signed_bytes, signed_end, data_cases, &body, &body_end, &legacy, &data_case) ||
+                data_case == batch_case)
+                goto irregular;
+            Py_ssize_t result_at = take(&w, ITEM_TRANSACTION_RESULT);
+            if (result_at < 0) continue;
+            const unsigned char *r = payloads[result_at], *r_end = r + sizes[result_at];
+            Grouped *t = &found[found_count];
+            t->seconds = t->parent_seconds = 0;
+            t->nanos = t->parent_nanos = 0;
+            if (timestamp_field(r, r_end, 2, &t->seconds, &t->nanos) != 1) goto irregular;
+            t->has_parent = timestamp_field(r, r_end, 3, &t->parent_seconds, &t->parent_nanos);
+            if (t->has_parent < 0 || t->seconds > 9000000000LL || t->seconds < -9000000000LL ||
+                t->parent_seconds > 9000000000LL || t->parent_seconds < -9000000000LL)
+                goto irregular;
+            int32_t status = 0;
+            Field f;
+            const unsigned char *q = r;
+            while (q < r_end) {
+                if (!next_field(&q, r_end, &f)) goto irregular;
+                if (f.number == 1) {
+                    if (f.wire_type != WIRE_VARINT) goto irregular;
+                    status = (int32_t)(uint32_t)f.varint;
+                }
+            }
+            Py_ssize_t position_count = 0, outputs = 0, traces = 0, changes = 0, at;
+            positions[position_count++] = signed_at;
+            positions[position_count++] = result_at;
+            while ((at = take(&w, ITEM_TRANSACTION_OUTPUT)) >= 0) positions[position_count++] = at, outputs++;
+            while ((at = take(&w, ITEM_TRACE_DATA)) >= 0) positions[position_count++] = at, traces++;
+            while ((at = take(&w, ITEM_STATE_CHANGES)) >= 0) {
+                int64_t seconds = 0;
+                int32_t nanos = 0;
+                if (timestamp_field(payloads[at], payloads[at] + sizes[at], 1, &seconds, &nanos) != 1) goto irregular;
+                if (seconds != t->seconds || nanos != t->nanos) break; /* consumed, but of no transaction */
+                positions[position_count++] = at;
+                changes++;
+            }
+            PyObject *cases_of_outputs = PyTuple_New(outputs);
+            if (cases_of_outputs == NULL) goto done;
+            for (Py_ssize_t o = 0; o < outputs; o++) {
+                Py_ssize_t p = positions[2 + o];
+                PyObject *name = output_case(payloads[p], payloads[p] + sizes[p], output_cases);
+                if (name == NULL) {
+                    Py_DECREF(cases_of_outputs);
+                    goto irregular;
+                }
+                PyTuple_SET_ITEM(cases_of_outputs, o, name);
+            }
+            t->parent = grouped_parent(found, found_count, t);
+            PyObject *fields = renumbered_pair(module, r, r_end, layout[5], body, body_end, layout[6]);
+            if (fields == NULL || fields == Py_None) {
+                Py_DECREF(cases_of_outputs);
+                Py_XDECREF(fields);
+                if (fields == NULL) goto done;
+                goto irregular;
+            }
+            PyObject *parent = t->parent < 0 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(t->parent);
+            PyObject *parent_ns = t->has_parent ? PyLong_FromLongLong(t->parent_seconds * 1000000000LL + t->parent_nanos)
+                                                : Py_NewRef(Py_None);
+            Py_ssize_t signed_size = signed_end - signed_bytes;
+            PyObject *wrapped = legacy || signed_size == 0 ? Py_NewRef(Py_None) : transaction_wrapping(signed_bytes, signed_size);
+            PyObject *case_object = data_case == 0 ? Py_None : case_name(data_cases, (uint64_t)data_case);
+            PyObject *values[TRANSACTION_SLOTS] = {
+                PyBytes_FromStringAndSize((const char *)signed_bytes, signed_size),
+                wrapped,
+                index_tuple(positions, position_count),
+                Py_BuildValue("(nn)", outputs, traces),
+                parent,
+                PyLong_FromLongLong(t->seconds * 1000000000LL + t->nanos),
+                parent_ns,
+                PyLong_FromLong(status),
+                Py_NewRef(case_object),
+                PyBool_FromLong(legacy),
+                fields,
+                cases_of_outputs,
+                Py_NewRef(Py_False),
+                Py_NewRef(items),
+                Py_NewRef(args[2]),
+            };
+            for (int v = 15; v < TRANSACTION_SLOTS; v++) values[v] = Py_NewRef(Py_None);
+            PyObject *transaction = new_stealing(transaction_cls, transaction_offsets, values, TRANSACTION_SLOTS);
+            if (transaction == NULL) goto done;
+            int appended = PyList_Append(out, transaction);
+            Py_DECREF(transaction);
+            if (appended < 0) goto done;
+            found_count++;
+        }
+        if (w.index == before) w.index++; /* an item that starts no transaction */
+    }
+    result = Py_NewRef(out);
+    goto done;
+irregular:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(out);
+    PyMem_Free(kinds);
+    PyMem_Free(payloads);
+    PyMem_Free(sizes);
+    PyMem_Free(positions);
+    PyMem_Free(found);
+    return result;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1686,6 +2064,8 @@ static PyMethodDef methods[] = {
      "Block items of the common shape from their bytes (instances of a slots class), None for others."},
     {"record_summary", record_summary, METH_O,
      "A TransactionRecord's status, hash and transaction id (payer, valid start, scheduled, nonce), or None."},
+    {"block_transaction_groups", (PyCFunction)(void (*)(void))block_transaction_groups, METH_FASTCALL,
+     "A native block's items grouped into transactions, read from their wire bytes, or None."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,
      "Rows of one table in key order, cells in (family, qualifier) order, appended to a list, left out of the cyclic GC."},
     {"block_subtree_roots", (PyCFunction)(void (*)(void))block_subtree_roots, METH_FASTCALL,

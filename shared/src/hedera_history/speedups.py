@@ -77,6 +77,15 @@ EdwardsMultiply = Callable[[bytes, bytes], bytes | None]
 modulus) times a scalar (32 bytes little-endian), by the steps of ``verify.tss.babyjubjub``'s
 double-and-add, as x ‖ y; None where the sum's z ends at 0 (the Python code decides)."""
 
+TransactionGroups = Callable[[tuple[Any, ...], tuple[Any, ...], str], list[Any] | None]
+"""``(layout, items, block name)``: a native block's items (``formats.block.BlockItem``) grouped into
+transactions as ``formats.block_transactions`` groups them, each a ``BlockTransaction`` whose
+messages are left unparsed (``layout``: the item class and its kind, data and payload start slot
+descriptors, the body's data case names and the output's case names by field number, the atomic
+batch case, the record fields mappings of the result and the body, the transaction class and the
+slot descriptors it fills); None where the Python walk must decide (an atomic batch, a timestamp
+with other fields, a field of an unexpected wire type, bytes that do not parse)."""
+
 _Compiled = tuple[
     ItemLists,
     RecordItems,
@@ -90,6 +99,7 @@ _Compiled = tuple[
     RecordSummary,
     SubtreeRoots,
     EdwardsMultiply,
+    TransactionGroups,
 ]
 
 logger = logging.getLogger(__name__)
@@ -111,6 +121,7 @@ try:
         _speedups.record_summary,
         _speedups.block_subtree_roots,
         _speedups.babyjubjub_multiply,
+        _speedups.block_transaction_groups,
     )
 except (ImportError, AttributeError) as e:  # AttributeError: a build older than this source
     logger.warning(
@@ -131,3 +142,4 @@ block_items: BlockItems | None = None if _compiled is None else _compiled[8]
 record_summary: RecordSummary | None = None if _compiled is None else _compiled[9]
 block_subtree_roots: SubtreeRoots | None = None if _compiled is None else _speedups.block_subtree_roots
 babyjubjub_multiply: EdwardsMultiply | None = None if _compiled is None else _speedups.babyjubjub_multiply
+block_transaction_groups: TransactionGroups | None = None if _compiled is None else _speedups.block_transaction_groups

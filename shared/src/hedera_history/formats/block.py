@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from operator import attrgetter
 from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -234,11 +235,12 @@ def parse_block(content: bytes, name: str, *, size: int | None = None) -> BlockF
     if items[0].kind != ItemKind.BLOCK_HEADER:
         raise CorruptFileError(f"field items[0]: expected block_header but got {items[0].name}", file=name)
     header = parse_message(block_header_pb2.BlockHeader, items[0].payload, "block_header", name)
-    footers = [item for item in items if item.kind == ItemKind.BLOCK_FOOTER]
-    records = [item for item in items if item.kind == ItemKind.RECORD_FILE]
-    proofs = tuple(_proof(item.payload, name) for item in items if item.kind == ItemKind.BLOCK_PROOF)
+    kinds = list(map(_KIND, items))  # one pass; the lookups below run over plain ints in C
+    footers = _of_kind(items, kinds, ItemKind.BLOCK_FOOTER)
+    records = _of_kind(items, kinds, ItemKind.RECORD_FILE)
+    proofs = tuple(_proof(item.payload, name) for item in _of_kind(items, kinds, ItemKind.BLOCK_PROOF))
     for label, found, most in (
-        ("block_header", _count(items, ItemKind.BLOCK_HEADER), 1),
+        ("block_header", kinds.count(ItemKind.BLOCK_HEADER.value), 1),
         ("record_file", len(records), 1),
     ):
         if found > most:
@@ -289,7 +291,7 @@ def _items(content: bytes, name: str) -> tuple[list[BlockItem], bool]:
         if compiled_block_items is None
         else compiled_block_items(BlockItem, ITEM_SLOTS, datas)
     )
-    if None in items:  # an item of another shape than the common one: the general read takes it
+    if not all(items):  # None: an item of another shape than the common one, which the general read takes
         for index, data in enumerate(datas):
             if items[index] is None:
                 items[index] = _item(data, 0, len(data), index, name)
@@ -385,8 +387,17 @@ def _raw_block_type() -> Any:
 _RawBlock = _raw_block_type()
 
 
-def _count(items: tuple[BlockItem, ...], kind: ItemKind) -> int:
-    return sum(1 for item in items if item.kind == kind)
+_KIND = attrgetter("kind")
+
+
+def _of_kind(items: tuple[BlockItem, ...], kinds: list[int], kind: ItemKind) -> list[BlockItem]:
+    """The items of ``kind``, in order (``kinds``: each item's kind)."""
+    found: list[BlockItem] = []
+    start = 0
+    for _ in range(kinds.count(kind.value)):
+        start = kinds.index(kind.value, start) + 1
+        found.append(items[start - 1])
+    return found
 
 
 def _version(header: Any, field: str, name: str, *, required: bool = True) -> SemanticVersion:
