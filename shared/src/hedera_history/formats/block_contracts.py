@@ -47,7 +47,7 @@ class ContractOutcome:
 
 def evm_result(transaction: BlockTransaction) -> tuple[Any, bool] | None:
     """The transaction's ``EvmTransactionResult`` and whether it created a contract, or None."""
-    case = _RESULT_OUTPUT.get(transaction.body.WhichOneof("data") or "", "contract_call")
+    case = _RESULT_OUTPUT.get(transaction.data_case or "", "contract_call")
     output = transaction.output(case)
     if output is None:
         return None
@@ -144,7 +144,7 @@ def _add_logs(result: Any, trace: Any) -> None:
 def _bytecode(transaction: BlockTransaction, context: StateContext, contract_id: Any, trace: Any | None) -> Any | None:
     """A create's bytecode sidecar: the runtime bytecode its state changes store, with the
     initcode the trace gives (whole, or as the parts around the runtime bytecode)."""
-    if transaction.body.WhichOneof("data") != "contractCreateInstance":
+    if transaction.data_case != "contractCreateInstance":
         return None
     runtime = context.bytecodes.get(key_of(contract_id))
     if runtime is None:

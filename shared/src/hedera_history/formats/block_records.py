@@ -24,16 +24,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from hedera_history import hapi
 from hedera_history.formats.block_contracts import ContractOutcome, add_contract_result
 from hedera_history.formats.block_kinds import KIND_TRANSFORMS, Transformation
 from hedera_history.formats.block_protos import BlockItem
 from hedera_history.formats.block_state import SlotKey, StateContext
-from hedera_history.formats.block_transactions import BlockTransaction, block_transactions
-from hedera_history.formats.hashing import sha384
+from hedera_history.formats.block_transactions import BODY_FIELDS, RESULT_FIELDS, BlockTransaction, block_transactions
+from hedera_history.formats.hashing import HASH_SIZE, sha384
 from hedera_history.formats.parsed_files import RecordItem, SidecarRecord, SidecarType
-from hedera_history.formats.wire import LEN, VARINT, length_delimited, varint_field
+from hedera_history.formats.wire import length_delimited, varint_field
 from hedera_history.speedups import renumbered_fields
 
 SUCCESS_STATUSES = frozenset(
@@ -65,91 +66,89 @@ def records_from_items(items: Sequence[BlockItem]) -> BlockRecords:
 def block_records(transactions: Sequence[BlockTransaction]) -> BlockRecords:
     """Every transaction's record item and sidecar records."""
     successful = _successes(transactions)
-    contexts = _contexts(transactions)
+    context = _Contexts(transactions)
     following = _following(transactions)
-    reads: list[dict[SlotKey, bytes]] = [{} for _ in transactions]
-    built: list[tuple[RecordItem, list[SidecarRecord]]] = []
+    reads: dict[int, dict[SlotKey, bytes]] = {}
+
+    def value_written(index: int, slot: SlotKey) -> bytes | None:
+        later = following[index]
+        while later is not None:
+            if slot in reads.get(later, ()):
+                return reads[later][slot]
+            later = following[later]
+        return context(index).storage.get(slot)
+
+    items: list[RecordItem] = []
+    sidecars: list[list[SidecarRecord]] = []
     for index in reversed(range(len(transactions))):
         transaction = transactions[index]
-
-        def value_written(slot: SlotKey, index: int = index) -> bytes | None:
-            later = following[index]
-            while later is not None:
-                if slot in reads[later]:
-                    return reads[later][slot]
-                later = following[later]
-            return contexts[index].storage.get(slot)
-
         record = _common_record(transaction)
-        outcome = add_contract_result(record, transaction, contexts[index], value_written)
-        kind = KIND_TRANSFORMS.get(transaction.body.WhichOneof("data") or "")
+        outcome = None
+        if transaction.output_cases:  # an EVM result is an output's
+            outcome = add_contract_result(record, transaction, context(index), partial(value_written, index))
+        kind = KIND_TRANSFORMS.get(transaction.data_case or "")
         if kind is not None:
-            kind(Transformation(transaction, record, contexts[index], successful[index]))
+            kind(Transformation(transaction, record, context(index), successful[index]))
+        items.append(RecordItem(transaction_bytes(transaction), record.SerializeToString(), transaction.consensus_ns))
         if outcome is not None:
             reads[index] = outcome.storage_reads
-        item = RecordItem(transaction_bytes(transaction), record.SerializeToString(), transaction.consensus_ns)
-        built.append((item, _sidecar_records(transaction, outcome)))
-    built.reverse()
+            sidecars.append(_sidecar_records(transaction, outcome))
+    items.reverse()
+    sidecars.reverse()
     return BlockRecords(
-        tuple(item for item, _ in built),
-        tuple(sorted((r for _, records in built for r in records), key=lambda r: r.consensus_ns)),
+        tuple(items), tuple(sorted((r for records in sidecars for r in records), key=lambda r: r.consensus_ns))
     )
 
 
 def transaction_bytes(transaction: BlockTransaction) -> bytes:
     """The ``Transaction`` the record item carries (its hash is not the network's for blocks)."""
-    signed = transaction.signed_transaction
-    if signed.use_serialized_tx_message_hash_algorithm:
-        wrapped = hapi.Transaction(bodyBytes=signed.bodyBytes, sigMap=signed.sigMap)
-    else:
-        wrapped = hapi.Transaction(signedTransactionBytes=transaction.signed_transaction_bytes)
-    data: bytes = wrapped.SerializeToString()
-    return data
+    if transaction.transaction_bytes is not None:
+        return transaction.transaction_bytes
+    if transaction.legacy_hash:
+        signed = transaction.signed_transaction
+        data: bytes = hapi.Transaction(bodyBytes=signed.bodyBytes, sigMap=signed.sigMap).SerializeToString()
+        return data
+    signed_bytes = transaction.signed_transaction_bytes
+    # Transaction.signedTransactionBytes (field 5) as serialising it writes it: nothing when empty.
+    return length_delimited(5, signed_bytes) if signed_bytes else b""
 
 
 def transaction_hash(transaction: BlockTransaction) -> bytes:
     """The transaction hash of a block-stream transaction: SHA-384 of its signed transaction bytes,
     or of the ``Transaction`` it came as in the old form."""
-    if transaction.signed_transaction.use_serialized_tx_message_hash_algorithm:
+    if transaction.legacy_hash:
         return sha384(transaction_bytes(transaction))
     return sha384(transaction.signed_transaction_bytes)
 
 
-# The result's fields the record takes, under the record's numbers (same message types), for the
-# compiled core (speedups.renumbered_fields): (number, record's number, wire type) each.
-_RESULT_FIELDS = bytes(
-    (
-        *(2, 3, LEN),  # consensus_timestamp -> consensusTimestamp
-        *(3, 15, LEN),  # parent_consensus_timestamp
-        *(5, 12, LEN),  # schedule_ref -> scheduleRef
-        *(6, 6, VARINT),  # transaction_fee_charged -> transactionFee
-        *(7, 10, LEN),  # transfer_list -> transferList
-        *(8, 11, LEN),  # token_transfer_lists -> tokenTransferLists
-        *(9, 14, LEN),  # automatic_token_associations
-        *(10, 18, LEN),  # paid_staking_rewards
-        *(12, 13, LEN),  # assessed_custom_fees
-    )
-)
-_BODY_FIELDS = bytes((*(1, 4, LEN), *(6, 5, LEN)))  # transactionID, memo
 _SET_WHEN_EMPTY = length_delimited(3, b"") + length_delimited(4, b"") + length_delimited(10, b"")
 """consensusTimestamp, transactionID and transferList: copied whether or not the result and the
 body hold them, so set even when empty (the copies they merge into)."""
+_TRANSACTION_HASH_TAG = length_delimited(2, bytes(HASH_SIZE))[:-HASH_SIZE]
 
 
 def _common_record(transaction: BlockTransaction) -> hapi.TransactionRecord:
     """The record's fields from the body and the result: parsed from the fields themselves as the
     compiled core renumbers them (one parse, where copying each costs a parse and a serialisation
     of its own), else copied field by field."""
-    status = transaction.result.status
-    if renumbered_fields is not None and status >= 0:
-        from_result = renumbered_fields(transaction.result.SerializeToString(), _RESULT_FIELDS)
-        from_body = renumbered_fields(transaction.signed_transaction.bodyBytes, _BODY_FIELDS)
+    status = transaction.status
+    if status < 0:
+        return _copied_record(transaction)
+    fields = transaction.record_fields
+    if fields is None and renumbered_fields is not None:
+        from_result = renumbered_fields(transaction.result.SerializeToString(), RESULT_FIELDS)
+        from_body = renumbered_fields(transaction.signed_transaction.bodyBytes, BODY_FIELDS)
         if from_result is not None and from_body is not None:
-            receipt = length_delimited(1, varint_field(1, status))
-            hashed = length_delimited(2, transaction_hash(transaction))
-            data = b"".join((receipt, hashed, _SET_WHEN_EMPTY, from_result, from_body))
-            return hapi.TransactionRecord.FromString(data)
-    return _copied_record(transaction)
+            fields = from_result + from_body
+    if fields is None:
+        return _copied_record(transaction)
+    receipt = _RECEIPTS.get(status) or length_delimited(1, varint_field(1, status))
+    hashed = _TRANSACTION_HASH_TAG + transaction_hash(transaction)
+    return hapi.TransactionRecord.FromString(b"".join((receipt, hashed, _SET_WHEN_EMPTY, fields)))
+
+
+_RECEIPTS = {status: length_delimited(1, varint_field(1, status)) for status in range(512)}
+"""The receipt of each common status (its status alone), built once."""
 
 
 def _copied_record(transaction: BlockTransaction) -> hapi.TransactionRecord:
@@ -181,19 +180,30 @@ def _successes(transactions: Sequence[BlockTransaction]) -> list[bool]:
     successful: list[bool] = []
     for transaction in transactions:
         parent_ok = transaction.parent is None or successful[transaction.parent]
-        successful.append(parent_ok and transaction.result.status in SUCCESS_STATUSES)
+        successful.append(parent_ok and transaction.status in SUCCESS_STATUSES)
     return successful
 
 
-def _contexts(transactions: Sequence[BlockTransaction]) -> list[StateContext]:
-    """Each transaction's state context: its own state changes', or its top-level ancestor's."""
-    contexts: list[StateContext] = []
-    for transaction in transactions:
-        if transaction.parent is None:
-            contexts.append(StateContext(transaction.state_changes))
-        else:
-            contexts.append(contexts[transaction.parent])
-    return contexts
+class _Contexts:
+    """Each transaction's state context: its own state changes', or its top-level ancestor's; made
+    when first asked for (most transactions never ask)."""
+
+    __slots__ = ("made", "roots", "transactions")
+
+    def __init__(self, transactions: Sequence[BlockTransaction]) -> None:
+        self.transactions = transactions
+        self.made: dict[int, StateContext] = {}
+        roots: list[int] = []
+        for index, transaction in enumerate(transactions):
+            roots.append(index if transaction.parent is None else roots[transaction.parent])
+        self.roots = roots
+
+    def __call__(self, index: int) -> StateContext:
+        root = self.roots[index]
+        context = self.made.get(root)
+        if context is None:
+            context = self.made[root] = StateContext(self.transactions[root].state_changes)
+        return context
 
 
 def _following(transactions: Sequence[BlockTransaction]) -> list[int | None]:
@@ -208,7 +218,7 @@ def _following(transactions: Sequence[BlockTransaction]) -> list[int | None]:
                 following[last_in_batch] = index
             last_in_batch = index
             continue
-        if transaction.body.WhichOneof("data") == "atomic_batch":
+        if transaction.data_case == "atomic_batch":
             last_in_batch = None
         if transaction.parent is None:
             last_child = None

@@ -22,26 +22,64 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.errors import BlockTransactionError
 from hedera_history.formats.block import BlockFile, ItemKind, kind_name, parse_message
+from hedera_history.formats.block import BlockItem as BlockFileItem
 from hedera_history.formats.block_protos import BlockItem, StateChanges, TraceData, TransactionOutput, TransactionResult
+from hedera_history.formats.wire import LEN, VARINT
+from hedera_history.speedups import block_transaction_groups as compiled_groups
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class BlockTransaction:
-    """One transaction of a block with everything the block says about it."""
+@dataclass(frozen=True, slots=True)
+class TransactionMessages:
+    """A transaction's messages, parsed."""
 
-    signed_transaction_bytes: bytes
-    """The ``SignedTransaction`` exactly as the block (or the batch body) holds it."""
     signed_transaction: hapi.SignedTransaction
     body: hapi.TransactionBody
     result: TransactionResult
     outputs: tuple[TransactionOutput, ...]
     trace_data: tuple[TraceData, ...]
     state_changes: tuple[StateChanges, ...]
+
+
+class BlockTransaction:
+    """One transaction of a block with everything the block says about it.
+
+    Its messages (signed transaction, body, result, outputs, trace data, state changes) are parsed
+    when first read where the compiled core grouped the block file's items: most records need none
+    of them, only the facts the walk read from the wire (times, status, body case, the record's
+    fields renumbered)."""
+
+    __slots__ = (
+        "_body",
+        "_counts",
+        "_name",
+        "_outputs",
+        "_result",
+        "_signed",
+        "_source",
+        "_state_changes",
+        "_trace_data",
+        "consensus_ns",
+        "data_case",
+        "in_batch",
+        "item_indexes",
+        "legacy_hash",
+        "output_cases",
+        "parent",
+        "parent_consensus_ns",
+        "record_fields",
+        "signed_transaction_bytes",
+        "status",
+        "transaction_bytes",
+    )
+
+    signed_transaction_bytes: bytes
+    """The ``SignedTransaction`` exactly as the block (or the batch body) holds it."""
     parent: int | None
     """Index of the parent in the block's transactions, None for a top-level transaction."""
     in_batch: bool
@@ -49,27 +87,120 @@ class BlockTransaction:
     item_indexes: tuple[int, ...]
     """The block items that make it up, in order (an inner batch transaction has no
     ``signed_transaction`` item of its own)."""
+    consensus_ns: int
+    parent_consensus_ns: int | None
+    status: int
+    """The result's status (a ``ResponseCodeEnum`` number)."""
+    data_case: str | None
+    """The body's ``data`` case (``cryptoTransfer``), None when it has none."""
+    legacy_hash: bool
+    """``use_serialized_tx_message_hash_algorithm``: the network received it in the old form."""
+    output_cases: tuple[str | None, ...]
+    """Each output's ``transaction`` case, in order."""
+    record_fields: bytes | None
+    """The record's fields the result and the body give, renumbered (``block_records``), when the
+    compiled core read them; None otherwise."""
+    transaction_bytes: bytes | None
+    """The ``Transaction`` the record item carries (``block_records.transaction_bytes``) when the
+    compiled core built it; None otherwise."""
+    _source: tuple[BlockFileItem, ...]
+    """The block file's items the lazy messages are parsed from (compiled core only)."""
+    _name: str
+    _counts: tuple[int, int]
+    """How many of ``item_indexes`` after the result are outputs, and then trace data."""
+    _signed: hapi.SignedTransaction | None
+    _body: hapi.TransactionBody | None
+    _result: TransactionResult | None
+    _outputs: tuple[TransactionOutput, ...] | None
+    _trace_data: tuple[TraceData, ...] | None
+    _state_changes: tuple[StateChanges, ...] | None
+
+    def __init__(
+        self,
+        signed_transaction_bytes: bytes,
+        messages: TransactionMessages,
+        *,
+        parent: int | None,
+        in_batch: bool,
+        item_indexes: tuple[int, ...],
+    ) -> None:
+        """A transaction of parsed messages (the compiled core makes the lazy ones itself)."""
+        signed, body, result = messages.signed_transaction, messages.body, messages.result
+        self.signed_transaction_bytes = signed_transaction_bytes
+        self._signed, self._body, self._result = signed, body, result
+        self._outputs, self._trace_data = messages.outputs, messages.trace_data
+        self._state_changes = messages.state_changes
+        self.parent = parent
+        self.in_batch = in_batch
+        self.item_indexes = item_indexes
+        self.consensus_ns = _nanoseconds(result.consensus_timestamp)
+        has_parent = result.HasField("parent_consensus_timestamp")
+        self.parent_consensus_ns = _nanoseconds(result.parent_consensus_timestamp) if has_parent else None
+        self.status = result.status
+        self.data_case = body.WhichOneof("data")
+        self.legacy_hash = signed.use_serialized_tx_message_hash_algorithm
+        self.output_cases = tuple(output.WhichOneof("transaction") for output in messages.outputs)
+        self.record_fields = None
+        self.transaction_bytes = None
+
+    def _parts(self, message_type: Any, start: int, stop: int) -> tuple[Any, ...]:
+        items = self._source
+        return tuple(
+            parse_message(message_type, items[i].payload, f"{items[i].name} item", self._name)
+            for i in self.item_indexes[start:stop]
+        )
 
     @property
-    def consensus_ns(self) -> int:
-        timestamp = self.result.consensus_timestamp
-        return int(timestamp.seconds) * 1_000_000_000 + int(timestamp.nanos)
+    def signed_transaction(self) -> hapi.SignedTransaction:
+        if self._signed is None:
+            self._signed, self._body = _decode(self.signed_transaction_bytes, 0)
+        return self._signed
 
     @property
-    def parent_consensus_ns(self) -> int | None:
-        if not self.result.HasField("parent_consensus_timestamp"):
-            return None
-        timestamp = self.result.parent_consensus_timestamp
-        return int(timestamp.seconds) * 1_000_000_000 + int(timestamp.nanos)
+    def body(self) -> hapi.TransactionBody:
+        if self._body is None:
+            self._signed, self._body = _decode(self.signed_transaction_bytes, 0)
+        return self._body
+
+    @property
+    def result(self) -> TransactionResult:
+        if self._result is None:
+            (self._result,) = self._parts(TransactionResult, 1, 2)
+        return self._result
+
+    @property
+    def outputs(self) -> tuple[TransactionOutput, ...]:
+        if self._outputs is None:
+            self._outputs = self._parts(TransactionOutput, 2, 2 + self._counts[0])
+        return self._outputs
+
+    @property
+    def trace_data(self) -> tuple[TraceData, ...]:
+        if self._trace_data is None:
+            start = 2 + self._counts[0]
+            self._trace_data = self._parts(TraceData, start, start + self._counts[1])
+        return self._trace_data
+
+    @property
+    def state_changes(self) -> tuple[StateChanges, ...]:
+        if self._state_changes is None:
+            self._state_changes = self._parts(StateChanges, 2 + sum(self._counts), len(self.item_indexes))
+        return self._state_changes
 
     def output(self, case: str) -> TransactionOutput | None:
         """The output of ``case`` (e.g. ``account_create``); the last one when there are several,
         as the reference keeps one per case."""
+        if case not in self.output_cases:
+            return None
         found = None
-        for output in self.outputs:
-            if output.WhichOneof("transaction") == case:
+        for which, output in zip(self.output_cases, self.outputs, strict=True):
+            if which == case:
                 found = output
         return found
+
+
+def _nanoseconds(timestamp: Any) -> int:
+    return int(timestamp.seconds) * 1_000_000_000 + int(timestamp.nanos)
 
 
 def block_transactions(items: Sequence[BlockItem]) -> tuple[BlockTransaction, ...]:
@@ -89,7 +220,17 @@ def _message_part(kind: int, item: BlockItem) -> Any:
 def block_file_transactions(block: BlockFile) -> tuple[BlockTransaction, ...]:
     """:func:`block_transactions` of a parsed block file's items, each read from its wire bytes
     as the message its kind names (no ``BlockItem`` wrapper parsed); CorruptFileError naming the
-    item kind when one does not parse, as :meth:`~hedera_history.formats.block.BlockItem.message`."""
+    item kind when one does not parse, as :meth:`~hedera_history.formats.block.BlockItem.message`.
+
+    With the compiled core, the whole block is parsed once as :data:`_CheckedBlock` (every item as
+    its kind's message, every signed transaction and its body too: what the walk below would
+    parse) and the core groups the items from their bytes; a block that does not parse so, or that
+    the core leaves to Python (an atomic batch, a field of an unexpected shape), is walked here,
+    which names the fault."""
+    if compiled_groups is not None and _parses_checked(block.content()):
+        transactions = compiled_groups(_LAYOUT, block.items, block.name)
+        if transactions is not None:
+            return tuple(transactions)
     kinds = [item.kind for item in block.items]
     parts: list[Any] = []
     append = parts.append
@@ -103,6 +244,49 @@ def block_file_transactions(block: BlockFile) -> tuple[BlockTransaction, ...]:
             item.message(block.name)  # every item parses, as the reference reads them all
             append(None)
     return tuple(_Grouping(kinds, parts).run())
+
+
+def _parses_checked(content: bytes) -> bool:
+    try:
+        _CheckedBlock.FromString(content)
+    except DecodeError:
+        return False
+    return True
+
+
+def _checked_block_type() -> Any:
+    """``Block`` as the walk reads it: each ``BlockItem`` as it is, but for its signed transaction,
+    a ``SignedTransaction`` whose body bytes are a ``TransactionBody`` (same wire format). A parse
+    that succeeds is one where every part the walk parses parses (occurrences of a field merge
+    where the walk keeps the last, so it may refuse what the walk reads, never the reverse)."""
+    field = descriptor_pb2.FieldDescriptorProto
+    package = "hedera_history.checked_block"
+    item = BlockItem.DESCRIPTOR
+    signed = hapi.SignedTransaction.DESCRIPTOR
+    proto = descriptor_pb2.FileDescriptorProto(name="hedera_history/checked_block.proto", package=package)
+    proto.syntax = "proto3"
+    proto.dependency.extend(sorted({item.file.name, signed.file.name, hapi.TransactionBody.DESCRIPTOR.file.name}))
+    checked_signed = proto.message_type.add()
+    signed.CopyToProto(checked_signed)
+    checked_signed.name = "Signed"
+    for signed_field in checked_signed.field:
+        if signed_field.name == "bodyBytes":
+            signed_field.type = field.TYPE_MESSAGE
+            signed_field.type_name = f".{hapi.TransactionBody.DESCRIPTOR.full_name}"
+    checked_item = proto.message_type.add()
+    item.CopyToProto(checked_item)
+    checked_item.name = "Item"
+    for item_field in checked_item.field:
+        if item_field.number == _SIGNED_TRANSACTION:
+            item_field.type = field.TYPE_MESSAGE
+            item_field.type_name = f".{package}.Signed"
+    block = proto.message_type.add(name="Block")
+    block.field.add(
+        name="items", number=1, type=field.TYPE_MESSAGE, label=field.LABEL_REPEATED, type_name=f".{package}.Item"
+    )
+    pool = descriptor_pool.Default()
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{package}.Block"))
 
 
 _SIGNED_TRANSACTION = int(ItemKind.SIGNED_TRANSACTION)
@@ -119,6 +303,54 @@ _PART_TYPES = {
 """The item kinds a transaction is made of (its signed transaction aside) -> their message (each
 ``BlockItem``'s field of that kind's name)."""
 _KIND_NUMBERS = {kind.name.lower(): int(kind) for kind in ItemKind}
+
+
+def _case_names(oneof: Any) -> tuple[str | None, ...]:
+    """A oneof's case names by field number (None for a number that is no case), for the compiled core."""
+    names = {case.number: case.name for case in oneof.fields}
+    return tuple(names.get(number) for number in range(max(names) + 1))
+
+
+_DATA_CASES = _case_names(hapi.TransactionBody.DESCRIPTOR.oneofs_by_name["data"])
+_ATOMIC_BATCH = hapi.TransactionBody.DESCRIPTOR.fields_by_name["atomic_batch"].number
+_OUTPUT_CASES = _case_names(TransactionOutput.DESCRIPTOR.oneofs_by_name["transaction"])
+_CheckedBlock = _checked_block_type()
+
+# The result's fields a transaction's record takes, under the record's numbers (same message
+# types), for the compiled core (speedups.renumbered_fields): (number, record's number, wire type).
+RESULT_FIELDS = bytes(
+    (
+        *(2, 3, LEN),  # consensus_timestamp -> consensusTimestamp
+        *(3, 15, LEN),  # parent_consensus_timestamp
+        *(5, 12, LEN),  # schedule_ref -> scheduleRef
+        *(6, 6, VARINT),  # transaction_fee_charged -> transactionFee
+        *(7, 10, LEN),  # transfer_list -> transferList
+        *(8, 11, LEN),  # token_transfer_lists -> tokenTransferLists
+        *(9, 14, LEN),  # automatic_token_associations
+        *(10, 18, LEN),  # paid_staking_rewards
+        *(12, 13, LEN),  # assessed_custom_fees
+    )
+)
+BODY_FIELDS = bytes((*(1, 4, LEN), *(6, 5, LEN)))  # transactionID, memo
+
+_TRANSACTION_SLOTS = (
+    *("signed_transaction_bytes", "transaction_bytes", "item_indexes", "_counts", "parent", "consensus_ns"),
+    *("parent_consensus_ns", "status", "data_case", "legacy_hash", "record_fields", "output_cases", "in_batch"),
+    *("_source", "_name", "_signed", "_body", "_result", "_outputs", "_trace_data", "_state_changes"),
+)
+"""The slots the compiled core fills, in its order (the last six, the messages, with None)."""
+_LAYOUT = (
+    BlockFileItem,
+    (vars(BlockFileItem)["kind"], vars(BlockFileItem)["data"], vars(BlockFileItem)["payload_start"]),
+    _DATA_CASES,
+    _ATOMIC_BATCH,
+    _OUTPUT_CASES,
+    RESULT_FIELDS,
+    BODY_FIELDS,
+    BlockTransaction,
+    tuple(vars(BlockTransaction)[name] for name in _TRANSACTION_SLOTS),
+)
+"""What ``speedups.block_transaction_groups`` reads items with and makes transactions of."""
 
 
 class _Grouping:
@@ -193,14 +425,17 @@ class _Grouping:
                     break  # consumed, but of no transaction
                 changes.append(item_changes)
                 positions.append(position)
-            transaction = BlockTransaction(
-                signed_transaction_bytes=data,
-                signed_transaction=signed_transaction,
-                body=body,
-                result=result,
+            messages = TransactionMessages(
+                signed_transaction,
+                body,
+                result,
                 outputs=tuple([parts[p] for p in outputs]),
                 trace_data=tuple([parts[p] for p in traces]),
                 state_changes=tuple(changes),
+            )
+            transaction = BlockTransaction(
+                data,
+                messages,
                 parent=self._parent(result),
                 in_batch=in_batch,
                 item_indexes=tuple(positions),
