@@ -2044,6 +2044,92 @@ done:
     return result;
 }
 
+/* ---- Poseidon (verify.tss.poseidon) ---------------------------------------------------------- */
+
+/* The Poseidon permutation over the BN254 scalar field (the Montgomery arithmetic of the Baby-JubJub
+ * section above), as verify.tss.poseidon.permute runs it: per round, the round's constants added, the
+ * S-box x^5 on every element (full rounds: the first and last half of full_rounds) or on the first
+ * (partial rounds), then the MDS matrix. A hinTS verification key hashes in nine permutations of
+ * about 2,000 products each. */
+
+#define POSEIDON_MAX_WIDTH 8
+
+static int fe_read_below_modulus(Fe *out, const unsigned char *bytes) {
+    for (int i = 3; i >= 0; i--) {
+        uint64_t limb = 0;
+        for (int j = 7; j >= 0; j--) limb = (limb << 8) | bytes[8 * i + j];
+        if (limb != FR_MODULUS[i]) {
+            if (limb > FR_MODULUS[i]) return 0;
+            break;
+        }
+        if (i == 0) return 0; /* equal to the modulus */
+    }
+    fe_from_le(out, bytes);
+    return 1;
+}
+
+static void fe_fifth_power(Fe *a) {
+    Fe square, fourth;
+    fe_mul(&square, a, a);
+    fe_mul(&fourth, &square, &square);
+    fe_mul(a, &fourth, a);
+}
+
+/* poseidon_permute(state, round constants, mds, full rounds): state (width elements), the constants
+ * (one row of width elements a round) and the MDS matrix (width rows), each element 32 bytes
+ * little-endian below the modulus; the permuted state in the same encoding. */
+static PyObject *poseidon_permute(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyBytes_CheckExact(args[0]) || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[2]) ||
+        !PyLong_CheckExact(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "poseidon_permute(state: bytes, constants: bytes, mds: bytes, full_rounds: int)");
+        return NULL;
+    }
+    Py_ssize_t state_size = PyBytes_GET_SIZE(args[0]), constants_size = PyBytes_GET_SIZE(args[1]);
+    Py_ssize_t width = state_size / 32;
+    long full_rounds = PyLong_AsLong(args[3]);
+    if (full_rounds == -1 && PyErr_Occurred()) return NULL;
+    if (width < 1 || width > POSEIDON_MAX_WIDTH || state_size != 32 * width || constants_size % (32 * width) != 0 ||
+        PyBytes_GET_SIZE(args[2]) != 32 * width * width || full_rounds < 0 || full_rounds % 2 != 0 ||
+        full_rounds > constants_size / (32 * width)) {
+        PyErr_SetString(PyExc_ValueError, "poseidon_permute: sizes that do not fit one width");
+        return NULL;
+    }
+    Py_ssize_t rounds = constants_size / (32 * width);
+    const unsigned char *state_bytes = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    const unsigned char *constants = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    const unsigned char *mds_bytes = (const unsigned char *)PyBytes_AS_STRING(args[2]);
+    Fe state[POSEIDON_MAX_WIDTH], mds[POSEIDON_MAX_WIDTH * POSEIDON_MAX_WIDTH], next[POSEIDON_MAX_WIDTH];
+    int valid = 1;
+    for (Py_ssize_t i = 0; i < width; i++) valid &= fe_read_below_modulus(&state[i], state_bytes + 32 * i);
+    for (Py_ssize_t i = 0; i < width * width; i++) valid &= fe_read_below_modulus(&mds[i], mds_bytes + 32 * i);
+    if (!valid) goto not_below;
+    Py_ssize_t half = full_rounds / 2;
+    for (Py_ssize_t round = 0; round < rounds; round++) {
+        for (Py_ssize_t i = 0; i < width; i++) {
+            Fe constant;
+            if (!fe_read_below_modulus(&constant, constants + 32 * (round * width + i))) goto not_below;
+            fe_add(&state[i], &state[i], &constant);
+        }
+        int full = round < half || round >= rounds - half;
+        for (Py_ssize_t i = 0; i < (full ? width : 1); i++) fe_fifth_power(&state[i]);
+        for (Py_ssize_t row = 0; row < width; row++) {
+            Fe sum = {{0, 0, 0, 0}}, product;
+            for (Py_ssize_t column = 0; column < width; column++) {
+                fe_mul(&product, &mds[row * width + column], &state[column]);
+                fe_add(&sum, &sum, &product);
+            }
+            next[row] = sum;
+        }
+        memcpy(state, next, sizeof(Fe) * (size_t)width);
+    }
+    unsigned char out[32 * POSEIDON_MAX_WIDTH];
+    for (Py_ssize_t i = 0; i < width; i++) fe_to_le(out + 32 * i, &state[i]);
+    return PyBytes_FromStringAndSize((const char *)out, 32 * width);
+not_below:
+    PyErr_SetString(PyExc_ValueError, "poseidon_permute: an element is not below the modulus");
+    return NULL;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -2072,6 +2158,8 @@ static PyMethodDef methods[] = {
      "The SHA-384 streaming-tree roots of a block's item subtrees and the items hashed, or None."},
     {"babyjubjub_multiply", (PyCFunction)(void (*)(void))babyjubjub_multiply, METH_FASTCALL,
      "A point of ed_on_bn254 (x ‖ y, little-endian) times a 32-byte little-endian scalar, or None."},
+    {"poseidon_permute", (PyCFunction)(void (*)(void))poseidon_permute, METH_FASTCALL,
+     "The Poseidon permutation (x^5) of a state over the BN254 scalar field, elements 32 bytes little-endian."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,7 +1,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-from hedera_history.speedups import EdwardsMultiply, SubtreeRoots, TableRows, TransactionGroups
+from hedera_history.speedups import EdwardsMultiply, PoseidonPermute, SubtreeRoots, TableRows, TransactionGroups
 
 def v6_item_lists(content: bytes, /) -> tuple[list[bytes], list[bytes], list[int]] | None: ...
 def mutation_entries(rows: Sequence[Any], /) -> list[bytes] | None: ...
@@ -20,4 +20,5 @@ def record_summary(record: bytes, /) -> tuple[int, bytes, tuple[int, int, int, i
 
 block_subtree_roots: SubtreeRoots
 babyjubjub_multiply: EdwardsMultiply
+poseidon_permute: PoseidonPermute
 block_transaction_groups: TransactionGroups

@@ -86,6 +86,11 @@ batch case, the record fields mappings of the result and the body, the transacti
 slot descriptors it fills); None where the Python walk must decide (an atomic batch, a timestamp
 with other fields, a field of an unexpected wire type, bytes that do not parse)."""
 
+PoseidonPermute = Callable[[bytes, bytes, bytes, int], bytes]
+"""``(state, round constants, MDS matrix, full rounds)``: ``verify.tss.poseidon.permute`` over the
+BN254 scalar field (S-box x⁵), every element 32 bytes little-endian below the modulus (ValueError
+for one that is not)."""
+
 _Compiled = tuple[
     ItemLists,
     RecordItems,
@@ -99,6 +104,7 @@ _Compiled = tuple[
     RecordSummary,
     SubtreeRoots,
     EdwardsMultiply,
+    PoseidonPermute,
     TransactionGroups,
 ]
 
@@ -121,6 +127,7 @@ try:
         _speedups.record_summary,
         _speedups.block_subtree_roots,
         _speedups.babyjubjub_multiply,
+        _speedups.poseidon_permute,
         _speedups.block_transaction_groups,
     )
 except (ImportError, AttributeError) as e:  # AttributeError: a build older than this source
@@ -142,4 +149,5 @@ block_items: BlockItems | None = None if _compiled is None else _compiled[8]
 record_summary: RecordSummary | None = None if _compiled is None else _compiled[9]
 block_subtree_roots: SubtreeRoots | None = None if _compiled is None else _speedups.block_subtree_roots
 babyjubjub_multiply: EdwardsMultiply | None = None if _compiled is None else _speedups.babyjubjub_multiply
+poseidon_permute: PoseidonPermute | None = None if _compiled is None else _speedups.poseidon_permute
 block_transaction_groups: TransactionGroups | None = None if _compiled is None else _speedups.block_transaction_groups

@@ -10,8 +10,10 @@ and the first rate element after one more permutation is the hash (``PoseidonCRH
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
+
+from hedera_history.speedups import poseidon_permute as compiled_permute
 
 BN254_R = 21888242871839275222246405745257275088548364400416034343698204186575808495617
 """Order of BN254's groups: the field Poseidon works in (and ed_on_bn254's base field)."""
@@ -77,8 +79,29 @@ def _constants() -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ..
     return ark, mds
 
 
+@cache
+def _encoded_constants() -> tuple[bytes, bytes]:
+    """The round constants and the MDS matrix as the compiled core takes them."""
+    ark, mds = _constants()
+    return _encoded(value for row in ark for value in row), _encoded(value for row in mds for value in row)
+
+
+def _encoded(values: Iterable[int]) -> bytes:
+    return b"".join(value.to_bytes(CHUNK_BYTES, "little") for value in values)
+
+
 def permute(state: Sequence[int]) -> list[int]:
     """The Poseidon permutation of a width-5 state."""
+    if compiled_permute is not None and len(state) == WIDTH and all(0 <= value < BN254_R for value in state):
+        permuted = compiled_permute(_encoded(state), *_encoded_constants(), FULL_ROUNDS)
+        return [
+            int.from_bytes(permuted[at : at + CHUNK_BYTES], "little") for at in range(0, len(permuted), CHUNK_BYTES)
+        ]
+    return python_permute(state)
+
+
+def python_permute(state: Sequence[int]) -> list[int]:
+    """:func:`permute` on Python integers (where the compiled core is absent, or for any values)."""
     ark, mds = _constants()
     p = BN254_R
     current = list(state)
