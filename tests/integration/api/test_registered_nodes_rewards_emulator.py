@@ -1,8 +1,10 @@
 """``/accounts/{id}/rewards`` and ``/network/registered-nodes`` on the Bigtable emulator, over HTTP:
 
 - against the generator's ground truth across the cutover: a stream paying staking rewards
-  (``GeneratorConfig.staking_rewards``) in record files, a wrapped block and native blocks, loaded
-  through ``load``: every rewarded account's rewards, paged both ways, are the truth's;
+  (``GeneratorConfig.staking_rewards``) in record files, a wrapped block and native blocks, and
+  registering nodes in its native blocks (``GeneratorConfig.registered_nodes``: creates, an update,
+  a delete, the receipts' node ids from the blocks' state changes), loaded through ``load``: every
+  rewarded account's rewards, paged both ways, are the truth's, and the registered nodes are;
 - hand-built registered-node transactions (creates, an update, a delete, a failed create) written as
   the pipeline writes blocks: the nodes as of the latest block, paged and filtered by type.
 
@@ -36,6 +38,7 @@ CONFIG = GeneratorConfig(
     transactions=30,
     seed=5,
     staking_rewards=True,
+    registered_nodes=True,
     cutover_after=3,
     wrapped_periods=1,
     rotate_key=False,
@@ -53,7 +56,7 @@ def _follow(client: Any, contract: ReferenceContract, url: str, key: str) -> lis
     return follow_links(lambda link: checked_get(client, contract, link), url, key)
 
 
-def test_rewards_answer_the_truth_across_the_cutover(
+def test_rewards_and_registered_nodes_answer_the_truth_across_the_cutover(
     bigtable_client: Any, contract: ReferenceContract, tmp_path: Path
 ) -> None:
     stream = generate_stream(CONFIG)
@@ -78,6 +81,16 @@ def test_rewards_answer_the_truth_across_the_cutover(
             oldest_first = _follow(client, contract, f"/api/v1/accounts/{account}/rewards?limit=2&order=asc", "rewards")
             assert oldest_first == newest_first[::-1], account
         assert checked_get(client, contract, "/api/v1/accounts/0.0.800/rewards")["rewards"] == []
+        nodes = _follow(client, contract, f"{NODES}?limit=1", "registered_nodes")
+        truth = stream.truth["registered_nodes"]
+        assert [str(n["registered_node_id"]) for n in nodes] == sorted(truth) == ["1", "3"]
+        for node in nodes:
+            expected_node = truth[str(node["registered_node_id"])]
+            assert node["description"] == expected_node["description"]
+            assert node["created_timestamp"] == timestamp(expected_node["created_ns"])
+            assert node["timestamp"] == {"from": timestamp(expected_node["changed_ns"]), "to": None}
+            types = [e["type"].lower() for e in node["service_endpoints"]]
+            assert types == expected_node["endpoint_types"]
 
 
 @pytest.fixture(scope="module")

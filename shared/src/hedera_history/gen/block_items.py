@@ -29,6 +29,7 @@ from hedera_history.formats.block_state import (
     STATE_ID_ACCOUNTS,
     STATE_ID_BYTECODE,
     STATE_ID_PENDING_AIRDROPS,
+    STATE_ID_REGISTERED_NODES,
     STATE_ID_STORAGE,
     STATE_ID_TOKENS,
 )
@@ -53,6 +54,8 @@ class BlockItemWriter:
         self.balances = dict(genesis_balances)
         self.aliases: dict[int, bytes] = {}
         """The alias each account created with one holds (an account's state carries it)."""
+        self.registered_nodes: dict[int, Any] = {}
+        """Each registered node's state (``RegisteredNode``), as its last write left it."""
 
     def follow(self, items: Sequence[GeneratedItem]) -> None:
         """Items that went into a record file: their transfers move the balances all the same, and
@@ -116,9 +119,48 @@ class BlockItemWriter:
         for entry in group:
             entry.add_contract_state(changes)
             entry.add_token_state(changes)
+            self._add_registered_node_state(entry, changes)
         if not changes.state_changes:
             return None
         return _item(state_changes=changes)
+
+    def _add_registered_node_state(self, entry: _Parsed, changes: Any) -> None:
+        """A successful registered-node transaction's write: the whole node, or its deletion."""
+        case = entry.body.WhichOneof("data")
+        if case not in _REGISTERED_NODE_CASES or entry.record.receipt.status != _SUCCESS:
+            return
+        change = changes.state_changes.add(state_id=STATE_ID_REGISTERED_NODES)
+        if case == "registeredNodeDelete":
+            node_id = entry.body.registeredNodeDelete.registered_node_id
+            self.registered_nodes.pop(node_id, None)
+            change.map_delete.key.entity_number_key.value = node_id
+            return
+        if case == "registeredNodeCreate":
+            create = entry.body.registeredNodeCreate
+            node_id = entry.record.receipt.registered_node_id
+            node = change.map_update.value.registered_node_value
+            node.registered_node_id = node_id
+            node.admin_key.CopyFrom(create.admin_key)
+            node.description = create.description
+            node.service_endpoint.extend(create.service_endpoint)
+        else:
+            update = entry.body.registeredNodeUpdate
+            node_id = update.registered_node_id
+            node = change.map_update.value.registered_node_value
+            node.CopyFrom(self.registered_nodes[node_id])
+            if update.HasField("admin_key"):
+                node.admin_key.CopyFrom(update.admin_key)
+            if update.HasField("description"):
+                node.description = update.description.value
+            if update.service_endpoint:
+                del node.service_endpoint[:]
+                node.service_endpoint.extend(update.service_endpoint)
+        change.map_update.key.entity_number_key.value = node_id
+        self.registered_nodes[node_id] = node
+
+
+_REGISTERED_NODE_CASES = frozenset({"registeredNodeCreate", "registeredNodeUpdate", "registeredNodeDelete"})
+_SUCCESS = 22
 
 
 class _Parsed:

@@ -123,6 +123,10 @@ class GeneratorConfig(StreamShape):
     to the receiver in the transfer list, the pair in the record's ``paid_staking_rewards`` (and a
     native block's transaction result), as the network pays a staked account's pending reward when
     its balance changes; False: none, the stream as without this setting."""
+    registered_nodes: bool = False
+    """The first native periods create, update and delete registered nodes (HIP-1137) on a fixed
+    plan (``gen.registered_nodes``), with their state changes, and the truth gains
+    ``registered_nodes``; False: none, the stream as without this setting."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stake_updates", _period_table(self.stake_updates))

@@ -365,6 +365,8 @@ class _Generator:
             if self.config.tokens
             else None,
         )
+        if config.registered_nodes:
+            document["registered_nodes"] = self.factory.registered_nodes.truth()
         return GeneratedStream(
             config=config,
             nodes=self.nodes,
@@ -398,7 +400,11 @@ class _Generator:
         stakes = config.stake_update_at(index)
         # Block 0 of a network that will stream blocks publishes its TSS ledger id first.
         publishing = self.block_periods is not None and config.block_number_of(index) == 0
-        capacity = config.transactions - (stakes is not None) - publishing
+        native_index = index - (config.cutover_after or 0) - config.wrapped_periods
+        registering = 0
+        if config.registered_nodes and config.kind_of(index) is PeriodKind.NATIVE:
+            registering = self.factory.registered_nodes.planned(native_index)
+        capacity = config.transactions - (stakes is not None) - publishing - registering
         if rotating and len(chunks) > capacity:
             raise GeneratorError(f"period {index}: the address-book update and the stake update need more items")
         groups = plan_period(
@@ -423,6 +429,9 @@ class _Generator:
             # As on mainnet, the stake update is the first transaction after the day's end.
             items.append(self.factory.node_stake_update(slots[position], stakes))
             position += 1
+        if registering:
+            items += self.factory.registered_nodes.play(native_index, slots[position : position + registering])
+            position += registering
         for kind in groups:
             size = group_size(kind, len(chunks))
             group_slots = slots[position : position + size]

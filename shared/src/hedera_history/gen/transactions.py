@@ -24,6 +24,7 @@ from hedera_history.gen.items import (
 from hedera_history.gen.ledger import STAKING_REWARD_ACCOUNT, TINYBAR_PER_HBAR, TREASURY, Ledger
 from hedera_history.gen.period_mix import TxKind
 from hedera_history.gen.player import pick_other
+from hedera_history.gen.registered_nodes import RegisteredNodePlayer
 from hedera_history.gen.token_ledger import Schedule
 
 ADDRESS_BOOK_FILE = 102
@@ -71,6 +72,9 @@ class TransactionFactory:
         """Draws apart from :attr:`rng`, so a stream without rewards is the stream as before."""
         self.writer = ItemWriter(seed, ledger)
         self._used_ids = _IssuedIds()
+        self.registered_nodes = RegisteredNodePlayer(
+            self.writer, self._new_draft, lambda: self._fee("file"), self._pick_payer
+        )
         self.topics = topics.TopicPlayer(
             rng,
             ledger,
