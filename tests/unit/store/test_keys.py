@@ -14,6 +14,9 @@ from hedera_history.store.keys import (
     block_number_from_key,
     consensus_from_key,
     decode_account_history_key,
+    decode_entity,
+    encode_entity,
+    encode_entity_text,
     has_bucketed_history,
     hex16,
     is_plain_time_key,
@@ -235,3 +238,16 @@ def test_items_qualifier_of_rows_written_before_cells_has_no_first_index() -> No
 def test_items_qualifier_refuses_other_shapes(bad: bytes) -> None:
     with pytest.raises(RowDecodeError, match="expected <kind>/<number>/<first index>"):
         parse_items_qualifier(bad)
+
+
+def test_entity_ids_encode_as_the_reference_orders_them() -> None:
+    """Shard, realm and num in one number (10, 16 and 38 bits), so encoded ids sort by shard, then
+    realm, then num; the airdrop, schedule and token indexes key on them."""
+    assert encode_entity(0, 0, 2) == 2
+    assert encode_entity(1, 2, 3) == (1 << 54) | (2 << 38) | 3
+    assert encode_entity(0, 1, 0) > encode_entity(0, 0, (1 << 38) - 1)  # type: ignore[operator]
+    for text in ("0.0.0", "0.0.1001", "1.2.3", "1023.65535.274877906943"):
+        assert decode_entity(encode_entity_text(text)) == text
+    assert encode_entity(1024, 0, 0) is None and encode_entity(0, 0, 1 << 38) is None
+    with pytest.raises(RowLayoutError):
+        encode_entity_text("0.65536.1")

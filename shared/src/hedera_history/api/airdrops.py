@@ -23,7 +23,8 @@ from hedera_history.api.errors import InvalidParamsError
 from hedera_history.api.query import Query, only, order, page_limit
 from hedera_history.api.render import timestamp
 from hedera_history.errors import RowDecodeError
-from hedera_history.store.airdrop_index import OUTSTANDING, PENDING, AirdropId, decode_entity
+from hedera_history.store.airdrop_index import OUTSTANDING, PENDING, AirdropId
+from hedera_history.store.keys import decode_entity
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.reader_airdrops import PendingAirdrop, pending_airdrops
 

@@ -13,8 +13,7 @@ from hedera_history.api.parse import MAX_I64, parse_int
 from hedera_history.api.query import Query, integer_bounds, operator
 from hedera_history.api.transaction_filters import ENTITY_KEY_MAX, EntityKey, entity_key, entity_reference
 from hedera_history.errors import RowLayoutError
-from hedera_history.store.airdrop_index import encode_entity_text
-from hedera_history.store.keys import MAX_U64
+from hedera_history.store.keys import MAX_U64, encode_entity_text
 
 _OPERATORS = ("eq", "gt", "gte", "lt", "lte")
 

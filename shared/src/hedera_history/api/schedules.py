@@ -31,8 +31,8 @@ from hedera_history.api.query import Query, only, order, page_limit
 from hedera_history.api.render import timestamp
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.formats.transactions import transaction_body
-from hedera_history.store.airdrop_index import decode_entity, encode_entity
 from hedera_history.store.decode import StoredTransaction
+from hedera_history.store.keys import decode_entity, encode_entity
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.reader_schedules import ScheduleHistory, schedule_history, schedules_page
 from hedera_history.store.schedule_index import CREATED, DELETED, EXECUTED, SIGNED

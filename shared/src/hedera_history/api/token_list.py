@@ -27,7 +27,7 @@ from hedera_history.api.query import Query, only, operator, order, page_limit, s
 from hedera_history.api.token_state import TokenState, folded_token
 from hedera_history.api.tokens import relationships
 from hedera_history.errors import RowDecodeError
-from hedera_history.store.airdrop_index import decode_entity, encode_entity_text
+from hedera_history.store.keys import decode_entity, encode_entity_text
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.reader_entities import entities_changes
 from hedera_history.store.reader_token_list import listed_tokens

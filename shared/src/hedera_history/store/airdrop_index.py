@@ -9,7 +9,7 @@ change is two rows, one per side:
 - ``airdrop/out/<sender>/<receiver>/<token>/<serial>/<consensus ns>/<change>``
 - ``airdrop/in/<receiver>/<sender>/<token>/<serial>/<consensus ns>/<change>``
 
-Entities are the reference's encoded ids (shard, realm, num in one 64-bit number) as hex16, so keys
+Entities are the reference's encoded ids (``store.keys.encode_entity``) as hex16, so keys
 sort as the reference orders airdrops (by the other side, the token, the serial number); the serial
 is 0 for a fungible token. ``<change>`` is ``p`` when a successful TokenAirdrop's record lists the
 airdrop in ``new_pending_airdrops`` (pending, or more of a fungible amount pending), ``c`` when a
@@ -24,7 +24,7 @@ from typing import Any
 
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.entity_index import AIRDROP_PREFIX, SUCCESS
-from hedera_history.store.keys import ACCOUNT_SEPARATOR, decode_hex16, entity_id, hex16
+from hedera_history.store.keys import ACCOUNT_SEPARATOR, decode_hex16, encode_entity, hex16
 
 OUTSTANDING = b"out"
 """Rows by sender: ``/accounts/{id}/airdrops/outstanding``."""
@@ -36,30 +36,6 @@ CANCELLED = b"x"
 _REMOVALS = {"tokenClaimAirdrop": CLAIMED, "tokenCancelAirdrop": CANCELLED}
 AIRDROP_CASES = frozenset({"tokenAirdrop", *_REMOVALS})
 """Body cases this index reads; any other transaction contributes nothing."""
-
-_SHARD_BITS, _REALM_BITS, _NUM_BITS = 10, 16, 38
-
-
-def encode_entity(shard: int, realm: int, num: int) -> int | None:
-    """The reference's encoded entity id, None when a part does not fit its bits."""
-    if not (0 <= shard < 1 << _SHARD_BITS and 0 <= realm < 1 << _REALM_BITS and 0 <= num < 1 << _NUM_BITS):
-        return None
-    return (shard << (_REALM_BITS + _NUM_BITS)) | (realm << _NUM_BITS) | num
-
-
-def decode_entity(encoded: int) -> str:
-    num = encoded & ((1 << _NUM_BITS) - 1)
-    realm = (encoded >> _NUM_BITS) & ((1 << _REALM_BITS) - 1)
-    return entity_id(encoded >> (_REALM_BITS + _NUM_BITS), realm, num)
-
-
-def encode_entity_text(entity: str) -> int:
-    """``shard.realm.num`` encoded; RowLayoutError when it does not fit."""
-    shard, realm, num = (int(part) for part in entity.split("."))
-    encoded = encode_entity(shard, realm, num)
-    if encoded is None:
-        raise RowLayoutError(f"entity id out of the encodable range: {entity!r}")
-    return encoded
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -286,6 +286,32 @@ def check_entity_id(text: str) -> str:
     return text
 
 
+_SHARD_BITS, _REALM_BITS, _NUM_BITS = 10, 16, 38
+"""The reference's encoded entity id: shard, realm and num in one 64-bit number, in that order."""
+
+
+def encode_entity(shard: int, realm: int, num: int) -> int | None:
+    """The reference's encoded entity id, None when a part does not fit its bits."""
+    if not (0 <= shard < 1 << _SHARD_BITS and 0 <= realm < 1 << _REALM_BITS and 0 <= num < 1 << _NUM_BITS):
+        return None
+    return (shard << (_REALM_BITS + _NUM_BITS)) | (realm << _NUM_BITS) | num
+
+
+def decode_entity(encoded: int) -> str:
+    num = encoded & ((1 << _NUM_BITS) - 1)
+    realm = (encoded >> _NUM_BITS) & ((1 << _REALM_BITS) - 1)
+    return entity_id(encoded >> (_REALM_BITS + _NUM_BITS), realm, num)
+
+
+def encode_entity_text(entity: str) -> int:
+    """``shard.realm.num`` encoded; RowLayoutError when it does not fit."""
+    shard, realm, num = (int(part) for part in entity.split("."))
+    encoded = encode_entity(shard, realm, num)
+    if encoded is None:
+        raise RowLayoutError(f"entity id out of the encodable range: {entity!r}")
+    return encoded
+
+
 def prefix_end(prefix: bytes) -> bytes:
     """The first key after every key that starts with ``prefix`` (an exclusive scan end)."""
     stripped = prefix.rstrip(b"\xff")

@@ -13,7 +13,7 @@ the transaction is), so errata correct them and readers check their block's comp
 - ``d``: a successful ScheduleDelete of it;
 - ``e``: the record of the scheduled transaction's execution (``scheduleRef``), whatever its status.
 
-The encoded id (``store.airdrop_index.encode_entity``) sorts schedules as the reference lists them,
+The encoded id (``store.keys.encode_entity``) sorts schedules as the reference lists them,
 so a page of ``/schedules`` is a scan from a schedule id, and one schedule is one short scan.
 """
 
@@ -22,9 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from hedera_history.errors import RowLayoutError
-from hedera_history.store.airdrop_index import encode_entity
 from hedera_history.store.entity_index import SCHEDULE_PREFIX, SUCCESS
-from hedera_history.store.keys import ACCOUNT_SEPARATOR, decode_hex16, hex16, prefix_end
+from hedera_history.store.keys import ACCOUNT_SEPARATOR, decode_hex16, encode_entity, hex16, prefix_end
 
 CREATED = b"c"
 SIGNED = b"s"

@@ -28,7 +28,7 @@ summing keys, without reading the transactions:
   a transfer spending one of its allowances (``is_approval``), folded into its allowances by a reader.
 - ``tokenlist/<token, encoded id hex16>/<consensus ns, hex16>/<f or n>``: the token's successful
   TokenCreate (``f``: fungible, ``n``: non-fungible, which never changes), one row per token in the
-  reference's encoded-id order (``store.airdrop_index.encode_entity``), so a page of ``/tokens`` is
+  reference's encoded-id order (``store.keys.encode_entity``), so a page of ``/tokens`` is
   one scan from a token id (``store.reader_token_list``).
 """
 
@@ -40,12 +40,12 @@ from weakref import WeakKeyDictionary
 
 from hedera_history.errors import RowLayoutError
 from hedera_history.store.accounts import entity_text
-from hedera_history.store.airdrop_index import encode_entity
 from hedera_history.store.entity_index import SUCCESS, TOKEN_INDEX_PREFIXES, entity_change_key
 from hedera_history.store.keys import (
     ACCOUNT_SEPARATOR,
     check_entity_id,
     decode_hex16,
+    encode_entity,
     entity_id,
     hex16,
     ones_complement,
