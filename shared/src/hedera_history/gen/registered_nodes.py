@@ -15,7 +15,8 @@ from typing import Any
 
 from hedera_history import hapi
 from hedera_history.gen.facts import GeneratedItem
-from hedera_history.gen.items import Draft, ItemWriter, RecordDetails
+from hedera_history.gen.items import RecordDetails
+from hedera_history.gen.player import Player
 
 CREATE, UPDATE, DELETE = "create", "update", "delete"
 PLAN: tuple[tuple[tuple[str, int], ...], ...] = (
@@ -53,20 +54,11 @@ _CREATED: dict[int, NodeEndpoints] = {1: _alpha, 2: _beta, 3: _gamma}
 _UPDATED: dict[int, NodeEndpoints] = {1: _alpha_updated}
 
 
-class RegisteredNodePlayer:
+class RegisteredNodePlayer(Player):
     """The registered-node transactions of one stream and the nodes they leave."""
 
-    def __init__(
-        self,
-        writer: ItemWriter,
-        new_draft: Callable[[int, int], Draft],
-        fee: Callable[[], int],
-        pick_payer: Callable[[int], int],
-    ) -> None:
-        self.writer = writer
-        self._new_draft = new_draft
-        self._fee = fee
-        self._pick_payer = pick_payer
+    def __init__(self, *tools: Any) -> None:
+        super().__init__(*tools)
         self.nodes: dict[int, dict[str, Any]] = {}
         """Node id -> its truth: description, created_ns, changed_ns, endpoint types; deleted nodes
         are dropped."""

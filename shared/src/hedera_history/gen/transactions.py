@@ -73,7 +73,7 @@ class TransactionFactory:
         self.writer = ItemWriter(seed, ledger)
         self._used_ids = _IssuedIds()
         self.registered_nodes = RegisteredNodePlayer(
-            self.writer, self._new_draft, lambda: self._fee("file"), self._pick_payer
+            rng, ledger, self.writer, self._new_draft, lambda: self._fee("file"), self._pick_payer
         )
         self.topics = topics.TopicPlayer(
             rng,

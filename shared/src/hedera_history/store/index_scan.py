@@ -10,17 +10,18 @@ read in order and taken from its end."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
 from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
-from hedera_history.store.decode import AccountHistoryEntry
+from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction
 from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.reader_entities import index_rows
 
 T = TypeVar("T")
+F = TypeVar("F")
 CHUNK_ROWS = 500
 """Rows read per request."""
 FIRST_WINDOW = 1 << 12
@@ -83,6 +84,41 @@ def id_groups(
         bottom = max(low, top - window + 1)
         yield from reversed(list(_ascending(reader, id_range, decode, bottom, top, errors)))
         top, window = bottom - 1, window * 2
+
+
+def fold_page(
+    groups: Iterable[IdGroup[T]],
+    fold: Callable[[list[IdGroup[T]]], list[F]],
+    accept: Callable[[F], bool],
+    limit: int,
+) -> tuple[list[F], bool]:
+    """Up to ``limit`` of what ``fold`` makes of ``groups`` (a batch at a time, each batch one more
+    than still wanted: the groups' transactions read together) that ``accept`` keeps, in order, and
+    whether more follow."""
+    kept: list[F] = []
+    batch: list[IdGroup[T]] = []
+    for group in groups:
+        batch.append(group)
+        if len(batch) < limit - len(kept) + 1:
+            continue
+        kept += [value for value in fold(batch) if accept(value)]
+        batch = []
+        if len(kept) > limit:
+            break
+    kept += [value for value in fold(batch) if accept(value)]
+    return kept[:limit], len(kept) > limit
+
+
+def group_transactions(
+    reader: HistoryReader, groups: list[IdGroup[T]], errors: list[RowDecodeError]
+) -> dict[int, StoredTransaction]:
+    """The transactions the groups' rows point at (one request), by consensus time."""
+    wanted = [entry for _, changes in groups for _, entry in changes]
+    if not wanted:
+        return {}
+    transactions, read_errors = reader.transactions(wanted)
+    errors.extend(read_errors)
+    return {t.consensus_ns: t for t in transactions}
 
 
 def _ascending(

@@ -18,7 +18,7 @@ from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.store.accounts import decode_transaction_body
 from hedera_history.store.decode import AccountHistoryEntry
 from hedera_history.store.gateway import StoredRow
-from hedera_history.store.index_scan import IdGroup, id_groups
+from hedera_history.store.index_scan import IdGroup, fold_page, group_transactions, id_groups
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.reader_entities import pointed_value
 from hedera_history.store.registered_node_index import DELETED, decode_registered_node_key, registered_node_range
@@ -46,30 +46,14 @@ def registered_nodes_page(
     ``accept`` keeps."""
     errors: list[RowDecodeError] = []
     groups = id_groups(reader, registered_node_range, _decode_change, low, high, errors, descending=descending)
-    kept: list[RegisteredNode] = []
-    batch: list[IdGroup[bytes]] = []
-    for group in groups:
-        if group[1][-1][0] == DELETED:  # deleted as of now: no transaction to read
-            continue
-        batch.append(group)
-        if len(batch) < limit - len(kept) + 1:
-            continue
-        kept += [node for node in _folded(reader, batch, errors) if accept(node)]
-        batch = []
-        if len(kept) > limit:
-            break
-    kept += [node for node in _folded(reader, batch, errors) if accept(node)]
-    return RegisteredNodePage(tuple(kept[:limit]), len(kept) > limit, tuple(errors))
+    standing = (group for group in groups if group[1][-1][0] != DELETED)  # deleted now: nothing to read
+    kept, more = fold_page(standing, lambda batch: _folded(reader, batch, errors), accept, limit)
+    return RegisteredNodePage(tuple(kept), more, tuple(errors))
 
 
 def _folded(reader: HistoryReader, groups: list[IdGroup[bytes]], errors: list[RowDecodeError]) -> list[RegisteredNode]:
     """Each group's node as its transactions (one request) leave it, unless deleted or never created."""
-    wanted = [entry for _, changes in groups for _, entry in changes]
-    if not wanted:
-        return []
-    transactions, read_errors = reader.transactions(wanted)
-    errors.extend(read_errors)
-    by_time = {t.consensus_ns: t for t in transactions}
+    by_time = group_transactions(reader, groups, errors)
     nodes: list[RegisteredNode] = []
     for node_id, changes in groups:
         node: RegisteredNode | None = None

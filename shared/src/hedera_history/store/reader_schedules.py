@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from hedera_history.errors import RowDecodeError
 from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction
 from hedera_history.store.gateway import StoredRow
-from hedera_history.store.index_scan import id_groups
+from hedera_history.store.index_scan import fold_page, group_transactions, id_groups
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.reader_entities import pointed_value
 from hedera_history.store.schedule_index import CREATED, decode_schedule_key, schedules_range
@@ -60,18 +60,8 @@ def schedules_page(
     holds the creation of and ``accept`` keeps."""
     errors: list[RowDecodeError] = []
     groups = _groups(reader, low, high, errors, descending=descending)
-    kept: list[ScheduleHistory] = []
-    batch: list[tuple[int, list[tuple[bytes, AccountHistoryEntry]]]] = []
-    for group in groups:
-        batch.append(group)
-        if len(batch) < limit - len(kept) + 1:
-            continue
-        kept += [h for h in _histories(reader, batch, errors) if accept(h)]
-        batch = []
-        if len(kept) > limit:
-            break
-    kept += [h for h in _histories(reader, batch, errors) if accept(h)]
-    return SchedulePage(tuple(kept[:limit]), len(kept) > limit, tuple(errors))
+    kept, more = fold_page(groups, lambda batch: _histories(reader, batch, errors), accept, limit)
+    return SchedulePage(tuple(kept), more, tuple(errors))
 
 
 def _groups(
@@ -87,12 +77,7 @@ def _histories(
     errors: list[RowDecodeError],
 ) -> list[ScheduleHistory]:
     """The groups' transactions (one request), each group that starts with its creation."""
-    wanted = [entry for _, changes in groups for _, entry in changes]
-    if not wanted:
-        return []
-    transactions, read_errors = reader.transactions(wanted)
-    errors.extend(read_errors)
-    by_time = {t.consensus_ns: t for t in transactions}
+    by_time = group_transactions(reader, groups, errors)
     histories: list[ScheduleHistory] = []
     for schedule, changes in groups:
         found = tuple((change, by_time[e.consensus_ns]) for change, e in changes if e.consensus_ns in by_time)
