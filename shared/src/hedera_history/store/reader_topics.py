@@ -14,16 +14,11 @@ from dataclasses import dataclass
 
 from hedera_history.errors import RowDecodeError
 from hedera_history.store import schema as s
-from hedera_history.store.decode import (
-    AccountHistoryEntry,
-    StoredTransaction,
-    decode_pointer_cell,
-    history_entry,
-)
+from hedera_history.store.decode import AccountHistoryEntry, StoredTransaction
 from hedera_history.store.gateway import KeyRange, RowQuery, StoredRow
 from hedera_history.store.keys import MAX_U64
 from hedera_history.store.reader import HistoryReader
-from hedera_history.store.reader_entities import index_rows
+from hedera_history.store.reader_entities import index_rows, pointed_value
 from hedera_history.store.topic_index import decode_topic_message_key, topic_message_range
 
 MAX_SEQUENCE = 2**63 - 1
@@ -122,5 +117,4 @@ def _read(reader: HistoryReader, topic: str, low: int, high: int | None, limit: 
 
 def _decode_message_row(row: StoredRow) -> tuple[int, AccountHistoryEntry] | None:
     _, sequence, consensus_ns = decode_topic_message_key(row.key)
-    entry = history_entry(consensus_ns, decode_pointer_cell(row))
-    return None if entry is None else (sequence, entry)
+    return pointed_value(row, sequence, consensus_ns)
