@@ -11,18 +11,7 @@ from hedera_history.gen.account_player import AccountPlayer
 from hedera_history.gen.evm_accounts import EvmAccount
 from hedera_history.gen.ledger import Ledger
 from hedera_history.gen.token_ledger import TokenLedger
-
-
-def account(num: int) -> str:
-    return f"0.0.{num}"
-
-
-def token_balances(changes: Mapping[int, Mapping[int, int]]) -> dict[str, dict[str, int]]:
-    """Token -> account -> balance, as the truth writes them."""
-    return {
-        account(token): {account(a): units for a, units in sorted(held.items())}
-        for token, held in sorted(changes.items())
-    }
+from hedera_history.gen.truth import account, token_balances
 
 
 def token_state(
