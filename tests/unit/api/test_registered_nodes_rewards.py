@@ -79,4 +79,5 @@ def test_rewards_timestamp_bounds(get: Get) -> None:
     assert get(f"{url}?timestamp=gt:{timestamp(at(13))}")["rewards"] == []
     follow = follow_links(get, f"{url}?timestamp=gte:{timestamp(at(5))}&limit=1&order=asc", "rewards")
     assert follow == everything[:3][::-1]
+    assert follow_links(get, f"{url}?timestamp=eq:{timestamp(at(5))}&limit=1", "rewards") == everything[2:3]
     get(f"{url}?timestamp=soon", 400)

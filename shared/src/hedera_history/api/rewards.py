@@ -1,8 +1,9 @@
 """``GET /api/v1/accounts/{idOrAliasOrEvmAddress}/rewards``: the staking rewards paid to an account,
 from the reward index (``store.reader_rewards``), as the reference lists its
 ``staking_reward_transfer`` rows: newest first unless ``order=asc``, ``limit`` 25 (at most 100),
-``timestamp`` bounds, and ``links.next`` (the same bounds, the page's last timestamp as ``lt:``,
-``gt:`` oldest first) when the page is full, as the reference links a full page.
+``timestamp`` bounds, and ``links.next`` (the bounds on the far side and any ``eq`` kept, the page's
+last timestamp as ``lt:``, ``gt:`` oldest first) when the page is full, as the reference links a full
+page.
 
 Unlike the reference, an account history holds no creation of answers an empty list, not a 404 (the
 history may start after the account was created)."""
@@ -15,7 +16,7 @@ from urllib.parse import urlencode
 
 from hedera_history.api.entity_lookup import resolve_entity
 from hedera_history.api.parse import MAX_I64
-from hedera_history.api.query import Query, only, order, page_limit
+from hedera_history.api.query import Query, only, operator, order, page_limit
 from hedera_history.api.render import timestamp
 from hedera_history.api.transactions_list import parse_filters
 from hedera_history.errors import RowDecodeError
@@ -43,8 +44,8 @@ def account_rewards(get_reader: Reader, account_text: str, query: Query, skipped
     next_link = None
     if found and len(found) == limit:
         params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
-        kept = ("gt", "gte") if descending else ("lt", "lte")
-        params += [("timestamp", c) for c in query.get("timestamp", []) if c.partition(":")[0] in kept]
+        kept = ("eq", "gt", "gte") if descending else ("eq", "lt", "lte")
+        params += [("timestamp", c) for c in query.get("timestamp", []) if operator(c, "timestamp")[0] in kept]
         params.append(("timestamp", f"{'lt' if descending else 'gt'}:{timestamp(found[-1].consensus_ns)}"))
         next_link = f"/api/v1/accounts/{account_text}/rewards?" + urlencode(params)
     rewards = [{"account_id": r.account, "amount": r.amount, "timestamp": timestamp(r.consensus_ns)} for r in found]
