@@ -39,6 +39,7 @@ from tests.fixtures.stack import StackFactory
 pytestmark = [pytest.mark.emulator, pytest.mark.e2e]
 
 WAIT_SECONDS = 180
+SWEEP_MIN_AGE_SECONDS = "2"
 
 
 def rpc(stack: LocalStack, method: str, *params: Any) -> Any:
@@ -186,7 +187,11 @@ def test_the_real_files_before_v6_through_the_same_path(
     local_stack_factory: StackFactory, hedera_data: Path, tmp_path: Path, folder: str
 ) -> None:
     goldens = [g for g in RECORD_FILES if g.folder == folder]
-    stack = local_stack_factory(first_block=0)  # the sweep numbers the first block start_block (0)
+    # The sweep numbers the first block start_block (0); it retries a period once its newest upload
+    # is SWEEP_MIN_AGE_SECONDS old (production: 60 s, the most of this test's wall time).
+    stack = local_stack_factory(
+        first_block=0, extra_env={"HEDERA_HISTORY_SWEEP_MIN_AGE_SECONDS": SWEEP_MIN_AGE_SECONDS}
+    )
     upload_dir(stack, real_set(hedera_data, folder, tmp_path), duplicates=1)
     outcome = wait_for_blocks(HistoryReader(open_gateway_for(stack.state)), first_blocks_target(0, 2), WAIT_SECONDS)
     assert outcome.done, f"missing blocks {outcome.missing}"
