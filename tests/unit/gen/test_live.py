@@ -8,6 +8,7 @@ import math
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -18,6 +19,7 @@ from hedera_history.formats.names import parse_stream_file_name
 from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.live import LiveConfig, LivePlayer, LiveSummary, PeriodWritten, UploadSchedule
 from hedera_history.gen.live_schedule import NodeFiles, SignatureFate, UploadKind
+from hedera_history.gen.stream import StreamBuilder
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.verify.stream import verify_stream
 
@@ -320,3 +322,27 @@ def test_a_period_every_node_lags_is_reported_when_its_files_are_in() -> None:
     assert summary.periods == 2
     assert all(line.last_written_ns >= START_NS + 30 * NS_PER_SECOND for line in lines)
     assert all(line.signatures == 4 for line in lines)
+
+
+def test_a_network_generating_late_writes_each_period_as_it_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each period takes 6 s to generate, three periods' time: its files land before the next
+    overdue period is generated, not every overdue period's at once (a burst the follower's lag
+    benchmark would count as the follower's backlog)."""
+    clock = FakeClock()
+    sink = MemorySink(clock)
+    generated: list[tuple[int, set[str]]] = []
+    original = StreamBuilder.next_period
+
+    def slow(builder: StreamBuilder) -> Any:
+        started = clock.now_ns
+        clock.now_ns += 6 * NS_PER_SECOND
+        period, objects = original(builder)
+        generated.append((started, set(objects)))
+        return period, objects
+
+    monkeypatch.setattr(StreamBuilder, "next_period", slow)
+    LivePlayer(LiveConfig(nodes=4, periods=4, transactions=8), sink, clock=clock).run()
+    first_written = [min(ns for ns, name in sink.log if name in names) for _, names in generated]
+    assert len(generated) == 4
+    for (next_started, _), written in zip(generated[1:], first_written, strict=False):
+        assert written <= next_started

@@ -259,12 +259,17 @@ class LivePlayer:
             if self._stopping():
                 summary.stopped = total is None or builder.generated < total
                 break
-            while (total is None or builder.generated < total) and self.clock.time_ns() >= due(
-                self.schedule.close_of(builder.generated)
-            ):
-                self._generate(builder, pending, progress)
-            while pending and self.clock.time_ns() >= due(pending[0].at) and not self._stopping():
-                self._land(heapq.heappop(pending), progress, summary, accounts)
+            generating = True
+            while generating:
+                # A period generated late lands its files before the next overdue one is generated:
+                # a network that falls behind writes each block as it is made, not in one burst.
+                generating = (total is None or builder.generated < total) and self.clock.time_ns() >= due(
+                    self.schedule.close_of(builder.generated)
+                )
+                if generating:
+                    self._generate(builder, pending, progress)
+                while pending and self.clock.time_ns() >= due(pending[0].at) and not self._stopping():
+                    self._land(heapq.heappop(pending), progress, summary, accounts)
             if self._stopping():
                 continue
             more = total is None or builder.generated < total
