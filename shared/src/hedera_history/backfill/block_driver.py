@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from hedera_history.backfill.block_plan import (
     BlockJob,
@@ -23,9 +22,9 @@ from hedera_history.backfill.block_plan import (
 )
 from hedera_history.backfill.block_task import BlockSummary, run_block_partition
 from hedera_history.backfill.report import number_ranges
-from hedera_history.errors import ConfigError
 from hedera_history.logs import event
 from hedera_history.sources.base import ObjectSource, open_source
+from hedera_history.sources.ledger_trust import ledger_publication_of
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.original_blocks import original_block
 from hedera_history.store.reader import HistoryReader
@@ -115,11 +114,8 @@ def plan_block_job(
 def tss_root(job: BlockJob, listed: Sequence[ListedBlock], gateway: BigtableGateway) -> TssRoot:
     """Where the tasks' TSS trust comes from: the settings' ledger publication, else block 0 in the
     source, else the block 0 stored before; none when there is neither."""
-    if job.settings.ledger_publication:
-        try:
-            publication = Path(job.settings.ledger_publication).read_bytes()
-        except OSError as e:
-            raise ConfigError(f"ledger publication {job.settings.ledger_publication}: {e}") from e
+    publication = ledger_publication_of(job.settings)
+    if publication is not None:
         return TssRoot(ledger_publication=publication, origin="settings (HEDERA_HISTORY_LEDGER_PUBLICATION)")
     if listed and listed[0].number == 0 and job.source_url:
         block_zero = open_source(job.source_url, job.settings).read(listed[0].name)

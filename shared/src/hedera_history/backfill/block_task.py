@@ -28,6 +28,7 @@ from hedera_history.errors import HistoryError, SourceError
 from hedera_history.formats.block import parse_block
 from hedera_history.sources.base import ObjectSource, open_source
 from hedera_history.sources.block_node import BlockNodeClient
+from hedera_history.sources.ledger_trust import ledger_id_of
 from hedera_history.store.bigtable_client import open_gateway
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.reader import HistoryReader
@@ -94,7 +95,7 @@ class _Fetcher:
 
 def tss_check(job: BlockJob) -> LedgerTssCheck:
     """The TSS check a task verifies native blocks with, from the root the driver shipped."""
-    pinned = bytes.fromhex(job.settings.ledger_id) if job.settings.ledger_id else None
+    pinned = ledger_id_of(job.settings)
     root: TssRoot = job.tss
     if root.ledger_publication is not None:
         return ledger_check(root.ledger_publication, pinned)

@@ -18,8 +18,8 @@ from hedera_history.cli.common import (
     network_options,
 )
 from hedera_history.formats.hashing import hex_or_none
-from hedera_history.pipeline.ledger_trust import ledger_tss_check
 from hedera_history.pipeline.local_load import verify_numbered
+from hedera_history.sources.ledger_trust import ledger_tss_check
 from hedera_history.sources.local_blocks import find_block_runs
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.verify.blocks import BlockCheckOptions, verify_blocks

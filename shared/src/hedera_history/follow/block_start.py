@@ -14,7 +14,7 @@ A follower with no position starts on blocks when there is no record file to sta
 Otherwise it starts on record periods (``follow.start``) and switches by itself at the cutover.
 
 A native block after block 0 is checked against the ledger's roster, which block 0 publishes
-(``pipeline.ledger_trust``): a follower starting on block N > 0 needs that publication configured
+(``sources.ledger_trust``): a follower starting on block N > 0 needs that publication configured
 (``HEDERA_HISTORY_LEDGER_PUBLICATION``, pinned by ``HEDERA_HISTORY_LEDGER_ID`` when set) and
 refuses to start without it (:class:`~hedera_history.errors.LedgerRosterNotGivenError`), as every
 native block would otherwise stay unverifiable.

@@ -27,9 +27,9 @@ from hedera_history.derived.genesis_state import genesis_snapshot
 from hedera_history.errors import BrokenChainError, HistoryError
 from hedera_history.formats.block import BlockFile, parse_block
 from hedera_history.pipeline.history_start import SnapshotLoad, record_history_start
-from hedera_history.pipeline.ledger_trust import ledger_tss_check
 from hedera_history.pipeline.load_conflicts import ConflictGuard
 from hedera_history.pipeline.local_load import LoadProgress, LoadReport, StartFiles
+from hedera_history.sources.ledger_trust import ledger_tss_check
 from hedera_history.store.gateway import BigtableGateway
 from hedera_history.store.original_blocks import original_block
 from hedera_history.store.reader import HistoryReader

@@ -53,8 +53,8 @@ from hedera_history.pipeline.blocks_in_hand import BlocksInHand
 from hedera_history.pipeline.ingest_context import IngestContext, IngestResult, Outcome, lag_seconds, logger
 from hedera_history.pipeline.ingest_publish import publish_batch
 from hedera_history.pipeline.ingest_quarantine import quarantine
-from hedera_history.pipeline.ledger_trust import ledger_tss_check
 from hedera_history.pipeline.state_cells import Link
+from hedera_history.sources.ledger_trust import ledger_tss_check
 from hedera_history.store.reader import HistoryReader
 from hedera_history.verify.block_chain import BlockChain
 from hedera_history.verify.block_tss import LedgerTssCheck
