@@ -19,6 +19,10 @@ def test_the_compiled_subtree_roots_are_the_python_ones(hedera_data: Path, golde
     block = parse_block_file((hedera_data / golden.path).read_bytes(), golden.path)
     compiled = speedups.block_subtree_roots(BlockItem, ITEM_SLOTS[:2], block.items, _COMPILED_POSITIONS, len(Subtree))
     assert compiled is not None  # every real item is of a kind the compiled core places
+    one_by_one = speedups.block_subtree_roots(
+        BlockItem, ITEM_SLOTS[:2], block.items, _COMPILED_POSITIONS, len(Subtree), False
+    )
+    assert one_by_one == compiled
     for layout in Layout:
         assert compiled == subtree_roots(block, layout)
         hashes = block_hashes(block, layout)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 REQUIRE_ENV = "HEDERA_HISTORY_REQUIRE_SPEEDUPS"
 """Set to 1 where the compiled core must be present (``make test``)."""
@@ -65,12 +65,26 @@ RecordSummary = Callable[[bytes], tuple[int, bytes, tuple[int, int, int, int, in
 id (payer shard, realm and number, valid start seconds and nanos, scheduled, nonce; None without
 one), fields merged as a parse merges them; None where the protobuf parser must decide."""
 
-SubtreeRoots = Callable[[type[Any], tuple[Any, Any], Sequence[Any], bytes, int], tuple[tuple[bytes, ...], int] | None]
-"""``(BlockItem, its kind and data slot descriptors, items, positions, subtrees)``: the root of each
-of ``subtrees`` streaming SHA-384 trees (``formats.block_hash``) over the leaves of the items whose
-kind ``positions`` sends there (``positions[kind]``: a subtree, or 0xFF for an item not hashed), and
-how many items were hashed; None where an item's kind is past ``positions`` or has another value
-there (the Python code decides). TypeError for anything but items of that class."""
+
+class SubtreeRoots(Protocol):
+    """``(BlockItem, its kind and data slot descriptors, items, positions, subtrees)``: the root of
+    each of ``subtrees`` streaming SHA-384 trees (``formats.block_hash``) over the leaves of the items
+    whose kind ``positions`` sends there (``positions[kind]``: a subtree, or 0xFF for an item not
+    hashed), and how many items were hashed; None where an item's kind is past ``positions`` or has
+    another value there (the Python code decides). TypeError for anything but items of that class.
+    Eight digests run side by side where the processor has AVX-512, unless ``lanes`` is false."""
+
+    def __call__(
+        self,
+        cls: type[Any],
+        slots: tuple[Any, Any],
+        items: Sequence[Any],
+        positions: bytes,
+        subtrees: int,
+        lanes: bool = True,
+        /,
+    ) -> tuple[tuple[bytes, ...], int] | None: ...
+
 
 EdwardsMultiply = Callable[[bytes, bytes], bytes | None]
 """``(point, scalar)``: an ed_on_bn254 point (x ‖ y, 32 bytes little-endian each, below the field's

@@ -18,6 +18,8 @@ from hedera_history.formats.block_hash import (
     Layout,
     Subtree,
     block_hashes,
+    leaf_hash,
+    streaming_root,
     subtree_roots,
 )
 from hypothesis import given, settings
@@ -28,20 +30,38 @@ from .block_files import body_items, footer_item, header_item, parsed, tss_proof
 _SUBTREES = len(Subtree)
 
 
-def _compiled(items: tuple[BlockItem, ...]) -> tuple[tuple[bytes, ...], int] | None:
+def _compiled(items: tuple[BlockItem, ...], *, lanes: bool = True) -> tuple[tuple[bytes, ...], int] | None:
+    """The compiled roots, with eight digests side by side where the processor has AVX-512
+    (``lanes``), or one at a time."""
     assert speedups.block_subtree_roots is not None, "the compiled core did not build"
-    return speedups.block_subtree_roots(BlockItem, ITEM_SLOTS[:2], items, _COMPILED_POSITIONS, _SUBTREES)
+    return speedups.block_subtree_roots(BlockItem, ITEM_SLOTS[:2], items, _COMPILED_POSITIONS, _SUBTREES, lanes)
+
+
+def _data(size: int) -> bytes:
+    return bytes((7 * i + size) % 256 for i in range(size))
 
 
 @pytest.mark.parametrize("size", [*range(0, 300), 1000, 4096, 100_000])
 def test_a_single_leaf_is_hashlibs_sha384(size: int) -> None:
-    data = bytes((7 * i + size) % 256 for i in range(size))
-    result = _compiled((BlockItem(ItemKind.TRANSACTION_RESULT, data, 0),))
+    result = _compiled((BlockItem(ItemKind.TRANSACTION_RESULT, _data(size), 0),))
     assert result is not None
     roots, hashed = result
     assert hashed == 1
-    assert roots[Subtree.OUTPUTS.value] == hashlib.sha384(b"\x00" + data).digest()
+    assert roots[Subtree.OUTPUTS.value] == hashlib.sha384(b"\x00" + _data(size)).digest()
     assert roots[: Subtree.OUTPUTS.value] == (EMPTY_TREE_HASH,) * Subtree.OUTPUTS.value
+
+
+@pytest.mark.parametrize("lanes", [False, True])
+def test_leaves_of_every_length_side_by_side_are_hashlibs(lanes: bool) -> None:
+    # One subtree per length's place mod 5, so that each tree's root is checked against hashlib's.
+    kinds = (ItemKind.ROUND_HEADER, ItemKind.SIGNED_TRANSACTION, ItemKind.TRANSACTION_RESULT, ItemKind.STATE_CHANGES)
+    for sizes in (range(0, 300), range(300, 1100, 7), (5, 100_000, 3, 4096, 111, 112, 113, 240)):
+        items = tuple(BlockItem(kinds[index % 4], _data(size), 0) for index, size in enumerate(sizes))
+        result = _compiled(items, lanes=lanes)
+        assert result is not None
+        tree = {kind: [leaf_hash(item.data) for item in items if item.kind == kind] for kind in kinds}
+        positions = (Subtree.CONSENSUS_HEADERS, Subtree.INPUTS, Subtree.OUTPUTS, Subtree.STATE_CHANGES)
+        assert [result[0][p.value] for p in positions] == [streaming_root(tree[kind]) for kind in kinds]
 
 
 _ITEM = st.builds(
@@ -59,6 +79,7 @@ def test_the_compiled_roots_are_the_python_ones(items: list[BlockItem], layout: 
         parsed(serialize_block([header_item(1), footer_item(), tss_proof_item(1)])), items=tuple(items)
     )
     compiled = _compiled(block.items)
+    assert _compiled(block.items, lanes=False) == compiled
     try:
         python = subtree_roots(block, layout)
     except UnsupportedItemError:
@@ -77,5 +98,6 @@ def test_a_block_hashes_the_same_with_and_without_the_compiled_core(
     block = parsed(serialize_block([header_item(1), *body_items(count, count), footer_item(), tss_proof_item(1)]))
     compiled = block_hashes(block)
     assert _compiled(block.items) == (compiled.subtree_roots, compiled.hashed_items)
+    assert _compiled(block.items, lanes=False) == (compiled.subtree_roots, compiled.hashed_items)
     monkeypatch.setattr("hedera_history.formats.block_hash.compiled_subtree_roots", None)
     assert block_hashes(block) == compiled
