@@ -71,8 +71,10 @@ from hedera_history.store.reader import HistoryReader
 
 logger = logging.getLogger(__name__)
 
-LEASE_WAIT_SECONDS = 1.0
-"""How often a follower waiting for the lease asks again."""
+LEASE_WAIT_SECONDS = 0.1
+"""How often a follower waiting for the lease asks again: at each window's hand-off the next call
+waits for the lease, and nobody follows meanwhile (one read a tenth of a second, for the few
+seconds two calls overlap)."""
 POSITION_WRITE_SECONDS = 1.0
 """Least time between two position writes (the last one is always written)."""
 DRAIN_SECONDS = 120.0
