@@ -17,6 +17,7 @@ Lazy imports inside functions count as much as those at the top of a module.
 
 from __future__ import annotations
 
+import functools
 import graphlib
 from collections.abc import Iterator
 
@@ -24,13 +25,13 @@ import pytest
 from hedera_history.backfill import runtime
 from hedera_history.deploy.layers import PURE, TOOLING
 
+from bench import module_graph
 from bench.module_graph import (
     CORE,
     PACKAGE_DIR,
     ROOT_PACKAGE,
     SourceFile,
     edges,
-    imported_modules,
     module_of,
     package_of,
     working_tree_sources,
@@ -88,6 +89,12 @@ LIBRARY = {module_of(source.path): source for source in SOURCES if source.path.s
 DEPLOYED_ENTRY_POINTS = [
     source for source in SOURCES if source.path == DATAPROC_JOB or package_of(source.path) == "functions"
 ]
+
+
+@functools.cache
+def imported_modules(source: SourceFile) -> tuple[str, ...]:
+    """``module_graph.imported_modules``, each file parsed once for all the closures this module follows."""
+    return tuple(module_graph.imported_modules(source))
 
 
 def _node(module: str) -> str:
