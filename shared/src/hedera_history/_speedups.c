@@ -886,14 +886,52 @@ static int merge_inner_id(const unsigned char *p, const unsigned char *end, uint
     return 1;
 }
 
-static int append_positive(PyObject *out, const int64_t *ids) {
+/* (shard, realm, num) triples, held inline up to a dozen, on the heap past that. */
+typedef struct {
+    int64_t (*ids)[3];
+    Py_ssize_t count, capacity;
+    int64_t inline_ids[12][3];
+} EntityList;
+
+static void entity_list_init(EntityList *list) {
+    list->ids = list->inline_ids;
+    list->count = 0;
+    list->capacity = 12;
+}
+
+static void entity_list_free(EntityList *list) {
+    if (list->ids != list->inline_ids) PyMem_Free(list->ids);
+    entity_list_init(list);
+}
+
+/* Appends ids when given by a positive number; -1 (MemoryError) on error, 0 otherwise. */
+static int append_positive(EntityList *out, const int64_t *ids) {
     if (ids[2] <= 0) return 0;
-    return append_new(out, Py_BuildValue("(LLL)", (long long)ids[0], (long long)ids[1], (long long)ids[2]));
+    if (out->count == out->capacity) {
+        int64_t(*grown)[3] = PyMem_Malloc(sizeof(int64_t[3]) * (size_t)out->capacity * 2);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(grown, out->ids, sizeof(int64_t[3]) * (size_t)out->count);
+        if (out->ids != out->inline_ids) PyMem_Free(out->ids);
+        out->ids = grown;
+        out->capacity *= 2;
+    }
+    memcpy(out->ids[out->count++], ids, sizeof(int64_t[3]));
+    return 0;
+}
+
+/* Appends each triple of from to out; -1 on error. */
+static int append_all(EntityList *out, const EntityList *from) {
+    for (Py_ssize_t i = 0; i < from->count; i++)
+        if (append_positive(out, from->ids[i]) < 0) return -1;
+    return 0;
 }
 
 /* Appends the id of field `field` of a message (its occurrences merged) when given by a positive
  * number; -1 on error, 0 when malformed, 1 otherwise. */
-static int append_inner_id(PyObject *out, const unsigned char *p, const unsigned char *end, uint64_t field) {
+static int append_inner_id(EntityList *out, const unsigned char *p, const unsigned char *end, uint64_t field) {
     int64_t ids[3] = {0, 0, 0};
     if (!merge_inner_id(p, end, field, ids)) return 0;
     return append_positive(out, ids) < 0 ? -1 : 1;
@@ -901,7 +939,7 @@ static int append_inner_id(PyObject *out, const unsigned char *p, const unsigned
 
 /* Appends the ids of each element of repeated field `field` of a message (each element its own
  * message; within it, the id in field `inner`, or the element itself when inner is 0). */
-static int append_element_ids(PyObject *out, const unsigned char *p, const unsigned char *end, uint64_t field,
+static int append_element_ids(EntityList *out, const unsigned char *p, const unsigned char *end, uint64_t field,
                               uint64_t inner) {
     Field f;
     while (p < end) {
@@ -926,7 +964,7 @@ static int append_element_ids(PyObject *out, const unsigned char *p, const unsig
 typedef struct {
     uint64_t member;
     int64_t contract[3], sender[3];
-    PyObject *created; /* (shard, realm, num) of each created contract given by a positive number */
+    EntityList created; /* each created contract given by a positive number */
 } ContractResult;
 
 static int merge_contract_result(ContractResult *result, uint64_t member, const unsigned char *p,
@@ -935,10 +973,10 @@ static int merge_contract_result(ContractResult *result, uint64_t member, const 
         result->member = member;
         memset(result->contract, 0, sizeof result->contract);
         memset(result->sender, 0, sizeof result->sender);
-        if (PyList_SetSlice(result->created, 0, PyList_GET_SIZE(result->created), NULL) < 0) return -1;
+        result->created.count = 0;
     }
     if (!merge_inner_id(p, end, 1, result->contract) || !merge_inner_id(p, end, 13, result->sender)) return 0;
-    return append_element_ids(result->created, p, end, 7, 0);
+    return append_element_ids(&result->created, p, end, 7, 0);
 }
 
 /* The (shard, realm, num) of each entity a serialised TransactionRecord names, those given by a
@@ -950,14 +988,11 @@ static int merge_contract_result(ContractResult *result, uint64_t member, const 
  * receivers (22: pending_airdrop_id = 1, then 1 and 2), the contract result's contract, created
  * contracts and sender (7 or 8). Fields merge as a parse merges them (occurrences of a message
  * field merge, later values win, an alias or EVM address after the number leaves the id without
- * one). None when the bytes are malformed: the parser decides. */
-static PyObject *record_entities(PyObject *module, PyObject *arg) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *p = view.buf, *end = p + view.len;
-    PyObject *out = PyList_New(0), *result = NULL;
-    ContractResult contract_result = {0, {0, 0, 0}, {0, 0, 0}, PyList_New(0)};
-    if (out == NULL || contract_result.created == NULL) goto done;
+ * one). Appended to out: 1, or 0 when the bytes are malformed (the parser decides), -1 on error. */
+static int record_entity_list(const unsigned char *p, const unsigned char *end, EntityList *out) {
+    int result = -1;
+    ContractResult contract_result = {0, {0, 0, 0}, {0, 0, 0}};
+    entity_list_init(&contract_result.created);
     int64_t payer[3] = {0, 0, 0}, account[3] = {0, 0, 0}, contract[3] = {0, 0, 0};
     Field field, element;
     while (p < end) {
@@ -1018,16 +1053,37 @@ static PyObject *record_entities(PyObject *module, PyObject *arg) {
     if (append_positive(out, payer) < 0 || append_positive(out, account) < 0 || append_positive(out, contract) < 0 ||
         append_positive(out, contract_result.contract) < 0 || append_positive(out, contract_result.sender) < 0)
         goto done;
-    if (PyList_GET_SIZE(contract_result.created) > 0 &&
-        PyList_SetSlice(out, PyList_GET_SIZE(out), PyList_GET_SIZE(out), contract_result.created) < 0)
-        goto done;
-    result = Py_NewRef(out);
+    if (append_all(out, &contract_result.created) < 0) goto done;
+    result = 1;
     goto done;
 irregular:
-    result = Py_NewRef(Py_None);
+    result = 0;
 done:
-    Py_XDECREF(out);
-    Py_XDECREF(contract_result.created);
+    entity_list_free(&contract_result.created);
+    return result;
+}
+
+static PyObject *record_entities(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = view.buf;
+    EntityList found;
+    entity_list_init(&found);
+    PyObject *result = NULL;
+    int read = record_entity_list(p, p + view.len, &found);
+    if (read == 0) result = Py_NewRef(Py_None);
+    if (read > 0 && (result = PyList_New(found.count)) != NULL) {
+        for (Py_ssize_t i = 0; i < found.count; i++) {
+            const int64_t *ids = found.ids[i];
+            PyObject *numbers = Py_BuildValue("(LLL)", (long long)ids[0], (long long)ids[1], (long long)ids[2]);
+            if (numbers == NULL) {
+                Py_CLEAR(result);
+                break;
+            }
+            PyList_SET_ITEM(result, i, numbers);
+        }
+    }
+    entity_list_free(&found);
     PyBuffer_Release(&view);
     return result;
 }
@@ -1157,59 +1213,86 @@ static PyObject *block_items(PyObject *module, PyObject *const *args, Py_ssize_t
 
 /* ---- record_summary -------------------------------------------------------------------------- */
 
-/* What the transactions row and its indexes read of a serialised TransactionRecord: (status,
- * transactionHash, id), id None without a transactionID, else (payer shard, realm, num, valid start
- * seconds, nanos, scheduled, nonce); fields merged as a parse merges them (later values win, message
- * fields' occurrences merge, an alias after the payer's number leaves it without one). None when the
- * bytes are malformed: the parser decides. */
+/* What the transactions row and its indexes read of a serialised TransactionRecord: its receipt's
+ * status, its transactionHash, its transactionID (payer shard, realm, num, valid start seconds and
+ * nanos, scheduled, nonce), fields merged as a parse merges them (later values win, message fields'
+ * occurrences merge, an alias after the payer's number leaves it without one); and whether it holds
+ * a field the rare indexes read (RECORD_INDEXED). */
+typedef struct {
+    const unsigned char *hash;
+    Py_ssize_t hash_size;
+    int32_t status, nonce, nanos;
+    int has_id, scheduled, indexed;
+    int64_t payer[3], seconds;
+} RecordSummary;
+
+/* The record fields whose presence may give a transaction index rows whatever its body's case:
+ * tokenTransferLists (11), scheduleRef (12), automatic_token_associations (14),
+ * paid_staking_rewards (18); and contractCreateResult (8) when it, not contractCallResult (7),
+ * is the body oneof's member (store.rows.record_indexed). */
+static int record_indexed_field(uint64_t number) { return number == 11 || number == 12 || number == 14 || number == 18; }
+
+/* 1, or 0 when the bytes are malformed. */
+static int read_record_summary(const unsigned char *p, const unsigned char *end, RecordSummary *s) {
+    memset(s, 0, sizeof *s);
+    uint64_t result_member = 0;
+    Field field, part;
+    while (p < end) {
+        if (!next_field(&p, end, &field)) return 0;
+        if (field.wire_type != WIRE_LEN) continue;
+        if (field.number == 2) {
+            s->hash = field.start;
+            s->hash_size = field.stop - field.start;
+        } else if (field.number == 1) { /* receipt: its status */
+            const unsigned char *q = field.start;
+            while (q < field.stop) {
+                if (!next_field(&q, field.stop, &part)) return 0;
+                if (part.number == 1 && part.wire_type == WIRE_VARINT) s->status = (int32_t)(uint32_t)part.varint;
+            }
+        } else if (field.number == 4) { /* transactionID */
+            s->has_id = 1;
+            const unsigned char *q = field.start;
+            while (q < field.stop) {
+                if (!next_field(&q, field.stop, &part)) return 0;
+                if (part.wire_type == WIRE_LEN && part.number == 1) {
+                    if (!merge_timestamp(part.start, part.stop, &s->seconds, &s->nanos)) return 0;
+                } else if (part.wire_type == WIRE_LEN && part.number == 2) {
+                    if (!merge_entity_id(part.start, part.stop, s->payer)) return 0;
+                } else if (part.wire_type == WIRE_VARINT && part.number == 3) {
+                    s->scheduled = part.varint != 0;
+                } else if (part.wire_type == WIRE_VARINT && part.number == 4) {
+                    s->nonce = (int32_t)(uint32_t)part.varint;
+                }
+            }
+        } else if (field.number == 7 || field.number == 8) {
+            result_member = field.number;
+        } else if (record_indexed_field(field.number)) {
+            s->indexed = 1;
+        }
+    }
+    if (result_member == 8) s->indexed = 1;
+    return 1;
+}
+
+/* (status, transactionHash, id), id None without a transactionID, else (payer shard, realm, num,
+ * valid start seconds, nanos, scheduled, nonce); None when the bytes are malformed: the parser
+ * decides. */
 static PyObject *record_summary(PyObject *module, PyObject *arg) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *p = view.buf, *end = p + view.len;
-    const unsigned char *hash = NULL;
-    Py_ssize_t hash_size = 0;
-    int32_t status = 0, nonce = 0;
-    int has_id = 0, scheduled = 0;
-    int64_t payer[3] = {0, 0, 0}, seconds = 0;
-    int32_t nanos = 0;
+    const unsigned char *p = view.buf;
+    RecordSummary s;
     PyObject *result = NULL;
-    Field field, part;
-    while (p < end) {
-        if (!next_field(&p, end, &field)) goto irregular;
-        if (field.number == 2 && field.wire_type == WIRE_LEN) {
-            hash = field.start;
-            hash_size = field.stop - field.start;
-        } else if (field.number == 1 && field.wire_type == WIRE_LEN) { /* receipt: its status */
-            const unsigned char *q = field.start;
-            while (q < field.stop) {
-                if (!next_field(&q, field.stop, &part)) goto irregular;
-                if (part.number == 1 && part.wire_type == WIRE_VARINT) status = (int32_t)(uint32_t)part.varint;
-            }
-        } else if (field.number == 4 && field.wire_type == WIRE_LEN) { /* transactionID */
-            has_id = 1;
-            const unsigned char *q = field.start;
-            while (q < field.stop) {
-                if (!next_field(&q, field.stop, &part)) goto irregular;
-                if (part.wire_type == WIRE_LEN && part.number == 1) {
-                    if (!merge_timestamp(part.start, part.stop, &seconds, &nanos)) goto irregular;
-                } else if (part.wire_type == WIRE_LEN && part.number == 2) {
-                    if (!merge_entity_id(part.start, part.stop, payer)) goto irregular;
-                } else if (part.wire_type == WIRE_VARINT && part.number == 3) {
-                    scheduled = part.varint != 0;
-                } else if (part.wire_type == WIRE_VARINT && part.number == 4) {
-                    nonce = (int32_t)(uint32_t)part.varint;
-                }
-            }
-        }
+    if (!read_record_summary(p, p + view.len, &s)) {
+        result = Py_NewRef(Py_None);
+        goto done;
     }
-    PyObject *id = has_id ? Py_BuildValue("(LLLLiOi)", (long long)payer[0], (long long)payer[1], (long long)payer[2],
-                                          (long long)seconds, (int)nanos, scheduled ? Py_True : Py_False, (int)nonce)
-                          : Py_NewRef(Py_None);
+    PyObject *id = s.has_id ? Py_BuildValue("(LLLLiOi)", (long long)s.payer[0], (long long)s.payer[1],
+                                            (long long)s.payer[2], (long long)s.seconds, (int)s.nanos,
+                                            s.scheduled ? Py_True : Py_False, (int)s.nonce)
+                            : Py_NewRef(Py_None);
     if (id == NULL) goto done;
-    result = Py_BuildValue("(iy#N)", (int)status, hash == NULL ? "" : (const char *)hash, hash_size, id);
-    goto done;
-irregular:
-    result = Py_NewRef(Py_None);
+    result = Py_BuildValue("(iy#N)", (int)s.status, s.hash == NULL ? "" : (const char *)s.hash, s.hash_size, id);
 done:
     PyBuffer_Release(&view);
     return result;
@@ -2312,6 +2395,303 @@ not_below:
     return NULL;
 }
 
+/* ---- transaction_rows (store.rows) ----------------------------------------------------------- */
+
+/* The layouts of store.keys and store.values for one transaction's rows: 16 lowercase hex digits; a
+ * time's bucket (keys.time_bucket: its 2^27 ns span, Fibonacci-hashed, the top 4 bits); a system
+ * account's bucket letter (keys.ACCOUNT_BUCKET_MARKS) for numbers 1 to keys.LAST_SYSTEM_ACCOUNT;
+ * values enveloped raw (encoding.RAW), big-endian as values' structs pack them, FLAG_SCHEDULED.
+ * tests/unit/store/test_transaction_rows.py checks them against the Python path. */
+#define KEY_TIME_SPAN_BITS 27
+#define KEY_FIBONACCI 0x9E3779B97F4A7C15ULL
+#define KEY_LAST_SYSTEM_ACCOUNT 1000
+#define VALUE_RAW 0x00
+#define VALUE_FLAG_SCHEDULED 0x04
+static const char KEY_HEX[] = "0123456789abcdef";
+static const char KEY_BUCKET_MARKS[] = "ghijklmnopqrstuv";
+
+static char *put_hex16(char *out, uint64_t value) {
+    for (int i = 15; i >= 0; i--) {
+        out[i] = KEY_HEX[value & 15];
+        value >>= 4;
+    }
+    return out + 16;
+}
+
+static char *put_be(char *out, uint64_t value, int size) {
+    for (int i = size - 1; i >= 0; i--) {
+        out[i] = (char)(value & 0xFF);
+        value >>= 8;
+    }
+    return out + size;
+}
+
+/* ``<shard>.<realm>.<num>/`` (keys.account_prefix) into out (room for 64 bytes); NULL for a
+ * negative shard or realm, which keys.check_entity_id refuses (the Python path then raises). */
+static char *put_decimal(char *out, int64_t value) {
+    char digits[20];
+    int count = 0;
+    uint64_t magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
+    if (value < 0) *out++ = '-';
+    do {
+        digits[count++] = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude > 0);
+    while (count > 0) *out++ = digits[--count];
+    return out;
+}
+
+static char *put_entity_prefix(char *out, const int64_t *ids) {
+    if (ids[0] < 0 || ids[1] < 0) return NULL;
+    out = put_decimal(out, ids[0]);
+    *out++ = '.';
+    out = put_decimal(out, ids[1]);
+    *out++ = '.';
+    out = put_decimal(out, ids[2]);
+    *out++ = '/';
+    return out;
+}
+
+/* Reads a (shard, realm, num) tuple of ints; 0 with TypeError (or OverflowError) otherwise. */
+static int read_entity_tuple(PyObject *tuple, int64_t *ids) {
+    if (!PyTuple_CheckExact(tuple) || PyTuple_GET_SIZE(tuple) != 3) {
+        PyErr_SetString(PyExc_TypeError, "transaction_rows: expected (shard, realm, num) tuples");
+        return 0;
+    }
+    for (int i = 0; i < 3; i++) {
+        ids[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, i));
+        if (ids[i] == -1 && PyErr_Occurred()) return 0;
+    }
+    return 1;
+}
+
+/* The payer (transactionID = 1, accountID = 2) of the body a serialised Transaction carries, as
+ * formats.transactions.transaction_body finds it: signedTransactionBytes (5, a SignedTransaction
+ * whose bodyBytes = 1 is the body), else bodyBytes (4), else the deprecated body (1), each bytes
+ * field's last occurrence winning and a message's occurrences merging; 0 when malformed. */
+static int body_payer(const unsigned char *p, const unsigned char *end, int64_t *payer) {
+    const unsigned char *signed_bytes = NULL, *signed_end = NULL, *body = NULL, *body_end = NULL;
+    const unsigned char *start = p;
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) return 0;
+        if (f.wire_type != WIRE_LEN) continue;
+        if (f.number == 5) {
+            signed_bytes = f.start;
+            signed_end = f.stop;
+        } else if (f.number == 4) {
+            body = f.start;
+            body_end = f.stop;
+        }
+    }
+    if (signed_bytes != NULL && signed_bytes < signed_end) {
+        body = body_end = NULL;
+        for (p = signed_bytes; p < signed_end;) {
+            if (!next_field(&p, signed_end, &f)) return 0;
+            if (f.number == 1 && f.wire_type == WIRE_LEN) {
+                body = f.start;
+                body_end = f.stop;
+            }
+        }
+        if (body == NULL) return 1; /* an empty body */
+    }
+    if (body != NULL && body < body_end) {
+        for (p = body; p < body_end;) {
+            if (!next_field(&p, body_end, &f)) return 0;
+            if (f.number == 1 && f.wire_type == WIRE_LEN && !merge_inner_id(f.start, f.stop, 2, payer)) return 0;
+        }
+        return 1;
+    }
+    for (p = start; p < end;) { /* the deprecated body: each occurrence's transactionID merged */
+        if (!next_field(&p, end, &f)) return 0;
+        if (f.number != 1 || f.wire_type != WIRE_LEN) continue;
+        const unsigned char *q = f.start;
+        Field g;
+        while (q < f.stop) {
+            if (!next_field(&q, f.stop, &g)) return 0;
+            if (g.number == 1 && g.wire_type == WIRE_LEN && !merge_inner_id(g.start, g.stop, 2, payer)) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The cells of a row of ``table`` (a dict key -> {(family, qualifier): value}), made when new. */
+static PyObject *row_of(PyObject *table, PyObject *key) {
+    PyObject *cells = PyDict_GetItemWithError(table, key);
+    if (cells != NULL || PyErr_Occurred()) return cells;
+    cells = PyDict_New();
+    if (cells == NULL) return NULL;
+    int failed = PyDict_SetItem(table, key, cells);
+    Py_DECREF(cells);
+    return failed < 0 ? NULL : cells;
+}
+
+/* Puts value at (family, qualifier) of the row key of table; steals key and value; -1 on error. */
+static int put_row_cell(PyObject *table, PyObject *key, PyObject *family_qualifier, PyObject *value) {
+    int failed = -1;
+    if (key != NULL && value != NULL) {
+        PyObject *cells = row_of(table, key);
+        if (cells != NULL) failed = PyDict_SetItem(cells, family_qualifier, value);
+    }
+    Py_XDECREF(key);
+    Py_XDECREF(value);
+    return failed;
+}
+
+static PyObject *bytes_of(const char *start, const char *stop) { return PyBytes_FromStringAndSize(start, stop - start); }
+
+/* transaction_rows(record, transaction, consensus_ns, entities, tables, cells, place): one
+ * transaction's rows as store.rows builds them, from its record's bytes (and, unless None, the
+ * payer of the body its transaction's bytes carry): its ``transactions`` position, ``tx_by_hash``
+ * and ``tx_by_id`` entries and ``account_history`` pointers (the entities the record names, the
+ * payer and ``entities``, the body's others), put into ``tables`` (the row set's dicts: transactions,
+ * tx_by_hash, tx_by_id, account_history), under the (family, qualifier) pairs ``cells`` names
+ * (position, part, hash entry's family, id entry's family) and ``place`` (block number, index, cell,
+ * offset, flags, cell suffix, part mark or None). Returns (pointer, status, record has a
+ * transaction id, indexed: store.rows.record_indexed); None, nothing put, where the Python path
+ * must decide (bytes that do not parse, a value the layouts do not fit, an entity id the keys
+ * refuse). */
+static PyObject *transaction_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7 || !PyLong_CheckExact(args[2]) || !PyList_CheckExact(args[3]) || !PyTuple_CheckExact(args[4]) ||
+        PyTuple_GET_SIZE(args[4]) != 4 || !PyTuple_CheckExact(args[5]) || PyTuple_GET_SIZE(args[5]) != 4 ||
+        !PyTuple_CheckExact(args[6]) || PyTuple_GET_SIZE(args[6]) != 7 ||
+        !PyBytes_CheckExact(PyTuple_GET_ITEM(args[6], 5))) {
+        PyErr_SetString(PyExc_TypeError, "transaction_rows(record, transaction, consensus_ns, entities: list, "
+                                         "tables: 4 dicts, cells: 4 keys, place: 7 values)");
+        return NULL;
+    }
+    PyObject *given = args[3], *tables = args[4], *cells = args[5], *place = args[6];
+    for (int i = 0; i < 4; i++) {
+        if (!PyDict_CheckExact(PyTuple_GET_ITEM(tables, i))) {
+            PyErr_SetString(PyExc_TypeError, "transaction_rows: expected 4 dicts");
+            return NULL;
+        }
+    }
+    PyObject *transactions = PyTuple_GET_ITEM(tables, 0), *by_hash = PyTuple_GET_ITEM(tables, 1);
+    PyObject *by_id = PyTuple_GET_ITEM(tables, 2), *history = PyTuple_GET_ITEM(tables, 3);
+    PyObject *suffix = PyTuple_GET_ITEM(place, 5), *part = PyTuple_GET_ITEM(place, 6);
+    uint64_t consensus = PyLong_AsUnsignedLongLong(args[2]), numbers[5];
+    const uint64_t limits[5] = {UINT64_MAX, UINT32_MAX, UINT16_MAX, UINT16_MAX, UINT8_MAX};
+    int fits = !(consensus == (uint64_t)-1 && PyErr_Occurred());
+    for (int i = 0; i < 5 && fits; i++) { /* block number, index, cell, offset, flags */
+        numbers[i] = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(place, i));
+        fits = !(numbers[i] == (uint64_t)-1 && PyErr_Occurred()) && numbers[i] <= limits[i];
+    }
+    if (!fits) {
+        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_OverflowError) && !PyErr_ExceptionMatches(PyExc_TypeError))
+            return NULL;
+        PyErr_Clear();
+        Py_RETURN_NONE; /* the Python path raises as values' structs do */
+    }
+    uint64_t block_number = numbers[0], cell = numbers[2], offset = numbers[3], flags = numbers[4];
+
+    Py_buffer view, transaction_view = {0};
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    if (args[1] != Py_None && PyObject_GetBuffer(args[1], &transaction_view, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const unsigned char *p = view.buf, *end = p + view.len;
+    PyObject *result = NULL;
+    RecordSummary s;
+    EntityList entities;
+    entity_list_init(&entities);
+    int64_t payer[3] = {0, 0, 0}, ids[3];
+    int read = record_entity_list(p, end, &entities);
+    if (read < 0) goto done;
+    if (read == 0 || !read_record_summary(p, end, &s)) goto irregular;
+    if (transaction_view.buf != NULL) {
+        const unsigned char *t = transaction_view.buf;
+        if (!body_payer(t, t + transaction_view.len, payer)) goto irregular;
+        if (append_positive(&entities, payer) < 0) goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(given); i++)
+        if (!read_entity_tuple(PyList_GET_ITEM(given, i), ids) || append_positive(&entities, ids) < 0) goto done;
+    for (Py_ssize_t i = 0; i < entities.count; i++)
+        if (entities.ids[i][0] < 0 || entities.ids[i][1] < 0) goto irregular;
+    __int128 valid_start = (__int128)s.seconds * 1000000000 + s.nanos;
+    int has_id_key = s.has_id && s.payer[2] > 0 && valid_start >= 0 && valid_start <= (__int128)UINT64_MAX;
+    if (has_id_key && (s.payer[0] < 0 || s.payer[1] < 0)) goto irregular;
+
+    /* Everything fits: the rows. */
+    unsigned bucket = (unsigned)(((consensus >> KEY_TIME_SPAN_BITS) * KEY_FIBONACCI) >> 60);
+    char key[96], value[32], inverted[16], *at;
+    key[0] = KEY_HEX[bucket];
+    key[1] = '/';
+    put_hex16(key + 2, consensus);
+    PyObject *transaction_key = PyBytes_FromStringAndSize(key, 18);
+    PyObject *qualifier = PyBytes_FromStringAndSize(key + 2, 16);
+    PyObject *family_qualifier = NULL;
+    if (transaction_key == NULL || qualifier == NULL) goto fail;
+    PyObject *row = row_of(transactions, transaction_key);
+    if (row == NULL) goto fail;
+    value[0] = VALUE_RAW;
+    at = put_be(put_be(value + 1, block_number, 8), numbers[1], 4);
+    PyObject *position = PyBytes_FromStringAndSize(NULL, (at - value) + PyBytes_GET_SIZE(suffix));
+    if (position == NULL) goto fail;
+    memcpy(PyBytes_AS_STRING(position), value, at - value);
+    memcpy(PyBytes_AS_STRING(position) + (at - value), PyBytes_AS_STRING(suffix), PyBytes_GET_SIZE(suffix));
+    int failed = PyDict_SetItem(row, PyTuple_GET_ITEM(cells, 0), position);
+    Py_DECREF(position);
+    if (failed < 0 || (part != Py_None && PyDict_SetItem(row, PyTuple_GET_ITEM(cells, 1), part) < 0)) goto fail;
+
+    if (s.hash_size > 0) {
+        Py_ssize_t size = s.hash_size < 16 ? s.hash_size : 16;
+        for (Py_ssize_t i = 0; i < size; i++) {
+            key[2 * i] = KEY_HEX[s.hash[i] >> 4];
+            key[2 * i + 1] = KEY_HEX[s.hash[i] & 15];
+        }
+        at = put_be(put_be(put_be(put_be(value + 1, block_number, 8), cell, 2), offset, 2), flags, 1);
+        at = put_be(at, (uint32_t)s.status, 4);
+        family_qualifier = PyTuple_Pack(2, PyTuple_GET_ITEM(cells, 2), qualifier);
+        if (family_qualifier == NULL ||
+            put_row_cell(by_hash, bytes_of(key, key + 2 * size), family_qualifier, bytes_of(value, at)) < 0)
+            goto fail;
+        Py_CLEAR(family_qualifier);
+    }
+    if (has_id_key) {
+        at = put_hex16(put_entity_prefix(key, s.payer), (uint64_t)valid_start);
+        char *v = put_be(put_be(put_be(value + 1, block_number, 8), cell, 2), offset, 2);
+        v = put_be(v, (uint32_t)s.nonce, 4);
+        v = put_be(put_be(v, s.scheduled ? flags | VALUE_FLAG_SCHEDULED : flags, 1), (uint32_t)s.status, 4);
+        family_qualifier = PyTuple_Pack(2, PyTuple_GET_ITEM(cells, 3), qualifier);
+        if (family_qualifier == NULL || put_row_cell(by_id, bytes_of(key, at), family_qualifier, bytes_of(value, v)) < 0)
+            goto fail;
+        Py_CLEAR(family_qualifier);
+    }
+
+    at = put_be(put_be(put_be(put_be(value + 1, block_number, 8), cell, 2), offset, 2), flags, 1);
+    PyObject *pointer = bytes_of(value, at);
+    if (pointer == NULL) goto fail;
+    put_hex16(inverted, ~consensus);
+    for (Py_ssize_t i = 0; i < entities.count; i++) {
+        at = put_entity_prefix(key, entities.ids[i]);
+        if (entities.ids[i][2] <= KEY_LAST_SYSTEM_ACCOUNT) *at++ = KEY_BUCKET_MARKS[bucket];
+        memcpy(at, inverted, 16);
+        PyObject *history_key = bytes_of(key, at + 16);
+        if (history_key == NULL || PyDict_SetItem(history, history_key, pointer) < 0) {
+            Py_XDECREF(history_key);
+            Py_DECREF(pointer);
+            goto fail;
+        }
+        Py_DECREF(history_key);
+    }
+    result = Py_BuildValue("(NiOO)", pointer, (int)s.status, s.has_id ? Py_True : Py_False,
+                           s.indexed ? Py_True : Py_False);
+fail:
+    Py_XDECREF(transaction_key);
+    Py_XDECREF(qualifier);
+    Py_XDECREF(family_qualifier);
+    goto done;
+irregular:
+    result = Py_NewRef(Py_None);
+done:
+    entity_list_free(&entities);
+    PyBuffer_Release(&view);
+    if (transaction_view.buf != NULL) PyBuffer_Release(&transaction_view);
+    return result;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -2332,6 +2712,8 @@ static PyMethodDef methods[] = {
      "Block items of the common shape from their bytes (instances of a slots class), None for others."},
     {"record_summary", record_summary, METH_O,
      "A TransactionRecord's status, hash and transaction id (payer, valid start, scheduled, nonce), or None."},
+    {"transaction_rows", (PyCFunction)(void (*)(void))transaction_rows, METH_FASTCALL,
+     "One transaction's position, hash and id entries and account history pointers put into its row set, or None."},
     {"block_transaction_groups", (PyCFunction)(void (*)(void))block_transaction_groups, METH_FASTCALL,
      "A native block's items grouped into transactions, read from their wire bytes, or None."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,

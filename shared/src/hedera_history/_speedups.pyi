@@ -17,6 +17,16 @@ def record_entities(record: bytes, /) -> list[tuple[int, int, int]] | None: ...
 def renumbered_fields(data: bytes, mapping: bytes, /) -> bytes | None: ...
 def block_items(cls: type[Any], slots: tuple[Any, Any, Any], items: list[bytes], /) -> list[Any]: ...
 def record_summary(record: bytes, /) -> tuple[int, bytes, tuple[int, int, int, int, int, bool, int] | None] | None: ...
+def transaction_rows(
+    record: bytes,
+    transaction: bytes | None,
+    consensus_ns: int,
+    entities: list[tuple[int, int, int]],
+    tables: tuple[Any, ...],
+    cells: tuple[Any, ...],
+    place: tuple[Any, ...],
+    /,
+) -> tuple[bytes, int, bool, bool] | None: ...
 
 block_subtree_roots: SubtreeRoots
 babyjubjub_multiply: EdwardsMultiply

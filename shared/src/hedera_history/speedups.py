@@ -105,6 +105,17 @@ PoseidonPermute = Callable[[bytes, bytes, bytes, int], bytes]
 BN254 scalar field (S-box x⁵), every element 32 bytes little-endian below the modulus (ValueError
 for one that is not)."""
 
+TransactionRows = Callable[
+    [bytes, bytes | None, int, list[tuple[int, int, int]], tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]],
+    tuple[bytes, int, bool, bool] | None,
+]
+"""``(record, transaction, consensus_ns, entities, tables, cells, place)``: one transaction's rows as
+``store.rows`` builds them (``store.rows.python_transaction_rows`` through the message API), read
+from its record's bytes and its transaction's (the body's payer; None: the body did not decode)
+and put into the row set's dicts; ``(pointer, status, record has a transaction id, indexed)``, or
+None, nothing put, where the Python path must decide (bytes that do not parse, a value the layouts
+do not fit, an entity id the keys refuse)."""
+
 _Compiled = tuple[
     ItemLists,
     RecordItems,
@@ -116,6 +127,7 @@ _Compiled = tuple[
     RenumberedFields,
     BlockItems,
     RecordSummary,
+    TransactionRows,
     SubtreeRoots,
     EdwardsMultiply,
     PoseidonPermute,
@@ -139,6 +151,7 @@ try:
         _speedups.renumbered_fields,
         _speedups.block_items,
         _speedups.record_summary,
+        _speedups.transaction_rows,
         _speedups.block_subtree_roots,
         _speedups.babyjubjub_multiply,
         _speedups.poseidon_permute,
@@ -165,3 +178,4 @@ block_subtree_roots: SubtreeRoots | None = None if _compiled is None else _speed
 babyjubjub_multiply: EdwardsMultiply | None = None if _compiled is None else _speedups.babyjubjub_multiply
 poseidon_permute: PoseidonPermute | None = None if _compiled is None else _speedups.poseidon_permute
 block_transaction_groups: TransactionGroups | None = None if _compiled is None else _speedups.block_transaction_groups
+transaction_rows: TransactionRows | None = None if _compiled is None else _speedups.transaction_rows

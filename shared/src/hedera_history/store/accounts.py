@@ -31,7 +31,6 @@ from typing import Any
 
 from hedera_history.errors import RowLayoutError
 from hedera_history.formats.transactions import transaction_body
-from hedera_history.speedups import record_entities as compiled_record_entities
 from hedera_history.store.keys import entity_id
 
 # TransactionBody ``data`` case -> fields of that body holding an AccountID or ContractID.
@@ -77,25 +76,33 @@ EntityNumbers = tuple[int, int, int]
 """``(shard, realm, num)`` of an account or contract given by number."""
 
 
-def touched_entities(body: Any | None, record: Any, record_bytes: bytes | None = None) -> set[EntityNumbers]:
+def touched_entities(body: Any | None, record: Any) -> set[EntityNumbers]:
     """:func:`accounts_touched` as numbers, for row building: one pass over the decoded messages,
-    the common fields read directly, the rare ones only when present. ``record_bytes``, the
-    record's serialised bytes, lets the compiled core read the record's part (where the message
-    API makes an object of every message on the way)."""
-    numbers = None
-    if record_bytes is not None and compiled_record_entities is not None:
-        numbers = compiled_record_entities(record_bytes)
-    found = _record_entities(record) if numbers is None else set(numbers)
+    the common fields read directly, the rare ones only when present (``speedups.transaction_rows``
+    reads the record's part from its bytes)."""
+    found = record_entities(record)
     if body is not None:
-        payer = body.transactionID.accountID
-        if payer.accountNum > 0:
-            found.add((payer.shardNum, payer.realmNum, payer.accountNum))
-        found.update(_body_entities(body))
+        found.update(body_entities(body, body.WhichOneof("data")))
     return found
 
 
-def _record_entities(record: Any) -> set[EntityNumbers]:
-    """The accounts and contracts the record names, as numbers."""
+def body_entities(body: Any, case: str | None) -> list[EntityNumbers]:
+    """The body's part of :func:`touched_entities`: its payer and :func:`case_entities`."""
+    payer = body.transactionID.accountID
+    found = [(payer.shardNum, payer.realmNum, payer.accountNum)] if payer.accountNum > 0 else []
+    return found + case_entities(body, case)
+
+
+def case_entities(body: Any, case: str | None) -> list[EntityNumbers]:
+    """The accounts and contracts the body's ``data`` case (``case``) names besides the payer,
+    those given by a positive number."""
+    if case not in _BODY_CASES:
+        return []
+    return [numbers for numbers in map(_numbers, _body_accounts(body, case)) if numbers is not None]
+
+
+def record_entities(record: Any) -> set[EntityNumbers]:
+    """The record's part of :func:`touched_entities`: the accounts and contracts it names."""
     found: set[EntityNumbers] = set()
     add = found.add
     # An id given as an alias or EVM address reads as number 0 (its oneof holds the other case),
@@ -140,17 +147,6 @@ _BODY_CASES = frozenset(
     (*_BODY_TARGETS, "cryptoApproveAllowance", "cryptoDeleteAllowance", "tokenCancelAirdrop", "tokenClaimAirdrop")
 )
 """Body cases that name an account or contract besides the payer."""
-
-
-def _body_entities(body: Any) -> Iterable[EntityNumbers]:
-    """The accounts and contracts the body's own case names (the payer aside), as numbers."""
-    case = body.WhichOneof("data")
-    if case not in _BODY_CASES:
-        return
-    for identifier in _body_accounts(body, case):
-        numbers = _numbers(identifier)
-        if numbers is not None:
-            yield numbers
 
 
 def _body_accounts(body: Any, case: str) -> Iterable[Any]:

@@ -32,9 +32,9 @@ from hedera_history.config import Settings
 from hedera_history.errors import CorruptFileError
 from hedera_history.formats.parsed_files import RecordItem
 from hedera_history.logs import event
-from hedera_history.speedups import record_summary as compiled_record_summary
+from hedera_history.speedups import transaction_rows as compiled_transaction_rows
 from hedera_history.store import schema as s
-from hedera_history.store.accounts import EntityNumbers, decode_transaction_body, touched_entities
+from hedera_history.store.accounts import body_entities, case_entities, decode_transaction_body, record_entities
 from hedera_history.store.airdrop_index import airdrop_index_keys
 from hedera_history.store.block_items import cell_qualifier, items_cells
 from hedera_history.store.block_totals import contract_totals
@@ -70,7 +70,7 @@ from hedera_history.store.registered_node_index import registered_node_index_key
 from hedera_history.store.reward_index import reward_index_keys
 from hedera_history.store.schedule_index import schedule_index_keys
 from hedera_history.store.stake_index import stake_index_keys
-from hedera_history.store.token_index import token_index_keys
+from hedera_history.store.token_index import may_approve, token_index_keys
 from hedera_history.store.topic_index import topic_index_keys
 from hedera_history.store.values import (
     FLAG_PART_1,
@@ -223,7 +223,7 @@ def _add_range(
             cell += 1
             next_start = starts[cell + 1] if cell + 1 < len(starts) else None
             suffix = cell_suffix(cell)
-        _add_transaction(rows, constants, index, item, _Place(cell, index - starts[cell], suffix))
+        _add_transaction(rows, constants, index, item, cell, index - starts[cell], suffix)
     undecodable = rows.undecodable - undecodable_before
     if undecodable:
         event(
@@ -238,6 +238,8 @@ def _add_range(
 
 _Cells = dict[tuple[str, bytes], bytes]
 """(family, qualifier) -> value with its envelope header."""
+_Targets = tuple[dict[bytes, _Cells], dict[bytes, _Cells], dict[bytes, _Cells], dict[bytes, bytes]]
+"""A row set's ``transactions``, ``tx_by_hash`` and ``tx_by_id`` rows and its account history."""
 
 _RAW_HEADER = bytes([RAW])
 
@@ -255,6 +257,10 @@ class _RowSet:
         self.tables: dict[str, dict[bytes, _Cells]] = {name: {} for name in s.HISTORY_TABLES}
         self.account_history: dict[bytes, bytes] = {}
         """``account_history`` row key -> the value of its one cell (where the transaction is)."""
+        tables = self.tables
+        self.transactions = tables[s.TRANSACTIONS]
+        self.targets: _Targets = (self.transactions, tables[s.TX_BY_HASH], tables[s.TX_BY_ID], self.account_history)
+        """What one transaction's rows go into (``speedups.transaction_rows``)."""
         self.undecodable = 0
         """Items whose record does not decode (no index rows for them)."""
 
@@ -360,14 +366,8 @@ class _BlockConstants:
         self.block_value = _value(encode_u64(block_number))
         self.flags = FLAG_PART_1 if part == 1 else 0
         """Of every index entry of the block (``values.FLAG_*``)."""
-        self.prefixes: dict[EntityNumbers, bytes] = {}
-
-    def prefix(self, numbers: EntityNumbers) -> bytes:
-        """``<shard.realm.num>/``, the start of an entity's ``tx_by_id`` and account history keys."""
-        prefix = self.prefixes.get(numbers)
-        if prefix is None:
-            prefix = self.prefixes[numbers] = account_prefix(entity_id(*numbers))
-        return prefix
+        self.part_mark = _PART_MARK if part == 1 else None
+        """The ``transactions`` cell marking the rows of a duplicate block's second file."""
 
 
 def _add_header(rows: _RowSet, block: VerifiedBlock, key: bytes, part: int | None) -> None:
@@ -457,64 +457,42 @@ _ACCOUNT_BLOCK = (s.ACCOUNT_HISTORY_FAMILY, s.Q_BLOCK)
 _SIDECAR_BLOCK = (s.SIDECAR_META_FAMILY, s.Q_BLOCK)
 
 
-class _Place(NamedTuple):
-    """Where an item stands in the items row: its cell, its place in the cell, the cell as a
-    ``transactions`` position ends with it (``values.cell_suffix``)."""
-
-    cell: int
-    offset: int
-    suffix: bytes
+_UNINDEXED_CASES = frozenset({"cryptoTransfer", "contractCall", "ethereumTransaction"})
+"""Body cases of most transactions that no index (``store.*_index``) reads by case: such a
+transaction has index rows only through a record field :func:`record_indexed` names, or, a
+CryptoTransfer, an approved transfer (``token_index.may_approve``)."""
 
 
-def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: RecordItem, place: _Place) -> None:
+def _add_transaction(
+    rows: _RowSet, block: _BlockConstants, index: int, item: RecordItem, cell: int, offset: int, suffix: bytes
+) -> None:
+    """The rows of one item: the ``index``-th of the block, at ``offset`` in items cell ``cell``
+    (``suffix``: ``values.cell_suffix(cell)``)."""
     consensus = item.consensus_ns
-    block_number = block.block_number
-    cells = rows.cells(s.TRANSACTIONS, row_key_for_transaction(consensus))
-    cells[_TX_POSITION] = _RAW_HEADER + pack_position(block_number, index) + place.suffix
-    if block.part == 1:
-        cells[_TX_PART] = _PART_MARK
-
+    place = (block.block_number, index, cell, offset, block.flags, suffix, block.part_mark)
     try:
         record = hapi.TransactionRecord.FromString(item.record_bytes)
     except DecodeError:
+        _put_position(rows.transactions, row_key_for_transaction(consensus), place)
         rows.undecodable += 1
         return
     try:
         body = decode_transaction_body(item.transaction_bytes)
     except CorruptFileError:
         body = None
-    status, transaction_hash, transaction_id = _record_summary(record, body, item.record_bytes)
-    qualifier = qualifier_for_consensus(consensus)
-    flags = block.flags
-
-    if transaction_hash:
-        hash_key = row_key_for_tx_hash(transaction_hash)
-        entry = _RAW_HEADER + pack_hash_entry(block_number, place.cell, place.offset, flags, status)
-        rows.cells(s.TX_BY_HASH, hash_key)[(s.TX_BY_HASH_FAMILY, qualifier)] = entry
-
-    if transaction_id is not None:
-        shard, realm, payer_num, seconds, nanos, scheduled, nonce = transaction_id
-        valid_start = seconds * 1_000_000_000 + nanos
-        if payer_num > 0 and 0 <= valid_start <= MAX_U64:
-            id_key = block.prefix((shard, realm, payer_num)) + b"%016x" % valid_start
-            id_flags = flags | FLAG_SCHEDULED if scheduled else flags
-            entry = _RAW_HEADER + pack_id_entry(block_number, place.cell, place.offset, nonce, id_flags, status)
-            rows.cells(s.TX_BY_ID, id_key)[(s.TX_BY_ID_FAMILY, qualifier)] = entry
-
-    inverted = b"%016x" % (MAX_U64 - consensus)
-    bucketed = account_bucket_mark(consensus) + inverted  # a system account's (keys.LAST_SYSTEM_ACCOUNT)
-    prefix = block.prefix
-    pointer = _RAW_HEADER + pack_entry_pointer(block_number, place.cell, place.offset, flags)
-    rows.account_history.update(
-        [
-            (prefix(numbers) + (bucketed if is_system_number(numbers[2]) else inverted), pointer)
-            for numbers in touched_entities(body, record, item.record_bytes)
-        ]
-    )
+    case = None if body is None else body.WhichOneof("data")
+    pointer, status, has_id, indexed = _transaction_rows(record, body, case, item, rows.targets, place)
+    if not has_id and body is not None and body.HasField("transactionID"):
+        _put_id(rows.tables[s.TX_BY_ID], qualifier_for_consensus(consensus), place, body.transactionID, status)
+    if (
+        not indexed
+        and case in _UNINDEXED_CASES
+        and (case != "cryptoTransfer" or not may_approve(item.transaction_bytes))
+    ):
+        return
     index_keys = entity_index_keys(body, record, consensus)  # creations, updates, aliases: rare
     index_keys += reward_index_keys(record, consensus)
     if body is not None:
-        case = body.WhichOneof("data")
         index_keys += topic_index_keys(case, body, record, consensus) + file_index_keys(case, body, record, consensus)
         index_keys += stake_index_keys(case, record, consensus) + schedule_index_keys(case, body, record, consensus)
         index_keys += airdrop_index_keys(case, body, record, consensus)
@@ -524,38 +502,99 @@ def _add_transaction(rows: _RowSet, block: _BlockConstants, index: int, item: Re
         rows.account_history.update((key, pointer) for key in index_keys)
 
 
-_IdFields = tuple[int, int, int, int, int, bool, int]
-"""A transaction id's payer shard, realm and number, valid start seconds and nanos, scheduled, nonce."""
+_Place = tuple[int, int, int, int, int, bytes, bytes | None]
+"""Where a transaction stands and what its entries say of it: block number, index in the block,
+items cell, offset in the cell, the block's entry flags, the cell's suffix (``values.cell_suffix``)
+and the ``transactions`` part mark (None but in a duplicate block's second file)."""
+_CELL_NAMES = (_TX_POSITION, _TX_PART, s.TX_BY_HASH_FAMILY, s.TX_BY_ID_FAMILY)
+"""The cells :func:`speedups.transaction_rows` puts: position, part mark, and the families of the
+hash and id entries (their qualifier: the consensus time)."""
 
 
-def _record_summary(record: Any, body: Any | None, record_bytes: bytes) -> tuple[int, bytes, _IdFields | None]:
-    """The record's status, transaction hash and transaction id (the body's when the record has
-    none): read from its bytes by the compiled core, else through the message API."""
-    summary = None if compiled_record_summary is None else compiled_record_summary(record_bytes)
-    if summary is None:
-        has_id = record.HasField("transactionID")
-        summary = (
-            int(record.receipt.status),
-            record.transactionHash,
-            _id_fields(record.transactionID) if has_id else None,
+def _transaction_rows(
+    record: Any, body: Any | None, case: str | None, item: RecordItem, targets: _Targets, place: _Place
+) -> tuple[bytes, int, bool, bool]:
+    """One transaction's position, ``tx_by_hash`` and ``tx_by_id`` entries and ``account_history``
+    pointers, put into ``targets``: read from the record's and transaction's bytes by the compiled
+    core, else through the message API. Returns (pointer, status, whether the record has a
+    transaction id, :func:`record_indexed`)."""
+    if compiled_transaction_rows is not None:
+        transaction = None if body is None else item.transaction_bytes
+        entities = [] if body is None else case_entities(body, case)
+        done = compiled_transaction_rows(
+            item.record_bytes, transaction, item.consensus_ns, entities, targets, _CELL_NAMES, place
         )
-    status, transaction_hash, transaction_id = summary
-    if transaction_id is None and body is not None and body.HasField("transactionID"):
-        transaction_id = _id_fields(body.transactionID)
-    return status, transaction_hash, transaction_id
+        if done is not None:
+            return done
+    return python_transaction_rows(record, body, case, item.consensus_ns, targets, place)
 
 
-def _id_fields(transaction_id: Any) -> _IdFields:
-    payer, start = transaction_id.accountID, transaction_id.transactionValidStart
-    return (
-        payer.shardNum,
-        payer.realmNum,
-        payer.accountNum,
-        start.seconds,
-        start.nanos,
-        transaction_id.scheduled,
-        transaction_id.nonce,
+def python_transaction_rows(
+    record: Any, body: Any | None, case: str | None, consensus_ns: int, targets: _Targets, place: _Place
+) -> tuple[bytes, int, bool, bool]:
+    """``speedups.transaction_rows`` through the message API (where the compiled core is missing or
+    leaves the bytes to the parser)."""
+    transactions, by_hash, by_id, history = targets
+    block_number, _, cell, offset, flags, _, _ = place
+    _put_position(transactions, row_key_for_transaction(consensus_ns), place)
+    qualifier = qualifier_for_consensus(consensus_ns)
+    status = int(record.receipt.status)
+    if record.transactionHash:
+        entry = _RAW_HEADER + pack_hash_entry(block_number, cell, offset, flags, status)
+        _cells(by_hash, row_key_for_tx_hash(record.transactionHash))[(s.TX_BY_HASH_FAMILY, qualifier)] = entry
+    has_id = record.HasField("transactionID")
+    if has_id:
+        _put_id(by_id, qualifier, place, record.transactionID, status)
+    pointer = _RAW_HEADER + pack_entry_pointer(block_number, cell, offset, flags)
+    inverted = b"%016x" % (MAX_U64 - consensus_ns)
+    bucketed = account_bucket_mark(consensus_ns) + inverted  # a system account's (keys.LAST_SYSTEM_ACCOUNT)
+    touched = record_entities(record).union(() if body is None else body_entities(body, case))
+    history.update(
+        (account_prefix(entity_id(*numbers)) + (bucketed if is_system_number(numbers[2]) else inverted), pointer)
+        for numbers in touched
     )
+    return pointer, status, has_id, record_indexed(record)
+
+
+def record_indexed(record: Any) -> bool:
+    """Whether the record holds a field an index reads whatever the body's case: a created
+    contract's result, token transfers, a schedule reference, automatic token associations or
+    staking rewards paid."""
+    return bool(
+        record.HasField("contractCreateResult")
+        or record.tokenTransferLists
+        or record.HasField("scheduleRef")
+        or record.automatic_token_associations
+        or record.paid_staking_rewards
+    )
+
+
+def _cells(rows: dict[bytes, _Cells], key: bytes) -> _Cells:
+    cells = rows.get(key)
+    if cells is None:
+        cells = rows[key] = {}
+    return cells
+
+
+def _put_position(transactions: dict[bytes, _Cells], key: bytes, place: _Place) -> None:
+    block_number, index, _, _, _, suffix, part_mark = place
+    cells = _cells(transactions, key)
+    cells[_TX_POSITION] = _RAW_HEADER + pack_position(block_number, index) + suffix
+    if part_mark is not None:
+        cells[_TX_PART] = part_mark
+
+
+def _put_id(by_id: dict[bytes, _Cells], qualifier: bytes, place: _Place, transaction_id: Any, status: int) -> None:
+    """The ``tx_by_id`` entry of a transaction id, unless it names no payer or its valid start does
+    not fit 64 bits."""
+    payer, start = transaction_id.accountID, transaction_id.transactionValidStart
+    valid_start = start.seconds * 1_000_000_000 + start.nanos
+    if payer.accountNum > 0 and 0 <= valid_start <= MAX_U64:
+        block_number, _, cell, offset, flags, _, _ = place
+        key = account_prefix(entity_id(payer.shardNum, payer.realmNum, payer.accountNum)) + b"%016x" % valid_start
+        id_flags = flags | FLAG_SCHEDULED if transaction_id.scheduled else flags
+        entry = pack_id_entry(block_number, cell, offset, transaction_id.nonce, id_flags, status)
+        _cells(by_id, key)[(s.TX_BY_ID_FAMILY, qualifier)] = _RAW_HEADER + entry
 
 
 def transaction_content_cells(item: RecordItem) -> dict[tuple[str, bytes], bytes]:

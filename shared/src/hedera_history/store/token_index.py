@@ -122,7 +122,7 @@ def token_index_keys(
     ``block``: what the block (or the item range of it) is built into, whose transactions mark each
     (account, token) pair ``held`` once (:func:`block_marks`); None: the transaction alone."""
     transfers, associations = record.tokenTransferLists, record.automatic_token_associations
-    spent = approved_debits(case, body) if case == "cryptoTransfer" and _may_approve(transaction_bytes) else []
+    spent = approved_debits(case, body) if case == "cryptoTransfer" and may_approve(transaction_bytes) else []
     if not (case in _TOKEN_CASES or case in _ALLOWANCE_CASES or transfers or associations or spent):
         return []
     if record.receipt.status != SUCCESS:
@@ -237,7 +237,8 @@ class ApprovedDebit(NamedTuple):
     """Units or tinybar; 1 for an NFT."""
 
 
-def _may_approve(transaction_bytes: bytes | None) -> bool:
+def may_approve(transaction_bytes: bytes | None) -> bool:
+    """Whether a CryptoTransfer's bytes may hold an approved transfer (``is_approval`` set)."""
     if transaction_bytes is None:
         return True
     field_3, field_4 = _APPROVAL_MARKS
