@@ -1853,6 +1853,21 @@ static void fe_to_le(unsigned char *bytes, const Fe *a) {
         for (int j = 0; j < 8; j++) bytes[8 * i + j] = (unsigned char)(plain.v[i] >> (8 * j));
 }
 
+/* An element from 32 bytes little-endian, in Montgomery form; 0 when it is not below the modulus. */
+static int fe_read_below_modulus(Fe *out, const unsigned char *bytes) {
+    for (int i = 3; i >= 0; i--) {
+        uint64_t limb = 0;
+        for (int j = 7; j >= 0; j--) limb = (limb << 8) | bytes[8 * i + j];
+        if (limb != FR_MODULUS[i]) {
+            if (limb > FR_MODULUS[i]) return 0;
+            break;
+        }
+        if (i == 0) return 0; /* equal to the modulus */
+    }
+    fe_from_le(out, bytes);
+    return 1;
+}
+
 /* Extended coordinates (X : Y : T : Z), x = X/Z, y = Y/Z, x·y = T/Z. */
 typedef struct {
     Fe x, y, t, z;
@@ -1891,24 +1906,11 @@ static PyObject *babyjubjub_multiply(PyObject *module, PyObject *const *args, Py
     }
     const unsigned char *encoded = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     const unsigned char *scalar = (const unsigned char *)PyBytes_AS_STRING(args[1]);
-    for (int half = 0; half < 2; half++) { /* each coordinate below the modulus */
-        int below = 0;
-        for (int i = 3; i >= 0; i--) {
-            uint64_t limb = 0;
-            for (int j = 7; j >= 0; j--) limb = (limb << 8) | encoded[32 * half + 8 * i + j];
-            if (limb != FR_MODULUS[i]) {
-                below = limb < FR_MODULUS[i];
-                break;
-            }
-        }
-        if (!below) {
-            PyErr_SetString(PyExc_ValueError, "babyjubjub_multiply: a coordinate is not below the modulus");
-            return NULL;
-        }
-    }
     Extended point, result;
-    fe_from_le(&point.x, encoded);
-    fe_from_le(&point.y, encoded + 32);
+    if (!fe_read_below_modulus(&point.x, encoded) || !fe_read_below_modulus(&point.y, encoded + 32)) {
+        PyErr_SetString(PyExc_ValueError, "babyjubjub_multiply: a coordinate is not below the modulus");
+        return NULL;
+    }
     fe_mul(&point.t, &point.x, &point.y);
     point.z = FR_ONE;
     memset(&result, 0, sizeof result);
@@ -2318,20 +2320,6 @@ done:
  * about 2,000 products each. */
 
 #define POSEIDON_MAX_WIDTH 8
-
-static int fe_read_below_modulus(Fe *out, const unsigned char *bytes) {
-    for (int i = 3; i >= 0; i--) {
-        uint64_t limb = 0;
-        for (int j = 7; j >= 0; j--) limb = (limb << 8) | bytes[8 * i + j];
-        if (limb != FR_MODULUS[i]) {
-            if (limb > FR_MODULUS[i]) return 0;
-            break;
-        }
-        if (i == 0) return 0; /* equal to the modulus */
-    }
-    fe_from_le(out, bytes);
-    return 1;
-}
 
 static void fe_fifth_power(Fe *a) {
     Fe square, fourth;
