@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from bench import machine
@@ -97,7 +99,12 @@ def test_a_failing_bench_is_not_calibrated_again() -> None:
     assert not any(line.startswith("calibration after") for line in printed)
 
 
-def test_a_decorated_main_keeps_its_arguments_and_result(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_decorated_main_keeps_its_arguments_and_result(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One calibration sample a side, as the tests above take: the default nine are most of a run's seconds.
+    monkeypatch.setattr(machine, "machine_report", functools.partial(machine.machine_report, samples=1))
+
     @machine.reports_machine
     def main(argv: list[str]) -> int:
         print(f"ran with {argv}")
