@@ -228,6 +228,7 @@ class FollowedBlock:
     published_ns: int
     read_seconds: float
     ingest_seconds: float
+    ingest_cpu_seconds: float
 
 
 def follower_blocks(log_dir: Path) -> dict[int, FollowedBlock]:
@@ -241,7 +242,10 @@ def follower_blocks(log_dir: Path) -> dict[int, FollowedBlock]:
                 entry = json.loads(line)
                 published = datetime.fromisoformat(entry["time"])
                 found[int(entry["block"])] = FollowedBlock(
-                    int(published.timestamp() * 1e9), float(entry["read_seconds"]), float(entry["ingest_seconds"])
+                    int(published.timestamp() * 1e9),
+                    float(entry["read_seconds"]),
+                    float(entry["ingest_seconds"]),
+                    float(entry["ingest_cpu_seconds"]),
                 )
             except (ValueError, KeyError, TypeError):
                 continue
@@ -261,6 +265,8 @@ def report_blocks(answered: list[Arrival], first_block: int, followed: dict[int,
     print(figures("  written -> found by the follower (poll + read)", found))
     print(figures("  of which the read", [f.read_seconds for _, f in split]))
     print(figures("  found -> published (parse, verify, publish)", [f.ingest_seconds for _, f in split]))
+    cpu = [f.ingest_cpu_seconds for _, f in split]
+    print(figures("  of which the follower thread's CPU (against a block every 2 s)", cpu))
     print(
         figures(
             "  published -> answered (Pub/Sub, store, query poll)",
