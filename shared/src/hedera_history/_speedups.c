@@ -767,6 +767,25 @@ static PyObject *row_cells(PyTypeObject *cell_cls, const Py_ssize_t *offsets, Py
         return tuple;
     }
     if (!PyDict_CheckExact(cells)) goto wrong;
+    if (PyDict_GET_SIZE(cells) == 1) { /* most rows: one cell, read without a list of the items */
+        Py_ssize_t position = 0;
+        PyObject *name, *tuple;
+        PyDict_Next(cells, &position, &name, &values[2]);
+        if (!PyTuple_CheckExact(name) || PyTuple_GET_SIZE(name) != 2 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(name, 0)) ||
+            !PyBytes_CheckExact(PyTuple_GET_ITEM(name, 1)) || !PyBytes_CheckExact(values[2]))
+            goto wrong;
+        values[0] = PyTuple_GET_ITEM(name, 0);
+        values[1] = PyTuple_GET_ITEM(name, 1);
+        if ((tuple = PyTuple_New(1)) == NULL) return NULL;
+        PyObject *cell = new_untracked(cell_cls, offsets, values, 4);
+        if (cell == NULL) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tuple, 0, cell);
+        PyObject_GC_UnTrack(tuple);
+        return tuple;
+    }
     PyObject *items = PyDict_Items(cells);
     if (items == NULL) return NULL;
     if (PyList_GET_SIZE(items) > 1 && PyList_Sort(items) < 0) {
