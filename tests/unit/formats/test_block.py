@@ -13,13 +13,17 @@ from hedera_history.formats.block import (
     ItemKind,
     ProofKind,
     SemanticVersion,
+    _RawBlock,
     _short_item,
     kind_name,
     parse_block,
     parse_block_file,
     serialize_block,
+    shortest_encoding_size,
 )
 from hedera_history.formats.wire import length_delimited, varint_field
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .block_files import (
     body_items,
@@ -191,3 +195,16 @@ def test_the_compiled_items_are_the_python_ones(data: bytes) -> None:
     assert compiled == _short_item(data)
     if compiled is not None:
         assert type(compiled) is BlockItem and not gc.is_tracked(compiled)
+
+
+_ITEM_SIZES = st.one_of(
+    st.sampled_from([0, 1, 127, 128, 129, 16383, 16384, 16385, (1 << 21) - 1, 1 << 21]),
+    st.integers(min_value=0, max_value=70_000),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(_ITEM_SIZES, max_size=12))
+def test_the_shortest_encoding_size_is_upbs_byte_size(sizes: list[int]) -> None:
+    items = [bytes(size) for size in sizes]
+    assert shortest_encoding_size(items) == _RawBlock(items=items).ByteSize()

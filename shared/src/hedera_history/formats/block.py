@@ -295,11 +295,27 @@ def _items(content: bytes, name: str) -> tuple[list[BlockItem], bool]:
         for index, data in enumerate(datas):
             if items[index] is None:
                 items[index] = _item(data, 0, len(data), index, name)
-    # ByteSize is the items' shortest encoding and any field upb did not know; with none of
-    # those, a content of that size holds nothing but the items, encoded so.
-    items_only = raw.ByteSize() == len(content) and not len(UnknownFieldSet(raw))
+    # Without a field upb did not know, a content of the size of the items' shortest encoding
+    # holds nothing but the items, encoded so.
+    items_only = not len(UnknownFieldSet(raw)) and shortest_encoding_size(datas) == len(content)
     return items, items_only
 
+
+def shortest_encoding_size(items: list[bytes]) -> int:
+    """The size of a ``Block`` of these items, each in its shortest encoding (what upb's ``ByteSize``
+    gives for them): a one-byte tag, the length as a varint, the bytes; counted over all the items
+    at once (a varint takes one byte more from each power of 2^7 on)."""
+    sizes = list(map(len, items))
+    total = sum(sizes) + 2 * len(sizes)
+    bound = _VARINT_STEP
+    largest = max(sizes, default=0)
+    while bound <= largest:
+        total += sum(map((bound - 1).__lt__, sizes))
+        bound <<= 7
+    return total
+
+
+_VARINT_STEP = 1 << 7
 
 ITEM_SLOTS = (vars(BlockItem)["kind"], vars(BlockItem)["data"], vars(BlockItem)["payload_start"])
 """``BlockItem``'s slot descriptors, for the compiled core's functions that make or read items."""
