@@ -37,8 +37,7 @@ _ENDPOINT_TYPES["rpc_relay"] = RPC_RELAY
 NODE_TYPES = (BLOCK_NODE, GENERAL_SERVICE, MIRROR_NODE, RPC_RELAY)
 BLOCK_NODE_APIS = ("OTHER", "STATUS", "PUBLISH", "SUBSCRIBE_STREAM", "STATE_PROOF")
 """``RegisteredServiceEndpoint.BlockNodeEndpoint.BlockNodeApi`` by number."""
-_API_STATUS, _API_PUBLISH, _API_SUBSCRIBE_STREAM = 1, 2, 3
-_READABLE_APIS = frozenset((_API_PUBLISH, _API_STATUS, _API_SUBSCRIBE_STREAM))
+_READABLE_APIS = frozenset(("PUBLISH", "STATUS", "SUBSCRIBE_STREAM"))
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOST_NAME = re.compile(rf"(?=.{{1,254}}$){_LABEL}(?:\.{_LABEL})*\.?")
 """A host name (RFC 1123 labels): anyone can register a node, and a domain name holding anything else
@@ -155,10 +154,17 @@ def java_host_address(raw: bytes) -> str | None:
 def block_node_endpoint(endpoints: Iterable[Any]) -> str | None:
     """Where a registered node (its ``RegisteredServiceEndpoint`` messages) is read as a block node
     (``[tls://]host:port``, see the module), None when it is not one."""
+    return readable_block_node(service_endpoint(endpoint) for endpoint in endpoints)
+
+
+def readable_block_node(endpoints: Iterable[ServiceEndpoint]) -> str | None:
+    """Where a registered node (its endpoints as kept, :func:`service_endpoint`) is read as a block
+    node (``[tls://]host:port``, see the module), None when it is not one."""
     for endpoint in endpoints:
-        if not endpoint.HasField("block_node") or not _READABLE_APIS.issubset(endpoint.block_node.endpoint_api):
+        if endpoint.node_type != BLOCK_NODE or not _READABLE_APIS.issubset(endpoint.block_node_apis):
             continue
-        host = _host_name(endpoint.domain_name) if endpoint.domain_name.strip() else _ip_text(endpoint.ip_address)
+        domain = (endpoint.domain_name or "").strip()
+        host = _host_name(domain) if domain else _ip_text(endpoint.ip_address)
         if host and 0 < endpoint.port < 65536:
             return f"{'tls://' if endpoint.requires_tls else ''}{host}:{endpoint.port}"
     return None
@@ -169,9 +175,11 @@ def _host_name(text: str) -> str:
     return name if _HOST_NAME.fullmatch(name) else ""
 
 
-def _ip_text(raw: bytes) -> str:
+def _ip_text(text: str | None) -> str:
+    if not text:
+        return ""
     try:
-        address = ipaddress.ip_address(raw)
+        address = ipaddress.ip_address(text)
     except ValueError:
         return ""
     return f"[{address}]" if address.version == 6 else str(address)
@@ -186,5 +194,6 @@ __all__ = [
     "block_node_endpoint",
     "java_host_address",
     "node_id_of",
+    "readable_block_node",
     "service_endpoint",
 ]

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from hedera_history.config import Settings
 from hedera_history.errors import FormatError, HistoryError, is_transient
 from hedera_history.follow.block_follow import BlockFollow
-from hedera_history.follow.block_node_registry import read_registry
+from hedera_history.follow.block_node_registry import starting_registry
 from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock, block_sources, with_registered
 from hedera_history.follow.block_start import block_start
 from hedera_history.follow.cache import CachedSource
@@ -277,7 +277,7 @@ class Follower:
                 (_listed_ns(name, folder) for folder, name in stored.listed.items()), default=-1
             )
         sources = self._block_sources if self._block_sources is not None else block_sources(self.settings)
-        registry = read_registry(gateway)
+        registry = starting_registry(gateway, s)
         sources = with_registered(sources, registry.endpoints, s)
         next_block = stored.next_block if stored is not None else None
         on_blocks = block_start(self.start, gateway, sources, s) if stored is None else None
