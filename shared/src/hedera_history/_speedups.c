@@ -2699,6 +2699,67 @@ done:
     return result;
 }
 
+/* Whether a SignatureMap's bytes parse as the message does (its sigPair = 1 elements: SignaturePair,
+ * whose fields are all bytes): every field well formed, of a number below 2^29, no group. */
+static int plain_fields(const unsigned char *p, const unsigned char *end, uint64_t nested) {
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f) || f.number > 536870911) return 0;
+        if (nested && f.number == nested && f.wire_type == WIRE_LEN && !plain_fields(f.start, f.stop, 0)) return 0;
+    }
+    return 1;
+}
+
+/* transaction_body_bytes(transaction): the serialised body a Transaction of the common shape carries
+ * (signedTransactionBytes = 5, a SignedTransaction, then its bodyBytes = 1; else bodyBytes = 4), read
+ * where the two layers parse exactly as the messages do: fields well formed, numbers below 2^29, no
+ * group, each SignatureMap (3 of the Transaction, 2 of the SignedTransaction) well formed to its
+ * pairs' fields. None for anything else (the deprecated body = 1, a SignatureList = 2, no body
+ * bytes, bytes that do not parse): formats.transactions.transaction_body decides. */
+static PyObject *transaction_body_bytes(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = view.buf, *end = p + view.len;
+    const unsigned char *signed_bytes = NULL, *signed_end = NULL, *body = NULL, *body_end = NULL;
+    PyObject *result = NULL;
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f) || f.number > 536870911) goto irregular;
+        if (f.wire_type != WIRE_LEN) continue;
+        if (f.number == 1 || f.number == 2) goto irregular;
+        if (f.number == 3 && !plain_fields(f.start, f.stop, 1)) goto irregular;
+        if (f.number == 4) {
+            body = f.start;
+            body_end = f.stop;
+        } else if (f.number == 5) {
+            signed_bytes = f.start;
+            signed_end = f.stop;
+        }
+    }
+    if (signed_bytes != NULL && signed_bytes < signed_end) {
+        body = body_end = signed_bytes; /* an empty body unless bodyBytes is there */
+        for (p = signed_bytes; p < signed_end;) {
+            if (!next_field(&p, signed_end, &f) || f.number > 536870911) goto irregular;
+            if (f.wire_type != WIRE_LEN) continue;
+            if (f.number == 1) {
+                body = f.start;
+                body_end = f.stop;
+            } else if (f.number == 2 && !plain_fields(f.start, f.stop, 1)) {
+                goto irregular;
+            }
+        }
+    } else if (body == NULL || body == body_end) {
+        goto irregular;
+    }
+    result = PyBytes_FromStringAndSize((const char *)body, body_end - body);
+    goto done;
+irregular:
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -2721,6 +2782,8 @@ static PyMethodDef methods[] = {
      "A TransactionRecord's status, hash and transaction id (payer, valid start, scheduled, nonce), or None."},
     {"transaction_rows", (PyCFunction)(void (*)(void))transaction_rows, METH_FASTCALL,
      "One transaction's position, hash and id entries and account history pointers put into its row set, or None."},
+    {"transaction_body_bytes", transaction_body_bytes, METH_O,
+     "The body's bytes a Transaction of the common shape carries, or None."},
     {"block_transaction_groups", (PyCFunction)(void (*)(void))block_transaction_groups, METH_FASTCALL,
      "A native block's items grouped into transactions, read from their wire bytes, or None."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,

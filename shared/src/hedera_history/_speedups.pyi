@@ -27,6 +27,7 @@ def transaction_rows(
     place: tuple[Any, ...],
     /,
 ) -> tuple[bytes, int, bool, bool] | None: ...
+def transaction_body_bytes(transaction: bytes, /) -> bytes | None: ...
 
 block_subtree_roots: SubtreeRoots
 babyjubjub_multiply: EdwardsMultiply

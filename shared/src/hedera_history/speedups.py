@@ -116,6 +116,11 @@ and put into the row set's dicts; ``(pointer, status, record has a transaction i
 None, nothing put, where the Python path must decide (bytes that do not parse, a value the layouts
 do not fit, an entity id the keys refuse)."""
 
+TransactionBodyBytes = Callable[[bytes], bytes | None]
+"""A serialised Transaction to the serialised body it carries, where its layers have the common
+shape and parse exactly as the messages do; None where ``formats.transactions.transaction_body``
+must decide (the deprecated body, a signature list, no body bytes, bytes that do not parse)."""
+
 _Compiled = tuple[
     ItemLists,
     RecordItems,
@@ -128,6 +133,7 @@ _Compiled = tuple[
     BlockItems,
     RecordSummary,
     TransactionRows,
+    TransactionBodyBytes,
     SubtreeRoots,
     EdwardsMultiply,
     PoseidonPermute,
@@ -152,6 +158,7 @@ try:
         _speedups.block_items,
         _speedups.record_summary,
         _speedups.transaction_rows,
+        _speedups.transaction_body_bytes,
         _speedups.block_subtree_roots,
         _speedups.babyjubjub_multiply,
         _speedups.poseidon_permute,
@@ -179,3 +186,4 @@ babyjubjub_multiply: EdwardsMultiply | None = None if _compiled is None else _sp
 poseidon_permute: PoseidonPermute | None = None if _compiled is None else _speedups.poseidon_permute
 block_transaction_groups: TransactionGroups | None = None if _compiled is None else _speedups.block_transaction_groups
 transaction_rows: TransactionRows | None = None if _compiled is None else _speedups.transaction_rows
+transaction_body_bytes: TransactionBodyBytes | None = None if _compiled is None else _speedups.transaction_body_bytes

@@ -15,6 +15,8 @@ from hedera_history.block import VerifiedBlock
 from hedera_history.books.registered_nodes import NODE_CASES
 from hedera_history.config import Settings
 from hedera_history.errors import CorruptFileError, RowLayoutError
+from hedera_history.formats.transactions import transaction_body
+from hedera_history.formats.wire import length_delimited, varint_field
 from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.store import entity_index, rows, schedule_index, token_index
 from hedera_history.store.accounts import case_entities, decode_transaction_body
@@ -219,3 +221,43 @@ def test_blocks_with_every_transaction_sent_through_the_indexes_are_the_same_row
     assert any(row.key.startswith(b"holder/") for built in passed for row in built[0]), "no token transfers"
     monkeypatch.setattr(rows, "_UNINDEXED_CASES", frozenset())
     assert [_all_rows(block) for block in blocks] == passed
+
+
+def _odd_transaction(rng: random.Random) -> bytes:
+    """A transaction in one of its forms with, often, something the common shape does not have."""
+    data = _transaction_bytes(rng, _random_body(rng))
+    pair = length_delimited(1, length_delimited(1, rng.randbytes(4)) + length_delimited(3, rng.randbytes(64)))
+    extras = [
+        length_delimited(3, pair),  # a signature map
+        length_delimited(3, length_delimited(1, b"\x0a\x05ab")),  # a pair that does not parse
+        length_delimited(5, length_delimited(2, pair)),  # signed bytes of a map, no body bytes
+        varint_field(5, 1),  # a known field of another wire type: an unknown field
+        length_delimited(2, b""),  # a signature list
+        b"\xf8\xff\xff\xff\x0f\x01",  # field 2^29 - 1
+        b"\x80\x80\x80\x80\x10\x01",  # field 2^29: does not parse
+        b"\x0b\x0c",  # a group
+        length_delimited(9, rng.randbytes(5)),  # an unknown field
+    ]
+    if rng.random() < 0.6:
+        data += rng.choice(extras)
+    if rng.random() < 0.1:
+        data = data[: rng.randrange(len(data) + 1)]
+    return data
+
+
+def _decoded(decode: Any, data: bytes) -> Any:
+    try:
+        return decode(data)
+    except CorruptFileError:
+        return CorruptFileError
+
+
+def test_the_body_found_by_the_core_is_the_decoders() -> None:
+    assert speedups.transaction_body_bytes is not None, "the compiled core did not build"
+    rng = random.Random(59)
+    found = 0
+    for _ in range(3000):
+        data = _odd_transaction(rng)
+        found += speedups.transaction_body_bytes(data) is not None
+        assert _decoded(decode_transaction_body, data) == _decoded(transaction_body, data), data
+    assert found > 1000
