@@ -1082,30 +1082,6 @@ done:
     return result;
 }
 
-static PyObject *record_entities(PyObject *module, PyObject *arg) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *p = view.buf;
-    EntityList found;
-    entity_list_init(&found);
-    PyObject *result = NULL;
-    int read = record_entity_list(p, p + view.len, &found);
-    if (read == 0) result = Py_NewRef(Py_None);
-    if (read > 0 && (result = PyList_New(found.count)) != NULL) {
-        for (Py_ssize_t i = 0; i < found.count; i++) {
-            const int64_t *ids = found.ids[i];
-            PyObject *numbers = Py_BuildValue("(LLL)", (long long)ids[0], (long long)ids[1], (long long)ids[2]);
-            if (numbers == NULL) {
-                Py_CLEAR(result);
-                break;
-            }
-            PyList_SET_ITEM(result, i, numbers);
-        }
-    }
-    entity_list_free(&found);
-    PyBuffer_Release(&view);
-    return result;
-}
 
 /* ---- renumbered_fields ----------------------------------------------------------------------- */
 
@@ -1293,29 +1269,6 @@ static int read_record_summary(const unsigned char *p, const unsigned char *end,
     return 1;
 }
 
-/* (status, transactionHash, id), id None without a transactionID, else (payer shard, realm, num,
- * valid start seconds, nanos, scheduled, nonce); None when the bytes are malformed: the parser
- * decides. */
-static PyObject *record_summary(PyObject *module, PyObject *arg) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *p = view.buf;
-    RecordSummary s;
-    PyObject *result = NULL;
-    if (!read_record_summary(p, p + view.len, &s)) {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
-    PyObject *id = s.has_id ? Py_BuildValue("(LLLLiOi)", (long long)s.payer[0], (long long)s.payer[1],
-                                            (long long)s.payer[2], (long long)s.seconds, (int)s.nanos,
-                                            s.scheduled ? Py_True : Py_False, (int)s.nonce)
-                            : Py_NewRef(Py_None);
-    if (id == NULL) goto done;
-    result = Py_BuildValue("(iy#N)", (int)s.status, s.hash == NULL ? "" : (const char *)s.hash, s.hash_size, id);
-done:
-    PyBuffer_Release(&view);
-    return result;
-}
 
 /* ---- block hashing (formats.block_hash) ------------------------------------------------------ */
 
@@ -2772,14 +2725,10 @@ static PyMethodDef methods[] = {
      "Runs of rows of one table, encoded: (table, stop, entries, int64 ends, int64 running cells), or None."},
     {"mutate_rows_answer", mutate_rows_answer, METH_O,
      "A MutateRowsResponse's entry count and its failed entries (index, code, message), or None."},
-    {"record_entities", record_entities, METH_O,
-     "(shard, realm, num) of each entity a TransactionRecord names (touched_entities' record part), or None."},
     {"renumbered_fields", (PyCFunction)(void (*)(void))renumbered_fields, METH_FASTCALL,
      "The fields of a message a mapping names, each under its new number, or None."},
     {"block_items", (PyCFunction)(void (*)(void))block_items, METH_FASTCALL,
      "Block items of the common shape from their bytes (instances of a slots class), None for others."},
-    {"record_summary", record_summary, METH_O,
-     "A TransactionRecord's status, hash and transaction id (payer, valid start, scheduled, nonce), or None."},
     {"transaction_rows", (PyCFunction)(void (*)(void))transaction_rows, METH_FASTCALL,
      "One transaction's position, hash and id entries and account history pointers put into its row set, or None."},
     {"transaction_body_bytes", transaction_body_bytes, METH_O,

@@ -43,12 +43,6 @@ appends to ``out`` the ``Row`` of each key of ``rows`` in key order, with one ``
 ``(family, qualifier)``, one cell of the key's value), each stamped ``stamp``; left out of the cyclic
 garbage collector (they hold str, bytes and ints only). TypeError for anything else."""
 
-RecordEntities = Callable[[bytes], list[tuple[int, int, int]] | None]
-"""A serialised TransactionRecord to the ``(shard, realm, num)`` of each entity it names, those
-given by a positive number, as ``store.accounts.touched_entities`` reads the record (transfer lists,
-payer, receipt, staking rewards, custom fees, associations, pending airdrops, contract result);
-None where the protobuf parser must decide (bytes that do not parse)."""
-
 RenumberedFields = Callable[[bytes, bytes], bytes | None]
 """``(message, mapping)``: the fields of a serialised message that ``mapping`` names (triples of
 bytes: number, new number below 128, wire type), in order, each under its new number, the values as
@@ -59,11 +53,6 @@ BlockItems = Callable[[type[Any], tuple[Any, Any, Any], list[bytes]], list[Any]]
 items of a ``Block``, each where it has the common shape (a one-byte tag of a length-delimited
 field, a one- or two-byte length ending at its end), else None (the Python walk reads it); left out
 of the cyclic garbage collector. TypeError for anything but a list of bytes."""
-
-RecordSummary = Callable[[bytes], tuple[int, bytes, tuple[int, int, int, int, int, bool, int] | None] | None]
-"""A serialised TransactionRecord to its receipt's status, its transaction hash and its transaction
-id (payer shard, realm and number, valid start seconds and nanos, scheduled, nonce; None without
-one), fields merged as a parse merges them; None where the protobuf parser must decide."""
 
 
 class SubtreeRoots(Protocol):
@@ -128,10 +117,8 @@ _Compiled = tuple[
     MutationRuns,
     MutateRowsAnswer,
     TableRows,
-    RecordEntities,
     RenumberedFields,
     BlockItems,
-    RecordSummary,
     TransactionRows,
     TransactionBodyBytes,
     SubtreeRoots,
@@ -153,10 +140,8 @@ try:
         _speedups.mutation_runs,
         _speedups.mutate_rows_answer,
         _speedups.table_rows,
-        _speedups.record_entities,
         _speedups.renumbered_fields,
         _speedups.block_items,
-        _speedups.record_summary,
         _speedups.transaction_rows,
         _speedups.transaction_body_bytes,
         _speedups.block_subtree_roots,
@@ -177,10 +162,8 @@ mutation_entries: MutationEntries | None = None if _compiled is None else _compi
 mutation_runs: MutationRuns | None = None if _compiled is None else _compiled[3]
 mutate_rows_answer: MutateRowsAnswer | None = None if _compiled is None else _compiled[4]
 table_rows: TableRows | None = None if _compiled is None else _compiled[5]
-record_entities: RecordEntities | None = None if _compiled is None else _compiled[6]
-renumbered_fields: RenumberedFields | None = None if _compiled is None else _compiled[7]
-block_items: BlockItems | None = None if _compiled is None else _compiled[8]
-record_summary: RecordSummary | None = None if _compiled is None else _compiled[9]
+renumbered_fields: RenumberedFields | None = None if _compiled is None else _compiled[6]
+block_items: BlockItems | None = None if _compiled is None else _compiled[7]
 block_subtree_roots: SubtreeRoots | None = None if _compiled is None else _speedups.block_subtree_roots
 babyjubjub_multiply: EdwardsMultiply | None = None if _compiled is None else _speedups.babyjubjub_multiply
 poseidon_permute: PoseidonPermute | None = None if _compiled is None else _speedups.poseidon_permute

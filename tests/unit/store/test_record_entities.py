@@ -1,5 +1,6 @@
-"""The entities a record names, read by the compiled core from the record's bytes: the same numbers
-the message API gives, however the fields are spread over the wire."""
+"""What the compiled core reads of a record's bytes (``speedups.transaction_rows``): the entities it
+names, its status, hash and transaction id, the same as the message API gives however the fields are
+spread over the wire, so the rows put are the Python path's."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from typing import Any
 import pytest
 from hedera_history import hapi, speedups
 from hedera_history.formats.wire import length_delimited, varint_field
+from hedera_history.store import rows
 from hedera_history.store.accounts import touched_entities
+from hedera_history.store.keys import entity_id
 
 from .builders import account, transfer_list
 
@@ -52,12 +55,32 @@ SHAPES = {
 }
 
 
+_PLACE = (7, 3, 0, 3, 0, b"\x00", None)
+_CONSENSUS = 1_700_000_000_123_456_789
+
+
+def _compiled_rows(data: bytes) -> tuple[object, rows._Targets]:
+    assert speedups.transaction_rows is not None, "the compiled core did not build"
+    targets: rows._Targets = ({}, {}, {}, {})
+    return speedups.transaction_rows(data, None, _CONSENSUS, [], targets, rows._CELL_NAMES, _PLACE), targets
+
+
+def _python_rows(data: bytes) -> tuple[object, rows._Targets]:
+    targets: rows._Targets = ({}, {}, {}, {})
+    record = hapi.TransactionRecord.FromString(data)
+    return rows.python_transaction_rows(record, None, None, _CONSENSUS, targets, _PLACE), targets
+
+
+def _history_entities(targets: rows._Targets) -> set[str]:
+    return {key.decode().split("/")[0] for key in targets[3]}
+
+
 @pytest.mark.parametrize("data", SHAPES.values(), ids=SHAPES.keys())
 def test_the_compiled_numbers_are_the_messages(data: bytes) -> None:
     record = hapi.TransactionRecord.FromString(data)
-    assert speedups.record_entities is not None, "the compiled core did not build"
-    compiled = speedups.record_entities(data)
-    assert compiled is not None and set(compiled) == touched_entities(None, record)
+    compiled, targets = _compiled_rows(data)
+    assert compiled is not None and (compiled, targets) == _python_rows(data)
+    assert _history_entities(targets) == {entity_id(*numbers) for numbers in touched_entities(None, record)}
 
 
 def test_a_record_of_every_common_field() -> None:
@@ -66,14 +89,13 @@ def test_a_record_of_every_common_field() -> None:
     record.receipt.accountID.CopyFrom(account(2002))
     record.receipt.contractID.contractNum = 3003
     assert touched_entities(None, record) == {(0, 0, n) for n in (1001, 3, 98, 2002, 3003)}
-    assert speedups.record_entities is not None
-    assert set(speedups.record_entities(record.SerializeToString()) or ()) == touched_entities(None, record)
+    _, targets = _compiled_rows(record.SerializeToString())
+    assert _history_entities(targets) == {f"0.0.{n}" for n in (1001, 3, 98, 2002, 3003)}
 
 
 @pytest.mark.parametrize("data", [b"\x0a", b"\x52\x05\x0a\x03\x0a\x01", b"\x07", b"\x0b\x0c"])
 def test_bytes_that_do_not_parse_are_left_to_the_parser(data: bytes) -> None:
-    assert speedups.record_entities is not None
-    assert speedups.record_entities(data) is None
+    assert _compiled_rows(data) == (None, ({}, {}, {}, {}))
 
 
 def _fill(rng: random.Random, entity: Any, number_field: str, other_field: str) -> None:
@@ -139,10 +161,8 @@ def test_random_records_and_their_merges_read_as_the_messages_do() -> None:
     rng = random.Random(29)
     records = [_random_record(rng).SerializeToString() for _ in range(400)]
     for data in [*records, *(records[i] + records[i + 1] for i in range(0, len(records) - 1))]:
-        record = hapi.TransactionRecord.FromString(data)
-        assert speedups.record_entities is not None
-        compiled = speedups.record_entities(data)
-        assert compiled is not None and set(compiled) == touched_entities(None, record), record
+        compiled = _compiled_rows(data)
+        assert compiled[0] is not None and compiled == _python_rows(data), data
 
 
 def _random_summary_record(rng: random.Random) -> Any:
@@ -160,22 +180,10 @@ def _random_summary_record(rng: random.Random) -> Any:
     return record
 
 
-def _id_fields(transaction_id: Any) -> tuple[object, ...]:
-    payer, start = transaction_id.accountID, transaction_id.transactionValidStart
-    fields = (payer.shardNum, payer.realmNum, payer.accountNum, start.seconds, start.nanos)
-    return (*fields, transaction_id.scheduled, transaction_id.nonce)
-
-
-def _summary_of_messages(record: Any) -> tuple[object, ...]:
-    identifier = _id_fields(record.transactionID) if record.HasField("transactionID") else None
-    return int(record.receipt.status), record.transactionHash, identifier
-
-
-def test_the_compiled_summary_is_the_messages_of_random_records_and_their_merges() -> None:
-    assert speedups.record_summary is not None, "the compiled core did not build"
+def test_the_status_hash_and_id_are_the_messages_of_random_records_and_their_merges() -> None:
     rng = random.Random(15)
     records = [_random_summary_record(rng).SerializeToString() for _ in range(400)]
     for data in [*records, *(records[i] + records[i + 1] for i in range(0, len(records) - 1)), b""]:
-        record = hapi.TransactionRecord.FromString(data)
-        assert speedups.record_summary(data) == _summary_of_messages(record), record
-    assert speedups.record_summary(b"\x22\x05\x0a") is None
+        compiled = _compiled_rows(data)
+        assert compiled[0] is not None and compiled == _python_rows(data), data
+    assert _compiled_rows(b"\x22\x05\x0a")[0] is None
