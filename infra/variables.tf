@@ -352,6 +352,17 @@ variable "follow_block_alert_seconds" {
   default     = 30
 }
 
+variable "follow_block_fallback_seconds" {
+  description = "After the switch to blocks, how long no block may advance before the follower goes back to record files, when a record file linked to the last one stored shows and no block is stored after it (0: never)."
+  type        = number
+  default     = 8
+
+  validation {
+    condition     = var.follow_block_fallback_seconds >= 0
+    error_message = "follow_block_fallback_seconds must not be negative."
+  }
+}
+
 variable "follow_schedule" {
   description = "Cron schedule (UTC) of the follow function's calls; each call follows the bucket for one window (HEDERA_HISTORY_FOLLOW_WINDOW_SECONDS)."
   type        = string

@@ -66,14 +66,15 @@ module "contract" {
     stream_prefix          = var.stream_prefix
     follow_source          = var.follow_source
     # The block stream after the cutover (empty: the network preset's bucket and block nodes).
-    block_source               = var.follow_block_source
-    block_nodes                = join(",", var.block_nodes)
-    follow_cutover_seconds     = tostring(var.follow_cutover_seconds)
-    follow_block_alert_seconds = tostring(var.follow_block_alert_seconds)
-    requester_pays_project     = local.requester_pays_project
-    quarantine_url             = "gs://${google_storage_bucket.bucket["quarantine"].name}"
-    pubsub_topic_prefix        = var.pubsub_topic_prefix
-    address_book               = local.address_book_url
+    block_source                  = var.follow_block_source
+    block_nodes                   = join(",", var.block_nodes)
+    follow_cutover_seconds        = tostring(var.follow_cutover_seconds)
+    follow_block_alert_seconds    = tostring(var.follow_block_alert_seconds)
+    follow_block_fallback_seconds = tostring(var.follow_block_fallback_seconds)
+    requester_pays_project        = local.requester_pays_project
+    quarantine_url                = "gs://${google_storage_bucket.bucket["quarantine"].name}"
+    pubsub_topic_prefix           = var.pubsub_topic_prefix
+    address_book                  = local.address_book_url
     # Where `hedera-history backfill submit` sends the job (see dataproc.tf).
     dataproc_region           = var.region
     dataproc_staging_url      = "gs://${google_storage_bucket.bucket["backfill_staging"].name}/jobs/"

@@ -216,6 +216,13 @@ class Settings:
         "After the cutover, how long without a new block before the follower logs 'follower no block' "
         "(an error the deployment alerts on).",
     )
+    follow_block_fallback_seconds: float = setting(
+        8.0,
+        "After the switch to blocks, how long no block may advance before the follower looks for a record file "
+        "after the last one stored and, when one links to it and no block is stored after it, goes back to "
+        "record files (the reference mirror node's AUTO mode switches back after its cutoverThreshold, 8 s). "
+        "0: never goes back.",
+    )
 
     # --- Block nodes (HIP-1081; docs/block-streams.md) ------------------------------------------
     block_nodes: str = setting(

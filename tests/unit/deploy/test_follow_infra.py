@@ -199,6 +199,7 @@ def test_block_sources_and_the_cutover_reach_the_settings(root: Any) -> None:
         "block_nodes": 'join(",", var.block_nodes)',
         "follow_cutover_seconds": "tostring(var.follow_cutover_seconds)",
         "follow_block_alert_seconds": "tostring(var.follow_block_alert_seconds)",
+        "follow_block_fallback_seconds": "tostring(var.follow_block_fallback_seconds)",
     }
     settings = Settings()
     for name, value in wired.items():
@@ -209,6 +210,7 @@ def test_block_sources_and_the_cutover_reach_the_settings(root: Any) -> None:
     assert root.variables["block_nodes"]["default"] == [] and settings.block_nodes == ""
     assert root.variables["follow_cutover_seconds"]["default"] == settings.follow_cutover_seconds
     assert root.variables["follow_block_alert_seconds"]["default"] == settings.follow_block_alert_seconds
+    assert root.variables["follow_block_fallback_seconds"]["default"] == settings.follow_block_fallback_seconds
 
 
 def test_block_node_endpoints_are_checked_as_the_client_reads_them(root: Any) -> None:

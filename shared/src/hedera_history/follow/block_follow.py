@@ -107,6 +107,11 @@ class BlockFollow:
         event(logger, "follower switched to blocks", block=number, after_block=after_block, source=found.source)
         return True
 
+    def back_to_records(self) -> None:
+        """Stop reading blocks (``follow.record_fallback``): the follower reads record files again and
+        switches by the same rule; the block waited for is asked again only after a quiet interval."""
+        self.declined, self.next_block, self._ahead = self.next_block, None, None
+
     def block_arrived(self) -> bool:
         """Whether the next block is there now (kept for the next step, which does not read it again)."""
         number = self.next_block

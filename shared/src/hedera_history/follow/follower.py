@@ -58,6 +58,7 @@ from hedera_history.follow.position import (
     resume_after,
     write_position,
 )
+from hedera_history.follow.record_fallback import RecordFallback, went_back
 from hedera_history.follow.start import fresh_start
 from hedera_history.follow.tracker import GivenUp, Tracker, backoff_seconds
 from hedera_history.formats.block import parse_block_file
@@ -192,6 +193,7 @@ class Follower:
         self._quiet_position = ""
         self._cutover = CutoverRule(parse_hapi_version(settings.follow_cutover_hapi_version))
         self._record_versions: dict[int, HapiVersion] = {}
+        self._fallback = RecordFallback(HistoryReader(ctx.gateway), self.cache, settings, now=self._clock())
 
     # ---- entry points ----------------------------------------------------------------------------
 
@@ -303,7 +305,7 @@ class Follower:
         report.ticks += 1
         if self.blocks is not None and self.blocks.active:
             self.blocks.step()
-            self._store_position(report)
+            self._store_position(report, force=self._back_to_records_when_stalled())
             self._fill(report)
             event(logger, "follower position", logging.INFO, **_summary(report))
             return
@@ -325,6 +327,22 @@ class Follower:
         self._store_position(report, force=self.blocks is not None and self.blocks.active)
         self._fill(report)
         event(logger, "follower position", logging.INFO, **_summary(report))
+
+    def _back_to_records_when_stalled(self) -> bool:
+        """After the switch, go back to record files when blocks stall and the record files go on
+        (``follow.record_fallback``); whether it went back."""
+        _, discovery = self._parts()
+        blocks = self.blocks
+        if blocks is None or blocks.next_block is None:
+            return False
+        found = self._fallback.check(blocks.next_block, discovery.folders, self._clock())
+        if found is None:
+            return False
+        blocks.back_to_records()
+        went_back(found)
+        self._quiet_position = ""  # the quiet interval before the next switch begins now
+        self._next_full = self._clock()  # every folder listed at the next tick
+        return True
 
     def _cut_over_when_due(self) -> None:
         """Look for the block after the last published one once every period seen is finished: at
@@ -534,6 +552,7 @@ class Follower:
         report.list_errors = self.discovery.list_errors
         report.cache_hits, report.cache_misses = self.cache.hits, self.cache.misses
         blocks = self.blocks
+        report.mode, report.block = "records", None  # back on record files after blocks stalled, too
         if blocks is not None and blocks.active:
             report.mode, report.block = "blocks", blocks.next_block
             report.blocks_published, report.block_source = blocks.published, blocks.last_source
