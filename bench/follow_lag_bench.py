@@ -266,7 +266,7 @@ def report_blocks(answered: list[Arrival], first_block: int, followed: dict[int,
     print(figures("  of which the read", [f.read_seconds for _, f in split]))
     print(figures("  found -> published (parse, verify, publish)", [f.ingest_seconds for _, f in split]))
     cpu = [f.ingest_cpu_seconds for _, f in split]
-    print(figures("  of which the follower thread's CPU (against a block every 2 s)", cpu))
+    print(figures("  of which CPU, the follow process's (against a block every 2 s)", cpu))
     print(
         figures(
             "  published -> answered (Pub/Sub, store, query poll)",
