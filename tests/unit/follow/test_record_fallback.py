@@ -142,3 +142,13 @@ def test_an_interval_of_zero_never_goes_back(stream: GeneratedStream) -> None:
     deciding = fallback(stored, Bucket(with_period(stream, 1)), interval=0.0)
     deciding.check(1, [FOLDER], 0.0)
     assert deciding.check(1, [FOLDER], 1000.0) is None and stored.reads == 0
+
+
+def test_a_folder_whose_first_record_file_does_not_link_passes_to_the_next(stream: GeneratedStream) -> None:
+    other = "recordstreams/record0.0.4/"
+    moved = {other + name.removeprefix(FOLDER): data for name, data in with_period(stream, 1).items()}
+    stored = Stored({0: record_block(stream, 0)})
+    deciding = fallback(stored, Bucket(with_period(stream, 2) | moved))  # the first folder lacks period 1
+    deciding.check(1, [FOLDER, other], 0.0)
+    found = deciding.check(1, [FOLDER, other], INTERVAL)
+    assert found is not None and found.record_file == other + stream.periods[1].record_name.name

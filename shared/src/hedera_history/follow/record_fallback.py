@@ -15,7 +15,8 @@ them when it finds it:
 - a **record file of a later period** is in a node folder (each folder of the book in force listed
   after that period's names, up to its first record file: one list call and one read, usually);
 - its **previous hash** (V5 and V6: its start running hash) is the stored record file's end running
-  hash: it is the next file of the same chain, not some other network's or a stale copy.
+  hash: it is the next file of the same chain, not some other network's or a stale copy (one that
+  is not: the next folder's first record file is looked at).
 
 Then the follower reads record periods again from its position (every period up to the last record
 file's is finished; nothing after it was handed off), logs ``follower back to record files``
@@ -89,8 +90,8 @@ class RecordFallback:
             last = self._last_record_file(next_block)
             if last is None:
                 return None
-            name = self._next_record_file(last, folders)
-            if name is None or not self._links(last, name):
+            name = self._linked_record_file(last, folders)
+            if name is None:
                 return None
         except HistoryError as e:
             event(logger, "follower record fallback failed", logging.WARNING, block=next_block, error=str(e))
@@ -116,16 +117,24 @@ class RecordFallback:
             self._refused = block
             event(logger, "follower stays on blocks", block=block, reason=reason)
 
-    def _next_record_file(self, last: StoredBlock, folders: Sequence[str]) -> str | None:
-        """The first record file of a period after ``last``'s in any of ``folders`` (in order)."""
+    def _linked_record_file(self, last: StoredBlock, folders: Sequence[str]) -> str | None:
+        """The first record file of a period after ``last``'s in a folder of ``folders`` (in order)
+        that names ``last``'s end as its predecessor's; each folder's first one looked at."""
         try:
             period_key = parse_stream_file_name(last.name.rsplit("/", 1)[-1]).period_key
         except FileNameError:
             return None
         for folder in folders:
-            for info in self.source.list(folder, delimiter="/", start_after=folder + period_key + AFTER_PERIOD):
-                if _is_record_file(info.name.removeprefix(folder)):
-                    return info.name
+            name = next(
+                (
+                    info.name
+                    for info in self.source.list(folder, delimiter="/", start_after=folder + period_key + AFTER_PERIOD)
+                    if _is_record_file(info.name.removeprefix(folder))
+                ),
+                None,
+            )
+            if name is not None and self._links(last, name):
+                return name
         return None
 
     def _links(self, last: StoredBlock, name: str) -> bool:
