@@ -2713,6 +2713,26 @@ done:
     return result;
 }
 
+/* record_result_member(record): which member of a TransactionRecord's body oneof its bytes hold:
+ * contractCallResult (7), contractCreateResult (8), the later one given, else 0; None when the
+ * bytes are malformed (the parser decides). */
+static PyObject *record_result_member(PyObject *module, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = view.buf, *end = p + view.len;
+    long member = 0;
+    Field f;
+    while (p < end) {
+        if (!next_field(&p, end, &f)) {
+            PyBuffer_Release(&view);
+            Py_RETURN_NONE;
+        }
+        if (f.wire_type == WIRE_LEN && (f.number == 7 || f.number == 8)) member = (long)f.number;
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromLong(member);
+}
+
 /* ---- module ---------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -2733,6 +2753,8 @@ static PyMethodDef methods[] = {
      "One transaction's position, hash and id entries and account history pointers put into its row set, or None."},
     {"transaction_body_bytes", transaction_body_bytes, METH_O,
      "The body's bytes a Transaction of the common shape carries, or None."},
+    {"record_result_member", record_result_member, METH_O,
+     "Which contract result (7, 8) a TransactionRecord's bytes hold, 0 for none, or None."},
     {"block_transaction_groups", (PyCFunction)(void (*)(void))block_transaction_groups, METH_FASTCALL,
      "A native block's items grouped into transactions, read from their wire bytes, or None."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,

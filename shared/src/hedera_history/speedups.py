@@ -105,6 +105,11 @@ and put into the row set's dicts; ``(pointer, status, record has a transaction i
 None, nothing put, where the Python path must decide (bytes that do not parse, a value the layouts
 do not fit, an entity id the keys refuse)."""
 
+RecordResultMember = Callable[[bytes], int | None]
+"""Which member of a serialised TransactionRecord's body oneof its fields give: contractCallResult
+(7), contractCreateResult (8), the later one, or 0 for neither; None where the bytes do not parse
+(the parser decides)."""
+
 TransactionBodyBytes = Callable[[bytes], bytes | None]
 """A serialised Transaction to the serialised body it carries, where its layers have the common
 shape and parse exactly as the messages do; None where ``formats.transactions.transaction_body``
@@ -121,6 +126,7 @@ _Compiled = tuple[
     BlockItems,
     TransactionRows,
     TransactionBodyBytes,
+    RecordResultMember,
     SubtreeRoots,
     EdwardsMultiply,
     PoseidonPermute,
@@ -144,6 +150,7 @@ try:
         _speedups.block_items,
         _speedups.transaction_rows,
         _speedups.transaction_body_bytes,
+        _speedups.record_result_member,
         _speedups.block_subtree_roots,
         _speedups.babyjubjub_multiply,
         _speedups.poseidon_permute,
@@ -170,3 +177,4 @@ poseidon_permute: PoseidonPermute | None = None if _compiled is None else _speed
 block_transaction_groups: TransactionGroups | None = None if _compiled is None else _speedups.block_transaction_groups
 transaction_rows: TransactionRows | None = None if _compiled is None else _speedups.transaction_rows
 transaction_body_bytes: TransactionBodyBytes | None = None if _compiled is None else _speedups.transaction_body_bytes
+record_result_member: RecordResultMember | None = None if _compiled is None else _speedups.record_result_member

@@ -10,6 +10,7 @@ from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.formats.parsed_files import RecordItem
+from hedera_history.speedups import record_result_member as compiled_result_member
 
 LOGS_BLOOM_BYTES = 256
 _RESULTS = ("contractCallResult", "contractCreateResult")
@@ -21,6 +22,8 @@ def contract_totals(items: Iterable[RecordItem]) -> tuple[int, bytes]:
     gas = 0
     bloom = 0
     for item in items:
+        if compiled_result_member is not None and compiled_result_member(item.record_bytes) == 0:
+            continue  # no contract result: nothing to parse the record for
         try:
             record = hapi.TransactionRecord.FromString(item.record_bytes)
         except DecodeError:
