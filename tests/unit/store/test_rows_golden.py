@@ -15,8 +15,9 @@ Recorded again when the entity index (``store.entity_index``: ``entity/`` and ``
 ``account_history``) was added: the new cells without those rows gave the digests recorded before.
 The blocks' ``h:gas_used`` and ``h:logs_bloom`` cells (``store.block_totals``) came after the
 recording and are left out of the digest, as the block-hash index rows are, and so are the token,
-airdrop and schedule indexes' rows (``store.token_index``, ``store.airdrop_index``,
-``store.schedule_index``), checked by their own tests.
+airdrop, schedule, reward and registered-node indexes' rows (``store.token_index``,
+``store.airdrop_index``, ``store.schedule_index``, ``store.reward_index``,
+``store.registered_node_index``), checked by their own tests.
 
 The digests cover every row (table, key) and cell (family, qualifier, value, timestamp) of every
 block, completion rows included, in the order ``block_to_rows`` returns them. The input's digest
@@ -39,7 +40,13 @@ from hedera_history.gen import GeneratorConfig, generate_stream, write_stream
 from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value
-from hedera_history.store.entity_index import AIRDROP_PREFIX, SCHEDULE_PREFIX, TOKEN_INDEX_PREFIXES
+from hedera_history.store.entity_index import (
+    AIRDROP_PREFIX,
+    REGISTERED_NODE_PREFIX,
+    REWARD_PREFIX,
+    SCHEDULE_PREFIX,
+    TOKEN_INDEX_PREFIXES,
+)
 from hedera_history.store.keys import BLOCK_HASH_PREFIX, row_key_for_block_hash
 from hedera_history.store.model import Row
 from hedera_history.store.rows import block_to_rows
@@ -89,7 +96,7 @@ def input_digest(blocks: Iterable[VerifiedBlock]) -> str:
     return digest.hexdigest()
 
 
-_LATER_INDEXES = (*TOKEN_INDEX_PREFIXES, AIRDROP_PREFIX, SCHEDULE_PREFIX)
+_LATER_INDEXES = (*TOKEN_INDEX_PREFIXES, AIRDROP_PREFIX, SCHEDULE_PREFIX, REWARD_PREFIX, REGISTERED_NODE_PREFIX)
 
 
 def cells_digest(blocks: Iterable[VerifiedBlock], settings: Settings = SETTINGS) -> str:
@@ -101,7 +108,7 @@ def cells_digest(blocks: Iterable[VerifiedBlock], settings: Settings = SETTINGS)
             if row.key.startswith(BLOCK_HASH_PREFIX):
                 continue  # the block-hash index came after the recording (test_block_hash_index)
             if row.table == s.ACCOUNT_HISTORY and row.key.startswith(_LATER_INDEXES):
-                continue  # so did the token, airdrop and schedule indexes
+                continue  # so did the token, airdrop, schedule, reward and registered-node indexes
             _update_row(digest, row)
     return digest.hexdigest()
 
