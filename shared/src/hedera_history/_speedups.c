@@ -2092,7 +2092,7 @@ static PyObject *renumbered_pair(PyObject *module, const unsigned char *a, const
     return first;
 }
 
-#define TRANSACTION_SLOTS 21
+#define TRANSACTION_SLOTS 20
 
 /* A new instance of a slots class (left to the cyclic garbage collector: its lazily parsed
  * messages are set later) with its object slots (offsets) taking values, references stolen; NULL
@@ -2112,8 +2112,9 @@ done:
     return obj;
 }
 
-/* block_transaction_groups(layout, items, name): each transaction of a native block's items as an
- * instance of formats.block_transactions.BlockTransaction, its messages left unparsed. layout is
+/* block_transaction_groups(layout, items, source): each transaction of a native block's items as an
+ * instance of formats.block_transactions.BlockTransaction, its messages left to be read from source
+ * (the block's items parsed) when first asked for. layout is
  * (item class, its kind, data and payload start slots, data case names, atomic batch case, output
  * case names, result mapping, body mapping, transaction class, its slots in the order below), the
  * names tuples indexed by field number (None for a number that is no case). None where the Python
@@ -2123,12 +2124,12 @@ static PyObject *block_transaction_groups(PyObject *module, PyObject *const *arg
     PyObject *const *layout = nargs == 3 && PyTuple_CheckExact(args[0]) && PyTuple_GET_SIZE(args[0]) == 9
                                   ? &PyTuple_GET_ITEM(args[0], 0)
                                   : NULL;
-    if (layout == NULL || !PyTuple_CheckExact(args[1]) || !PyUnicode_CheckExact(args[2]) ||
+    if (layout == NULL || !PyTuple_CheckExact(args[1]) ||
         !PyTuple_CheckExact(layout[2]) || !PyLong_Check(layout[3]) || !PyTuple_CheckExact(layout[4]) ||
         !PyBytes_CheckExact(layout[5]) || !PyBytes_CheckExact(layout[6])) {
         PyErr_SetString(PyExc_TypeError,
                         "block_transaction_groups((item class, slots, data case names, batch case, output case names, "
-                        "result mapping, body mapping, transaction class, slots), items: tuple, name: str)");
+                        "result mapping, body mapping, transaction class, slots), items: tuple, source)");
         return NULL;
     }
     Py_ssize_t offsets[3], transaction_offsets[TRANSACTION_SLOTS];
@@ -2256,10 +2257,9 @@ static PyObject *block_transaction_groups(PyObject *module, PyObject *const *arg
                 fields,
                 cases_of_outputs,
                 Py_NewRef(Py_False),
-                Py_NewRef(items),
                 Py_NewRef(args[2]),
             };
-            for (int v = 15; v < TRANSACTION_SLOTS; v++) values[v] = Py_NewRef(Py_None);
+            for (int v = 14; v < TRANSACTION_SLOTS; v++) values[v] = Py_NewRef(Py_None);
             PyObject *transaction = new_stealing(transaction_cls, transaction_offsets, values, TRANSACTION_SLOTS);
             if (transaction == NULL) goto done;
             int appended = PyList_Append(out, transaction);

@@ -80,14 +80,15 @@ EdwardsMultiply = Callable[[bytes, bytes], bytes | None]
 modulus) times a scalar (32 bytes little-endian), by the steps of ``verify.tss.babyjubjub``'s
 double-and-add, as x ‖ y; None where the sum's z ends at 0 (the Python code decides)."""
 
-TransactionGroups = Callable[[tuple[Any, ...], tuple[Any, ...], str], list[Any] | None]
-"""``(layout, items, block name)``: a native block's items (``formats.block.BlockItem``) grouped into
+TransactionGroups = Callable[[tuple[Any, ...], tuple[Any, ...], Any], list[Any] | None]
+"""``(layout, items, source)``: a native block's items (``formats.block.BlockItem``) grouped into
 transactions as ``formats.block_transactions`` groups them, each a ``BlockTransaction`` whose
-messages are left unparsed (``layout``: the item class and its kind, data and payload start slot
-descriptors, the body's data case names and the output's case names by field number, the atomic
-batch case, the record fields mappings of the result and the body, the transaction class and the
-slot descriptors it fills); None where the Python walk must decide (an atomic batch, a timestamp
-with other fields, a field of an unexpected wire type, bytes that do not parse)."""
+messages are read from ``source`` (the items parsed) when first asked for (``layout``: the item
+class and its kind, data and payload start slot descriptors, the body's data case names and the
+output's case names by field number, the atomic batch case, the record fields mappings of the result
+and the body, the transaction class and the slot descriptors it fills); None where the Python walk
+must decide (an atomic batch, a timestamp with other fields, a field of an unexpected wire type,
+bytes that do not parse)."""
 
 PoseidonPermute = Callable[[bytes, bytes, bytes, int], bytes]
 """``(state, round constants, MDS matrix, full rounds)``: ``verify.tss.poseidon.permute`` over the

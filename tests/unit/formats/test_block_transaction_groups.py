@@ -56,8 +56,9 @@ def _as_read(transaction: BlockTransaction) -> tuple[object, ...]:
 
 
 def _compiled(block: BlockFile) -> list[BlockTransaction] | None:
-    assert block_transaction_groups is not None
-    return block_transaction_groups(block_transactions._LAYOUT, block.items, block.name)
+    checked = block_transactions._checked(block.content())
+    assert block_transaction_groups is not None and checked is not None
+    return block_transaction_groups(block_transactions._LAYOUT, block.items, checked.items)
 
 
 def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -49,15 +49,14 @@ class TransactionMessages:
 class BlockTransaction:
     """One transaction of a block with everything the block says about it.
 
-    Its messages (signed transaction, body, result, outputs, trace data, state changes) are parsed
-    when first read where the compiled core grouped the block file's items: most records need none
-    of them, only the facts the walk read from the wire (times, status, body case, the record's
-    fields renumbered)."""
+    Where the compiled core grouped the block file's items, its messages (signed transaction,
+    body, result, outputs, trace data, state changes) are read when first asked for: most records
+    need none of them, only the facts the walk read from the wire (times, status, body case, the
+    record's fields renumbered)."""
 
     __slots__ = (
         "_body",
         "_counts",
-        "_name",
         "_outputs",
         "_result",
         "_signed",
@@ -103,9 +102,9 @@ class BlockTransaction:
     transaction_bytes: bytes | None
     """The ``Transaction`` the record item carries (``block_records.transaction_bytes``) when the
     compiled core built it; None otherwise."""
-    _source: tuple[BlockFileItem, ...]
-    """The block file's items the lazy messages are parsed from (compiled core only)."""
-    _name: str
+    _source: Any
+    """The block's items as one parse of the whole block read them, where the messages read lazily
+    come from (compiled core only)."""
     _counts: tuple[int, int]
     """How many of ``item_indexes`` after the result are outputs, and then trace data."""
     _signed: hapi.SignedTransaction | None
@@ -143,12 +142,11 @@ class BlockTransaction:
         self.record_fields = None
         self.transaction_bytes = None
 
-    def _parts(self, message_type: Any, start: int, stop: int) -> tuple[Any, ...]:
+    def _parts(self, field: str, start: int, stop: int) -> tuple[Any, ...]:
+        """The messages of ``item_indexes[start:stop]``, each its item's ``field`` as the whole
+        block's one parse read it (the same message a parse of the item's payload gives)."""
         items = self._source
-        return tuple(
-            parse_message(message_type, items[i].payload, f"{items[i].name} item", self._name)
-            for i in self.item_indexes[start:stop]
-        )
+        return tuple([getattr(items[i], field) for i in self.item_indexes[start:stop]])
 
     @property
     def signed_transaction(self) -> hapi.SignedTransaction:
@@ -165,26 +163,26 @@ class BlockTransaction:
     @property
     def result(self) -> TransactionResult:
         if self._result is None:
-            (self._result,) = self._parts(TransactionResult, 1, 2)
+            (self._result,) = self._parts("transaction_result", 1, 2)
         return self._result
 
     @property
     def outputs(self) -> tuple[TransactionOutput, ...]:
         if self._outputs is None:
-            self._outputs = self._parts(TransactionOutput, 2, 2 + self._counts[0])
+            self._outputs = self._parts("transaction_output", 2, 2 + self._counts[0])
         return self._outputs
 
     @property
     def trace_data(self) -> tuple[TraceData, ...]:
         if self._trace_data is None:
             start = 2 + self._counts[0]
-            self._trace_data = self._parts(TraceData, start, start + self._counts[1])
+            self._trace_data = self._parts("trace_data", start, start + self._counts[1])
         return self._trace_data
 
     @property
     def state_changes(self) -> tuple[StateChanges, ...]:
         if self._state_changes is None:
-            self._state_changes = self._parts(StateChanges, 2 + sum(self._counts), len(self.item_indexes))
+            self._state_changes = self._parts("state_changes", 2 + sum(self._counts), len(self.item_indexes))
         return self._state_changes
 
     def output(self, case: str) -> TransactionOutput | None:
@@ -224,11 +222,12 @@ def block_file_transactions(block: BlockFile) -> tuple[BlockTransaction, ...]:
 
     With the compiled core, the whole block is parsed once as :data:`_CheckedBlock` (every item as
     its kind's message, every signed transaction and its body too: what the walk below would
-    parse) and the core groups the items from their bytes; a block that does not parse so, or that
-    the core leaves to Python (an atomic batch, a field of an unexpected shape), is walked here,
-    which names the fault."""
-    if compiled_groups is not None and _parses_checked(block.content()):
-        transactions = compiled_groups(_LAYOUT, block.items, block.name)
+    parse) and the core groups the items from their bytes, each transaction's messages then taken
+    from that parse when first read; a block that does not parse so, or that the core leaves to
+    Python (an atomic batch, a field of an unexpected shape), is walked here, which names the fault."""
+    checked = None if compiled_groups is None else _checked(block.content())
+    if compiled_groups is not None and checked is not None:
+        transactions = compiled_groups(_LAYOUT, block.items, checked.items)
         if transactions is not None:
             return tuple(transactions)
     kinds = [item.kind for item in block.items]
@@ -246,12 +245,12 @@ def block_file_transactions(block: BlockFile) -> tuple[BlockTransaction, ...]:
     return tuple(_Grouping(kinds, parts).run())
 
 
-def _parses_checked(content: bytes) -> bool:
+def _checked(content: bytes) -> Any | None:
+    """``content`` parsed as :data:`_CheckedBlock`, None when it does not parse."""
     try:
-        _CheckedBlock.FromString(content)
+        return _CheckedBlock.FromString(content)
     except DecodeError:
-        return False
-    return True
+        return None
 
 
 def _checked_block_type() -> Any:
@@ -336,7 +335,7 @@ BODY_FIELDS = bytes((*(1, 4, LEN), *(6, 5, LEN)))  # transactionID, memo
 _TRANSACTION_SLOTS = (
     *("signed_transaction_bytes", "transaction_bytes", "item_indexes", "_counts", "parent", "consensus_ns"),
     *("parent_consensus_ns", "status", "data_case", "legacy_hash", "record_fields", "output_cases", "in_batch"),
-    *("_source", "_name", "_signed", "_body", "_result", "_outputs", "_trace_data", "_state_changes"),
+    *("_source", "_signed", "_body", "_result", "_outputs", "_trace_data", "_state_changes"),
 )
 """The slots the compiled core fills, in its order (the last six, the messages, with None)."""
 _LAYOUT = (
