@@ -11,7 +11,7 @@ core), the median of ``--samples`` runs:
   it: bounded decompression, the hand walk keeping every item's wire bytes, the root hash in its
   layout, the footer links, for wrapped blocks the record file rebuilt and read and its RSA
   signatures counted against the book; TSS proofs are not checked here (``bench.tss_bench`` gives
-  that check's cost, about 10–18 ms a block), so native blocks end ``unverified_proof``.
+  that check's cost, about 8–10 ms a block), so native blocks end ``unverified_proof``.
 
 Sets: the real native blocks (``blocks/tss-schnorr``, HAPI 0.78, 254–3744 items), the real wrapped
 record blocks (``blocks/wrapped-solo-4n``, RSA, 19–760 records), mainnet's wrapped genesis block
