@@ -744,6 +744,20 @@ static int slot_offsets(PyObject *cls, PyObject *slots, Py_ssize_t *offsets, Py_
     return 0;
 }
 
+/* A tuple of the one cell of values (family, qualifier, value, timestamp), left out of the collector. */
+static PyObject *one_cell(PyTypeObject *cell_cls, const Py_ssize_t *offsets, PyObject *const *values) {
+    PyObject *tuple = PyTuple_New(1);
+    if (tuple == NULL) return NULL;
+    PyObject *cell = new_untracked(cell_cls, offsets, values, 4);
+    if (cell == NULL) {
+        Py_DECREF(tuple);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(tuple, 0, cell);
+    PyObject_GC_UnTrack(tuple);
+    return tuple;
+}
+
 /* The cells of one row as a tuple: from a dict of (family, qualifier) -> value in that order, or
  * the one cell (family, qualifier) of single with the value given. */
 static PyObject *row_cells(PyTypeObject *cell_cls, const Py_ssize_t *offsets, PyObject *cells, PyObject *single,
@@ -755,36 +769,19 @@ static PyObject *row_cells(PyTypeObject *cell_cls, const Py_ssize_t *offsets, Py
         values[0] = PyTuple_GET_ITEM(single, 0);
         values[1] = PyTuple_GET_ITEM(single, 1);
         values[2] = cells;
-        PyObject *tuple = PyTuple_New(1);
-        if (tuple == NULL) return NULL;
-        PyObject *cell = new_untracked(cell_cls, offsets, values, 4);
-        if (cell == NULL) {
-            Py_DECREF(tuple);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(tuple, 0, cell);
-        PyObject_GC_UnTrack(tuple);
-        return tuple;
+        return one_cell(cell_cls, offsets, values);
     }
     if (!PyDict_CheckExact(cells)) goto wrong;
     if (PyDict_GET_SIZE(cells) == 1) { /* most rows: one cell, read without a list of the items */
         Py_ssize_t position = 0;
-        PyObject *name, *tuple;
+        PyObject *name;
         PyDict_Next(cells, &position, &name, &values[2]);
         if (!PyTuple_CheckExact(name) || PyTuple_GET_SIZE(name) != 2 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(name, 0)) ||
             !PyBytes_CheckExact(PyTuple_GET_ITEM(name, 1)) || !PyBytes_CheckExact(values[2]))
             goto wrong;
         values[0] = PyTuple_GET_ITEM(name, 0);
         values[1] = PyTuple_GET_ITEM(name, 1);
-        if ((tuple = PyTuple_New(1)) == NULL) return NULL;
-        PyObject *cell = new_untracked(cell_cls, offsets, values, 4);
-        if (cell == NULL) {
-            Py_DECREF(tuple);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(tuple, 0, cell);
-        PyObject_GC_UnTrack(tuple);
-        return tuple;
+        return one_cell(cell_cls, offsets, values);
     }
     PyObject *items = PyDict_Items(cells);
     if (items == NULL) return NULL;
@@ -2425,56 +2422,88 @@ static int read_entity_tuple(PyObject *tuple, int64_t *ids) {
     return 1;
 }
 
-/* The payer (transactionID = 1, accountID = 2) of the body a serialised Transaction carries, as
- * formats.transactions.transaction_body finds it: signedTransactionBytes (5, a SignedTransaction
- * whose bodyBytes = 1 is the body), else bodyBytes (4), else the deprecated body (1), each bytes
- * field's last occurrence winning and a message's occurrences merging; 0 when malformed. */
-static int body_payer(const unsigned char *p, const unsigned char *end, int64_t *payer) {
-    const unsigned char *signed_bytes = NULL, *signed_end = NULL, *body = NULL, *body_end = NULL;
-    const unsigned char *start = p;
+/* Whether a SignatureMap's bytes parse as the message does (its sigPair = 1 elements: SignaturePair,
+ * whose fields are all bytes): every field well formed, of a number below 2^29, no group. */
+static int plain_fields(const unsigned char *p, const unsigned char *end, uint64_t nested) {
     Field f;
     while (p < end) {
-        if (!next_field(&p, end, &f)) return 0;
+        if (!next_field(&p, end, &f) || f.number > 536870911) return 0;
+        if (nested && f.number == nested && f.wire_type == WIRE_LEN && !plain_fields(f.start, f.stop, 0)) return 0;
+    }
+    return 1;
+}
+
+#define BODY_BYTES 1
+#define BODY_DEPRECATED 2
+
+/* Where the body of a serialised Transaction is, as formats.transactions.transaction_body finds it:
+ * BODY_BYTES with [*body, *body_end) the bytes of signedTransactionBytes (5, a SignedTransaction)'s
+ * bodyBytes = 1 (empty when absent), else of bodyBytes (4), each bytes field's last occurrence
+ * winning; BODY_DEPRECATED when neither holds bytes (the deprecated body = 1 is the body); 0 when
+ * malformed. ``plain`` asks the two layers to parse exactly as the messages do: field numbers below
+ * 2^29, no deprecated body or SignatureList (2), each SignatureMap (3 of the Transaction, 2 of the
+ * SignedTransaction) well formed to its pairs' fields (0 otherwise). */
+static int body_span(const unsigned char *p, const unsigned char *end, int plain, const unsigned char **body,
+                     const unsigned char **body_end) {
+    const unsigned char *signed_bytes = NULL, *signed_end = NULL;
+    uint64_t limit = plain ? 536870911 : UINT64_MAX;
+    Field f;
+    *body = *body_end = NULL;
+    while (p < end) {
+        if (!next_field(&p, end, &f) || f.number > limit) return 0;
         if (f.wire_type != WIRE_LEN) continue;
-        if (f.number == 5) {
+        if (plain && (f.number == 1 || f.number == 2 || (f.number == 3 && !plain_fields(f.start, f.stop, 1)))) return 0;
+        if (f.number == 4) {
+            *body = f.start;
+            *body_end = f.stop;
+        } else if (f.number == 5) {
             signed_bytes = f.start;
             signed_end = f.stop;
-        } else if (f.number == 4) {
-            body = f.start;
-            body_end = f.stop;
         }
     }
     if (signed_bytes != NULL && signed_bytes < signed_end) {
-        body = body_end = NULL;
+        *body = *body_end = signed_bytes; /* an empty body unless bodyBytes is there */
         for (p = signed_bytes; p < signed_end;) {
-            if (!next_field(&p, signed_end, &f)) return 0;
-            if (f.number == 1 && f.wire_type == WIRE_LEN) {
-                body = f.start;
-                body_end = f.stop;
+            if (!next_field(&p, signed_end, &f) || f.number > limit) return 0;
+            if (f.wire_type != WIRE_LEN) continue;
+            if (f.number == 1) {
+                *body = f.start;
+                *body_end = f.stop;
+            } else if (plain && f.number == 2 && !plain_fields(f.start, f.stop, 1)) {
+                return 0;
             }
         }
-        if (body == NULL) return 1; /* an empty body */
+        return BODY_BYTES;
     }
-    if (body != NULL && body < body_end) {
-        for (p = body; p < body_end;) {
-            if (!next_field(&p, body_end, &f)) return 0;
-            if (f.number == 1 && f.wire_type == WIRE_LEN && !merge_inner_id(f.start, f.stop, 2, payer)) return 0;
-        }
-        return 1;
+    return *body != NULL && *body < *body_end ? BODY_BYTES : BODY_DEPRECATED;
+}
+
+/* The payer (transactionID = 1, accountID = 2) of the body a serialised Transaction carries (its
+ * occurrences merged; the deprecated body's occurrences merged too); 0 when malformed. */
+static int body_payer(const unsigned char *p, const unsigned char *end, int64_t *payer) {
+    const unsigned char *body, *body_end;
+    int found = body_span(p, end, 0, &body, &body_end);
+    if (found == BODY_BYTES) {
+        p = body;
+        end = body_end;
+    } else if (found != BODY_DEPRECATED) {
+        return 0;
     }
-    for (p = start; p < end;) { /* the deprecated body: each occurrence's transactionID merged */
+    Field f, g;
+    while (p < end) { /* the body's transactionID, or the deprecated body's (each occurrence's) */
         if (!next_field(&p, end, &f)) return 0;
         if (f.number != 1 || f.wire_type != WIRE_LEN) continue;
-        const unsigned char *q = f.start;
-        Field g;
-        while (q < f.stop) {
+        if (found == BODY_BYTES) {
+            if (!merge_inner_id(f.start, f.stop, 2, payer)) return 0;
+            continue;
+        }
+        for (const unsigned char *q = f.start; q < f.stop;) {
             if (!next_field(&q, f.stop, &g)) return 0;
             if (g.number == 1 && g.wire_type == WIRE_LEN && !merge_inner_id(g.start, g.stop, 2, payer)) return 0;
         }
     }
     return 1;
 }
-
 /* The cells of a row of ``table`` (a dict key -> {(family, qualifier): value}), made when new. */
 static PyObject *row_of(PyObject *table, PyObject *key) {
     PyObject *cells = PyDict_GetItemWithError(table, key);
@@ -2652,16 +2681,6 @@ done:
     return result;
 }
 
-/* Whether a SignatureMap's bytes parse as the message does (its sigPair = 1 elements: SignaturePair,
- * whose fields are all bytes): every field well formed, of a number below 2^29, no group. */
-static int plain_fields(const unsigned char *p, const unsigned char *end, uint64_t nested) {
-    Field f;
-    while (p < end) {
-        if (!next_field(&p, end, &f) || f.number > 536870911) return 0;
-        if (nested && f.number == nested && f.wire_type == WIRE_LEN && !plain_fields(f.start, f.stop, 0)) return 0;
-    }
-    return 1;
-}
 
 /* transaction_body_bytes(transaction): the serialised body a Transaction of the common shape carries
  * (signedTransactionBytes = 5, a SignedTransaction, then its bodyBytes = 1; else bodyBytes = 4), read
@@ -2672,43 +2691,10 @@ static int plain_fields(const unsigned char *p, const unsigned char *end, uint64
 static PyObject *transaction_body_bytes(PyObject *module, PyObject *arg) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *p = view.buf, *end = p + view.len;
-    const unsigned char *signed_bytes = NULL, *signed_end = NULL, *body = NULL, *body_end = NULL;
-    PyObject *result = NULL;
-    Field f;
-    while (p < end) {
-        if (!next_field(&p, end, &f) || f.number > 536870911) goto irregular;
-        if (f.wire_type != WIRE_LEN) continue;
-        if (f.number == 1 || f.number == 2) goto irregular;
-        if (f.number == 3 && !plain_fields(f.start, f.stop, 1)) goto irregular;
-        if (f.number == 4) {
-            body = f.start;
-            body_end = f.stop;
-        } else if (f.number == 5) {
-            signed_bytes = f.start;
-            signed_end = f.stop;
-        }
-    }
-    if (signed_bytes != NULL && signed_bytes < signed_end) {
-        body = body_end = signed_bytes; /* an empty body unless bodyBytes is there */
-        for (p = signed_bytes; p < signed_end;) {
-            if (!next_field(&p, signed_end, &f) || f.number > 536870911) goto irregular;
-            if (f.wire_type != WIRE_LEN) continue;
-            if (f.number == 1) {
-                body = f.start;
-                body_end = f.stop;
-            } else if (f.number == 2 && !plain_fields(f.start, f.stop, 1)) {
-                goto irregular;
-            }
-        }
-    } else if (body == NULL || body == body_end) {
-        goto irregular;
-    }
-    result = PyBytes_FromStringAndSize((const char *)body, body_end - body);
-    goto done;
-irregular:
-    result = Py_NewRef(Py_None);
-done:
+    const unsigned char *p = view.buf, *body, *body_end;
+    PyObject *result = body_span(p, p + view.len, 1, &body, &body_end) == BODY_BYTES
+                           ? PyBytes_FromStringAndSize((const char *)body, body_end - body)
+                           : Py_NewRef(Py_None);
     PyBuffer_Release(&view);
     return result;
 }
