@@ -6,7 +6,8 @@
   its proof checks against no ledger the follower knows, so it is never stored). The follower
   switches to it at once, the block does not advance, and the network goes on writing record
   files: the follower finds the next one, linked to the last one stored, goes back, and stores every
-  record period once, its position on record files again.
+  record period once, its position on record files again; restarted, it resumes there and switches
+  again by the same rule when the next such block shows.
 - A network that did cut over (a wrapped record block, then native blocks, all stored): when its
   blocks stop and the wrapped period's record file shows in the node folders, linked to the last
   record file stored, the follower stays on blocks and says why.
@@ -93,12 +94,23 @@ def test_blocks_that_stall_while_record_files_go_on_send_the_follower_back(
         assert position is not None and position.next_block is None, "the position is on record files again"
         assert reports[0].mode == "records"
 
+        # A restarted follower resumes on record files, and switches again by the same rule.
+        again = generate_stream(
+            GeneratorConfig(**{**NETWORK, "periods": 7}, cutover_after=len(every), block_hapi_version=LATER_RELEASE)
+        )
+        (bucket / again.blocks[0].path).write_bytes(again.objects[again.blocks[0].path])
+        restarted = followed.follower()
+        report = restarted.run(lambda: (p := read_position(followed.gateway)) is not None and p.next_block is not None)
+        assert report.start_period >= records.periods[RECORDS_BEFORE].record_name.period_key, "resumed on records"
+        assert followed.publisher.completions() == Counter(every), "nothing handed off again"
+    switched = [r.__dict__["fields"]["block"] for r in messages(caplog, "follower switched to blocks")]
+    assert switched == [RECORDS_BEFORE, len(every)]
+
     back = messages(caplog, "follower back to record files")
     assert len(back) == 1 and back[0].levelno == logging.WARNING
     fields = back[0].__dict__["fields"]
     assert (fields["block"], fields["after_block"]) == (RECORDS_BEFORE, RECORDS_BEFORE - 1)
     assert records.periods[RECORDS_BEFORE].record_name.period_key in fields["record_file"]
-    assert messages(caplog, "follower switched to blocks")
 
 
 def test_blocks_stored_after_the_last_record_file_keep_the_follower_on_blocks(
