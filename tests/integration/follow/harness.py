@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import shutil
 import threading
 import time
 import uuid
@@ -175,6 +176,19 @@ def block_bucket(tmp_path: Path, stream: GeneratedStream, **settings: Any) -> tu
     bucket = tmp_path / "bucket"
     write_stream(stream, bucket)
     return bucket, {"block_source": str(bucket), "ledger_publication": ledger_publication(tmp_path, stream), **settings}
+
+
+def blocks_at_the_node_after(
+    tmp_path: Path, stream: GeneratedStream, served: Path, after: int, **settings: Any
+) -> tuple[Path, dict[str, Any]]:
+    """:func:`block_bucket`, every block file also in ``served`` (a block node's folder) and the
+    bucket keeping none after block ``after``: only the node has those."""
+    bucket, overrides = block_bucket(tmp_path, stream, **settings)
+    shutil.copytree(bucket / "demo" / "block", served, dirs_exist_ok=True)
+    for block in stream.blocks:
+        if block.block_number > after:
+            (bucket / block.path).unlink()
+    return bucket, overrides
 
 
 def wait_for(condition: Callable[[], bool], seconds: float = 240.0, what: str = "condition") -> None:

@@ -5,8 +5,6 @@ from it; the node stays a source for a restarted follower."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,7 @@ from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfi
 from hedera_history.gen.stream import generate_stream
 from hedera_history.localstack.block_node_server import BlockNodeServer
 
-from .harness import block_bucket, follow_until, make_followed
+from .harness import block_bucket, blocks_at_the_node_after, follow_until, make_followed
 from .test_follow_cutover import CUTOVER, every_block
 
 pytestmark = [pytest.mark.emulator]
@@ -58,17 +56,6 @@ def stream_registering(port: int, monkeypatch: pytest.MonkeyPatch) -> GeneratedS
     return stream
 
 
-@pytest.fixture
-def block_node(tmp_path: Path) -> Iterator[tuple[BlockNodeServer, Path]]:
-    folder = tmp_path / "block-node"
-    folder.mkdir()
-    server = BlockNodeServer(folder).start()
-    try:
-        yield server, folder
-    finally:
-        server.stop(0)
-
-
 def test_a_block_node_registered_on_chain_serves_the_blocks_after_it(
     bigtable_instance: Any,
     tmp_path: Path,
@@ -77,11 +64,7 @@ def test_a_block_node_registered_on_chain_serves_the_blocks_after_it(
 ) -> None:
     server, served = block_node
     stream = stream_registering(server.port, monkeypatch)
-    bucket, overrides = block_bucket(tmp_path, stream, **CUTOVER)
-    shutil.copytree(bucket / "demo" / "block", served, dirs_exist_ok=True)
-    for block in stream.blocks:
-        if block.block_number > REGISTERING_BLOCK:
-            (bucket / block.path).unlink()  # the bucket keeps no later block: only the node has them
+    bucket, overrides = blocks_at_the_node_after(tmp_path, stream, served, REGISTERING_BLOCK, **CUTOVER)
     every = every_block(stream)
     with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
         report = follow_until(

@@ -7,8 +7,6 @@ keeping none of them."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +24,7 @@ from hedera_history.localstack.block_node_server import BlockNodeServer
 
 from tests.integration.cutover_load import load_cutover_stream
 
-from .harness import block_bucket, follow_until, make_followed
+from .harness import blocks_at_the_node_after, follow_until, make_followed
 from .test_follow_cutover import CUTOVER
 
 pytestmark = [pytest.mark.emulator]
@@ -54,17 +52,6 @@ def stream_registering(port: int, monkeypatch: pytest.MonkeyPatch) -> GeneratedS
     return generate_stream(config)
 
 
-@pytest.fixture
-def block_node(tmp_path: Path) -> Iterator[tuple[BlockNodeServer, Path]]:
-    folder = tmp_path / "block-node"
-    folder.mkdir()
-    server = BlockNodeServer(folder).start()
-    try:
-        yield server, folder
-    finally:
-        server.stop(0)
-
-
 def test_a_follower_started_after_the_registrations_knows_them_from_the_store(
     bigtable_instance: Any,
     tmp_path: Path,
@@ -73,12 +60,8 @@ def test_a_follower_started_after_the_registrations_knows_them_from_the_store(
 ) -> None:
     server, served = block_node
     stream = stream_registering(server.port, monkeypatch)
-    bucket, overrides = block_bucket(tmp_path, stream, **CUTOVER)
-    shutil.copytree(bucket / "demo" / "block", served, dirs_exist_ok=True)
+    bucket, overrides = blocks_at_the_node_after(tmp_path, stream, served, LOADED_THROUGH, **CUTOVER)
     later = [block.block_number for block in stream.blocks if block.block_number > LOADED_THROUGH]
-    for block in stream.blocks:
-        if block.block_number in later:
-            (bucket / block.path).unlink()  # neither loaded nor in the bucket: only the node has them
     load_cutover_stream(bigtable_instance, bucket, "f_")
     with make_followed(bigtable_instance, tmp_path, stream, str(bucket), **overrides) as followed:
         assert followed.complete(list(range(LOADED_THROUGH + 1))) and read_registry(followed.gateway).nodes == {}
