@@ -1208,21 +1208,36 @@ static PyObject *block_items(PyObject *module, PyObject *const *args, Py_ssize_t
 /* What the transactions row and its indexes read of a serialised TransactionRecord: its receipt's
  * status, its transactionHash, its transactionID (payer shard, realm, num, valid start seconds and
  * nanos, scheduled, nonce), fields merged as a parse merges them (later values win, message fields'
- * occurrences merge, an alias after the payer's number leaves it without one); and whether it holds
- * a field the rare indexes read (RECORD_INDEXED). */
+ * occurrences merge, an alias after the payer's number leaves it without one); and which of the
+ * fields the rare indexes read it holds (record_index_bit). */
 typedef struct {
     const unsigned char *hash;
     Py_ssize_t hash_size;
     int32_t status, nonce, nanos;
-    int has_id, scheduled, indexed;
+    int has_id, scheduled, index_fields;
     int64_t payer[3], seconds;
 } RecordSummary;
 
-/* The record fields whose presence may give a transaction index rows whatever its body's case:
- * tokenTransferLists (11), scheduleRef (12), automatic_token_associations (14),
- * paid_staking_rewards (18); and contractCreateResult (8) when it, not contractCallResult (7),
- * is the body oneof's member (store.rows.record_indexed). */
-static int record_indexed_field(uint64_t number) { return number == 11 || number == 12 || number == 14 || number == 18; }
+/* The bit (store.rows.record_index_fields) of a record field whose presence may give a transaction
+ * index rows whatever its body's case: contractCreateResult (8, when it, not contractCallResult = 7,
+ * is the body oneof's member), tokenTransferLists (11), scheduleRef (12),
+ * automatic_token_associations (14), paid_staking_rewards (18); 0 for any other field. */
+static int record_index_bit(uint64_t number) {
+    switch (number) {
+    case 8:
+        return 1;
+    case 11:
+        return 2;
+    case 12:
+        return 4;
+    case 14:
+        return 8;
+    case 18:
+        return 16;
+    default:
+        return 0;
+    }
+}
 
 /* 1, or 0 when the bytes are malformed. */
 static int read_record_summary(const unsigned char *p, const unsigned char *end, RecordSummary *s) {
@@ -1258,11 +1273,11 @@ static int read_record_summary(const unsigned char *p, const unsigned char *end,
             }
         } else if (field.number == 7 || field.number == 8) {
             result_member = field.number;
-        } else if (record_indexed_field(field.number)) {
-            s->indexed = 1;
+        } else {
+            s->index_fields |= record_index_bit(field.number);
         }
     }
-    if (result_member == 8) s->indexed = 1;
+    if (result_member == 8) s->index_fields |= record_index_bit(8);
     return 1;
 }
 
@@ -2537,7 +2552,7 @@ static PyObject *bytes_of(const char *start, const char *stop) { return PyBytes_
  * tx_by_hash, tx_by_id, account_history), under the (family, qualifier) pairs ``cells`` names
  * (position, part, hash entry's family, id entry's family) and ``place`` (block number, index, cell,
  * offset, flags, cell suffix, part mark or None). Returns (pointer, status, record has a
- * transaction id, indexed: store.rows.record_indexed); None, nothing put, where the Python path
+ * transaction id, index fields: store.rows.record_index_fields); None, nothing put, where the Python path
  * must decide (bytes that do not parse, a value the layouts do not fit, an entity id the keys
  * refuse). */
 static PyObject *transaction_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -2665,8 +2680,7 @@ static PyObject *transaction_rows(PyObject *module, PyObject *const *args, Py_ss
         }
         Py_DECREF(history_key);
     }
-    result = Py_BuildValue("(NiOO)", pointer, (int)s.status, s.has_id ? Py_True : Py_False,
-                           s.indexed ? Py_True : Py_False);
+    result = Py_BuildValue("(NiOi)", pointer, (int)s.status, s.has_id ? Py_True : Py_False, s.index_fields);
 fail:
     Py_XDECREF(transaction_key);
     Py_XDECREF(qualifier);

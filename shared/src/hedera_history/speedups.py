@@ -97,12 +97,12 @@ for one that is not)."""
 
 TransactionRows = Callable[
     [bytes, bytes | None, int, list[tuple[int, int, int]], tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]],
-    tuple[bytes, int, bool, bool] | None,
+    tuple[bytes, int, bool, int] | None,
 ]
 """``(record, transaction, consensus_ns, entities, tables, cells, place)``: one transaction's rows as
 ``store.rows`` builds them (``store.rows.python_transaction_rows`` through the message API), read
 from its record's bytes and its transaction's (the body's payer; None: the body did not decode)
-and put into the row set's dicts; ``(pointer, status, record has a transaction id, indexed)``, or
+and put into the row set's dicts; ``(pointer, status, record has a transaction id, index fields)``, or
 None, nothing put, where the Python path must decide (bytes that do not parse, a value the layouts
 do not fit, an entity id the keys refuse)."""
 

@@ -170,7 +170,7 @@ def test_an_entity_the_keys_refuse_is_left_to_the_python_path() -> None:
 
 def test_no_index_reads_the_cases_row_building_lets_pass() -> None:
     """A transaction of these cases reaches the indexes only through its record's fields
-    (``rows.record_indexed``) or an approved transfer; no index reads them by case."""
+    (``rows.record_index_fields``) or an approved transfer; no index reads them by case."""
     by_case = (
         set(entity_index._BODY_CHANGES) | {"cryptoCreateAccount"},
         TOPIC_CASES,

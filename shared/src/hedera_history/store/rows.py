@@ -459,8 +459,12 @@ _SIDECAR_BLOCK = (s.SIDECAR_META_FAMILY, s.Q_BLOCK)
 
 _UNINDEXED_CASES = frozenset({"cryptoTransfer", "contractCall", "ethereumTransaction"})
 """Body cases of most transactions that no index (``store.*_index``) reads by case: such a
-transaction has index rows only through a record field :func:`record_indexed` names, or, a
+transaction has index rows only through a record field :func:`record_index_fields` names, or, a
 CryptoTransfer, an approved transfer (``token_index.may_approve``)."""
+_CREATED_CONTRACT, _TOKEN_TRANSFERS, _SCHEDULE_REF, _TOKEN_ASSOCIATIONS, _STAKING_REWARDS = 1, 2, 4, 8, 16
+"""The bits of :func:`record_index_fields`."""
+_TOKEN_FIELDS = _TOKEN_TRANSFERS | _TOKEN_ASSOCIATIONS
+"""Of a transaction of those cases, only the token index reads these."""
 
 
 def _add_transaction(
@@ -481,14 +485,14 @@ def _add_transaction(
     except CorruptFileError:
         body = None
     case = None if body is None else body.WhichOneof("data")
-    pointer, status, has_id, indexed = _transaction_rows(record, body, case, item, rows.targets, place)
+    pointer, status, has_id, index_fields = _transaction_rows(record, body, case, item, rows.targets, place)
     if not has_id and body is not None and body.HasField("transactionID"):
         _put_id(rows.tables[s.TX_BY_ID], qualifier_for_consensus(consensus), place, body.transactionID, status)
-    if (
-        not indexed
-        and case in _UNINDEXED_CASES
-        and (case != "cryptoTransfer" or not may_approve(item.transaction_bytes))
-    ):
+    if case in _UNINDEXED_CASES and not index_fields & ~_TOKEN_FIELDS:
+        # Only the token index may have rows for it: its token transfers, associations, approvals.
+        if index_fields or (case == "cryptoTransfer" and may_approve(item.transaction_bytes)):
+            index_keys = token_index_keys(case, body, record, consensus, item.transaction_bytes, rows)
+            rows.account_history.update((key, pointer) for key in index_keys)
         return
     index_keys = entity_index_keys(body, record, consensus)  # creations, updates, aliases: rare
     index_keys += reward_index_keys(record, consensus)
@@ -513,11 +517,11 @@ hash and id entries (their qualifier: the consensus time)."""
 
 def _transaction_rows(
     record: Any, body: Any | None, case: str | None, item: RecordItem, targets: _Targets, place: _Place
-) -> tuple[bytes, int, bool, bool]:
+) -> tuple[bytes, int, bool, int]:
     """One transaction's position, ``tx_by_hash`` and ``tx_by_id`` entries and ``account_history``
     pointers, put into ``targets``: read from the record's and transaction's bytes by the compiled
     core, else through the message API. Returns (pointer, status, whether the record has a
-    transaction id, :func:`record_indexed`)."""
+    transaction id, :func:`record_index_fields`)."""
     if compiled_transaction_rows is not None:
         transaction = None if body is None else item.transaction_bytes
         entities = [] if body is None else case_entities(body, case)
@@ -531,7 +535,7 @@ def _transaction_rows(
 
 def python_transaction_rows(
     record: Any, body: Any | None, case: str | None, consensus_ns: int, targets: _Targets, place: _Place
-) -> tuple[bytes, int, bool, bool]:
+) -> tuple[bytes, int, bool, int]:
     """``speedups.transaction_rows`` through the message API (where the compiled core is missing or
     leaves the bytes to the parser)."""
     transactions, by_hash, by_id, history = targets
@@ -553,20 +557,21 @@ def python_transaction_rows(
         (account_prefix(entity_id(*numbers)) + (bucketed if is_system_number(numbers[2]) else inverted), pointer)
         for numbers in touched
     )
-    return pointer, status, has_id, record_indexed(record)
+    return pointer, status, has_id, record_index_fields(record)
 
 
-def record_indexed(record: Any) -> bool:
-    """Whether the record holds a field an index reads whatever the body's case: a created
-    contract's result, token transfers, a schedule reference, automatic token associations or
+def record_index_fields(record: Any) -> int:
+    """Which of the fields an index reads whatever the body's case the record holds, as bits: a
+    created contract's result, token transfers, a schedule reference, automatic token associations,
     staking rewards paid."""
-    return bool(
-        record.HasField("contractCreateResult")
-        or record.tokenTransferLists
-        or record.HasField("scheduleRef")
-        or record.automatic_token_associations
-        or record.paid_staking_rewards
+    fields = (
+        (record.HasField("contractCreateResult"), _CREATED_CONTRACT),
+        (len(record.tokenTransferLists), _TOKEN_TRANSFERS),
+        (record.HasField("scheduleRef"), _SCHEDULE_REF),
+        (len(record.automatic_token_associations), _TOKEN_ASSOCIATIONS),
+        (len(record.paid_staking_rewards), _STAKING_REWARDS),
     )
+    return sum(bit for present, bit in fields if present)
 
 
 def _cells(rows: dict[bytes, _Cells], key: bytes) -> _Cells:
