@@ -180,9 +180,13 @@ class TransactionFactory:
     def _hbar_transfer(self, slots: Sequence[int]) -> list[GeneratedItem]:
         return [self._plain_hbar_transfer(slots[0], rewarded=True)[0]]
 
-    def _plain_hbar_transfer(self, consensus_ns: int, *, rewarded: bool = False) -> tuple[GeneratedItem, Draft]:
+    def _plain_hbar_transfer(
+        self, consensus_ns: int, *, rewarded: bool = False, then_pays: int = 0
+    ) -> tuple[GeneratedItem, Draft]:
+        """``then_pays``: a fee the payer must still afford after this transfer (which moves at most a
+        hundredth of what the fee leaves, so twice that fee more at the pick is always enough)."""
         fee = self._fee("transfer")
-        payer = self._pick_payer(fee)
+        payer = self._pick_payer(fee + 2 * then_pays)
         receiver = pick_other(self.rng, self.ledger.user_accounts, payer)
         amount = self.rng.randint(1, max(1, min(50 * 10**8, (self.ledger.balance(payer) - fee) // 100)))
         draft = self._new_draft(consensus_ns, payer=payer)
@@ -395,7 +399,7 @@ class TransactionFactory:
 
     def _duplicate(self, slots: Sequence[int]) -> list[GeneratedItem]:
         """A transfer, then the same transaction id submitted again through another node."""
-        original, first = self._plain_hbar_transfer(slots[0])
+        original, first = self._plain_hbar_transfer(slots[0], then_pays=_FEES["duplicate"][1])
         body = hapi.TransactionBody()
         body.CopyFrom(first.body)
         others = [n for n in self.node_accounts if n != first.node]
