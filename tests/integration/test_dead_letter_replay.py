@@ -14,6 +14,7 @@ from hedera_history.gen.stream import generate_stream
 from hedera_history.pipeline.ingest import ingest_object
 from hedera_history.pipeline.sweep import sweep
 from hedera_history.store.reader import HistoryReader
+from hedera_history.transport import dead_letters
 from hedera_history.transport.admin import ensure_topics
 from hedera_history.transport.dead_letters import replay_dead_letters
 from hedera_history.transport.topics import (
@@ -32,10 +33,15 @@ from tests.integration.pipeline.harness import Pipeline
 pytestmark = [pytest.mark.emulator]
 
 
+PULL_SECONDS = 5.0
+"""How long a pull waits on an empty subscription, this module's and the replay's: every replay and
+``pull_all`` ends on an empty one, and the replay's own 10 s were most of the first test's time."""
+
+
 def pull_all(subscriber: Any, path: str) -> list[Any]:
     found: list[Any] = []
     while True:
-        response = subscriber.pull(subscription=path, max_messages=100, timeout=5)
+        response = subscriber.pull(subscription=path, max_messages=100, timeout=PULL_SECONDS)
         if not response.received_messages:
             return found
         for received in response.received_messages:
@@ -43,7 +49,8 @@ def pull_all(subscriber: Any, path: str) -> list[Any]:
             subscriber.acknowledge(subscription=path, ack_ids=[received.ack_id])
 
 
-def test_held_dead_letters_go_back_to_their_topics_once(pubsub_emulator: Any) -> None:
+def test_held_dead_letters_go_back_to_their_topics_once(pubsub_emulator: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dead_letters, "PULL_TIMEOUT_SECONDS", PULL_SECONDS)
     prefix = unique_name("dl") + "-"
     ensure_topics(PROJECT, TOPICS, pipeline_subscriptions(None), prefix=prefix)
     publisher = pubsub_v1.PublisherClient()
