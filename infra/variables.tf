@@ -341,7 +341,7 @@ variable "block_nodes" {
 }
 
 variable "follow_cutover_seconds" {
-  description = "How long no record period arrives (after the last one was published) before the follower looks for the next block and switches to blocks for good."
+  description = "How long no record period arrives (after the last one was published) before the follower looks for the next block and switches to blocks (for good once a block is stored after the last record file)."
   type        = number
   default     = 6
 }

@@ -195,7 +195,8 @@ class Settings:
     follow_cutover_seconds: float = setting(
         6.0,
         "How long no record period must arrive (after the last one was published) before the follower looks "
-        "for the next block in the block sources and, when found, switches to blocks for good.",
+        "for the next block in the block sources and, when found, switches to blocks (for good once a block is stored "
+        "after the last record file: HEDERA_HISTORY_FOLLOW_BLOCK_FALLBACK_SECONDS).",
     )
     follow_cutover_hapi_version: str = setting(
         "",

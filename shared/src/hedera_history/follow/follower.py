@@ -15,7 +15,8 @@ Each tick (every ``follow_poll_seconds``):
 7. at the cutover, switch to blocks by itself (``follow.block_follow``): from then on each tick
    reads, verifies and publishes the next blocks instead, and the position holds ``next_block``;
    between ticks it asks for the next block every ``follow_block_poll_seconds`` and ticks at once
-   when it is there, so a block waits for no poll interval.
+   when it is there, so a block waits for no poll interval; when blocks stall while record files
+   go on, it goes back to them (``follow.record_fallback``).
 
 The ingest context is the one an upload gets (same verification, same publication), but its
 source is the followed bucket wrapped in a byte cache (``follow.cache``). At-least-once: a period

@@ -58,7 +58,8 @@ class FollowPosition:
     """Node folder (relative to the root, ending in ``/``) -> last name listed there."""
     next_block: int | None = None
     """After the cutover: the next block to read (every block before it published); None while
-    the follower reads record periods. Once set the follower reads blocks for good."""
+    the follower reads record periods. Once set the follower reads blocks, and goes back to record
+    periods only when no block was stored after the last record file (``follow.record_fallback``)."""
     block_ns: int | None = None
     """After the cutover: the consensus end of the last block published (what the lag is measured on)."""
 
