@@ -1,5 +1,5 @@
 """Write amplification (``bench/amplification_bench.py``) on the bench's own generated stream:
-what Bigtable bills (the on-disk estimate) stays at most 1.54 bytes per byte of stream read, and
+what Bigtable bills (the on-disk estimate) stays at most 1.55 bytes per byte of stream read, and
 each transaction is stored once (in the items row), its ``transactions`` row only pointing.
 
 1.49 measured in layout 2; 1.51 when layout 3 first put ``transactions`` and ``sidecars`` rows
@@ -10,7 +10,10 @@ periods of it the fixed costs of a block weigh more (1.502). 1.564 when the toke
 (``store.token_index``) first wrote each balance change twice, by token (``holder/``) and by account
 (``tokenrel/``); 1.538 since it is written once, in ``holder/``, and ``tokenrel/`` holds the
 relationship's events and one ``held`` marker per (account, token) per block (``account_history``
-100,726 -> 92,842 rows, 8.12 -> 7.73 rows per transaction), so the bound is 1.54."""
+100,726 -> 92,842 rows, 8.12 -> 7.73 rows per transaction), so the bound was 1.54. The contract
+indexes (``store.contract_index``: a ``cresult/`` row per contract result, a ``clog/`` row per
+contract emitting logs in a transaction, pointers only) add the stream's 3,234 results: 1.538 ->
+1.545 (``account_history`` 92,842 -> 96,076 rows), so the bound is 1.55."""
 
 from __future__ import annotations
 
@@ -24,10 +27,10 @@ from bench import amplification_bench as bench
 from bench import key_spread_bench as spread
 
 
-def test_bytes_stored_per_byte_read_stay_within_one_point_five_four() -> None:
+def test_bytes_stored_per_byte_read_stay_within_one_point_five_five() -> None:
     result = bench.generated(bench.STREAM)
     assert result.transactions == 10 * 2000
-    assert result.on_disk_ratio <= 1.54, result.on_disk_ratio
+    assert result.on_disk_ratio <= 1.55, result.on_disk_ratio
     per_tx = {name: t.raw / result.transactions for name, t in result.tables.items()}
     items = result.tables[s.ITEMS]
     # The items row is the one copy: about the record files' own (gzip) size.

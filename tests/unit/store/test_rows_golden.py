@@ -42,6 +42,8 @@ from hedera_history.store import schema as s
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.entity_index import (
     AIRDROP_PREFIX,
+    CONTRACT_LOG_PREFIX,
+    CONTRACT_RESULT_PREFIX,
     REGISTERED_NODE_PREFIX,
     REWARD_PREFIX,
     SCHEDULE_PREFIX,
@@ -96,7 +98,15 @@ def input_digest(blocks: Iterable[VerifiedBlock]) -> str:
     return digest.hexdigest()
 
 
-_LATER_INDEXES = (*TOKEN_INDEX_PREFIXES, AIRDROP_PREFIX, SCHEDULE_PREFIX, REWARD_PREFIX, REGISTERED_NODE_PREFIX)
+_LATER_INDEXES = (
+    *TOKEN_INDEX_PREFIXES,
+    AIRDROP_PREFIX,
+    SCHEDULE_PREFIX,
+    REWARD_PREFIX,
+    REGISTERED_NODE_PREFIX,
+    CONTRACT_RESULT_PREFIX,
+    CONTRACT_LOG_PREFIX,
+)
 
 
 def cells_digest(blocks: Iterable[VerifiedBlock], settings: Settings = SETTINGS) -> str:
@@ -108,7 +118,7 @@ def cells_digest(blocks: Iterable[VerifiedBlock], settings: Settings = SETTINGS)
             if row.key.startswith(BLOCK_HASH_PREFIX):
                 continue  # the block-hash index came after the recording (test_block_hash_index)
             if row.table == s.ACCOUNT_HISTORY and row.key.startswith(_LATER_INDEXES):
-                continue  # so did the token, airdrop, schedule, reward and registered-node indexes
+                continue  # so did the token, airdrop, schedule, reward, registered-node and contract indexes
             _update_row(digest, row)
     return digest.hexdigest()
 

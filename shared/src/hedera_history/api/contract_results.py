@@ -20,7 +20,7 @@ from hedera_history.api import render_contracts
 from hedera_history.api.entity_lookup import resolve_entity
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
 from hedera_history.api.parse import MAX_I64, parse_int, parse_timestamp, parse_transaction_id
-from hedera_history.api.query import Query, only, order, page_limit
+from hedera_history.api.query import Query, only, operator, order, page_limit
 from hedera_history.api.render import status_name, timestamp
 from hedera_history.api.render_contracts import contract_reference, hex_data, render_state_changes
 from hedera_history.api.transaction_filters import entity_reference, last_value
@@ -28,8 +28,10 @@ from hedera_history.api.transactions_list import SUCCESS_RESULTS, parse_filters
 from hedera_history.errors import CorruptFileError, RowDecodeError
 from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.formats.transactions import transaction_body
+from hedera_history.store.contract_index import contract_result
 from hedera_history.store.decode import StoredTransaction, decode_sidecar_message
 from hedera_history.store.reader import HistoryReader
+from hedera_history.store.reader_contracts import contract_result_entries
 
 Reader = Callable[[], HistoryReader]
 SkippedRows = Callable[[Sequence[RowDecodeError]], None]
@@ -46,11 +48,9 @@ _ETHEREUM_NULLS = ("max_priority_fee_per_gas", "nonce", "r", "s", "type", "v", "
 def find_transaction(reader: HistoryReader, key: str, nonce: int = 0) -> StoredTransaction:
     """The transaction a ``transactionIdOrHash`` path value names (a consensus ``seconds.nanos``
     too, as our own sidecar routes take it)."""
-    match = _HASH.fullmatch(key)
     found: StoredTransaction | None = None
-    if match is not None:
-        digits = bytes.fromhex(match.group(1))
-        found = reader.transaction_by_hash(digits) if len(digits) == 48 else reader.transaction_by_hash_prefix(digits)
+    if _HASH.fullmatch(key):
+        found = find_transaction_by_hash(reader, key, "transactionIdOrHash")
     elif _TIMESTAMP.fullmatch(key):
         consensus_ns = parse_timestamp(key, "timestamp")
         found = reader.transaction(consensus_ns)
@@ -66,9 +66,19 @@ def find_transaction(reader: HistoryReader, key: str, nonce: int = 0) -> StoredT
     return found
 
 
-def _function_result(record: Any) -> Any | None:
-    kind = record.WhichOneof("body")
-    return getattr(record, kind) if kind in ("contractCallResult", "contractCreateResult") else None
+def find_transaction_by_hash(reader: HistoryReader, text: str, name: str) -> StoredTransaction | None:
+    """The transaction a hash names: its first 32 bytes (what EVM routes call its hash) or all 48."""
+    match = _HASH.fullmatch(text)
+    if match is None:
+        raise InvalidParamsError(f"Invalid parameter: {name}")
+    digits = bytes.fromhex(match.group(1))
+    return reader.transaction_by_hash(digits) if len(digits) == 48 else reader.transaction_by_hash_prefix(digits)
+
+
+def block_hash_text(reader: HistoryReader, number: int) -> str | None:
+    """The hash the API shows for a block (its end running hash, else its file hash)."""
+    block = reader.get_block(number)
+    return None if block is None else hex_data(block.end_running_hash or block.file_hash)
 
 
 def render_contract_result(
@@ -76,7 +86,7 @@ def render_contract_result(
 ) -> dict[str, Any] | None:
     """The contract result of a transaction, None when it has none."""
     record = stored.record()
-    result = _function_result(record)
+    result = contract_result(record)
     if result is None:
         return None
     try:
@@ -116,14 +126,10 @@ def render_contract_result(
         **dict.fromkeys(_ETHEREUM_NULLS),
     }
     if details:
-        block = reader.get_block(stored.block_number)
-        block_hash = None
-        if block is not None:
-            block_hash = hex_data(block.end_running_hash or block.file_hash)
         rendered |= {
             "access_list": [],
             "authorization_list": [],
-            "block_hash": block_hash,
+            "block_hash": block_hash_text(reader, stored.block_number),
             "block_number": stored.block_number,
             "chain_id": None,
             "gas_price": None,
@@ -234,3 +240,86 @@ def contract_result_at(get_reader: Reader, contract_text: str, timestamp_text: s
     if rendered is None or rendered["contract_id"] != contract:
         raise NotFoundError(f"no result of contract {contract} at {timestamp_text[:40]}")
     return rendered
+
+
+_LIST_NOT_SERVED = frozenset({"from", "transaction.index"})
+"""Filters of the reference's listing of every contract result this one does not take (501)."""
+
+
+def list_contract_results(get_reader: Reader, query: Query, skipped: SkippedRows) -> dict[str, Any]:
+    """Every contract result (``/api/v1/contracts/results``), newest first by default: the
+    contract results index (``store.contract_index``) read by time; ``block.number`` and
+    ``block.hash`` (eq) narrow the time range to the block's."""
+    only(query, {"limit", "order", "timestamp", "internal", "block.hash", "block.number", *_LIST_NOT_SERVED})
+    unserved = sorted(set(query) & _LIST_NOT_SERVED)
+    if unserved:
+        raise NotServedError(f"contract results are not filtered by {', '.join(unserved)} here")
+    limit = page_limit(query)
+    descending = order(query, default="desc") == "desc"
+    internal = _bool_param(query, "internal", False)
+    filters = parse_filters({"timestamp": list(query.get("timestamp", []))})
+    reader = get_reader()
+    low, high = filters.low_ns, filters.high_ns
+    span = _block_span(reader, query)
+    if span is not None:
+        low, high = max(low, span[0]), min(high, span[1])
+    found: list[dict[str, Any]] = []
+    before = high + 1 if high < MAX_I64 else None
+    last_read: int | None = None
+    more = False
+    for _ in range(MAX_HISTORY_PAGES):
+        if low > high:
+            break
+        page = contract_result_entries(reader, low, before, 100, descending=descending)
+        skipped(page.errors)
+        stored, errors = reader.transactions(page.entries)
+        skipped(errors)
+        for transaction in stored:
+            if internal or not transaction.record().transactionID.nonce:
+                rendered = render_contract_result(reader, transaction)
+                if rendered is not None:
+                    found.append(rendered)
+        more = page.more and bool(page.entries)
+        if len(found) >= limit or not more:
+            break
+        last_read = page.entries[-1].consensus_ns
+        before, low = (last_read, low) if descending else (before, last_read + 1)
+    cursor = _ns_of(found[limit - 1]) if len(found) >= limit else (last_read if more else None)
+    next_link = None
+    if cursor is not None:
+        near, far = ("lt", ("gt", "gte")) if descending else ("gt", ("lt", "lte"))
+        params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
+        params.extend(("timestamp", c) for c in query.get("timestamp", []) if c.startswith(far))
+        params.append(("timestamp", f"{near}:{timestamp(cursor)}"))
+        params.extend((name, value) for name in ("block.hash", "block.number") for value in query.get(name, []))
+        if internal:
+            params.append(("internal", "true"))
+        next_link = "/api/v1/contracts/results?" + urlencode(params)
+    return {"results": found[:limit], "links": {"next": next_link}}
+
+
+def _ns_of(rendered: dict[str, Any]) -> int:
+    return parse_timestamp(rendered["timestamp"], "timestamp")
+
+
+def _block_span(reader: HistoryReader, query: Query) -> tuple[int, int] | None:
+    """The consensus range of the block ``block.number`` or ``block.hash`` names; an empty range
+    when it is not stored; None when neither is asked."""
+    number_text, hash_text = last_value(query, "block.number"), last_value(query, "block.hash")
+    number: int | None = None
+    if number_text is not None:
+        op, value = operator(number_text, "block.number")
+        if op != "eq":
+            raise InvalidParamsError("Invalid parameter: block.number")
+        number = parse_int(value, "block.number")
+    elif hash_text is not None:
+        match = _HASH.fullmatch(hash_text)
+        if match is None:
+            raise InvalidParamsError("Invalid parameter: block.hash")
+        number = reader.block_number_for_hash(bytes.fromhex(match.group(1)))
+    else:
+        return None
+    block = None if number is None else reader.get_block(number)
+    if block is None:
+        return (1, 0)
+    return block.consensus_start, block.consensus_end

@@ -57,6 +57,21 @@ ERRATA_KINDS = ["INSERT", "UPDATE", "DELETE"]
 CALL_OPERATION_TYPES = ["CALL", "CALLCODE", "CREATE", "CREATE2", "DELEGATECALL", "STATICCALL", "UNKNOWN"]
 
 
+_LOG_PARAMS = [
+    _param("index", "query", "eq:, gt:, gte:, lt:, lte: the log's index in its result, beside a timestamp", array=True),
+    _param("limit", "query", "Page size, 1-100 (default 25)"),
+    _param("order", "query", "asc or desc (default)"),
+    _param("timestamp", "query", "eq:, gt:, gte:, lt:, lte: 'seconds.nanos'", array=True),
+    _param("transaction.hash", "query", "The logs of one transaction, by its 32- or 48-byte hash"),
+    *(
+        _param(
+            f"topic{n}", "query", "Hex topic (any of the values); needs a timestamp range of at most 7 days", array=True
+        )
+        for n in range(4)
+    ),
+]
+
+
 def _object(properties: Mapping[str, str | tuple[str, list[str]]], **schemas: dict[str, Any]) -> dict[str, Any]:
     """An object schema; a property is a type name, or (type name, allowed values); ``schemas``:
     properties given as whole schemas."""
@@ -193,6 +208,28 @@ def openapi_document() -> dict[str, Any]:
                 _param("hbar", "query", "false: amount in weibars"),
             ],
             "ContractResult",
+        ),
+        "/api/v1/contracts/results": _get(
+            "Every contract result, newest first by default",
+            [
+                limit,
+                _param("order", "query", "asc or desc (default)"),
+                _param("timestamp", "query", "eq:, gt:, gte:, lt:, lte: 'seconds.nanos'", array=True),
+                _param("internal", "query", "true: child results too"),
+                _param("block.number", "query", "The results of one block (eq)"),
+                _param("block.hash", "query", "The results of one block, by its 32- or 48-byte hash"),
+            ],
+            "ContractResults",
+        ),
+        "/api/v1/contracts/results/logs": _get(
+            "Every contract's logs, by consensus time then index, newest first by default",
+            _LOG_PARAMS,
+            "ContractLogs",
+        ),
+        "/api/v1/contracts/{contractIdOrAddress}/results/logs": _get(
+            "The logs a contract emitted, by consensus time then index, newest first by default",
+            [_param("contractIdOrAddress", "path", "shard.realm.num, num or EVM address"), *_LOG_PARAMS],
+            "ContractLogs",
         ),
         "/api/v1/contracts/{contractIdOrAddress}": _get(
             "A contract: admin key, memo, EVM address, creation and bytecode from its history",
@@ -466,6 +503,7 @@ def openapi_document() -> dict[str, Any]:
         "ContractResult": {"type": "object", "description": "As the reference mirror node's ContractResultDetails"},
         "Contract": {"type": "object", "description": "As the reference mirror node's ContractResponse"},
         "ContractResults": _page("results", obj),
+        "ContractLogs": _page("logs", obj),
         "NetworkNodes": _page("nodes", obj),
         "SidecarRecords": _page("sidecars", _ref("SidecarRecord"), links=False),
     }

@@ -24,9 +24,12 @@ SERVED: dict[str, Fidelity] = {
     "/api/v1/blocks": "identical",
     "/api/v1/blocks/{hashOrNumber}": "identical",
     "/api/v1/contracts/{contractIdOrAddress}": "differences",
+    "/api/v1/contracts/results": "differences",
+    "/api/v1/contracts/results/logs": "differences",
     "/api/v1/contracts/results/{transactionIdOrHash}": "differences",
     "/api/v1/contracts/results/{transactionIdOrHash}/actions": "identical",
     "/api/v1/contracts/{contractIdOrAddress}/results": "differences",
+    "/api/v1/contracts/{contractIdOrAddress}/results/logs": "differences",
     "/api/v1/contracts/{contractIdOrAddress}/results/{timestamp}": "differences",
     "/api/v1/network/exchangerate": "identical",
     "/api/v1/network/fees": "identical",
@@ -60,10 +63,7 @@ NOT_SERVED: dict[str, str] = {
     "/api/v1/contracts/call": "an EVM simulation against live contract state (POST)",
     "/api/v1/contracts": _NO_INDEX + " (every contract with its live state)",
     "/api/v1/contracts/{contractIdOrAddress}/state": _LIVE + " (contract storage now)",
-    "/api/v1/contracts/results": _NO_INDEX + " (every contract result)",
     "/api/v1/contracts/results/{transactionIdOrHash}/opcodes": "a re-execution of the transaction on the EVM",
-    "/api/v1/contracts/{contractIdOrAddress}/results/logs": _NO_INDEX + " (logs by contract and topic)",
-    "/api/v1/contracts/results/logs": _NO_INDEX + " (logs by topic)",
 }
 
 

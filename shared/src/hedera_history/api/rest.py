@@ -14,7 +14,13 @@ from hedera_history.api.allowances import crypto_allowances, nft_allowances, tok
 from hedera_history.api.balances import rest_balances
 from hedera_history.api.blocks import get_block, list_blocks
 from hedera_history.api.contract_entity import get_contract
-from hedera_history.api.contract_results import contract_result_at, contract_results, get_contract_result
+from hedera_history.api.contract_logs import all_contract_logs, contract_logs
+from hedera_history.api.contract_results import (
+    contract_result_at,
+    contract_results,
+    get_contract_result,
+    list_contract_results,
+)
 from hedera_history.api.contracts import contract_actions, contract_sidecars, contract_state_changes
 from hedera_history.api.errata import rest_errata
 from hedera_history.api.errors import InvalidParamsError, NotFoundError, NotServedError
@@ -129,9 +135,12 @@ _ROUTES: tuple[tuple[tuple[str, ...], _RouteHandler], ...] = (
     (("accounts", _ANY), lambda r, q, account: get_account(r, account, q, log_skipped_rows)),
     (("transactions", _ANY), lambda r, q, key: get_transactions(r, key, q)),
     (("accounts", _ANY, "transactions"), lambda r, q, account: account_transactions(r, account, q)),
+    (("contracts", "results"), lambda r, q: list_contract_results(r, q, log_skipped_rows)),
+    (("contracts", "results", "logs"), lambda r, q: all_contract_logs(r, q, log_skipped_rows)),
     (("contracts", "results", _ANY), lambda r, q, key: get_contract_result(r, key, q)),
     (("contracts", _ANY), lambda r, q, contract: get_contract(r, contract, q)),
     (("contracts", _ANY, "results"), lambda r, q, contract: contract_results(r, contract, q, log_skipped_rows)),
+    (("contracts", _ANY, "results", "logs"), lambda r, q, contract: contract_logs(r, contract, q, log_skipped_rows)),
     (("contracts", _ANY, "results", _ANY), lambda r, q, contract, at: contract_result_at(r, contract, at, q)),
     (("contracts", "results", _ANY, "actions"), lambda r, q, at: contract_actions(r, at, q)),
     (("contracts", "results", _ANY, "state"), lambda r, q, at: contract_state_changes(r, at, q)),

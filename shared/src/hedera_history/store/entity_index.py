@@ -51,6 +51,10 @@ REWARD_PREFIX = b"reward/"
 """Staking rewards paid, by account, newest first (``store.reward_index``)."""
 REGISTERED_NODE_PREFIX = b"regnode/"
 """Registered nodes' creations, updates and deletions, by node id (``store.registered_node_index``)."""
+CONTRACT_RESULT_PREFIX = b"cresult/"
+"""Contract results by time (``store.contract_index``)."""
+CONTRACT_LOG_PREFIX = b"clog/"
+"""The transactions each contract emitted logs in, newest first (``store.contract_index``)."""
 TOKEN_INDEX_PREFIXES = (b"supply/", b"holder/", b"tokenrel/", b"nft/", b"nftowner/", b"allowance/", b"tokenlist/")
 """Token supply, balances, relationships, NFTs, allowances and creations by id (``store.token_index``)."""
 _INDEX_PREFIXES = (
@@ -62,6 +66,8 @@ _INDEX_PREFIXES = (
     SCHEDULE_PREFIX,
     REWARD_PREFIX,
     REGISTERED_NODE_PREFIX,
+    CONTRACT_RESULT_PREFIX,
+    CONTRACT_LOG_PREFIX,
     *TOKEN_INDEX_PREFIXES,
 )
 EVM_ADDRESS_BYTES = 20

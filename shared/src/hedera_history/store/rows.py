@@ -39,6 +39,7 @@ from hedera_history.store.airdrop_index import airdrop_index_keys
 from hedera_history.store.block_items import cell_qualifier, items_cells
 from hedera_history.store.block_totals import contract_totals
 from hedera_history.store.chaintime import block_time_ns, cell_timestamp_micros
+from hedera_history.store.contract_index import contract_index_keys
 from hedera_history.store.duplicates import (
     Q_PART,
     DuplicateBlock,
@@ -489,12 +490,16 @@ def _add_transaction(
     if not has_id and body is not None and body.HasField("transactionID"):
         _put_id(rows.tables[s.TX_BY_ID], qualifier_for_consensus(consensus), place, body.transactionID, status)
     if case in _UNINDEXED_CASES and not index_fields & ~_TOKEN_FIELDS:
-        # Only the token index may have rows for it: its token transfers, associations, approvals.
+        # Only the token index may have rows for it (token transfers, associations, approvals), and
+        # the contract index when the record holds a call's result (a child's too, whatever its case).
+        index_keys = contract_index_keys(record, consensus)
         if index_fields or (case == "cryptoTransfer" and may_approve(item.transaction_bytes)):
-            index_keys = token_index_keys(case, body, record, consensus, item.transaction_bytes, rows)
+            index_keys += token_index_keys(case, body, record, consensus, item.transaction_bytes, rows)
+        if index_keys:
             rows.account_history.update((key, pointer) for key in index_keys)
         return
     index_keys = entity_index_keys(body, record, consensus)  # creations, updates, aliases: rare
+    index_keys += contract_index_keys(record, consensus)
     index_keys += reward_index_keys(record, consensus)
     if body is not None:
         index_keys += topic_index_keys(case, body, record, consensus) + file_index_keys(case, body, record, consensus)
