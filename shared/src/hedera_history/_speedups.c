@@ -1239,6 +1239,10 @@ static int record_index_bit(uint64_t number) {
     }
 }
 
+/* The bit (store.rows.record_index_fields) of a record whose body oneof's member is
+ * contractCallResult (7): the contract index (store.contract_index) reads it whatever the body's case. */
+#define CONTRACT_CALL_RESULT_BIT 32
+
 /* 1, or 0 when the bytes are malformed. */
 static int read_record_summary(const unsigned char *p, const unsigned char *end, RecordSummary *s) {
     memset(s, 0, sizeof *s);
@@ -1278,6 +1282,7 @@ static int read_record_summary(const unsigned char *p, const unsigned char *end,
         }
     }
     if (result_member == 8) s->index_fields |= record_index_bit(8);
+    if (result_member == 7) s->index_fields |= CONTRACT_CALL_RESULT_BIT;
     return 1;
 }
 

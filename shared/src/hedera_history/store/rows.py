@@ -463,9 +463,13 @@ _UNINDEXED_CASES = frozenset({"cryptoTransfer", "contractCall", "ethereumTransac
 transaction has index rows only through a record field :func:`record_index_fields` names, or, a
 CryptoTransfer, an approved transfer (``token_index.may_approve``)."""
 _CREATED_CONTRACT, _TOKEN_TRANSFERS, _SCHEDULE_REF, _TOKEN_ASSOCIATIONS, _STAKING_REWARDS = 1, 2, 4, 8, 16
+_CALL_RESULT = 32
 """The bits of :func:`record_index_fields`."""
 _TOKEN_FIELDS = _TOKEN_TRANSFERS | _TOKEN_ASSOCIATIONS
 """Of a transaction of those cases, only the token index reads these."""
+_SHORT_PATH_FIELDS = _TOKEN_FIELDS | _CALL_RESULT
+"""Of a transaction of those cases, only the token index and the contract index (a call's result)
+read these."""
 
 
 def _add_transaction(
@@ -489,11 +493,11 @@ def _add_transaction(
     pointer, status, has_id, index_fields = _transaction_rows(record, body, case, item, rows.targets, place)
     if not has_id and body is not None and body.HasField("transactionID"):
         _put_id(rows.tables[s.TX_BY_ID], qualifier_for_consensus(consensus), place, body.transactionID, status)
-    if case in _UNINDEXED_CASES and not index_fields & ~_TOKEN_FIELDS:
+    if case in _UNINDEXED_CASES and not index_fields & ~_SHORT_PATH_FIELDS:
         # Only the token index may have rows for it (token transfers, associations, approvals), and
-        # the contract index when the record holds a call's result (a child's too, whatever its case).
-        index_keys = contract_index_keys(record, consensus)
-        if index_fields or (case == "cryptoTransfer" and may_approve(item.transaction_bytes)):
+        # the contract index when the record holds a call's result.
+        index_keys = contract_index_keys(record, consensus) if index_fields & _CALL_RESULT else []
+        if index_fields & _TOKEN_FIELDS or (case == "cryptoTransfer" and may_approve(item.transaction_bytes)):
             index_keys += token_index_keys(case, body, record, consensus, item.transaction_bytes, rows)
         if index_keys:
             rows.account_history.update((key, pointer) for key in index_keys)
@@ -568,9 +572,10 @@ def python_transaction_rows(
 def record_index_fields(record: Any) -> int:
     """Which of the fields an index reads whatever the body's case the record holds, as bits: a
     created contract's result, token transfers, a schedule reference, automatic token associations,
-    staking rewards paid."""
+    staking rewards paid, a call's result."""
     fields = (
         (record.HasField("contractCreateResult"), _CREATED_CONTRACT),
+        (record.HasField("contractCallResult"), _CALL_RESULT),
         (len(record.tokenTransferLists), _TOKEN_TRANSFERS),
         (record.HasField("scheduleRef"), _SCHEDULE_REF),
         (len(record.automatic_token_associations), _TOKEN_ASSOCIATIONS),
