@@ -190,9 +190,42 @@ class TssRosterError(TssError):
     """A key of the ledger's roster carries a proof of knowledge that does not verify."""
 
 
+class TssWrapsError(TssError):
+    """The compressed WRAPS proof does not endorse the hinTS verification key for this ledger
+    (``hedera_history.verify.tss.wraps``)."""
+
+
+class TssWrapsFormatError(TssWrapsError, TssFormatError):
+    """The WRAPS proof or the ledger's WRAPS verification key does not decode: a wrong length or
+    vector length, a point off its curve or outside its prime-order subgroup, a scalar or
+    coordinate not below its modulus."""
+
+
+class TssWrapsLedgerError(TssWrapsError):
+    """The WRAPS proof's initial state (z_0[0], the genesis roster's hash) is not the ledger id."""
+
+
+class TssWrapsKeyError(TssWrapsError):
+    """The WRAPS proof's final state (z_i[1]) is not the Poseidon hash of the hinTS key that signs."""
+
+
+class TssWrapsFoldingError(TssWrapsError):
+    """The WRAPS proof folds fewer than two steps, or its incoming instance's error commitment is
+    not zero."""
+
+
+class TssWrapsSnarkError(TssWrapsError):
+    """The WRAPS proof's Groth16 proof does not verify for its public inputs."""
+
+
+class TssWrapsOpeningError(TssWrapsError):
+    """A KZG opening of the WRAPS proof's folded instance does not verify."""
+
+
 class TssUnverifiableProofError(TssError):
-    """The endorsement is a form this project does not check (a compressed WRAPS proof) and the
-    verification key was never proven before: the signature is never counted as verified."""
+    """The endorsement cannot be checked here and the verification key was never proven before
+    (a WRAPS proof under a ledger publication without a WRAPS verification key): the signature is
+    never counted as verified."""
 
 
 class TssStateProofError(TssError):

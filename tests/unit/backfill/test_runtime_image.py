@@ -70,6 +70,7 @@ IMPORTED_AS = {
     "boto3": "boto3",
     "zstandard": "zstandard",
     "py-arkworks-bls12381": "py_arkworks_bls12381",
+    "py-ecc": "py_ecc",
     "pycryptodome": "Crypto",
 }
 """Each direct dependency of pyproject.toml by the module the project imports it as."""

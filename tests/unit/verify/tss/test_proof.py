@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from hedera_history.errors import (
     TssFormatError,
     TssStateProofError,
     TssUnverifiableProofError,
+    TssWrapsError,
+    TssWrapsLedgerError,
 )
 from hedera_history.verify.tss import (
     Endorsement,
@@ -74,15 +77,49 @@ def test_a_failed_endorsement_proves_nothing(tss_blocks: tuple[TssBlock, ...], p
     assert trust.proven_keys == frozenset()
 
 
-def test_a_wraps_proof_for_a_key_never_proven_is_unverifiable(
+def test_a_wraps_proof_of_another_ledger_proves_nothing(
     tss_blocks: tuple[TssBlock, ...], publication: LedgerPublication, wraps_proof: bytes
 ) -> None:
+    trust = TssTrust(publication)
     signature = tss_blocks[0].signature[:HINTS_END] + wraps_proof
-    verdict = verify_tss_signature(tss_blocks[0].root, signature, TssTrust(publication))
+    verdict = verify_tss_signature(tss_blocks[0].root, signature, trust)
     assert verdict.form is ProofForm.WRAPS
     assert not verdict.verified
-    assert isinstance(verdict.reason, TssUnverifiableProofError)
+    assert isinstance(verdict.reason, TssWrapsLedgerError)
     assert verdict.endorsement is Endorsement.NONE
+    assert trust.proven_keys == frozenset()
+
+
+def test_a_wraps_proof_is_unverifiable_without_the_ledgers_wraps_key(
+    tss_blocks: tuple[TssBlock, ...], publication: LedgerPublication, wraps_proof: bytes
+) -> None:
+    without_key = dataclasses.replace(publication, history_proof_verification_key=b"")
+    signature = tss_blocks[0].signature[:HINTS_END] + wraps_proof
+    verdict = verify_tss_signature(tss_blocks[0].root, signature, TssTrust(without_key))
+    assert isinstance(verdict.reason, TssUnverifiableProofError)
+    assert not verdict.verified
+
+
+def test_a_key_a_wraps_proof_endorses_is_proven_from_then_on(
+    tss_blocks: tuple[TssBlock, ...],
+    publication: LedgerPublication,
+    wraps_proof: bytes,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The wiring only (the WRAPS check itself is tests/unit/verify/tss/test_wraps.py): no WRAPS
+    proof endorses the real blocks' key, so the check is stubbed to record what it is asked."""
+    asked: list[tuple[bytes, bytes, bytes, bytes]] = []
+    monkeypatch.setattr(proof, "verify_wraps", lambda *args: asked.append(args))
+    trust = TssTrust(publication)
+    key = tss_blocks[5].signature[:VERIFICATION_KEY_BYTES]
+    verdict = verify_tss_signature(tss_blocks[5].root, tss_blocks[5].signature[:HINTS_END] + wraps_proof, trust)
+    assert verdict.verified, verdict.reason
+    assert verdict.endorsement is Endorsement.WRAPS
+    assert asked == [(publication.history_proof_verification_key, wraps_proof, publication.ledger_id, key)]
+    assert trust.proven_keys == {key}
+    again = verify_tss_signature(tss_blocks[5].root, tss_blocks[5].signature[:HINTS_END] + wraps_proof, trust)
+    assert again.endorsement is Endorsement.TRUSTED
+    assert len(asked) == 1
 
 
 def test_a_wraps_proof_for_a_proven_key_verifies_on_the_earlier_proof(
@@ -103,7 +140,7 @@ def test_a_new_key_needs_its_own_endorsement(
     trust = TssTrust(publication, proven_keys=[key])
     other_key = key[:-1] + bytes([key[-1] ^ 1])
     signature = other_key + tss_blocks[0].signature[VERIFICATION_KEY_BYTES:HINTS_END] + wraps_proof
-    assert isinstance(verify_tss_signature(tss_blocks[0].root, signature, trust).reason, TssUnverifiableProofError)
+    assert isinstance(verify_tss_signature(tss_blocks[0].root, signature, trust).reason, TssWrapsError)
 
 
 def test_a_proven_key_still_needs_a_signature_over_this_root(

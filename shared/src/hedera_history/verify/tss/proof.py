@@ -6,9 +6,12 @@ compressed WRAPS proof (704, once the network's WRAPS prover has settled). The r
 (``TSS.verifyTSS`` of ``hedera-cryptography``) checks the endorsement first, then the hinTS
 signature over the message: the block root.
 
-Trust is remembered in :class:`TssTrust`: a key endorsed once (by a Schnorr signature checked here)
-stays proven for the blocks that carry it later. A WRAPS proof is never checked here: a signature
-that carries one verifies only if its key was proven before; otherwise it is reported as
+Trust is remembered in :class:`TssTrust`: a key endorsed once (by a Schnorr signature or a WRAPS
+proof checked here) stays proven for the blocks that carry it later. A WRAPS proof is checked
+(:mod:`~hedera_history.verify.tss.wraps`, about 1.5 s) when it endorses a key not proven yet, against
+the WRAPS verification key of the ledger's publication; a key proven before is trusted whatever
+WRAPS proof comes with it, as the hinTS signature must still verify under it. Under a publication
+without a WRAPS verification key an unproven key's WRAPS proof cannot be checked: reported as
 :class:`TssUnverifiableProofError` and never counted as verified.
 """
 
@@ -36,8 +39,9 @@ from hedera_history.verify.tss.schnorr import (
     verify_endorsement,
 )
 from hedera_history.verify.tss.state_proof import MerklePath, walk_state_proof
+from hedera_history.verify.tss.wraps import PROOF_BYTES, verify_wraps
 
-WRAPS_PROOF_BYTES = 704
+WRAPS_PROOF_BYTES = PROOF_BYTES
 _WEIGHT_BYTES = 32
 _TOTAL_WEIGHT_AT = 8
 _AGG_WEIGHT_AT = 96
@@ -57,6 +61,8 @@ class ProofForm(StrEnum):
 class Endorsement(StrEnum):
     SCHNORR = "schnorr"
     """The key's Schnorr endorsement was checked in this signature."""
+    WRAPS = "wraps"
+    """The key's WRAPS proof was checked in this signature."""
     TRUSTED = "trusted"
     """The key was proven earlier (the endorsement this signature carries is not what proves it)."""
     NONE = "none"
@@ -118,6 +124,18 @@ class TssTrust:
             self.remember(verification_key)
         return found
 
+    def prove_by_wraps(self, verification_key: bytes, wraps_proof: bytes) -> None:
+        """Check that ``wraps_proof`` endorses the key for this ledger (raises the check that fails);
+        the key is proven from then on."""
+        wraps_key = self.publication.history_proof_verification_key
+        if not wraps_key:
+            raise TssUnverifiableProofError(
+                "wraps proof not checked: the ledger publication carries no WRAPS verification key, and the key "
+                "it endorses was never proven by a Schnorr endorsement"
+            )
+        verify_wraps(wraps_key, wraps_proof, self.ledger_id, verification_key)
+        self.remember(verification_key)
+
 
 def verify_tss_signature(block_root: bytes, block_signature: bytes, trust: TssTrust) -> TssVerdict:
     """Whether ``block_signature`` signs ``block_root`` for the ledger ``trust`` holds."""
@@ -142,9 +160,8 @@ def verify_tss_signature(block_root: bytes, block_signature: bytes, trust: TssTr
         elif trust.is_proven(key_bytes):
             verdict = replace(verdict, endorsement=Endorsement.TRUSTED)
         else:
-            raise TssUnverifiableProofError(
-                "wraps proof not checked: the key it endorses was never proven by a Schnorr endorsement"
-            )
+            trust.prove_by_wraps(key_bytes, endorsement_bytes)
+            verdict = replace(verdict, endorsement=Endorsement.WRAPS)
         if not block_root:
             raise TssFormatError("the signed message (the block root) is empty")
         verify_hints(block_root, _verification_key(key_bytes), HintsSignature.parse(hints_bytes))
