@@ -16,8 +16,7 @@ def _factory(seed: int) -> TransactionFactory:
         random.Random(seed),
         ledger,
         node_accounts=(3, 4, 5, 6),
-        fungible_token=genesis.fungible_token,
-        nft_token=genesis.nft_token,
+        tokens=(genesis.fungible_token, genesis.nft_token),
         sidecars=False,
     )
 

@@ -239,11 +239,14 @@ class _Parsed:
 
     def _trace(self) -> Any | None:
         actions, bytecode, storage = (self._sidecar(case) for case in ("actions", "bytecode", "state_changes"))
-        if actions is None and bytecode is None and storage is None:
+        logs = self.record.contractCallResult.logInfo  # GeneratorConfig.contract_logs
+        if actions is None and bytecode is None and storage is None and not logs:
             return None
         trace = TraceData()
         evm = trace.evm_trace_data
         evm.SetInParent()
+        for log in logs:
+            evm.logs.add(contract_id=log.contractID, topics=log.topic, data=log.data)
         if actions is not None:
             evm.contract_actions.extend(actions.actions.contract_actions)
         if bytecode is not None:

@@ -123,6 +123,11 @@ class GeneratorConfig(StreamShape):
     to the receiver in the transfer list, the pair in the record's ``paid_staking_rewards`` (and a
     native block's transaction result), as the network pays a staked account's pending reward when
     its balance changes; False: none, the stream as without this setting."""
+    contract_logs: bool = False
+    """Contract calls emit logs now and then (from the called contract, sometimes from another):
+    topics, data and blooms in the record's result (and a native block's trace data), the logs in
+    the truth (``logs``); drawn apart from the rest, so False leaves the stream as without this
+    setting."""
     registered_nodes: bool = False
     """The first native periods create, update and delete registered nodes (HIP-1137) on a fixed
     plan (``gen.registered_nodes``), with their state changes, and the truth gains

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from hedera_history import hapi
+from hedera_history.formats.evm import combined_bloom, log_bloom
 from hedera_history.formats.parsed_files import SidecarType
 from hedera_history.gen.config_and_output import NS_PER_SECOND
+from hedera_history.gen.facts import EmittedLog
 
 _CONSTRUCTOR_PREFIX = bytes.fromhex("608060405234801561001057600080fd5b50")
 _RUNTIME_PREFIX = bytes.fromhex("6080604052348015600f57600080fd5b50")
@@ -38,6 +41,32 @@ def random_bytecode(rng: random.Random) -> Bytecode:
 def long_zero_address(num: int) -> bytes:
     """The 20-byte EVM address of entity ``0.0.<num>``."""
     return bytes(12) + num.to_bytes(8, "big")
+
+
+EVENT_SIGNATURES = tuple(
+    bytes.fromhex(h)
+    for h in (
+        "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",  # Transfer(address,address,uint256)
+        "8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925",  # Approval(address,address,uint256)
+        "17307eab39ab6107e8899845ad3d59bd9653f200f220920489ca2b5937696c31",  # ApprovalForAll(address,address,bool)
+    )
+)
+"""The first topics the generated logs take: a few, so a topic filter finds several logs."""
+
+
+def write_logs(result: Any, logs: tuple[EmittedLog, ...]) -> None:
+    """The logs into a call's result, each with its bloom, and the result's bloom over them (as the
+    network writes them; ``formats.block_contracts`` rebuilds the same from a block's trace data)."""
+    blooms = []
+    for log in logs:
+        info = result.logInfo.add()
+        info.contractID.contractNum = log.contract
+        info.bloom = log_bloom(long_zero_address(log.contract), log.topics)
+        info.topic.extend(log.topics)
+        info.data = log.data
+        blooms.append(info.bloom)
+    if blooms:
+        result.bloom = combined_bloom(blooms)
 
 
 def random_storage_writes(rng: random.Random, count: int) -> tuple[StorageWrite, ...]:

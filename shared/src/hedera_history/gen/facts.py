@@ -19,6 +19,15 @@ class TopicMessageFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class EmittedLog:
+    """One log of a call's result: the contract that emitted it, its topics (32 bytes each), its data."""
+
+    contract: int
+    topics: tuple[bytes, ...]
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class ItemFacts:
     """One record stream item as the generator meant it (accounts are ``0.0.<num>`` by ``num``)."""
 
@@ -65,6 +74,8 @@ class ItemFacts:
     other side of a claimed or cancelled airdrop."""
     staking_rewards: tuple[tuple[int, int], ...] = ()
     """(account, tinybar) of the record's ``paid_staking_rewards`` (``GeneratorConfig.staking_rewards``)."""
+    logs: tuple[EmittedLog, ...] = ()
+    """The logs of a call's result, in order (``GeneratorConfig.contract_logs``)."""
 
     def accounts_touched(self) -> tuple[int, ...]:
         """The accounts whose history lists this item (docs/generator.md defines the rule).

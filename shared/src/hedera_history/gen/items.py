@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from hedera_history import hapi
 from hedera_history.errors import GeneratorError
 from hedera_history.gen.config_and_output import NS_PER_SECOND
-from hedera_history.gen.facts import GeneratedItem, ItemFacts, TopicMessageFacts
+from hedera_history.gen.facts import EmittedLog, GeneratedItem, ItemFacts, TopicMessageFacts
 from hedera_history.gen.keys import account_key, compressed_public, ecdsa_signature, ed25519_public_bytes
 from hedera_history.gen.ledger import FEE_COLLECTOR, Ledger
 
@@ -102,6 +102,8 @@ class RecordDetails:
     body_accounts: tuple[int, ...] = ()
     staking_rewards: tuple[tuple[int, int], ...] = ()
     """(account, tinybar) of the record's ``paid_staking_rewards``; the moves carry them."""
+    logs: tuple[EmittedLog, ...] = ()
+    """The logs the ``fill`` writes into a call's result."""
 
 
 class ItemWriter:
@@ -197,6 +199,7 @@ class ItemWriter:
             token_created=details.token_created,
             body_accounts=details.body_accounts,
             staking_rewards=details.staking_rewards,
+            logs=details.logs,
         )
         return GeneratedItem(
             transaction_bytes=transaction_bytes,

@@ -191,10 +191,10 @@ class _Generator:
             self.rng,
             self.ledger,
             node_accounts=self.genesis.node_accounts,
-            fungible_token=self.genesis.fungible_token,
-            nft_token=self.genesis.nft_token,
+            tokens=(self.genesis.fungible_token, self.genesis.nft_token),
             sidecars=config.sidecars,
             staking_rewards=config.staking_rewards,
+            contract_logs=config.contract_logs,
         )
         self.generations = [0] * config.nodes
         self._endpoints_seed = config.seed if config.node_endpoints else None

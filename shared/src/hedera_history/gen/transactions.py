@@ -12,7 +12,7 @@ from hedera_history.errors import GeneratorError
 from hedera_history.gen import account_player, contracts, evm_accounts, network_files, token_player, topics
 from hedera_history.gen.config_and_output import NS_PER_SECOND
 from hedera_history.gen.contracts import Action, Bytecode
-from hedera_history.gen.facts import GeneratedItem
+from hedera_history.gen.facts import EmittedLog, GeneratedItem
 from hedera_history.gen.items import (
     Draft,
     ItemWriter,
@@ -56,20 +56,22 @@ class TransactionFactory:
         ledger: Ledger,
         *,
         node_accounts: Sequence[int],
-        fungible_token: int,
-        nft_token: int,
+        tokens: tuple[int, int],
         sidecars: bool,
         staking_rewards: bool = False,
+        contract_logs: bool = False,
     ) -> None:
         self.seed = seed
         self.rng = rng
         self.ledger = ledger
         self.node_accounts = tuple(node_accounts)
-        self.fungible_token = fungible_token
-        self.nft_token = nft_token
+        self.fungible_token, self.nft_token = tokens
+        """The genesis fungible token and NFT collection."""
         self.sidecars = sidecars
         self._reward_rng = random.Random(f"staking-rewards/{seed}") if staking_rewards else None
         """Draws apart from :attr:`rng`, so a stream without rewards is the stream as before."""
+        self._log_rng = random.Random(f"contract-logs/{seed}") if contract_logs else None
+        """Draws apart from :attr:`rng`, so a stream without logs is the stream as before."""
         self.writer = ItemWriter(seed, ledger)
         self._used_ids = _IssuedIds()
         self.registered_nodes = RegisteredNodePlayer(
@@ -340,6 +342,7 @@ class TransactionFactory:
                 )
             )
         sidecars = self._contract_sidecars(draft.consensus_ns, contract, None, tuple(actions))
+        logs = self._logs(contract)
 
         def result(record: hapi.TransactionRecord) -> None:
             record.receipt.contractID.contractNum = contract
@@ -350,15 +353,33 @@ class TransactionFactory:
             outcome.sender_id.accountNum = payer
             if child is not None:
                 outcome.createdContractIDs.add().contractNum = child[0]
+            contracts.write_logs(outcome, logs)
 
         # The call's result names the contract it created (createdContractIDs), so both records list it.
         created = (child[0],) if child is not None else ()
         parent = self.writer.finish(
-            draft, fee, {}, RecordDetails(created=created, contract=contract, fill=result, sidecars=sidecars)
+            draft, fee, {}, RecordDetails(created=created, contract=contract, fill=result, sidecars=sidecars, logs=logs)
         )
         if child is None:
             return [parent]
         return [parent, self._child_create(draft, *child)]
+
+    def _logs(self, called: int) -> tuple[EmittedLog, ...]:
+        """The logs a call emits (none without ``contract_logs``): up to three, most from the called
+        contract, now and then from another; an event signature from a few, then up to three
+        indexed words (an address, left-padded, or a random word), then 0-2 words of data."""
+        rng = self._log_rng
+        if rng is None:
+            return ()
+        logs = []
+        for _ in range(rng.choice((0, 1, 1, 2, 3))):
+            emitter = called if rng.random() < 0.75 else rng.choice(self.ledger.contracts)
+            topics = [contracts.EVENT_SIGNATURES[rng.randrange(len(contracts.EVENT_SIGNATURES))]]
+            for _ in range(rng.randint(0, 3)):
+                word = rng.randbytes(20).rjust(32, b"\x00") if rng.random() < 0.5 else rng.randbytes(32)
+                topics.append(word)
+            logs.append(EmittedLog(emitter, tuple(topics), rng.randbytes(32 * rng.randint(0, 2))))
+        return tuple(logs)
 
     def _child_create(self, parent: Draft, contract: int, code: Bytecode) -> GeneratedItem:
         """The record of a contract a call created: the parent's transaction id with nonce 1, at

@@ -115,6 +115,11 @@ def transaction_truth(
         ]
     if facts.staking_rewards:
         truth["staking_rewards"] = [{"account": account(a), "amount": amount} for a, amount in facts.staking_rewards]
+    if facts.logs:  # only streams with contract logs (GeneratorConfig.contract_logs) carry these
+        truth["logs"] = [
+            {"contract": account(log.contract), "topics": [t.hex() for t in log.topics], "data": log.data.hex()}
+            for log in facts.logs
+        ]
     if facts.system_file is not None:
         file, contents = facts.system_file
         truth["system_file"] = {"file": account(file), "contents": contents.hex()}
