@@ -13,7 +13,8 @@ For a ``ProofBundle`` holding ``native_block`` evidence (``proofs.native``):
 5. the subject: the signed transaction's id, nonce and scheduled flag and the result's consensus
    time (``ProofSubjectError``).
 
-A WRAPS-endorsed signature is never accepted here (``verify.tss`` does not check WRAPS proofs).
+A WRAPS-endorsed signature is accepted when its WRAPS proof verifies under the ledger's WRAPS key
+(``verify.tss.wraps``, about 1.5 s per proof).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ signatures endorse hinTS keys); :class:`LedgerTssCheck` reads it from block 0 wh
 block 0, else from the block 0 it is given (one stored before), and each later block is checked
 against it, keys proven once staying proven (:class:`~hedera_history.verify.tss.TssTrust`). A
 configured ledger id pins the ledger: block 0 must publish that id. Without any block 0 no
-endorsement can be checked (the roster is in block 0 and WRAPS proofs are not checked here), so a
-later block is :class:`TssUnverifiableProofError`, never verified. Pure: no I/O.
+endorsement can be checked (the roster and the WRAPS verification key are both in block 0's
+publication), so a later block is :class:`TssUnverifiableProofError`, never verified. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class LedgerTssCheck:
         if self.trust is None:
             raise TssUnverifiableProofError(
                 f"block {block.number}: the ledger's roster is published in block 0, which is not in this run "
-                "(and a WRAPS proof, which needs only the ledger id, is not checked here)"
+                "(and so is the WRAPS verification key a WRAPS proof is checked under)"
             )
         return self.trust
 

@@ -1,5 +1,6 @@
-"""TSS block proofs verified in Python: hinTS over BLS12-381, the ledger's Schnorr endorsement of
-the hinTS key, and block state proofs. Pure: no I/O."""
+"""TSS block proofs verified in Python: hinTS over BLS12-381, the ledger's endorsement of the
+hinTS key (an aggregate Schnorr signature or a compressed WRAPS proof over BN254), and block state
+proofs. Pure: no I/O."""
 
 from hedera_history.verify.tss.ledger import LedgerPublication, find_publication, publication_from_signed_transaction
 from hedera_history.verify.tss.proof import (

@@ -26,7 +26,7 @@ LEDGER_ID_BYTES = 32
 class LedgerPublication:
     ledger_id: bytes
     history_proof_verification_key: bytes
-    """The WRAPS verification key (kept for the record: WRAPS proofs are not checked here)."""
+    """The WRAPS verification key, under which the WRAPS proofs endorsing hinTS keys are checked."""
     roster: tuple[RosterEntry, ...]
 
 
