@@ -62,9 +62,10 @@ GENERATED_CONFIG = GeneratorConfig(
     network_files=True,
     rotate_key=False,
     stake_updates={2: STAKES},
+    contract_logs=True,
 )
 """What the real sets do not hold: topics and their messages, exchange-rate and fee-schedule updates,
-a NodeStakeUpdate; its genesis balances loaded and applied, for the supply and the accounts list."""
+a NodeStakeUpdate, contract logs; its genesis balances loaded and applied, for the supply and the accounts list."""
 
 
 @dataclass
@@ -307,6 +308,25 @@ def test_contract_results(checker: Checker) -> None:
     checker.get("v6", "/api/v1/contracts/results/0.0.2-1-1/actions", 404)
     checker.get("v6", "/api/v1/contracts/0.0.1002/results?order=sideways", 400)
     checker.not_served("v6", "/api/v1/contracts/0.0.1002/results?block.number=6")
+    every = checker.follow("v6", "/api/v1/contracts/results?internal=true", "results")
+    assert [r["timestamp"] for r in every] == [child["timestamp"], CONTRACT_CALL]
+    checker.get("v6", "/api/v1/contracts/results?block.number=sideways", 400)
+
+
+def test_contract_logs(checker: Checker) -> None:
+    """Logs of the generated set's calls (``GeneratorConfig.contract_logs``), every contract's and one's."""
+    logs = checker.follow(GENERATED, "/api/v1/contracts/results/logs?limit=3", "logs")
+    assert logs, "the generated set's calls emit logs"
+    contract = logs[0]["contract_id"]
+    own = checker.follow(GENERATED, f"/api/v1/contracts/{contract}/results/logs", "logs")
+    assert own == [log for log in logs if log["contract_id"] == contract]
+    low, high = logs[-1]["timestamp"], logs[0]["timestamp"]
+    topic = logs[0]["topics"][0]
+    query = f"topic0={topic}&timestamp=gte:{low}&timestamp=lte:{high}&order=asc"
+    chosen = checker.follow(GENERATED, f"/api/v1/contracts/results/logs?{query}", "logs")
+    assert chosen == [log for log in reversed(logs) if log["topics"][0] == topic]
+    checker.get(GENERATED, f"/api/v1/contracts/results/logs?topic0={topic}", 400)
+    checker.get(GENERATED, f"/api/v1/contracts/{contract}/results/logs?index=gt:1", 400)
 
 
 @pytest.mark.parametrize("data_set", sorted(SETS))
