@@ -11,7 +11,10 @@ Per check, the median of ``SAMPLES`` runs in thread CPU time (``time.thread_time
   parse, hinTS) with a fresh trust; ``whole, endorsement seen``: the same once the trust has checked
   this endorsement (every later block until WRAPS settles); ``whole state proof``: walk, then the
   whole signature with a fresh trust;
-- ``ledger roster``: reading block 0's publication with its four proofs of knowledge (once per ledger).
+- ``ledger roster``: reading block 0's publication with its four proofs of knowledge (once per ledger);
+- ``WRAPS proof``: parsing the block-signing tool's compressed genesis WRAPS proof and its decider
+  check (fold, Groth16, two KZG openings) under block 0's WRAPS key, once per new hinTS key;
+  ``WRAPS key parse``: reading that 1768-byte key (its G2 points checked for the subgroup), once per ledger.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from hedera_history.verify.tss.hints import (
 )
 from hedera_history.verify.tss.poseidon import hash_bytes
 from hedera_history.verify.tss.schnorr import SchnorrEndorsement, endorsed_message, verify_endorsement
+from hedera_history.verify.tss.wraps import WrapsProof, WrapsVerificationKey, verify_decider
 
 from bench.machine import reports_machine
 from bench.timing import timed
@@ -44,7 +48,11 @@ def median_ms(action: Callable[[], object]) -> float:
 
 @reports_machine
 def main() -> None:
-    from tests.conformance.tss_blocks import ledger_publication, load_block  # noqa: PLC0415 (found from the checkout)
+    from tests.conformance.tss_blocks import (  # noqa: PLC0415 (found from the checkout)
+        WRAPS_PROOF,
+        ledger_publication,
+        load_block,
+    )
     from tests.data_dir import real_data_dir  # noqa: PLC0415
 
     data = real_data_dir()
@@ -55,6 +63,9 @@ def main() -> None:
     hints_bytes = signature[VERIFICATION_KEY_BYTES : VERIFICATION_KEY_BYTES + SIGNATURE_BYTES]
     endorsement_bytes = signature[VERIFICATION_KEY_BYTES + SIGNATURE_BYTES :]
     key, hints_signature = HintsVerificationKey.parse(key_bytes), HintsSignature.parse(hints_bytes)
+    wraps_bytes = (data / WRAPS_PROOF).read_bytes()
+    wraps_key_bytes = publication.history_proof_verification_key
+    wraps_key = WrapsVerificationKey.parse(wraps_key_bytes)
 
     def endorse() -> object:
         message = endorsed_message(publication.ledger_id, key_bytes)
@@ -74,6 +85,8 @@ def main() -> None:
             block_one.root, block_one.paths, block_one.signature, TssTrust(publication)
         ),
         "ledger roster": lambda: ledger_publication(block_zero),
+        "WRAPS proof": lambda: verify_decider(wraps_key, WrapsProof.parse(wraps_bytes)),
+        "WRAPS key parse": lambda: WrapsVerificationKey.parse(wraps_key_bytes),
     }
     print(f"median of {SAMPLES} runs, thread CPU")
     for name, action in checks.items():

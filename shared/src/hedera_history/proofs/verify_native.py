@@ -14,7 +14,7 @@ For a ``ProofBundle`` holding ``native_block`` evidence (``proofs.native``):
    time (``ProofSubjectError``).
 
 A WRAPS-endorsed signature is accepted when its WRAPS proof verifies under the ledger's WRAPS key
-(``verify.tss.wraps``, about 1.5 s per proof).
+(``verify.tss.wraps``, about 1.2 s per proof).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ signature over the message: the block root.
 
 Trust is remembered in :class:`TssTrust`: a key endorsed once (by a Schnorr signature or a WRAPS
 proof checked here) stays proven for the blocks that carry it later. A WRAPS proof is checked
-(:mod:`~hedera_history.verify.tss.wraps`, about 1.5 s) when it endorses a key not proven yet, against
+(:mod:`~hedera_history.verify.tss.wraps`, about 1.2 s) when it endorses a key not proven yet, against
 the WRAPS verification key of the ledger's publication; a key proven before is trusted whatever
 WRAPS proof comes with it, as the hinTS signature must still verify under it. Under a publication
 without a WRAPS verification key an unproven key's WRAPS proof cannot be checked: reported as
