@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from hedera_history.api import handle
 from hedera_history.api.render import timestamp
 from hedera_history.config import Settings
+from hedera_history.store import schema as s
 from hedera_history.store.contract_index import contract_index_keys, decode_contract_log_key
 from hedera_history.store.reader import HistoryReader
 from hedera_history.store.rows import block_to_rows
 from hedera_history.store.writer import BlockWriter
 
+from tests.unit.api.paging import every_page
 from tests.unit.store.builders import (
     BASE_NS,
     NS,
@@ -70,17 +71,18 @@ class World:
         ]
         self.plain = call_tx(start + CALLS * NS, 2003, [])
         txs = [*self.calls[:6], transfer_tx(start + 6 * NS + 1, 1001, 1002), *self.calls[6:], self.plain]
-        self.gateway = MemoryGateway()
-        BlockWriter(self.gateway, SETTINGS).write_blocks([make_block(7, txs)])
+        gateway = MemoryGateway()
+        BlockWriter(gateway, SETTINGS).write_blocks([make_block(7, txs)])
+        # Block 8's rows without its completion: it stays invisible.
         hidden = make_block(8, [call_tx(start + 100 * NS, 2001, [(2001, [TOPIC], b"")])])
-        for row in block_to_rows(hidden, SETTINGS).rows:  # no completion: block 8 stays invisible
-            self.gateway.mutate_rows(row.table, [row])
-        self.reader = HistoryReader(self.gateway)
+        gateway.mutate_rows(
+            s.ACCOUNT_HISTORY, [r for r in block_to_rows(hidden, SETTINGS).rows if r.table == s.ACCOUNT_HISTORY]
+        )
+        self.reader = HistoryReader(gateway)
 
     def get(self, path: str, query: dict[str, list[str]] | None = None) -> tuple[int, Any]:
         response = handle(lambda: self.reader, "GET", path, query or {}, b"")
-        json.dumps(response.body)
-        return response.status, response.body
+        return response.status, json.loads(json.dumps(response.body))
 
 
 @pytest.fixture(scope="module")
@@ -89,17 +91,7 @@ def world() -> World:
 
 
 def follow(world: World, path: str, query: dict[str, list[str]], field: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    for _ in range(50):
-        status, page = world.get(path, query)
-        assert status == 200, page
-        found.extend(page[field])
-        link = page["links"]["next"]
-        if link is None:
-            return found
-        parts = urlsplit(link)
-        path, query = parts.path, parse_qs(parts.query)
-    raise AssertionError("the links never end")
+    return every_page(world.reader, path, query, field)
 
 
 def test_index_rows_point_at_each_emitter_once(world: World) -> None:

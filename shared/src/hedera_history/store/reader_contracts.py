@@ -7,7 +7,7 @@ are no reverse scans)."""
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hedera_history.errors import RowDecodeError
@@ -38,16 +38,10 @@ def contract_result_entries(
 ) -> ContractEntries:
     """Up to ``limit`` transactions holding a contract result at or after ``from_ns`` and before
     ``before_ns`` (None: no end), newest first unless not ``descending``."""
-    errors: list[RowDecodeError] = []
-    if before_ns is not None and before_ns <= max(from_ns, 0):
+    if _empty(from_ns, before_ns):
         return ContractEntries((), False)
-    chunk = limit + 1 if descending else 500
-    scans = [
-        _entries(scan_index(reader, key_range, _decode_result, errors, chunk_rows=chunk))
-        for key_range in contract_result_ranges(before_ns, from_ns)
-    ]
-    merged = heapq.merge(*scans, key=lambda entry: -entry.consensus_ns)
-    return _page(merged, limit, descending, errors)
+    ranges = contract_result_ranges(before_ns, from_ns)
+    return _entries_page(reader, ranges, decode_contract_result_key, limit, descending)
 
 
 def contract_log_entries(
@@ -55,21 +49,31 @@ def contract_log_entries(
 ) -> ContractEntries:
     """Up to ``limit`` transactions ``contract`` emitted logs in, at or after ``from_ns`` and before
     ``before_ns`` (None: no end), newest first unless not ``descending``."""
-    errors: list[RowDecodeError] = []
-    if before_ns is not None and before_ns <= max(from_ns, 0):
+    if _empty(from_ns, before_ns):
         return ContractEntries((), False)
-    chunk = limit + 1 if descending else 500
-    scan = _entries(
-        scan_index(reader, contract_log_range(contract, before_ns, from_ns), _decode_log, errors, chunk_rows=chunk)
-    )
-    return _page(scan, limit, descending, errors)
+    ranges = (contract_log_range(contract, before_ns, from_ns),)
+    return _entries_page(reader, ranges, _log_consensus, limit, descending)
 
 
-def _page(
-    entries: Iterator[AccountHistoryEntry], limit: int, descending: bool, errors: list[RowDecodeError]
+def _entries_page(
+    reader: HistoryReader,
+    ranges: Sequence[tuple[bytes, bytes]],
+    consensus_of: Callable[[bytes], int],
+    limit: int,
+    descending: bool,
 ) -> ContractEntries:
+    """The entries of the index ``ranges`` (each newest first), merged newest first."""
+
+    def decode(row: StoredRow) -> tuple[int, AccountHistoryEntry] | None:
+        consensus_ns = consensus_of(row.key)
+        return pointed_value(row, consensus_ns, consensus_ns)
+
+    errors: list[RowDecodeError] = []
+    chunk = limit + 1 if descending else 500
+    scans = [(entry for _, entry in scan_index(reader, r, decode, errors, chunk_rows=chunk)) for r in ranges]
+    merged = heapq.merge(*scans, key=lambda entry: -entry.consensus_ns)
     found: list[AccountHistoryEntry] = []
-    for entry in entries:
+    for entry in merged:
         found.append(entry)
         if descending and len(found) > limit:
             break
@@ -77,18 +81,12 @@ def _page(
     return ContractEntries(tuple(ordered[:limit]), len(ordered) > limit, tuple(errors))
 
 
-def _entries(scan: Iterator[tuple[int, AccountHistoryEntry]]) -> Iterator[AccountHistoryEntry]:
-    return (entry for _, entry in scan)
+def _empty(from_ns: int, before_ns: int | None) -> bool:
+    return before_ns is not None and before_ns <= max(from_ns, 0)
 
 
-def _decode_result(row: StoredRow) -> tuple[int, AccountHistoryEntry] | None:
-    consensus_ns = decode_contract_result_key(row.key)
-    return pointed_value(row, consensus_ns, consensus_ns)
-
-
-def _decode_log(row: StoredRow) -> tuple[int, AccountHistoryEntry] | None:
-    consensus_ns = decode_contract_log_key(row.key).consensus_ns
-    return pointed_value(row, consensus_ns, consensus_ns)
+def _log_consensus(key: bytes) -> int:
+    return decode_contract_log_key(key).consensus_ns
 
 
 __all__ = ["ContractEntries", "contract_log_entries", "contract_result_entries"]
