@@ -160,6 +160,16 @@ def test_index_stands_beside_a_timestamp(world: World) -> None:
     ]
 
 
+def test_paging_keeps_the_far_ends_index_bound(world: World) -> None:
+    low, high = world.calls[2].consensus_ns, world.calls[5].consensus_ns
+    query = {"index": ["gte:1"], "timestamp": [f"gte:{timestamp(low)}", f"lte:{timestamp(high)}"], "limit": ["1"]}
+    logs = follow(world, "/api/v1/contracts/results/logs", query, "logs")
+    expected = [(timestamp(c.consensus_ns), i) for c in world.calls[2:6] for i in (0, 1)][1:]
+    assert [(log["timestamp"], log["index"]) for log in logs] == expected[::-1]
+    same = {"index": ["1"], "timestamp": [f"gte:{timestamp(low)}", f"lte:{timestamp(low)}"]}
+    assert [log["index"] for log in world.get("/api/v1/contracts/results/logs", same)[1]["logs"]] == [1]
+
+
 def test_transaction_hash_names_one_transactions_logs(world: World) -> None:
     call = world.calls[5]
     text = "0x" + call.record.transactionHash[:32].hex()

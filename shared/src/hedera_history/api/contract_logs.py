@@ -21,8 +21,8 @@ from urllib.parse import urlencode
 from hedera_history.api.contract_results import block_hash_text, find_transaction_by_hash
 from hedera_history.api.entity_lookup import resolve_entity
 from hedera_history.api.errors import InvalidParamsError
-from hedera_history.api.parse import MAX_I64, parse_int, parse_timestamp
-from hedera_history.api.query import Query, only, operator, order, page_limit
+from hedera_history.api.parse import MAX_I64, parse_timestamp
+from hedera_history.api.query import Query, integer_bounds, only, operator, order, page_limit
 from hedera_history.api.render import timestamp
 from hedera_history.api.render_contracts import contract_reference, hex_data
 from hedera_history.api.transaction_filters import entity_reference
@@ -51,8 +51,6 @@ class LogRange:
     low: tuple[int, int]
     high: tuple[int, int]
     topics: dict[int, frozenset[bytes]]
-    lower_operators: tuple[str, ...]
-    upper_operators: tuple[str, ...]
 
     def keeps(self, consensus_ns: int, index: int, topics: Sequence[bytes]) -> bool:
         if not self.low <= (consensus_ns, index) <= self.high:
@@ -88,9 +86,7 @@ def _logs(reader: HistoryReader, contract: str | None, query: Query, skipped: Sk
         at = _transaction_time(reader, hashes[0])
         if at is None or not wanted.low[0] <= at <= wanted.high[0]:
             return {"logs": [], "links": {"next": None}}
-        wanted = LogRange(
-            max(wanted.low, (at, 0)), min(wanted.high, (at, MAX_LOG_INDEX)), wanted.topics, ("eq",), ("eq",)
-        )
+        wanted = LogRange(max(wanted.low, (at, 0)), min(wanted.high, (at, MAX_LOG_INDEX)), wanted.topics)
     found: list[dict[str, Any]] = []
     from_ns, before_ns = wanted.low[0], wanted.high[0] + 1
     more = False
@@ -179,20 +175,11 @@ def parse_log_range(query: Query) -> LogRange:
         if op in ("lt", "lte", "eq"):
             high_ns = min(high_ns, ns - 1 if op == "lt" else ns)
             upper_ops.append(op)
-    low_index, high_index = 0, MAX_LOG_INDEX
+    if lower_ops == ["gte"] and upper_ops == ["lte"] and low_ns == high_ns:
+        lower_ops, upper_ops = ["eq"], ["eq"]  # gte:A with lte:A is timestamp=A, as the reference reads it
     for condition in query.get("index", []):
-        op, value = operator(condition, "index")
-        number = parse_int(value, "index", maximum=MAX_LOG_INDEX)
-        if op == "eq" and "eq" not in lower_ops:
-            raise InvalidParamsError("timestamp must have eq operator")
-        if op in ("gt", "gte") and not {"gte", "eq"} & set(lower_ops):
-            raise InvalidParamsError("timestamp must have gte or eq operator")
-        if op in ("lt", "lte") and not {"lte", "eq"} & set(upper_ops):
-            raise InvalidParamsError("timestamp must have lte or eq operator")
-        if op in ("gt", "gte", "eq"):
-            low_index = max(low_index, number + 1 if op == "gt" else number)
-        if op in ("lt", "lte", "eq"):
-            high_index = min(high_index, number - 1 if op == "lt" else number)
+        _check_index_beside_timestamp(operator(condition, "index")[0], lower_ops, upper_ops)
+    low_index, high_index = integer_bounds(query.get("index", []), "index", maximum=MAX_LOG_INDEX)
     topics: dict[int, frozenset[bytes]] = {}
     for position, name in enumerate(TOPICS):
         values = query.get(name, [])
@@ -200,7 +187,17 @@ def parse_log_range(query: Query) -> LogRange:
             topics[position] = frozenset(_topic(value, name) for value in values)
     if topics:
         _check_topic_span(lower_ops, upper_ops, low_ns, high_ns)
-    return LogRange((low_ns, low_index), (high_ns, high_index), topics, tuple(lower_ops), tuple(upper_ops))
+    return LogRange((low_ns, low_index), (high_ns, MAX_LOG_INDEX if high_index is None else high_index), topics)
+
+
+def _check_index_beside_timestamp(op: str, lower_ops: list[str], upper_ops: list[str]) -> None:
+    """An index bound needs the timestamp's end it stands beside (the reference's rule)."""
+    if op == "eq" and "eq" not in lower_ops:
+        raise InvalidParamsError("timestamp must have eq operator")
+    if op in ("gt", "gte") and not {"gte", "eq"} & set(lower_ops):
+        raise InvalidParamsError("timestamp must have gte or eq operator")
+    if op in ("lt", "lte") and not {"lte", "eq"} & set(upper_ops):
+        raise InvalidParamsError("timestamp must have lte or eq operator")
 
 
 def _check_topic_span(lower_ops: list[str], upper_ops: list[str], low_ns: int, high_ns: int) -> None:
@@ -236,7 +233,7 @@ def _ns(stamp: str) -> int:
 
 def _next_link(path: str, query: Query, limit: int, descending: bool, at_ns: int, index: int | None) -> str:
     """The next page: past (``at_ns``, ``index``), or past every log at ``at_ns`` (``index`` None);
-    the far end of the range asked and the topics kept."""
+    the far end of the range asked (its index bound too), the topics and the transaction kept."""
     params: list[tuple[str, Any]] = [("limit", limit), ("order", "desc" if descending else "asc")]
     far = ("gt", "gte") if descending else ("lt", "lte")
     for condition in query.get("timestamp", []):
@@ -248,7 +245,10 @@ def _next_link(path: str, query: Query, limit: int, descending: bool, at_ns: int
     else:
         params.append(("timestamp", f"{'lte' if descending else 'gte'}:{timestamp(at_ns)}"))
         params.append(("index", f"{'lt' if descending else 'gt'}:{index}"))
-    params.extend((name, value) for name in TOPICS for value in query.get(name, []))
+    for condition in query.get("index", []):  # a bound at the far end stays beside it
+        if operator(condition, "index")[0] in far:
+            params.append(("index", condition))
+    params.extend((name, value) for name in (*TOPICS, "transaction.hash") for value in query.get(name, []))
     return path + "?" + urlencode(params)
 
 
