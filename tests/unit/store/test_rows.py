@@ -14,6 +14,7 @@ from hedera_history.sources.local_periods import find_local_periods
 from hedera_history.store import schema as s
 from hedera_history.store.block_items import file_item_bytes
 from hedera_history.store.chaintime import cell_timestamp_micros
+from hedera_history.store.contract_index import contract_result_key
 from hedera_history.store.decode import decode_items_row
 from hedera_history.store.encoding import decode_value
 from hedera_history.store.entity_index import entity_change_key, is_entity_index_key
@@ -186,9 +187,11 @@ def test_real_v6_block_rows(real_blocks: list[VerifiedBlock], hedera_data: Path)
     assert len(id_row.cells) == 2  # the contract call and its child (nonce 1)
     history = [r.key for r in tables[s.ACCOUNT_HISTORY] if not is_entity_index_key(r.key)]
     assert {key.split(b"/")[0] for key in history} == {b"0.0.2", b"0.0.98", b"0.0.1002", b"0.0.1003"}
-    # The child create (nonce 1) made contract 0.0.1003: the entity index has its creation.
-    index = [r.key for r in tables[s.ACCOUNT_HISTORY] if is_entity_index_key(r.key)]
-    assert index == [entity_change_key("0.0.1003", 1657701971304284004)]
+    # The child create (nonce 1) made contract 0.0.1003: the entity index has its creation; the
+    # contract index has both results (the call's and the create's), neither with logs.
+    index = sorted(r.key for r in tables[s.ACCOUNT_HISTORY] if is_entity_index_key(r.key))
+    results = [contract_result_key(ns) for ns in (1657701971304284003, 1657701971304284004)]
+    assert index == sorted([entity_change_key("0.0.1003", 1657701971304284004), *results])
     assert len(tables[s.SIDECARS]) == 2
     items = decode_items_row(stored(tables[s.ITEMS][0]))
     path = hedera_data / "v6/recordstreams/record0.0.3/2022-07-13T08_46_11.304284003Z.rcd.gz"
