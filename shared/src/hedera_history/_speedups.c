@@ -1386,6 +1386,7 @@ static void sha384_init(Sha384 *s) {
 }
 
 static void sha384_update(Sha384 *s, const unsigned char *data, size_t size) {
+    if (size == 0) return; /* data may then be NULL (the empty tree's leaf), which memcpy may not take */
     s->length += size;
     if (s->used) {
         size_t take = 128 - s->used < size ? 128 - s->used : size;
