@@ -5,6 +5,8 @@ pairs with the proof). Intact it verifies; each field changed fails with its own
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -237,3 +239,14 @@ def test_a_g2_point_outside_the_subgroup_is_a_format_error(proof_bytes: bytes) -
 def test_a_key_of_another_length_is_a_format_error(key_bytes: bytes) -> None:
     with pytest.raises(TssWrapsFormatError, match="1768 bytes"):
         WrapsVerificationKey.parse(key_bytes + b"\x00")
+
+
+def test_importing_the_pairing_library_leaves_the_recursion_limit() -> None:
+    """py_ecc raises the process's limit to 100,000 on import; with it, deeply nested input
+    overflows the C stack and kills the process instead of raising RecursionError."""
+    script = (
+        "import sys; before = sys.getrecursionlimit(); "
+        "import hedera_history.verify.tss.bn254; "
+        "assert sys.getrecursionlimit() == before, sys.getrecursionlimit()"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)

@@ -9,9 +9,13 @@ curve and, for G2 (whose cofactor is not 1), in the prime-order subgroup. Each f
 :class:`TssWrapsFormatError`.
 """
 
+# ruff: noqa: E402  (the interpreter's recursion limit is read before py_ecc is imported, see below)
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
+
+_RECURSION_LIMIT = sys.getrecursionlimit()
 
 from py_ecc.fields import optimized_bn128_FQ as FQ
 from py_ecc.fields import optimized_bn128_FQ2 as FQ2
@@ -32,6 +36,12 @@ from py_ecc.optimized_bn128.optimized_curve import (
 )
 from py_ecc.optimized_bn128.optimized_pairing import final_exponentiate, pairing
 from py_ecc.typing import Optimized_Point3D
+
+# Importing py_ecc raises the whole process's recursion limit to 100,000 (py_ecc/__init__.py). Its
+# code used here recurses a few hundred deep at most, and with that limit deeply nested input (a
+# JSON-RPC body of nested arrays) overflows the C stack and kills the function instance instead of
+# raising RecursionError, so the interpreter's limit is put back.
+sys.setrecursionlimit(_RECURSION_LIMIT)
 
 from hedera_history.errors import TssWrapsFormatError
 
