@@ -1431,6 +1431,26 @@ typedef struct {
     size_t size;
 } Message;
 
+static void sha384_one_by_one(const Message *messages, size_t count, unsigned char *out) {
+    for (size_t i = 0; i < count; i++) {
+        Sha384 s;
+        sha384_init(&s);
+        sha384_update(&s, &messages[i].prefix, 1);
+        sha384_update(&s, messages[i].data, messages[i].size);
+        sha384_final(&s, out + HASH_BYTES * i);
+    }
+}
+
+/* The lanes need the target attribute and the AVX-512 intrinsics (gcc 5, clang 8); any other
+ * compiler, or HEDERA_HISTORY_NO_LANES defined, builds the digests one after another alone. */
+#if defined(__x86_64__) && !defined(HEDERA_HISTORY_NO_LANES) &&                                                       \
+    (defined(__clang__) ? __clang_major__ >= 8 : defined(__GNUC__) && __GNUC__ >= 5)
+#include <cpuid.h>
+#include <immintrin.h>
+#define SHA_LANES 8
+
+#define LANES_ATTR __attribute__((target("avx512f")))
+
 /* Block `index` of the padded message: prefix ‖ data ‖ 0x80 ‖ zeros ‖ 128-bit bit length. */
 static void message_block(const Message *m, size_t index, unsigned char block[128]) {
     size_t total = m->size + 1, start = 128 * index;
@@ -1460,22 +1480,6 @@ static void digest_out(const uint64_t state[8], unsigned char out[HASH_BYTES]) {
     for (int i = 0; i < 6; i++)
         for (int j = 0; j < 8; j++) out[8 * i + j] = (unsigned char)(state[i] >> (56 - 8 * j));
 }
-
-static void sha384_one_by_one(const Message *messages, size_t count, unsigned char *out) {
-    for (size_t i = 0; i < count; i++) {
-        Sha384 s;
-        sha384_init(&s);
-        sha384_update(&s, &messages[i].prefix, 1);
-        sha384_update(&s, messages[i].data, messages[i].size);
-        sha384_final(&s, out + HASH_BYTES * i);
-    }
-}
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define SHA_LANES 8
-
-#define LANES_ATTR __attribute__((target("avx512f")))
 
 LANES_ATTR static inline __m512i big_sigma0(__m512i x) {
     return _mm512_ternarylogic_epi64(_mm512_ror_epi64(x, 28), _mm512_ror_epi64(x, 34), _mm512_ror_epi64(x, 39), 0x96);
@@ -1570,11 +1574,20 @@ static void sha384_in_lanes(const Message *messages, size_t count, unsigned char
     }
 }
 
+/* Whether AVX-512 Foundation may run here: the processor has it (CPUID.(7,0):EBX bit 16) and the
+ * operating system saves its registers (CPUID.1:ECX OSXSAVE, then XCR0's SSE, AVX, opmask and
+ * ZMM bits all set: 0xE6), the checks the Intel SDM asks for. Read here rather than through
+ * __builtin_cpu_supports, which skipped the XCR0 check in gcc before 6.5, 7.4 and 8 (gcc bug 85100). */
 static int lanes_supported(void) {
     static int supported = -1;
     if (supported < 0) {
-        __builtin_cpu_init();
-        supported = __builtin_cpu_supports("avx512f") ? 1 : 0;
+        unsigned a, b, c, d, xcr0_low, xcr0_high;
+        supported = 0;
+        if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27)) && __get_cpuid_max(0, NULL) >= 7) {
+            __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0)); /* xgetbv */
+            __cpuid_count(7, 0, a, b, c, d);
+            supported = (xcr0_low & 0xE6) == 0xE6 && (b & (1u << 16)) != 0;
+        }
     }
     return supported;
 }
@@ -1584,6 +1597,9 @@ static void sha384_in_lanes(const Message *messages, size_t count, unsigned char
     sha384_one_by_one(messages, count, out);
 }
 #endif
+
+/* sha384_lanes(): how many digests run side by side on this machine (8 with AVX-512, else 1). */
+static PyObject *sha384_lanes(PyObject *module, PyObject *unused) { return PyLong_FromLong(lanes_supported() ? 8 : 1); }
 
 /* The SHA-384 of each message into out (48 bytes each, in order). */
 static void sha384_many(const Message *messages, size_t count, unsigned char *out, int allow_lanes) {
@@ -2765,6 +2781,7 @@ static PyMethodDef methods[] = {
      "A native block's items grouped into transactions, read from their wire bytes, or None."},
     {"table_rows", (PyCFunction)(void (*)(void))table_rows, METH_FASTCALL,
      "Rows of one table in key order, cells in (family, qualifier) order, appended to a list, left out of the cyclic GC."},
+    {"sha384_lanes", sha384_lanes, METH_NOARGS, "How many SHA-384 digests run side by side here (8 or 1)."},
     {"block_subtree_roots", (PyCFunction)(void (*)(void))block_subtree_roots, METH_FASTCALL,
      "The SHA-384 streaming-tree roots of a block's item subtrees and the items hashed, or None."},
     {"babyjubjub_multiply", (PyCFunction)(void (*)(void))babyjubjub_multiply, METH_FASTCALL,

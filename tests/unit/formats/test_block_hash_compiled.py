@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import platform
+from pathlib import Path
 
 import pytest
-from hedera_history import speedups
+from hedera_history import _speedups, speedups
 from hedera_history.errors import UnsupportedItemError
 from hedera_history.formats.block import ITEM_SLOTS, BlockItem, ItemKind, serialize_block
 from hedera_history.formats.block_hash import (
@@ -109,3 +111,16 @@ def test_subtrees_without_items_are_the_empty_tree(lanes: bool) -> None:
     # memcpy: undefined behaviour that UBSan reports); an empty block, every subtree empty.
     assert _compiled((), lanes=lanes) == ((streaming_root([]),) * _SUBTREES, 0)
     assert streaming_root([]) == EMPTY_TREE_HASH
+
+
+@pytest.mark.skipif(not Path("/proc/cpuinfo").exists(), reason="Linux tells the processor's usable features")
+def test_eight_lanes_run_exactly_where_the_system_lets_avx512_run() -> None:
+    # Linux lists avx512f only where the processor has it and the kernel saves its registers
+    # (XCR0): the same two checks the core makes before it runs the lanes.
+    flags = {
+        word
+        for line in Path("/proc/cpuinfo").read_text().splitlines()
+        if line.startswith("flags")
+        for word in line.split()
+    }
+    assert _speedups.sha384_lanes() == (8 if "avx512f" in flags and platform.machine() == "x86_64" else 1)
