@@ -297,7 +297,7 @@ def test_damaged_records_name_the_parsers_contract_member(hedera_data: Path) -> 
 def _renumbered(data: bytes, mapping: bytes) -> bytes | None:
     """What ``speedups.renumbered_fields`` gives, by the wire helpers: each field the mapping names
     (its first entry for that number and wire type) under its new number, or None where the bytes
-    do not walk (a group among them); tags keep their low 64 bits, as the core's varints do."""
+    do not walk (a group among them, or a tag protobuf refuses: past 5 bytes or 32 bits)."""
     table: dict[tuple[int, int], int] = {}
     for at in range(0, len(mapping), 3):
         table.setdefault((mapping[at], mapping[at + 2]), mapping[at + 1])
@@ -305,8 +305,8 @@ def _renumbered(data: bytes, mapping: bytes) -> bytes | None:
     try:
         while pos < len(data):
             tag, value = read_varint(data, pos, len(data), "tag", "fuzz")
-            number, wire_type = (tag & (1 << 64) - 1) >> 3, tag & 7
-            if number == 0:
+            number, wire_type = tag >> 3, tag & 7
+            if number == 0 or value - pos > 5 or tag >= 1 << 32:
                 return None
             pos = skip_field(data, value, len(data), wire_type, field="value", name="fuzz")
             if (number, wire_type) in table:

@@ -49,7 +49,9 @@ static int read_varint(const unsigned char **pos, const unsigned char *end, uint
 }
 
 /* The next field at *pos: its number, wire type, and its value (a VARINT's in *number_value, a
- * LEN field's payload in *start, *stop); 0 when malformed, a group, or running past end. */
+ * LEN field's payload in *start, *stop); 0 when malformed, a group, or running past end. A tag is
+ * malformed as protobuf (upb) has it: more than 5 bytes, even of an overlong encoding, or a value
+ * past 32 bits (a field number past 2^29 - 1), or field number 0. */
 typedef struct {
     uint64_t number, varint;
     unsigned wire_type;
@@ -58,7 +60,8 @@ typedef struct {
 
 static int next_field(const unsigned char **pos, const unsigned char *end, Field *f) {
     uint64_t tag, n;
-    if (!read_varint(pos, end, &tag) || (tag >> 3) == 0) return 0;
+    const unsigned char *tag_start = *pos;
+    if (!read_varint(pos, end, &tag) || *pos - tag_start > 5 || tag > UINT32_MAX || (tag >> 3) == 0) return 0;
     f->number = tag >> 3;
     f->wire_type = (unsigned)(tag & 7);
     switch (f->wire_type) {

@@ -105,6 +105,7 @@ def test_damaged_bytes_are_left_to_protobuf(
         b"\x0a\x05\x12\x03\x12\x01\xff",  # a message that is not UTF-8
         b"\x0b",  # a group
         b"\x80\x80\x80\x80\x10\x00",  # a field number protobuf refuses (2^29)
+        b"\x0a\x00\x95\x80\x80\x80\x80\x00\x00\x00\x00\x00",  # a tag in 6 bytes (field 2, overlong)
         b"\x1a\x02\x11\x00",  # a rate limit protobuf refuses
         b"\x0a\x06\x12\x04\x1a\x02\x0a\xff",  # details protobuf refuses (a type URL not UTF-8)
     ],
