@@ -181,7 +181,7 @@ def _assert_block_reads_the_same(content: bytes) -> None:
 def test_damaged_blocks_read_as_the_python_path_reads_them(hedera_data: Path) -> None:
     rng = random.Random(SEED + 1)
     sources = [*_real_blocks(hedera_data), *_generated_blocks()]
-    for _ in range(60 * ROUNDS):
+    for _ in range(150 * ROUNDS):
         source = rng.choice(sources)
         items = _items_of(source)
         damaged = serialize_block(_damaged_item(items, rng)) if rng.random() < 0.8 else mutated(source, rng)
@@ -189,10 +189,12 @@ def test_damaged_blocks_read_as_the_python_path_reads_them(hedera_data: Path) ->
 
 
 def test_every_truncation_of_a_blocks_items_reads_as_the_python_path(hedera_data: Path) -> None:
-    items = _items_of(_generated_blocks()[1])
-    for at, item in enumerate(items):
-        for cut in range(0, len(item), max(1, len(item) // (8 * ROUNDS))):
-            _assert_block_reads_the_same(serialize_block([*items[:at], item[:cut], *items[at + 1 :]]))
+    # Every length of items up to 8 * ROUNDS bytes, evenly spaced ones of longer items.
+    for content in (_generated_blocks()[1], min(_real_blocks(hedera_data), key=len)):
+        items = _items_of(content)
+        for at, item in enumerate(items):
+            for cut in range(0, len(item), max(1, len(item) // (8 * ROUNDS))):
+                _assert_block_reads_the_same(serialize_block([*items[:at], item[:cut], *items[at + 1 :]]))
 
 
 def test_damaged_items_are_grouped_safely_even_where_the_parse_would_refuse_them(hedera_data: Path) -> None:
@@ -200,7 +202,7 @@ def test_damaged_items_are_grouped_safely_even_where_the_parse_would_refuse_them
     assert speedups.block_transaction_groups is not None
     rng = random.Random(SEED + 10)
     sources = [*_real_blocks(hedera_data)[:8], *_generated_blocks()]
-    for _ in range(100 * ROUNDS):
+    for _ in range(200 * ROUNDS):
         items = _items_of(rng.choice(sources))
         for _ in range(rng.randrange(1, 4)):
             items = _damaged_item(items, rng)
