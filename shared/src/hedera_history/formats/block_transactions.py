@@ -27,7 +27,7 @@ from google.protobuf.message import DecodeError
 
 from hedera_history import hapi
 from hedera_history.errors import BlockTransactionError
-from hedera_history.formats.block import BlockFile, ItemKind, kind_name, parse_message
+from hedera_history.formats.block import ITEM_SLOTS, BlockFile, ItemKind, kind_name, parse_message
 from hedera_history.formats.block import BlockItem as BlockFileItem
 from hedera_history.formats.block_protos import BlockItem, StateChanges, TraceData, TransactionOutput, TransactionResult
 from hedera_history.formats.wire import LEN, VARINT
@@ -340,7 +340,7 @@ _TRANSACTION_SLOTS = (
 """The slots the compiled core fills, in its order (the last six, the messages, with None)."""
 _LAYOUT = (
     BlockFileItem,
-    (vars(BlockFileItem)["kind"], vars(BlockFileItem)["data"], vars(BlockFileItem)["payload_start"]),
+    ITEM_SLOTS,
     _DATA_CASES,
     _ATOMIC_BATCH,
     _OUTPUT_CASES,
