@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from hedera_history import hapi
+from hedera_history.books.registered_nodes import CREATE_CASE, DELETE_CASE, NODE_CASES
 from hedera_history.formats.block_protos import BlockItem, StateChanges, TraceData, TransactionOutput, TransactionResult
 from hedera_history.formats.block_state import (
     STATE_ID_ACCOUNTS,
@@ -127,15 +128,15 @@ class BlockItemWriter:
     def _add_registered_node_state(self, entry: _Parsed, changes: Any) -> None:
         """A successful registered-node transaction's write: the whole node, or its deletion."""
         case = entry.body.WhichOneof("data")
-        if case not in _REGISTERED_NODE_CASES or entry.record.receipt.status != _SUCCESS:
+        if case not in NODE_CASES or entry.record.receipt.status != _SUCCESS:
             return
         change = changes.state_changes.add(state_id=STATE_ID_REGISTERED_NODES)
-        if case == "registeredNodeDelete":
+        if case == DELETE_CASE:
             node_id = entry.body.registeredNodeDelete.registered_node_id
             self.registered_nodes.pop(node_id, None)
             change.map_delete.key.entity_number_key.value = node_id
             return
-        if case == "registeredNodeCreate":
+        if case == CREATE_CASE:
             create = entry.body.registeredNodeCreate
             node_id = entry.record.receipt.registered_node_id
             node = change.map_update.value.registered_node_value
@@ -159,8 +160,7 @@ class BlockItemWriter:
         self.registered_nodes[node_id] = node
 
 
-_REGISTERED_NODE_CASES = frozenset({"registeredNodeCreate", "registeredNodeUpdate", "registeredNodeDelete"})
-_SUCCESS = 22
+_SUCCESS = hapi.ResponseCodeEnum.Value("SUCCESS")
 
 
 class _Parsed:
