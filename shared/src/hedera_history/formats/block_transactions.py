@@ -440,7 +440,7 @@ class _Grouping:
                 item_indexes=tuple(positions),
             )
             self.found.append(transaction)
-            if body.WhichOneof("data") == "atomic_batch":
+            if transaction.data_case == "atomic_batch":
                 self.batch, self.batch_next = body.atomic_batch.transactions, 0
 
     def _take_all(self, kind: int, positions: list[int]) -> list[int]:
