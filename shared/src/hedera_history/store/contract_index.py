@@ -30,8 +30,8 @@ from hedera_history.store.keys import (
     decode_hex16,
     hex16,
     ones_complement,
-    prefix_end,
     time_bucket,
+    time_range,
 )
 
 _RESULT_MEMBERS = ("contractCallResult", "contractCreateResult")
@@ -69,8 +69,7 @@ def contract_result_ranges(before_ns: int | None, from_ns: int) -> tuple[tuple[b
     """``[start, end)`` in each bucket of the results at or after ``from_ns`` and before
     ``before_ns`` (None: no end), each newest first."""
     return tuple(
-        _time_range(CONTRACT_RESULT_PREFIX + bucket_prefix(bucket), before_ns, from_ns)
-        for bucket in range(TIME_BUCKETS)
+        time_range(CONTRACT_RESULT_PREFIX + bucket_prefix(bucket), before_ns, from_ns) for bucket in range(TIME_BUCKETS)
     )
 
 
@@ -96,7 +95,7 @@ def contract_log_prefix(contract: str) -> bytes:
 def contract_log_range(contract: str, before_ns: int | None, from_ns: int) -> tuple[bytes, bytes]:
     """``[start, end)`` of the transactions ``contract`` emitted logs in at or after ``from_ns`` and
     before ``before_ns`` (None: no end), newest first."""
-    return _time_range(contract_log_prefix(contract), before_ns, from_ns)
+    return time_range(contract_log_prefix(contract), before_ns, from_ns)
 
 
 def decode_contract_log_key(key: bytes) -> ContractLogRow:
@@ -107,12 +106,6 @@ def decode_contract_log_key(key: bytes) -> ContractLogRow:
         return ContractLogRow(check_entity_id(contract.decode("ascii")), ones_complement(decode_hex16(inverted)))
     except (ValueError, UnicodeDecodeError) as e:
         raise RowLayoutError(f"not a contract log index key: {key!r}") from e
-
-
-def _time_range(prefix: bytes, before_ns: int | None, from_ns: int) -> tuple[bytes, bytes]:
-    start = prefix if before_ns is None else prefix + hex16(ones_complement(before_ns - 1))
-    end = prefix_end(prefix) if from_ns <= 0 else prefix + hex16(ones_complement(from_ns) + 1)
-    return start, end
 
 
 __all__ = [

@@ -275,6 +275,14 @@ def _history_range(prefix: bytes, open_end: bytes, before: int | None, until: in
     return start, end
 
 
+def time_range(prefix: bytes, before_ns: int | None, from_ns: int) -> tuple[bytes, bytes]:
+    """``[start, end)`` of the keys ``prefix + <inverted time>`` at or after ``from_ns`` and before
+    ``before_ns`` (None: no end), newest first."""
+    start = prefix if before_ns is None else prefix + hex16(ones_complement(before_ns - 1))
+    end = prefix_end(prefix) if from_ns <= 0 else prefix + hex16(ones_complement(from_ns) + 1)
+    return start, end
+
+
 def entity_id(shard: int, realm: int, num: int) -> str:
     return f"{shard}.{realm}.{num}"
 

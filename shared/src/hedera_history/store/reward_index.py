@@ -25,7 +25,7 @@ from hedera_history.store.keys import (
     decode_hex16,
     hex16,
     ones_complement,
-    prefix_end,
+    time_range,
 )
 
 
@@ -58,10 +58,7 @@ def reward_prefix(account: str) -> bytes:
 def reward_range(account: str, before_ns: int | None, from_ns: int) -> tuple[bytes, bytes]:
     """``[start, end)`` of the account's rewards paid before ``before_ns`` (None: all) and at or
     after ``from_ns``, newest first."""
-    prefix = reward_prefix(account)
-    start = prefix if before_ns is None else prefix + hex16(ones_complement(before_ns - 1))
-    end = prefix_end(prefix) if from_ns <= 0 else prefix + hex16(ones_complement(from_ns) + 1)
-    return start, end
+    return time_range(reward_prefix(account), before_ns, from_ns)
 
 
 def decode_reward_key(key: bytes) -> Reward:
