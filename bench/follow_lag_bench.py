@@ -48,7 +48,6 @@ goal after the switch is 5 s (the reference's cutover guide: a mirror node withi
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import tempfile
@@ -68,11 +67,11 @@ from hedera_history.localstack.stack import LocalStack, StackConfig
 from hedera_history.sources.base import ObjectSource, open_sink, open_source
 
 from bench.machine import reports_machine
+from bench.stack_logs import logged_entries
 from bench.timing import percentile
 
 GOAL_SECONDS = 10.0
 BLOCK_GOAL_SECONDS = 5.0
-FOLLOW_LOG = "function-follow-*.log"
 WARM_UP_PERIODS = 5
 LIST_EVERY_SECONDS = 0.05
 STATUS_EVERY_SECONDS = 1.0
@@ -215,7 +214,7 @@ def run(seconds: float, period_seconds: float, cutover_after: int | None = None,
                 for loop in loops:
                     loop.stop()
                 answered = arrivals.arrivals()
-                followed = follower_blocks(stack.log_dir)
+                followed = follower_blocks(stack)
     report(config, summary.periods, answered, written, baseline, follower, done)
     if cutover_after is not None:
         report_blocks(answered, cutover_after + (answered[0].block_number if answered else 0), followed)
@@ -231,24 +230,20 @@ class FollowedBlock:
     ingest_cpu_seconds: float
 
 
-def follower_blocks(log_dir: Path) -> dict[int, FollowedBlock]:
+def follower_blocks(stack: LocalStack) -> dict[int, FollowedBlock]:
     """Block number -> the follower's ``follower block`` line (the follow function's log)."""
     found: dict[int, FollowedBlock] = {}
-    for path in sorted(log_dir.glob(FOLLOW_LOG)):
-        for line in path.read_text(errors="replace").splitlines():
-            if '"follower block"' not in line:
-                continue
-            try:
-                entry = json.loads(line)
-                published = datetime.fromisoformat(entry["time"])
-                found[int(entry["block"])] = FollowedBlock(
-                    int(published.timestamp() * 1e9),
-                    float(entry["read_seconds"]),
-                    float(entry["ingest_seconds"]),
-                    float(entry["ingest_cpu_seconds"]),
-                )
-            except (ValueError, KeyError, TypeError):
-                continue
+    for entry in logged_entries(stack, "follow", "follower block"):
+        try:
+            published = datetime.fromisoformat(entry["time"])
+            found[entry["block"]] = FollowedBlock(
+                int(published.timestamp() * 1e9),
+                float(entry["read_seconds"]),
+                float(entry["ingest_seconds"]),
+                float(entry["ingest_cpu_seconds"]),
+            )
+        except (ValueError, KeyError, TypeError):
+            continue
     return found
 
 

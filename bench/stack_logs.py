@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from hedera_history.localstack.stack import LocalStack
 
 
-def logged_times(stack: LocalStack, function: str, message: str) -> dict[int, datetime]:
-    """Block number -> when ``function`` first logged ``message`` about it (its JSON log lines)."""
-    found: dict[int, datetime] = {}
+def logged_entries(stack: LocalStack, function: str, message: str) -> Iterator[dict[str, Any]]:
+    """The JSON log lines in which ``function`` logged ``message`` about a block (an int ``block``), in order."""
     for line in Path(stack.function(function).record().log_path).read_text(errors="replace").splitlines():
         if not line.startswith("{"):
             continue
@@ -22,7 +22,14 @@ def logged_times(stack: LocalStack, function: str, message: str) -> dict[int, da
         except ValueError:
             continue
         if entry.get("message") == message and isinstance(entry.get("block"), int):
-            found.setdefault(entry["block"], datetime.fromisoformat(entry["time"]))
+            yield entry
+
+
+def logged_times(stack: LocalStack, function: str, message: str) -> dict[int, datetime]:
+    """Block number -> when ``function`` first logged ``message`` about it (its JSON log lines)."""
+    found: dict[int, datetime] = {}
+    for entry in logged_entries(stack, function, message):
+        found.setdefault(entry["block"], datetime.fromisoformat(entry["time"]))
     return found
 
 
