@@ -210,7 +210,8 @@ class BlockFollow:
 
     def _publish(self, fetched: FetchedBlock, block: BlockFile | None, checker: BlockChecker) -> IngestResult:
         """Ingest the block; the block a history begins with first begins it (``follow.block_start``)."""
-        if self._history_starts == fetched.number and begin_history_at(self.ctx, fetched, checker.tss):
+        starts = self._history_starts == fetched.number
+        if starts and block is not None and begin_history_at(self.ctx, fetched, block, checker.tss):
             self._history_starts = None
         return ingest_block(self.ctx, fetched.name, fetched.data, checker, parsed=block)
 

@@ -37,7 +37,7 @@ from hedera_history.config import Settings, env_name
 from hedera_history.errors import FormatError, LedgerRosterNotGivenError, VerificationError
 from hedera_history.follow.block_sources import CompositeBlocks, FetchedBlock
 from hedera_history.follow.start import BACKFILL, NOW, requested_block
-from hedera_history.formats.block import parse_block_file
+from hedera_history.formats.block import BlockFile, parse_block_file
 from hedera_history.formats.block_record_file import BLOCK_FILE_VERSION
 from hedera_history.formats.names import format_timestamp
 from hedera_history.logs import event
@@ -96,11 +96,10 @@ def _newest_native(sources: CompositeBlocks, settings: Settings) -> int | None:
     return None if block.wrapped else fetched.number
 
 
-def begin_history_at(ctx: IngestContext, fetched: FetchedBlock, tss: LedgerTssCheck) -> bool:
-    """Make ``fetched`` the history's first block (see the module); False when it does not verify
-    (ingest then reports it as it reports any block)."""
+def begin_history_at(ctx: IngestContext, fetched: FetchedBlock, block: BlockFile, tss: LedgerTssCheck) -> bool:
+    """Make ``fetched`` (``block`` as parsed) the history's first block (see the module); False when
+    it does not verify (ingest then reports it as it reports any block)."""
     try:
-        block = parse_block_file(fetched.data, fetched.name, max_decompressed=ctx.settings.max_decompressed_bytes)
         report = check_in_context(ctx, block, BlockChain(), tss)
         verified = verified_block(report, accept_unsigned=ctx.settings.unsigned_blocks)
     except (FormatError, VerificationError):
