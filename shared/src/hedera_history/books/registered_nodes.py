@@ -170,8 +170,7 @@ def readable_block_node(endpoints: Iterable[ServiceEndpoint]) -> str | None:
     return None
 
 
-def _host_name(text: str) -> str:
-    name = text.strip()
+def _host_name(name: str) -> str:
     return name if _HOST_NAME.fullmatch(name) else ""
 
 
