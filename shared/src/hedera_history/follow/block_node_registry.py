@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from hedera_history.books.registered_nodes import BLOCK_NODE, RegisteredNode, readable_block_node
 from hedera_history.config import Settings
 from hedera_history.errors import HistoryError, RowDecodeError
+from hedera_history.follow.block_sources import reads_registered
 from hedera_history.follow.registered_nodes import RegisteredNodeChange
 from hedera_history.logs import event
 from hedera_history.store import schema as s
@@ -95,7 +96,7 @@ def starting_registry(gateway: BigtableGateway, settings: Settings) -> BlockNode
     registered-node index (see the module); the row alone when discovery is off (nothing registered
     is read then) or the index cannot be read (logged, never an error: the follower still starts)."""
     registry = read_registry(gateway)
-    if not settings.block_node_discovery or settings.unsigned_blocks:
+    if not reads_registered(settings):
         return registry
     try:
         indexed = indexed_block_nodes(HistoryReader(gateway))

@@ -165,7 +165,7 @@ def with_registered(sources: CompositeBlocks, endpoints: Sequence[str], settings
     discovery is off (``HEDERA_HISTORY_BLOCK_NODE_DISCOVERY``) and when unsigned blocks are taken
     (``HEDERA_HISTORY_UNSIGNED_BLOCKS``: a placeholder proof anyone can make, so any registrant's
     blocks would be taken)."""
-    if not settings.block_node_discovery or settings.unsigned_blocks:
+    if not reads_registered(settings):
         return sources
     configured = {(e.host, e.port, e.tls) for e in parse_endpoints(settings.block_nodes)}
     found = [e for e in _registered_endpoints(endpoints) if (e.host, e.port, e.tls) not in configured]
@@ -175,6 +175,11 @@ def with_registered(sources: CompositeBlocks, endpoints: Sequence[str], settings
         after = sum(1 for source in kept if isinstance(source, NodeBlocks))
         kept.insert(after, NodeBlocks(client, registered=True))
     return CompositeBlocks(kept)
+
+
+def reads_registered(settings: Settings) -> bool:
+    """Whether block nodes registered on chain are read (see :func:`with_registered`)."""
+    return settings.block_node_discovery and not settings.unsigned_blocks
 
 
 def _registered_endpoints(endpoints: Sequence[str]) -> list[BlockNodeEndpoint]:
@@ -220,5 +225,6 @@ __all__ = [
     "NodeBlocks",
     "block_source_url",
     "block_sources",
+    "reads_registered",
     "with_registered",
 ]
