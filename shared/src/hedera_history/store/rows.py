@@ -270,11 +270,7 @@ class _RowSet:
 
     def cells(self, table: str, key: bytes) -> _Cells:
         """The cells of one row, to put values (already enveloped) into."""
-        rows = self.tables[table]
-        cells = rows.get(key)
-        if cells is None:
-            cells = rows[key] = {}
-        return cells
+        return _cells(self.tables[table], key)
 
     def build(self) -> tuple[Row, ...]:
         """Rows in schema table order then key order, cells in (family, qualifier) order."""
