@@ -68,11 +68,16 @@ def find_transaction(reader: HistoryReader, key: str, nonce: int = 0) -> StoredT
 
 def find_transaction_by_hash(reader: HistoryReader, text: str, name: str) -> StoredTransaction | None:
     """The transaction a hash names: its first 32 bytes (what EVM routes call its hash) or all 48."""
+    digits = _hash_bytes(text, name)
+    return reader.transaction_by_hash(digits) if len(digits) == 48 else reader.transaction_by_hash_prefix(digits)
+
+
+def _hash_bytes(text: str, name: str) -> bytes:
+    """The bytes of the hash ``text`` (hex, ``0x`` optional) the parameter ``name`` gives."""
     match = _HASH.fullmatch(text)
     if match is None:
         raise InvalidParamsError(f"Invalid parameter: {name}")
-    digits = bytes.fromhex(match.group(1))
-    return reader.transaction_by_hash(digits) if len(digits) == 48 else reader.transaction_by_hash_prefix(digits)
+    return bytes.fromhex(match.group(1))
 
 
 def block_hash_text(reader: HistoryReader, number: int) -> str | None:
@@ -313,10 +318,7 @@ def _block_span(reader: HistoryReader, query: Query) -> tuple[int, int] | None:
             raise InvalidParamsError("Invalid parameter: block.number")
         number = parse_int(value, "block.number")
     elif hash_text is not None:
-        match = _HASH.fullmatch(hash_text)
-        if match is None:
-            raise InvalidParamsError("Invalid parameter: block.hash")
-        number = reader.block_number_for_hash(bytes.fromhex(match.group(1)))
+        number = reader.block_number_for_hash(_hash_bytes(hash_text, "block.hash"))
     else:
         return None
     block = None if number is None else reader.get_block(number)
