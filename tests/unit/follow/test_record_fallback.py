@@ -17,6 +17,7 @@ from hedera_history.formats.block_record_file import BLOCK_FILE_VERSION
 from hedera_history.gen.config_and_output import GeneratedStream, GeneratorConfig
 from hedera_history.gen.stream import generate_stream
 from hedera_history.sources.base import ObjectInfo
+from hedera_history.store.decode import StoredBlock
 from hedera_history.store.reader import HistoryReader
 
 FOLDER = "recordstreams/record0.0.3/"
@@ -69,6 +70,8 @@ class StoredRecord:
     end_running_hash: bytes | None
     file_hash: bytes
     wrapped_envelope: bytes | None = None
+
+    following_hash = StoredBlock.following_hash
 
 
 def record_block(stream: GeneratedStream, index: int, *, number: int | None = None, version: int = 6) -> StoredRecord:

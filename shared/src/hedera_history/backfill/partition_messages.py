@@ -114,7 +114,7 @@ class BlockEdge:
 
     @classmethod
     def of_stored(cls, block: StoredBlock) -> BlockEdge:
-        following = block.end_running_hash if block.version >= 5 else block.file_hash
+        following = block.following_hash
         if following is None:
             raise RowDecodeError(f"block {block.number}: a V{block.version} block row without an end running hash")
         return cls(block.number, block.version, block.name, block.previous_hash, following)

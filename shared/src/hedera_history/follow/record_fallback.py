@@ -145,8 +145,7 @@ class RecordFallback:
         except FormatError as e:
             self._unlinked_once(name, f"does not parse: {e}")
             return False
-        ended = last.end_running_hash if last.version >= 5 else last.file_hash
-        if record.previous_hash == ended:
+        if record.previous_hash == last.following_hash:
             return True
         self._unlinked_once(name, f"its previous hash is not block {last.number}'s")
         return False

@@ -92,6 +92,12 @@ class StoredBlock:
     """A block-stream block stored unsigned (its ``h:block_proof`` cell's signed flag clear: a
     pre-TSS placeholder proof taken under ``HEDERA_HISTORY_UNSIGNED_BLOCKS``): nothing signs it."""
 
+    @property
+    def following_hash(self) -> bytes | None:
+        """What the next record file must name as its ``previous_hash`` (as a parsed file's ``hash``):
+        the end running hash from V5 on, the file hash before; None for a row without one."""
+        return self.end_running_hash if self.version >= 5 else self.file_hash
+
 
 @dataclass(frozen=True, slots=True)
 class StoredTransaction:
